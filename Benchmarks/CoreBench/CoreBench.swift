@@ -1,0 +1,1 @@
+@main struct CoreBench { static func main() async {} }

@@ -1,0 +1,45 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "swift-capabilities",
+    products: [
+        .library(name: "ProcedureCore", targets: ["ProcedureCore"]),
+        .library(name: "Capabilities", targets: ["Capabilities"]),
+        .library(name: "LinuxCapabilities", targets: ["LinuxCapabilities"]),
+        .library(name: "CapabilityPolicy", targets: ["CapabilityPolicy"]),
+        .executable(name: "capctl", targets: ["capctl"]),
+        .executable(name: "core-bench", targets: ["CoreBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The operation core: procedures, queues, conditions, exclusivity. Knows nothing of gating.
+        .target(
+            name: "ProcedureCore",
+            dependencies: [.product(name: "DequeModule", package: "swift-collections")]
+        ),
+        // The gating layer: capabilities, statuses, feature flags.
+        .target(name: "Capabilities", dependencies: ["ProcedureCore"]),
+        // Linux backends: PAM, filesystem, network, process capabilities, users and groups.
+        .target(name: "LinuxCapabilities", dependencies: ["Capabilities"]),
+        // Policy files: layered search paths, parsing, gates.
+        .target(name: "CapabilityPolicy", dependencies: ["Capabilities", "LinuxCapabilities"]),
+        // The `capctl` subcommands, as a library so tests can drive them.
+        .target(
+            name: "CapctlCommand",
+            dependencies: [
+                "CapabilityPolicy", "LinuxCapabilities", "Capabilities",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "capctl", dependencies: ["CapctlCommand"]),
+        .executableTarget(name: "CoreBench", dependencies: ["ProcedureCore"], path: "Benchmarks/CoreBench"),
+        .testTarget(name: "ProcedureCoreTests", dependencies: ["ProcedureCore"]),
+        .testTarget(name: "LinuxCapabilitiesTests", dependencies: ["LinuxCapabilities"]),
+        .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

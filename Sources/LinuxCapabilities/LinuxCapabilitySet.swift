@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A set of Linux capabilities (capabilities(7)), such as a process's effective set.
+///
+/// Root is not assumed to hold them all: containers and services drop some, so the effective
+/// set is read from the kernel.
+public struct LinuxCapabilitySet: Sendable, Equatable, CustomStringConvertible {
+    /// The raw bit mask, bit n for capability number n.
+    public let mask: UInt64
+
+    /// Creates a set from a bit mask.
+    public init(mask: UInt64) { self.mask = mask }
+
+    /// The capability names the kernel defines, by number.
+    public static let names: [String] = [
+        "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID",
+        "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE",
+        "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK",
+        "CAP_IPC_OWNER", "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE",
+        "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE", "CAP_SYS_RESOURCE",
+        "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD", "CAP_LEASE", "CAP_AUDIT_WRITE",
+        "CAP_AUDIT_CONTROL", "CAP_SETFCAP", "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG",
+        "CAP_WAKE_ALARM", "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
+        "CAP_CHECKPOINT_RESTORE",
+    ]
+
+    /// The number of a capability name (`CAP_NET_BIND_SERVICE` or `net_bind_service`), or nil.
+    public static func number(of name: String) -> Int? {
+        let upper = name.uppercased()
+        let full = upper.hasPrefix("CAP_") ? upper : "CAP_" + upper
+        return names.firstIndex(of: full)
+    }
+
+    /// Whether the set holds the capability with the given number.
+    public func contains(_ number: Int) -> Bool {
+        number >= 0 && number < 64 && mask & (1 << UInt64(number)) != 0
+    }
+
+    /// The names of the capabilities in the set; unnamed bits appear as `cap_N`.
+    public var capabilityNames: [String] {
+        (0..<64).filter(contains).map { $0 < Self.names.count ? Self.names[$0] : "cap_\($0)" }
+    }
+
+    public var description: String {
+        mask == 0 ? "(none)" : capabilityNames.joined(separator: " ")
+    }
+
+    /// Errors reading the set.
+    public enum ReadError: Error, Equatable, CustomStringConvertible {
+        case unreadable(path: String, errno: Int32)
+        case missingField(String)
+        case malformed(field: String, value: String)
+
+        public var description: String {
+            switch self {
+            case .unreadable(let path, let code): "cannot read \(path): errno \(code)"
+            case .missingField(let field): "no \(field) line in the process status"
+            case .malformed(let field, let value): "\(field) is not a hexadecimal mask: '\(value)'"
+            }
+        }
+    }
+
+    /// Parses a field such as `CapEff` out of the text of /proc/PID/status.
+    public static func parse(field: String, fromStatus text: String) throws(ReadError) -> LinuxCapabilitySet {
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+            let value = line.dropFirst(field.count + 1).trimmingCharacters(in: " \t")
+            guard !value.isEmpty, let mask = UInt64(value, radix: 16) else {
+                throw .malformed(field: field, value: String(value))
+            }
+            return LinuxCapabilitySet(mask: mask)
+        }
+        throw .missingField(field)
+    }
+
+    /// The calling process's effective set, from /proc/self/status.
+    public static func effective() throws(ReadError) -> LinuxCapabilitySet {
+        let path = "/proc/self/status"
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .unreadable(path: path, errno: errno) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                if count < 0 { throw .unreadable(path: path, errno: errno) }
+                break
+            }
+            bytes += chunk.prefix(count)
+        }
+        return try parse(field: "CapEff", fromStatus: String(decoding: bytes, as: UTF8.self))
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: String) -> Substring {
+        var slice = self
+        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+        return slice
+    }
+}

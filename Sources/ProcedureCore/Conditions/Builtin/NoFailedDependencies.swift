@@ -1,0 +1,31 @@
+/// Fails, naming them, when any of the procedure's own dependencies finished with an error.
+/// Dependencies produced by conditions are not checked.
+public struct NoFailedDependencies: SynchronousCondition {
+    /// Creates the condition.
+    public init() {}
+
+    public var name: String { "NoFailedDependencies" }
+
+    public func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
+        let failed = procedure.dependencies.compactMap { dependency in
+            dependency.error.map { "\(dependency.name) (\($0))" }
+        }
+        if failed.isEmpty { return .satisfied("no dependency failed") }
+        return .failed("failed dependencies: " + failed.joined(separator: ", "))
+    }
+}
+
+/// Fails, naming them, when any of the procedure's own dependencies was cancelled.
+/// Dependencies produced by conditions are not checked.
+public struct NoCancelledDependencies: SynchronousCondition {
+    /// Creates the condition.
+    public init() {}
+
+    public var name: String { "NoCancelledDependencies" }
+
+    public func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
+        let cancelled = procedure.dependencies.filter(\.isCancelled).map(\.name)
+        if cancelled.isEmpty { return .satisfied("no dependency was cancelled") }
+        return .failed("cancelled dependencies: " + cancelled.joined(separator: ", "))
+    }
+}

@@ -1,0 +1,27 @@
+/// Satisfied when every part is satisfied. Every part is checked, so an explanation lists
+/// all that is missing; produced dependencies run only while the whole can still pass.
+public struct AllOf: ProcedureCondition, ComposedCondition {
+    /// The parts.
+    public let conditions: [any ProcedureCondition]
+
+    /// Creates a condition satisfied when all `conditions` are. An empty list is satisfied.
+    public init(_ conditions: [any ProcedureCondition]) { self.conditions = conditions }
+
+    /// Creates a condition satisfied when all `conditions` are.
+    public init(_ conditions: any ProcedureCondition...) { self.conditions = conditions }
+
+    public var name: String { "AllOf(" + conditions.map(\.name).joined(separator: ", ") + ")" }
+
+    public var producesDependency: Bool { conditions.contains(where: \.producesDependency) }
+
+    public func evaluate(
+        for procedure: Procedure, context: ConditionContext,
+        completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        evaluateComposition(for: procedure, context: context, completion: completion)
+    }
+
+    func node(in tree: inout ConditionTree, silenced: Bool) -> ConditionTree.Node {
+        .allOf(name: name, conditions.map { tree.add($0, silenced: silenced) })
+    }
+}

@@ -1,0 +1,62 @@
+/// Why a condition passed or failed: a tree with one node per condition, composed ones
+/// holding their parts, the way `systemd-analyze condition` reports each leaf.
+public struct ConditionExplanation: Sendable, CustomStringConvertible {
+    /// What happened to one node.
+    public enum Outcome: String, Sendable, Equatable {
+        case passed
+        case failed
+        /// Not evaluated, because the verdict was decided without it.
+        case notChecked
+    }
+
+    /// The condition's name.
+    public var condition: String
+    /// What happened.
+    public var outcome: Outcome
+    /// Why, in words a person can read.
+    public var reason: String
+    /// The underlying error of a failed leaf, if any.
+    public var error: (any Error)?
+    /// The parts of a composed condition; empty for a leaf.
+    public var children: [ConditionExplanation]
+
+    /// Creates an explanation node.
+    public init(
+        condition: String, outcome: Outcome, reason: String,
+        error: (any Error)? = nil, children: [ConditionExplanation] = []
+    ) {
+        self.condition = condition
+        self.outcome = outcome
+        self.reason = reason
+        self.error = error
+        self.children = children
+    }
+
+    /// Whether this node passed.
+    public var passed: Bool { outcome == .passed }
+
+    /// Every failed leaf below (or at) this node, in order.
+    public var failedLeaves: [ConditionExplanation] {
+        if children.isEmpty { return outcome == .failed ? [self] : [] }
+        return children.flatMap(\.failedLeaves)
+    }
+
+    /// The tree as indented text, one node per line.
+    public var description: String {
+        var lines: [String] = []
+        render(into: &lines, depth: 0)
+        return lines.joined(separator: "\n")
+    }
+
+    private func render(into lines: inout [String], depth: Int) {
+        let indent = String(repeating: "  ", count: depth)
+        let mark: String =
+            switch outcome {
+            case .passed: "passed"
+            case .failed: "failed"
+            case .notChecked: "not checked"
+            }
+        lines.append("\(indent)\(condition): \(mark): \(reason)")
+        for child in children { child.render(into: &lines, depth: depth + 1) }
+    }
+}

@@ -1,0 +1,62 @@
+/// Something that must hold before a procedure executes.
+///
+/// A condition is evaluated after the procedure's dependencies finished. It may produce one
+/// dependency (for example an authorization request that can prompt a person); the queue runs
+/// that dependency only if the procedure's conditions can still pass, then asks the condition
+/// again.
+///
+/// Evaluation happens in two phases:
+/// 1. Every condition is checked without interaction. A condition that produces a dependency
+///    may answer ``ConditionResult/undetermined(_:)`` here ("could pass if we ask").
+/// 2. Only if the verdict is still open, produced dependencies run one at a time, and each
+///    such condition is checked once more, with ``ConditionContext/mayInteractLater`` false.
+public protocol ProcedureCondition: Sendable {
+    /// The name shown in explanations, for example `AuthorizedFor(pam-admin)`.
+    var name: String { get }
+
+    /// Whether ``makeDependency(for:)`` can produce a dependency. Defaults to false.
+    var producesDependency: Bool { get }
+
+    /// Produces the dependency to run before the final check, or nil. Called at most once per run.
+    func makeDependency(for procedure: Procedure) -> Procedure?
+
+    /// Checks the condition and calls `completion` once, on any thread.
+    func evaluate(
+        for procedure: Procedure,
+        context: ConditionContext,
+        completion: @escaping @Sendable (ConditionResult) -> Void
+    )
+}
+
+extension ProcedureCondition {
+    public var producesDependency: Bool { false }
+    public func makeDependency(for procedure: Procedure) -> Procedure? { nil }
+}
+
+/// A condition that answers at once, on the evaluating thread.
+public protocol SynchronousCondition: ProcedureCondition {
+    /// Checks the condition.
+    func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult
+}
+
+extension SynchronousCondition {
+    public func evaluate(
+        for procedure: Procedure,
+        context: ConditionContext,
+        completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        completion(evaluate(for: procedure, context: context))
+    }
+}
+
+/// What a condition is told when it is evaluated.
+public struct ConditionContext: Sendable {
+    /// True in the first phase for a condition whose produced dependency will run if it answers
+    /// ``ConditionResult/undetermined(_:)``. False otherwise: the answer must then be final.
+    public let mayInteractLater: Bool
+
+    /// Creates a context.
+    public init(mayInteractLater: Bool) {
+        self.mayInteractLater = mayInteractLater
+    }
+}

@@ -1,0 +1,78 @@
+import Synchronization
+
+/// A procedure whose work is an `async throws` closure or method, run in a Swift task.
+///
+/// Cancelling the procedure cancels the task. A body that throws `CancellationError` after
+/// the procedure was cancelled finishes it cancelled, without an error.
+open class AsyncProcedure<Output: Sendable>: ResultProcedure<Output>, @unchecked Sendable {
+    private struct Work {
+        var body: (@Sendable () async throws -> Output)?
+        var task: Task<Void, Never>?
+    }
+
+    private let work: Mutex<Work>
+
+    /// Creates a procedure running `body`.
+    public init(name: String? = nil, _ body: @escaping @Sendable () async throws -> Output) {
+        work = Mutex(Work(body: body))
+        super.init(name: name)
+    }
+
+    /// Creates a procedure for a subclass that overrides ``run()``.
+    public override init(name: String? = nil) {
+        work = Mutex(Work(body: nil))
+        super.init(name: name)
+    }
+
+    /// The work. The default runs the closure given at creation; subclasses may override it.
+    open func run() async throws -> Output {
+        guard let body = work.withLock({ $0.body }) else { throw ProcedureError.noOutput(name) }
+        return try await body()
+    }
+
+    public final override func execute() {
+        guard isExecuting else { return }
+        let task = Task { [self] in
+            do {
+                let value = try await run()
+                finish(returning: value)
+            } catch is CancellationError where isCancelled {
+                finish()
+            } catch {
+                finish(throwing: error)
+            }
+        }
+        let cancelled = work.withLock { work -> Bool in
+            work.task = task
+            return isCancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    open override func didCancel(with error: (any Error)?) {
+        work.withLock { $0.task }?.cancel()
+    }
+
+    override func releaseWorkBody() {
+        work.withLock { $0 = Work() }
+    }
+}
+
+extension AsyncProcedure {
+    /// Creates a procedure that takes its input from `dependency`'s output.
+    ///
+    /// It depends on `dependency`; if that fails or is cancelled, this one is cancelled with
+    /// ``ProcedureError/inputUnavailable(from:reason:)`` and `body` never runs.
+    public convenience init<Input: Sendable>(
+        name: String? = nil,
+        inputFrom dependency: ResultProcedure<Input>,
+        _ body: @escaping @Sendable (Input) async throws -> Output
+    ) {
+        let input = Mutex<Input?>(nil)
+        self.init(name: name) {
+            guard let value = input.withLock({ $0 }) else { throw ProcedureError.inputUnavailable(from: dependency.name, reason: nil) }
+            return try await body(value)
+        }
+        injectResult(from: dependency) { value in input.withLock { $0 = value } }
+    }
+}

@@ -1,0 +1,412 @@
+import Synchronization
+
+/// A unit of work with dependencies, conditions, observers and cancellation.
+///
+/// Subclass and override ``execute()``, then call ``finish(with:)`` when the work is done,
+/// from any thread and at any later time. Or use ``BlockProcedure`` for a synchronous closure
+/// and ``AsyncProcedure`` for an `async throws` one.
+///
+/// Only a ``ProcedureQueue`` runs a procedure: it waits for dependencies, evaluates conditions,
+/// takes exclusivity locks and then calls ``execute()``. Calling ``execute()`` yourself does not
+/// run it: ``finish(with:)`` is ignored unless the queue started the procedure.
+///
+/// Configure a procedure (dependencies, conditions, observers, exclusivity) before adding it to
+/// a queue; changes to dependencies, conditions and exclusivity after that are ignored.
+open class Procedure: @unchecked Sendable {
+    let storage = Mutex(Storage())
+
+    // The owning queue's list of unfinished procedures, guarded by that queue's lock.
+    var queueNext: Procedure?
+    unowned(unsafe) var queuePrevious: Procedure?
+
+    /// Creates a procedure.
+    /// - Parameter name: A name for messages and explanations; defaults to the type name.
+    public init(name: String? = nil) {
+        if let name { storage.withLock { $0.name = name } }
+    }
+
+    // MARK: Work
+
+    /// The work body. The queue calls it once, on one of its threads.
+    ///
+    /// Override it and call ``finish(with:)`` when done, possibly later and from another thread.
+    /// The default implementation finishes at once. Check ``isCancelled`` in long work.
+    open func execute() {
+        finish()
+    }
+
+    /// Called once, outside any lock, right after the procedure is cancelled.
+    ///
+    /// Override it to stop work in progress (close a socket, cancel a timer). The default does nothing.
+    open func didCancel(with error: (any Error)?) {}
+
+    /// Marks the work as done. Ignored unless the procedure is executing.
+    ///
+    /// - Parameter error: The failure, if any. The first error recorded wins.
+    public final func finish(with error: (any Error)? = nil) {
+        let transition = storage.withLock { state -> FinishTransition? in
+            guard state.state == .executing else { return nil }
+            return state.beginFinishing(error: error)
+        }
+        if let transition { complete(transition) }
+    }
+
+    /// Cancels the procedure. Cooperative when it is executing; otherwise it finishes promptly
+    /// without executing. A second call, or a call after it finished, is ignored.
+    ///
+    /// - Parameter error: An optional reason, recorded as ``error`` if none was recorded yet.
+    public final func cancel(with error: (any Error)? = nil) {
+        let snapshot = storage.withLock { state -> (ProcedureState, [any ProcedureObserver])? in
+            guard state.state < .finishing, !state.isCancelled else { return nil }
+            state.isCancelled = true
+            if state.error == nil, let error { state.error = error }
+            return (state.state, state.observers)
+        }
+        guard let (phase, observers) = snapshot else { return }
+        for observer in observers { observer.procedureDidCancel(self, error: error) }
+        didCancel(with: error)
+        if phase == .executing || phase == .initialized { return }
+        finishWithoutExecuting()
+    }
+
+    // MARK: Reading state
+
+    /// The name used in messages, explanations and cycle reports.
+    public var name: String {
+        get { storage.withLock { $0.name } ?? String(describing: type(of: self)) }
+        set { storage.withLock { $0.name = newValue } }
+    }
+
+    /// The current state.
+    public var state: ProcedureState { storage.withLock { $0.state } }
+
+    /// Whether ``cancel(with:)`` was called (directly, by a failed condition, or by a timeout).
+    public var isCancelled: Bool { storage.withLock { $0.isCancelled } }
+
+    /// Whether the work body is running.
+    public var isExecuting: Bool { state == .executing }
+
+    /// Whether the procedure reached ``ProcedureState/finished``.
+    public var isFinished: Bool { state == .finished }
+
+    /// The first error recorded, or `nil`. A procedure with an error failed, whether or not it was cancelled.
+    public var error: (any Error)? { storage.withLock { $0.error } }
+
+    /// The explanation of the last condition evaluation, or `nil` if it had no conditions or
+    /// has not evaluated them yet.
+    public var conditionExplanation: ConditionExplanation? { storage.withLock { $0.conditionExplanation } }
+
+    /// Waits until the procedure has finished. Returns at once if it already has.
+    public func waitUntilFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let finished = storage.withLock { state -> Bool in
+                if state.state == .finished { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if finished { continuation.resume() }
+        }
+    }
+
+    // MARK: Configuration
+
+    /// The procedure's own dependencies. Produced dependencies are not listed.
+    /// Empty once the procedure has finished (it lets go of them).
+    public var dependencies: [Procedure] { storage.withLock { $0.dependencies } }
+
+    /// Makes this procedure wait until `dependency` has finished, on any queue.
+    /// Ignored once this procedure is on a queue.
+    public final func addDependency(_ dependency: Procedure) {
+        let added = storage.withLock { state -> Bool in
+            guard state.state == .initialized,
+                !state.dependencies.contains(where: { $0 === dependency })
+            else { return false }
+            state.dependencies.append(dependency)
+            state.pendingDependencies += 1
+            return true
+        }
+        guard added else { return }
+        let alreadyFinished = dependency.storage.withLock { state -> Bool in
+            if state.state == .finished { return true }
+            state.dependents.append(self)
+            return false
+        }
+        if alreadyFinished { dependencyDidFinish() }
+    }
+
+    /// Removes a dependency added with ``addDependency(_:)``. Ignored once this procedure is on a queue.
+    public final func removeDependency(_ dependency: Procedure) {
+        let removed = storage.withLock { state -> Bool in
+            guard state.state == .initialized,
+                let index = state.dependencies.firstIndex(where: { $0 === dependency })
+            else { return false }
+            state.dependencies.remove(at: index)
+            return true
+        }
+        guard removed else { return }
+        let wasWaiting = dependency.storage.withLock { state -> Bool in
+            guard let index = state.dependents.firstIndex(where: { $0 === self }) else { return false }
+            state.dependents.remove(at: index)
+            return true
+        }
+        if wasWaiting { storage.withLock { $0.pendingDependencies -= 1 } }
+    }
+
+    /// Adds a condition that must be satisfied before the procedure executes.
+    /// Ignored once this procedure is on a queue.
+    public final func addCondition(_ condition: any ProcedureCondition) {
+        storage.withLock { state in
+            guard state.state == .initialized else { return }
+            state.conditions.append(condition)
+        }
+    }
+
+    /// The conditions added so far. Empty once the procedure has finished.
+    public var conditions: [any ProcedureCondition] { storage.withLock { $0.conditions } }
+
+    /// Makes this procedure mutually exclusive with every other procedure, on any queue, that
+    /// names the same category. Ignored once this procedure is on a queue.
+    public final func addExclusivityCategory(_ category: String) {
+        storage.withLock { state in
+            guard state.state == .initialized, !state.exclusivityCategories.contains(category) else { return }
+            state.exclusivityCategories.append(category)
+        }
+    }
+
+    /// The exclusivity categories this procedure asked for.
+    public var exclusivityCategories: [String] { storage.withLock { $0.exclusivityCategories } }
+
+    /// Adds an observer. Safe at any time: one added after the procedure finished hears
+    /// did-finish at once, on the calling thread.
+    public final func addObserver(_ observer: any ProcedureObserver) {
+        let finishedError = storage.withLock { state -> (any Error)?? in
+            if state.state == .finished { return .some(state.error) }
+            state.observers.append(observer)
+            return .none
+        }
+        if case .some(let error) = finishedError { observer.procedureDidFinish(self, error: error) }
+    }
+
+    // MARK: Internal hooks
+
+    /// Releases the work body once finished, so closures and what they capture do not outlive the work.
+    func releaseWorkBody() {}
+
+    /// Called by the queue on a worker thread. Returns false if the procedure was no longer ready.
+    final func run() -> Bool {
+        let observers = storage.withLock { state -> [any ProcedureObserver]? in
+            guard state.state == .ready else { return nil }
+            state.state = .executing
+            return state.observers
+        }
+        guard let observers else { return false }
+        for observer in observers { observer.procedureWillExecute(self) }
+        execute()
+        return true
+    }
+}
+
+// MARK: - Lifecycle
+
+extension Procedure {
+    /// What a procedure holds, guarded by its lock.
+    struct Storage {
+        var state: ProcedureState = .initialized
+        var isCancelled = false
+        var error: (any Error)?
+        var name: String?
+        var pendingDependencies = 0
+        var dependencies: [Procedure] = []
+        var dependents: [Procedure] = []
+        var conditions: [any ProcedureCondition] = []
+        var observers: [any ProcedureObserver] = []
+        var exclusivityCategories: [String] = []
+        var inputs: [@Sendable () -> (any Error)?] = []
+        var queue: ProcedureQueue?
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var evaluation: ConditionEvaluation?
+        var exclusivityLease: ExclusivityLease?
+        var conditionExplanation: ConditionExplanation?
+        var isProducedDependency = false
+        var isOnDependencyCycle = false
+        /// Set by the cycle detector: every procedure reachable from here is on a queue and acyclic.
+        var isSealedAgainstCycles = false
+
+        mutating func beginFinishing(error newError: (any Error)?) -> FinishTransition {
+            let wasExecuting = state == .executing
+            state = .finishing
+            if error == nil, let newError { error = newError }
+            let transition = FinishTransition(
+                wasExecuting: wasExecuting, observers: observers, error: error,
+                evaluation: evaluation, lease: exclusivityLease)
+            evaluation = nil
+            exclusivityLease = nil
+            return transition
+        }
+    }
+
+    struct FinishTransition {
+        var wasExecuting: Bool
+        var observers: [any ProcedureObserver]
+        var error: (any Error)?
+        var evaluation: ConditionEvaluation?
+        var lease: ExclusivityLease?
+    }
+
+    /// Claims the procedure for a queue. False if it is already on one, or past initialized.
+    func claim(by queue: ProcedureQueue) -> Bool {
+        storage.withLock { state in
+            guard state.state == .initialized, state.queue == nil else { return false }
+            state.queue = queue
+            return true
+        }
+    }
+
+    /// Called by the queue once the procedure is linked into its list.
+    func didEnqueue() {
+        enum Next { case finish, waitForDependencies, proceed }
+        let next = storage.withLock { state -> Next in
+            state.state = .pending
+            if state.isCancelled { return .finish }
+            return state.pendingDependencies == 0 ? .proceed : .waitForDependencies
+        }
+        switch next {
+        case .finish: finishWithoutExecuting()
+        case .proceed: dependenciesDidFinish()
+        case .waitForDependencies: DependencyCycleDetector.check(self)
+        }
+    }
+
+    func dependencyDidFinish() {
+        let proceed = storage.withLock { state -> Bool in
+            state.pendingDependencies -= 1
+            return state.pendingDependencies == 0 && state.state == .pending && !state.isCancelled
+        }
+        if proceed { dependenciesDidFinish() }
+    }
+
+    private func dependenciesDidFinish() {
+        guard let queue = storage.withLock({ $0.queue }) else { return }
+        if queue.parkIfSuspended(self) { return }
+        beginEvaluation()
+    }
+
+    /// Moves from pending to evaluating conditions. Also called by a resumed queue for parked procedures.
+    func beginEvaluation() {
+        let work = storage.withLock { state -> ([@Sendable () -> (any Error)?], [any ProcedureCondition])? in
+            guard state.state == .pending, !state.isCancelled, !state.isOnDependencyCycle else { return nil }
+            state.state = .evaluatingConditions
+            let inputs = state.inputs
+            state.inputs = []
+            return (inputs, state.conditions)
+        }
+        guard let (inputs, conditions) = work else { return }
+        for input in inputs {
+            if let error = input() {
+                cancel(with: error)
+                return
+            }
+        }
+        if conditions.isEmpty {
+            conditionsDidPass()
+            return
+        }
+        let evaluation = ConditionEvaluation(procedure: self, conditions: conditions)
+        let started = storage.withLock { state -> Bool in
+            guard state.state == .evaluatingConditions else { return false }
+            state.evaluation = evaluation
+            return true
+        }
+        if started { evaluation.start() }
+    }
+
+    /// Called by the evaluation when it reached a verdict.
+    func conditionsDidFinishEvaluating(_ explanation: ConditionExplanation, passed: Bool) {
+        let current = storage.withLock { state -> Bool in
+            guard state.state == .evaluatingConditions else { return false }
+            state.conditionExplanation = explanation
+            state.evaluation = nil
+            return true
+        }
+        guard current else { return }
+        if passed {
+            conditionsDidPass()
+        } else {
+            cancel(with: ProcedureError.conditionsNotSatisfied(explanation))
+        }
+    }
+
+    private func conditionsDidPass() {
+        let next = storage.withLock { state -> (categories: [String], queue: ProcedureQueue?)? in
+            guard state.state == .evaluatingConditions else { return nil }
+            state.state = state.exclusivityCategories.isEmpty ? .ready : .waitingForExclusivity
+            return (state.exclusivityCategories, state.queue)
+        }
+        guard let next, let queue = next.queue else { return }
+        let categories = next.categories
+        if categories.isEmpty {
+            queue.enqueueReady(self)
+            return
+        }
+        let lease = ExclusivityLease(categories: categories, scope: queue.exclusivityScope) { [self] lease in
+            exclusivityGranted(lease)
+        }
+        let waiting = storage.withLock { state -> Bool in
+            guard state.state == .waitingForExclusivity else { return false }
+            state.exclusivityLease = lease
+            return true
+        }
+        if waiting { lease.acquire() }
+    }
+
+    private func exclusivityGranted(_ lease: ExclusivityLease) {
+        let queue = storage.withLock { state -> ProcedureQueue? in
+            guard state.state == .waitingForExclusivity, state.exclusivityLease === lease else { return nil }
+            state.state = .ready
+            return state.queue
+        }
+        if let queue {
+            queue.enqueueReady(self)
+        } else {
+            lease.release()
+        }
+    }
+
+    /// Finishes a procedure that has not started executing (cancelled, or on a dependency cycle).
+    func finishWithoutExecuting(error: (any Error)? = nil) {
+        let transition = storage.withLock { state -> FinishTransition? in
+            guard state.state >= .pending, state.state < .executing else { return nil }
+            return state.beginFinishing(error: error)
+        }
+        guard let transition else { return }
+        transition.evaluation?.cancel()
+        complete(transition)
+    }
+
+    /// The common tail of every way to finish.
+    private func complete(_ transition: FinishTransition) {
+        transition.lease?.release()
+        for observer in transition.observers { observer.procedureWillFinish(self, error: transition.error) }
+        let (observers, dependents, waiters, queue) = storage.withLock { state in
+            state.state = .finished
+            let taken = (state.observers, state.dependents, state.waiters, state.queue)
+            state.observers = []
+            state.dependents = []
+            state.waiters = []
+            state.queue = nil
+            state.dependencies = []
+            state.conditions = []
+            state.inputs = []
+            return taken
+        }
+        releaseWorkBody()
+        for observer in observers { observer.procedureDidFinish(self, error: transition.error) }
+        for dependent in dependents { dependent.dependencyDidFinish() }
+        for waiter in waiters { waiter.resume() }
+        queue?.procedureDidFinish(self, wasExecuting: transition.wasExecuting)
+    }
+}
+
+extension Procedure: CustomStringConvertible {
+    public var description: String { "\(name) (\(state))" }
+}

@@ -1,0 +1,33 @@
+extension Procedure {
+    /// Takes input from `dependency`'s output once it finished, before this procedure's
+    /// conditions are evaluated. Adds `dependency` as a dependency.
+    ///
+    /// If `dependency` failed or was cancelled, or `receive` throws, this procedure is
+    /// cancelled with ``ProcedureError/inputUnavailable(from:reason:)`` and never executes.
+    /// Ignored once this procedure is on a queue.
+    public final func injectResult<Input: Sendable>(
+        from dependency: ResultProcedure<Input>,
+        _ receive: @escaping @Sendable (Input) throws -> Void
+    ) {
+        let added = storage.withLock { state -> Bool in
+            guard state.state == .initialized else { return false }
+            state.inputs.append { [dependency] in
+                switch dependency.output {
+                case .success(let value):
+                    do {
+                        try receive(value)
+                        return nil
+                    } catch {
+                        return ProcedureError.inputUnavailable(from: dependency.name, reason: error)
+                    }
+                case .failure(let error):
+                    return ProcedureError.inputUnavailable(from: dependency.name, reason: error)
+                case nil:
+                    return ProcedureError.inputUnavailable(from: dependency.name, reason: nil)
+                }
+            }
+            return true
+        }
+        if added { addDependency(dependency) }
+    }
+}

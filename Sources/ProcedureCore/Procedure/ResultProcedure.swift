@@ -1,0 +1,46 @@
+import Synchronization
+
+/// A procedure that produces a typed output. Await it with ``value()``.
+///
+/// Subclass and call ``finish(returning:)`` or ``finish(throwing:)`` from ``execute()``.
+open class ResultProcedure<Output: Sendable>: Procedure, @unchecked Sendable {
+    private let result = Mutex<Result<Output, any Error>?>(nil)
+
+    /// Creates a procedure.
+    public override init(name: String? = nil) {
+        super.init(name: name)
+    }
+
+    /// The output once finished: success, failure, or nil when cancelled without one.
+    public var output: Result<Output, any Error>? {
+        guard isFinished else { return nil }
+        if let result = result.withLock({ $0 }) { return result }
+        if let error { return .failure(error) }
+        return nil
+    }
+
+    /// Finishes with an output. Ignored unless executing.
+    public final func finish(returning output: Output) {
+        guard isExecuting else { return }
+        result.withLock { if $0 == nil { $0 = .success(output) } }
+        finish()
+    }
+
+    /// Finishes with an error. Ignored unless executing.
+    public final func finish(throwing error: any Error) {
+        guard isExecuting else { return }
+        result.withLock { if $0 == nil { $0 = .failure(error) } }
+        finish(with: error)
+    }
+
+    /// Waits until finished and returns the output, or throws its error
+    /// (``ProcedureError/cancelled`` when cancelled without one).
+    public func value() async throws -> Output {
+        await waitUntilFinished()
+        switch output {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        case nil: throw isCancelled ? ProcedureError.cancelled : ProcedureError.noOutput(name)
+        }
+    }
+}

@@ -1,0 +1,261 @@
+import Dispatch
+import DequeModule
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs procedures: waits for their dependencies, evaluates their conditions, takes their
+/// exclusivity locks and executes them, at most ``maxConcurrentCount`` at a time.
+///
+/// Work bodies run on a few worker threads (at most one per processor, fewer if
+/// ``maxConcurrentCount`` is lower). A synchronous body should not block for long;
+/// blocking work belongs in an ``AsyncProcedure`` or a body that finishes later.
+public final class ProcedureQueue: @unchecked Sendable {
+    fileprivate struct State {
+        var ready = Deque<Procedure>()
+        var parked: [Procedure] = []
+        var executing = 0
+        var maxConcurrent: Int
+        var isSuspended: Bool
+        var workers = 0
+        var first: Procedure?
+        unowned(unsafe) var last: Procedure?
+        var unfinished = 0
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var observers: [any ProcedureQueueObserver] = []
+        var exclusivityScope = ExclusivityScope.root
+
+        /// Whether another worker loop should start. Reserves it when so.
+        mutating func reserveWorker(limit: Int) -> Bool {
+            guard !isSuspended, !ready.isEmpty, executing < maxConcurrent,
+                workers < min(limit, maxConcurrent)
+            else { return false }
+            workers += 1
+            return true
+        }
+    }
+
+    private let state: Mutex<State>
+    private let workerLimit: Int
+
+    /// A name for diagnostics.
+    public let name: String?
+
+    /// Creates a queue.
+    /// - Parameters:
+    ///   - name: A name for diagnostics.
+    ///   - maxConcurrentCount: How many procedures may execute at once. 1 makes a serial queue.
+    ///     Values below 1 are treated as 1.
+    ///   - isSuspended: Whether the queue starts suspended.
+    public init(name: String? = nil, maxConcurrentCount: Int = .max, isSuspended: Bool = false) {
+        self.name = name
+        state = Mutex(State(maxConcurrent: max(1, maxConcurrentCount), isSuspended: isSuspended))
+        workerLimit = Self.processorCount
+    }
+
+    // MARK: Configuration
+
+    /// How many procedures may execute at once. Values below 1 are treated as 1.
+    public var maxConcurrentCount: Int {
+        get { state.withLock { $0.maxConcurrent } }
+        set {
+            let start = state.withLock { state -> Int in
+                state.maxConcurrent = max(1, newValue)
+                var count = 0
+                while state.reserveWorker(limit: workerLimit) { count += 1 }
+                return count
+            }
+            startWorkers(start)
+        }
+    }
+
+    /// A suspended queue evaluates no conditions and starts no procedures; cancellation still works.
+    public var isSuspended: Bool {
+        get { state.withLock { $0.isSuspended } }
+        set {
+            let (parked, start) = state.withLock { state -> ([Procedure], Int) in
+                state.isSuspended = newValue
+                guard !newValue else { return ([], 0) }
+                let parked = state.parked
+                state.parked = []
+                var count = 0
+                while state.reserveWorker(limit: workerLimit) { count += 1 }
+                return (parked, count)
+            }
+            startWorkers(start)
+            for procedure in parked { procedure.beginEvaluation() }
+        }
+    }
+
+    /// How many procedures were added and have not finished.
+    public var unfinishedCount: Int { state.withLock { $0.unfinished } }
+
+    /// Adds an observer of procedures being added and finishing.
+    public func addObserver(_ observer: any ProcedureQueueObserver) {
+        state.withLock { $0.observers.append(observer) }
+    }
+
+    // MARK: Adding
+
+    /// Adds a procedure. A procedure runs on one queue only: adding one that is already on a
+    /// queue, or finished, is ignored.
+    public func addProcedure(_ procedure: Procedure) {
+        let observers = state.withLock { $0.observers }
+        for observer in observers { observer.queue(self, willAdd: procedure) }
+        guard procedure.claim(by: self) else { return }
+        state.withLock { state in
+            state.link(procedure)
+        }
+        procedure.didEnqueue()
+    }
+
+    /// Adds several procedures, in order.
+    public func addProcedures(_ procedures: some Sequence<Procedure>) {
+        let observers = state.withLock { $0.observers }
+        var claimed: [Procedure] = []
+        for procedure in procedures {
+            for observer in observers { observer.queue(self, willAdd: procedure) }
+            if procedure.claim(by: self) { claimed.append(procedure) }
+        }
+        state.withLock { state in
+            for procedure in claimed { state.link(procedure) }
+        }
+        for procedure in claimed { procedure.didEnqueue() }
+    }
+
+    /// Adds a ``BlockProcedure`` running `block` and returns it.
+    @discardableResult
+    public func addBlock(name: String? = nil, _ block: @escaping @Sendable () throws -> Void) -> BlockProcedure {
+        let procedure = BlockProcedure(name: name, block)
+        addProcedure(procedure)
+        return procedure
+    }
+
+    // MARK: Cancelling and waiting
+
+    /// Cancels every unfinished procedure on the queue.
+    public func cancelAll() {
+        let all = state.withLock { state -> [Procedure] in
+            var all: [Procedure] = []
+            all.reserveCapacity(state.unfinished)
+            var cursor = state.first
+            while let procedure = cursor {
+                all.append(procedure)
+                cursor = procedure.queueNext
+            }
+            return all
+        }
+        for procedure in all { procedure.cancel() }
+    }
+
+    /// Waits until every procedure added so far (and any added while waiting) has finished.
+    public func waitUntilAllFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                if state.unfinished == 0 { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    // MARK: Internal: scheduling
+
+    /// The exclusivity arbiter that procedures on this queue use. A group's inner queue gets a
+    /// nested scope holding the group's own categories.
+    var exclusivityScope: ExclusivityScope {
+        get { state.withLock { $0.exclusivityScope } }
+        set { state.withLock { $0.exclusivityScope = newValue } }
+    }
+
+    /// Keeps a procedure whose dependencies finished while the queue is suspended. True if parked.
+    func parkIfSuspended(_ procedure: Procedure) -> Bool {
+        state.withLock { state in
+            guard state.isSuspended else { return false }
+            state.parked.append(procedure)
+            return true
+        }
+    }
+
+    func enqueueReady(_ procedure: Procedure) {
+        let start = state.withLock { state -> Bool in
+            state.ready.append(procedure)
+            return state.reserveWorker(limit: workerLimit)
+        }
+        if start { startWorkers(1) }
+    }
+
+    func procedureDidFinish(_ procedure: Procedure, wasExecuting: Bool) {
+        let observers = state.withLock { $0.observers }
+        for observer in observers { observer.queue(self, didFinish: procedure) }
+        let (waiters, start) = state.withLock { state -> ([CheckedContinuation<Void, Never>], Bool) in
+            state.unlink(procedure)
+            if wasExecuting { state.executing -= 1 }
+            var waiters: [CheckedContinuation<Void, Never>] = []
+            if state.unfinished == 0 {
+                waiters = state.waiters
+                state.waiters = []
+            }
+            return (waiters, state.reserveWorker(limit: workerLimit))
+        }
+        if start { startWorkers(1) }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func startWorkers(_ count: Int) {
+        for _ in 0..<count {
+            DispatchQueue.global().async { [self] in work() }
+        }
+    }
+
+    /// A worker loop: runs ready procedures until none is left or the queue is full or suspended.
+    private func work() {
+        while true {
+            let next = state.withLock { state -> Procedure? in
+                guard !state.isSuspended, state.executing < state.maxConcurrent,
+                    let procedure = state.ready.popFirst()
+                else {
+                    state.workers -= 1
+                    return nil
+                }
+                state.executing += 1
+                return procedure
+            }
+            guard let procedure = next else { return }
+            if !procedure.run() {
+                state.withLock { $0.executing -= 1 }
+            }
+        }
+    }
+
+    private static let processorCount: Int = {
+        #if canImport(Glibc)
+        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        #else
+        return 2
+        #endif
+    }()
+}
+
+extension ProcedureQueue.State {
+    fileprivate mutating func link(_ procedure: Procedure) {
+        procedure.queueNext = nil
+        procedure.queuePrevious = last
+        if let last { last.queueNext = procedure } else { first = procedure }
+        last = procedure
+        unfinished += 1
+    }
+
+    fileprivate mutating func unlink(_ procedure: Procedure) {
+        let next = procedure.queueNext
+        let previous = procedure.queuePrevious
+        if let previous { previous.queueNext = next } else { first = next }
+        if let next { next.queuePrevious = previous } else { last = previous }
+        procedure.queueNext = nil
+        procedure.queuePrevious = nil
+        unfinished -= 1
+    }
+}

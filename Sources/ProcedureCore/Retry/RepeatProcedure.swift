@@ -1,0 +1,51 @@
+import Synchronization
+
+/// Runs a fresh procedure per iteration, one after another, waiting between iterations,
+/// until `maxCount` iterations ran, `makeIteration` returns nil, or the handler stops it.
+/// Its error is the last iteration's.
+public final class RepeatProcedure: Procedure, @unchecked Sendable {
+    private let makeIteration: @Sendable (Int) -> Procedure?
+    private let maxCount: Int?
+    private let wait: WaitStrategy
+    private let handler: AttemptDriver.Handler?
+    private let driver = Mutex<AttemptDriver?>(nil)
+
+    /// Creates a repeating procedure.
+    /// - Parameters:
+    ///   - maxCount: Iterations at most, or nil for no limit.
+    ///   - wait: The wait before each repetition.
+    ///   - handler: Told about each iteration, with the next one to configure; returns
+    ///     whether and when to go on.
+    ///   - makeIteration: Makes the procedure for iteration 1, 2, ..., or nil to stop.
+    public init(
+        name: String? = nil,
+        maxCount: Int? = nil,
+        wait: WaitStrategy = .immediate,
+        handler: (@Sendable (_ finished: AttemptOutcome, _ next: Procedure) -> NextAttempt)? = nil,
+        makeIteration: @escaping @Sendable (_ iteration: Int) -> Procedure?
+    ) {
+        self.makeIteration = makeIteration
+        self.maxCount = maxCount.map { max(1, $0) }
+        self.wait = wait
+        self.handler = handler
+        super.init(name: name)
+    }
+
+    public override func execute() {
+        guard isExecuting else { return }
+        let driver = AttemptDriver(
+            maxAttempts: maxCount, wait: wait, makeAttempt: makeIteration,
+            wantsAnother: { _ in true }, handler: handler
+        ) { [self] last in finish(with: last?.error) }
+        self.driver.withLock { $0 = driver }
+        if isCancelled { driver.cancel() } else { driver.start(owner: self) }
+    }
+
+    public override func didCancel(with error: (any Error)?) {
+        driver.withLock { $0 }?.cancel()
+    }
+
+    override func releaseWorkBody() {
+        driver.withLock { $0 = nil }
+    }
+}

@@ -1,0 +1,3 @@
+import CapctlCommand
+
+Capctl.main()
