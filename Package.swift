@@ -36,7 +36,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "capctl", dependencies: ["CapctlCommand"]),
-        .executableTarget(name: "CoreBench", dependencies: ["ProcedureCore"], path: "Benchmarks/CoreBench"),
+        .executableTarget(name: "CoreBench", dependencies: ["ProcedureCore", "HeapUsage"], path: "Benchmarks/CoreBench"),
+        .target(name: "HeapUsage", path: "Benchmarks/HeapUsage"),
         .testTarget(name: "ProcedureCoreTests", dependencies: ["ProcedureCore"]),
         .testTarget(name: "LinuxCapabilitiesTests", dependencies: ["LinuxCapabilities"]),
         .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand"]),

@@ -1,1 +1,118 @@
-@main struct CoreBench { static func main() async {} }
+import Dispatch
+import Foundation
+import ProcedureCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Measures the operation core against Foundation's OperationQueue and plain Dispatch, in one
+/// process and one run, and prints the ratios with the targets they are held to.
+///
+///     swift run -c release core-bench [--quick]
+///
+/// Exits 1 when a target is missed.
+@main
+struct CoreBench {
+    static func main() async {
+        let quick = CommandLine.arguments.contains("--quick")
+        let independentCount = quick ? 100_000 : 1_000_000
+        let memoryCount = quick ? 100_000 : 1_000_000
+        var report = Report()
+
+        print("core-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(quick ? "quick" : "full") run")
+        print("")
+
+        // 1. Independent no-op operations.
+        let ours = await best(of: 3) { await Workloads.independentProcedures(independentCount) }
+        let foundation = best(of: quick ? 3 : 1) { Workloads.independentFoundation(independentCount) }
+        let dispatch = best(of: 3) { Workloads.independentDispatch(independentCount) }
+        report.section("\(independentCount) independent no-op operations")
+        report.time("ProcedureQueue", ours, count: independentCount)
+        report.time("Foundation OperationQueue", foundation, count: independentCount)
+        report.time("DispatchQueue.global", dispatch, count: independentCount)
+        report.ratio("throughput vs Foundation", foundation / ours, target: 3, atLeast: true)
+
+        // 2. Dependency chains.
+        let chain10k = await best(of: 3) { await Workloads.chainProcedures(10_000) }
+        let chain20k = await best(of: 3) { await Workloads.chainProcedures(20_000) }
+        let foundationChain = best(of: 1) { Workloads.chainFoundation(quick ? 2_500 : 10_000) }
+        let dispatchChain = best(of: 3) { Workloads.chainDispatch(10_000) }
+        report.section("chains of dependent no-op operations")
+        report.time("ProcedureQueue, 10,000", chain10k, count: 10_000)
+        report.time("ProcedureQueue, 20,000", chain20k, count: 20_000)
+        report.time("Foundation OperationQueue, \(quick ? "2,500" : "10,000")", foundationChain, count: quick ? 2_500 : 10_000)
+        report.time("Dispatch (each block submits the next), 10,000", dispatchChain, count: 10_000)
+        if !quick {
+            report.ratio("10,000 chain speed-up vs Foundation", foundationChain / chain10k, target: 100, atLeast: true)
+        }
+        report.ratio("20,000 chain time / 10,000 chain time", chain20k / chain10k, target: 2.3, atLeast: false)
+
+        // 3. Conditions.
+        let plain = await best(of: 5) { await Workloads.conditionedProcedures(100_000, conditions: 0) }
+        let conditioned = await best(of: 5) { await Workloads.conditionedProcedures(100_000, conditions: 2) }
+        report.section("100,000 operations, with and without two satisfied conditions")
+        report.time("no conditions", plain, count: 100_000)
+        report.time("two BlockConditions each", conditioned, count: 100_000)
+        report.ratio("time with conditions / without", conditioned / plain, target: 2, atLeast: false)
+
+        // 4. Memory of enqueued, not yet run operations.
+        let ourBytes = await Workloads.enqueuedMemoryProcedures(memoryCount)
+        let foundationBytes = Workloads.enqueuedMemoryFoundation(memoryCount)
+        report.section("heap per enqueued, not yet run operation (\(memoryCount) enqueued)")
+        report.line("ProcedureQueue", String(format: "%.0f bytes", ourBytes))
+        report.line("Foundation OperationQueue", String(format: "%.0f bytes", foundationBytes))
+        report.ratio("Foundation bytes / ours", foundationBytes / ourBytes, target: nil, atLeast: true)
+
+        print("")
+        if report.missed.isEmpty {
+            print("all targets met")
+        } else {
+            print("targets missed: " + report.missed.joined(separator: "; "))
+            exit(1)
+        }
+    }
+
+    /// The fastest of `runs` runs, in seconds.
+    static func best(of runs: Int, _ body: @Sendable () async -> Double) async -> Double {
+        var fastest = Double.infinity
+        for _ in 0..<runs { fastest = min(fastest, await body()) }
+        return fastest
+    }
+
+    static func best(of runs: Int, _ body: () -> Double) -> Double {
+        var fastest = Double.infinity
+        for _ in 0..<runs { fastest = min(fastest, body()) }
+        return fastest
+    }
+}
+
+/// Collects and prints measurements.
+struct Report {
+    var missed: [String] = []
+
+    func section(_ title: String) {
+        print("")
+        print("== \(title)")
+    }
+
+    func line(_ label: String, _ value: String) {
+        print("  " + label.padding(toLength: 52, withPad: " ", startingAt: 0) + value)
+    }
+
+    func time(_ label: String, _ seconds: Double, count: Int) {
+        let rate = Double(count) / seconds
+        line(label, String(format: "%9.4f s  %12.0f ops/s  %8.0f ns/op", seconds, rate, seconds * 1e9 / Double(count)))
+    }
+
+    mutating func ratio(_ label: String, _ value: Double, target: Double?, atLeast: Bool) {
+        guard let target else {
+            line(label, String(format: "%.2fx", value))
+            return
+        }
+        let met = atLeast ? value >= target : value <= target
+        let bound = String(format: "%@ %.1fx", atLeast ? ">=" : "<=", target)
+        line(label, String(format: "%.2fx  (target %@: %@)", value, bound, met ? "met" : "MISSED"))
+        if !met { missed.append("\(label) \(String(format: "%.2f", value)) (target \(bound))") }
+    }
+}

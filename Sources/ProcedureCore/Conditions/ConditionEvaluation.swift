@@ -1,83 +1,102 @@
 import Synchronization
 
-/// Gathers the first answer of every leaf of a tree, then calls back once.
-final class LeafResultCollector: Sendable {
+/// One run of a set of conditions: every leaf is checked without interaction first; then,
+/// while the verdict is still open, produced dependencies run one at a time, each followed by
+/// a final check of the condition that produced it. Undecided leaves fail closed.
+final class ConditionEvaluation: Sendable {
+    typealias Completion = @Sendable (_ record: ConditionRecord, _ passed: Bool) -> Void
+
     private struct State {
         var results: [ConditionResult?]
         var outstanding: Int
-    }
-
-    private let tree: ConditionTree
-    private let state: Mutex<State>
-    private let completion: @Sendable ([ConditionResult?]) -> Void
-
-    init(tree: ConditionTree, completion: @escaping @Sendable ([ConditionResult?]) -> Void) {
-        self.tree = tree
-        self.completion = completion
-        state = Mutex(State(results: Array(repeating: nil, count: tree.leaves.count), outstanding: tree.leaves.count))
-    }
-
-    /// Checks every leaf without interaction. `allowUndetermined` lets interactive leaves answer
-    /// "undetermined" (their dependency may run later).
-    func evaluateAll(for procedure: Procedure, allowUndetermined: Bool) {
-        if tree.leaves.isEmpty {
-            completion([])
-            return
-        }
-        for (index, leaf) in tree.leaves.enumerated() {
-            let mayStay = allowUndetermined && leaf.isInteractive
-            leaf.condition.evaluate(for: procedure, context: ConditionContext(mayInteractLater: mayStay)) {
-                [self] result in
-                record(ConditionTree.normalize(result, mayStayUndetermined: mayStay), at: index)
-            }
-        }
-    }
-
-    private func record(_ result: ConditionResult, at index: Int) {
-        let complete = state.withLock { state -> [ConditionResult?]? in
-            guard state.results[index] == nil else { return nil }
-            state.results[index] = result
-            state.outstanding -= 1
-            return state.outstanding == 0 ? state.results : nil
-        }
-        if let complete { completion(complete) }
-    }
-}
-
-/// One run of a procedure's conditions: every leaf is checked without interaction first; then,
-/// while the verdict is still open, produced dependencies run one at a time, each followed by a
-/// final check of the condition that produced it.
-final class ConditionEvaluation: Sendable {
-    private struct State {
-        var results: [ConditionResult?] = []
         var asked: [Bool] = []
         var isCancelled = false
+        var isDecided = false
         var currentDependency: Procedure?
     }
 
     private let procedure: Procedure
     private let tree: ConditionTree
-    private let state = Mutex(State())
+    private let runsDependencies: Bool
+    private let completion: Completion
+    private let state: Mutex<State>
 
-    init(procedure: Procedure, conditions: [any ProcedureCondition]) {
+    init(
+        procedure: Procedure, tree: ConditionTree, runsDependencies: Bool,
+        checked: ImmediateCheck? = nil, completion: @escaping Completion
+    ) {
         self.procedure = procedure
-        tree = ConditionTree(conditions: conditions)
+        self.tree = tree
+        self.runsDependencies = runsDependencies
+        self.completion = completion
+        let results = checked?.results ?? Array(repeating: nil, count: tree.leaves.count)
+        firstUnchecked = checked?.firstUnchecked ?? 0
+        state = Mutex(State(results: results, outstanding: tree.leaves.count - firstUnchecked))
     }
 
-    func start() {
-        let collector = LeafResultCollector(tree: tree) { [self] results in
-            let proceed = state.withLock { state -> Bool in
-                guard !state.isCancelled else { return false }
-                state.results = results
-                state.asked = Array(repeating: false, count: results.count)
-                return true
+    private let firstUnchecked: Int
+
+    /// The leaves that answer at once, checked in order on the calling thread, up to the first
+    /// that needs a completion handler.
+    struct ImmediateCheck {
+        var results: [ConditionResult?]
+        var firstUnchecked: Int
+
+        init(tree: ConditionTree, procedure: Procedure) {
+            results = Array(repeating: nil, count: tree.leaves.count)
+            firstUnchecked = 0
+            while firstUnchecked < tree.leaves.count {
+                let mayStay = tree.isInteractive(firstUnchecked)
+                let context = ConditionContext(mayInteractLater: mayStay)
+                guard let result = tree.leaves[firstUnchecked].evaluateImmediately(for: procedure, context: context)
+                else { break }
+                results[firstUnchecked] = ConditionTree.normalize(result, mayStayUndetermined: mayStay)
+                firstUnchecked += 1
             }
-            if proceed { decide() }
         }
-        collector.evaluateAll(for: procedure, allowUndetermined: true)
+
+        /// The verdict, when every leaf answered and nothing is left to ask.
+        func verdict(in tree: ConditionTree) -> Bool? {
+            guard firstUnchecked == results.count else { return nil }
+            switch tree.verdict(results: results) {
+            case .satisfied: return true
+            case .failed: return false
+            case .undetermined: return nil
+            }
+        }
     }
 
-    /// Stops the evaluation and cancels the dependency it is waiting for, if any.
+    /// Phase one for the leaves not checked yet, without interaction; then phase two.
+    func start() {
+        guard firstUnchecked < tree.leaves.count else {
+            decide()
+            return
+        }
+        for index in firstUnchecked..<tree.leaves.count {
+            let mayStay = tree.isInteractive(index)
+            let leaf = tree.leaves[index]
+            let context = ConditionContext(mayInteractLater: mayStay)
+            if let result = leaf.evaluateImmediately(for: procedure, context: context) {
+                record(result, at: index, mayStayUndetermined: mayStay)
+            } else {
+                leaf.evaluate(for: procedure, context: context) { [self] result in
+                    record(result, at: index, mayStayUndetermined: mayStay)
+                }
+            }
+        }
+    }
+
+    private func record(_ result: ConditionResult, at index: Int, mayStayUndetermined: Bool) {
+        let complete = state.withLock { state -> Bool in
+            guard !state.isCancelled, state.results[index] == nil else { return false }
+            state.results[index] = ConditionTree.normalize(result, mayStayUndetermined: mayStayUndetermined)
+            state.outstanding -= 1
+            return state.outstanding == 0
+        }
+        if complete { decide() }
+    }
+
+    /// Stops the evaluation and cancels the dependency it waits for, if any.
     func cancel() {
         let dependency = state.withLock { state -> Procedure? in
             state.isCancelled = true
@@ -88,33 +107,44 @@ final class ConditionEvaluation: Sendable {
     }
 
     private func decide() {
-        let (results, next) = state.withLock { state -> ([ConditionResult?], Int?) in
-            guard tree.verdict(of: tree.root, results: state.results) == .undetermined else {
-                return (state.results, nil)
-            }
-            let next = tree.nextLeafToAsk(results: state.results, asked: state.asked)
-            if let next { state.asked[next] = true }
-            return (state.results, next)
+        enum Step {
+            case ask(Int)
+            case done([ConditionResult?])
         }
-        if let next {
-            ask(next)
+        let step = state.withLock { state -> Step? in
+            guard !state.isCancelled, !state.isDecided else { return nil }
+            if runsDependencies, tree.verdict(results: state.results) == .undetermined {
+                if state.asked.isEmpty { state.asked = Array(repeating: false, count: state.results.count) }
+                if let next = tree.nextLeafToAsk(results: state.results, asked: state.asked) {
+                    state.asked[next] = true
+                    return .ask(next)
+                }
+            }
+            state.isDecided = true
+            return .done(state.results)
+        }
+        switch step {
+        case nil:
             return
-        }
-        var finalResults = results
-        // An open verdict with nothing left to ask cannot pass: fail closed.
-        if tree.verdict(of: tree.root, results: finalResults) == .undetermined {
-            for index in finalResults.indices where finalResults[index]?.verdict == .undetermined {
-                finalResults[index] = ConditionTree.normalize(finalResults[index]!, mayStayUndetermined: false)
+        case .ask(let index):
+            ask(index)
+        case .done(var results):
+            // A verdict still open with nothing left to ask cannot pass: fail closed.
+            if runsDependencies, tree.verdict(results: results) == .undetermined {
+                for index in results.indices {
+                    if let result = results[index], result.verdict == .undetermined {
+                        results[index] = ConditionTree.normalize(result, mayStayUndetermined: false)
+                    }
+                }
             }
+            let passed = tree.verdict(results: results) == .satisfied
+            completion(ConditionRecord(tree: tree, results: results), passed)
         }
-        let passed = tree.verdict(of: tree.root, results: finalResults) == .satisfied
-        procedure.conditionsDidFinishEvaluating(tree.explain(results: finalResults), passed: passed)
     }
 
-    /// Runs the dependency produced by leaf `index`, then checks that leaf once more.
+    /// Phase two, for one leaf: runs its dependency, then checks the leaf once more.
     private func ask(_ index: Int) {
-        let condition = tree.leaves[index].condition
-        guard let dependency = condition.makeDependency(for: procedure) else {
+        guard let dependency = tree.leaves[index].makeDependency(for: procedure) else {
             checkAgain(index)
             return
         }
@@ -139,8 +169,8 @@ final class ConditionEvaluation: Sendable {
     }
 
     private func checkAgain(_ index: Int) {
-        let condition = tree.leaves[index].condition
-        condition.evaluate(for: procedure, context: ConditionContext(mayInteractLater: false)) { [self] result in
+        tree.leaves[index].evaluate(for: procedure, context: ConditionContext(mayInteractLater: false)) {
+            [self] result in
             let proceed = state.withLock { state -> Bool in
                 guard !state.isCancelled else { return false }
                 state.results[index] = ConditionTree.normalize(result, mayStayUndetermined: false)

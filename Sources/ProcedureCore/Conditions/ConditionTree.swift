@@ -1,5 +1,8 @@
-/// A procedure's conditions flattened into leaves and a tree of compositions over them,
-/// so that evaluation can reach the leaves that produce dependencies and explain every node.
+/// Conditions flattened into leaves, with the compositions over them, so that evaluation can
+/// reach the leaves that produce dependencies and explain every node.
+///
+/// The common case, a list of plain conditions that must all pass, keeps the list as it is
+/// and has no node tree at all.
 struct ConditionTree: Sendable {
     indirect enum Node: Sendable {
         case leaf(Int)
@@ -9,34 +12,54 @@ struct ConditionTree: Sendable {
         case silent(name: String, Node)
     }
 
-    struct Leaf: Sendable {
-        let condition: any ProcedureCondition
-        /// Produces a dependency that may run: not under a `Silent`.
-        let isInteractive: Bool
-    }
+    private(set) var leaves: [any ProcedureCondition] = []
+    /// Leaves under a `Silent`: they never produce a dependency.
+    private(set) var silencedLeaves: Set<Int> = []
+    /// Nil for a flat list of leaves that must all pass.
+    private(set) var root: Node?
 
-    private(set) var leaves: [Leaf] = []
-    private(set) var root: Node = .allOf(name: "", [])
+    static let rootName = "all conditions"
 
     /// The tree for a procedure's conditions, all of which must pass.
     init(conditions: [any ProcedureCondition]) {
+        guard conditions.contains(where: { Self.composition(of: $0) != nil }) else {
+            leaves = conditions
+            return
+        }
         var children: [Node] = []
-        children.reserveCapacity(conditions.count)
         for condition in conditions { children.append(add(condition, silenced: false)) }
-        root = .allOf(name: "all conditions", children)
+        root = .allOf(name: Self.rootName, children)
     }
 
-    /// The tree for a single (possibly composed) condition.
-    init(condition: any ProcedureCondition) {
-        root = add(condition, silenced: false)
+    /// The tree for a single (possibly composed) condition, evaluated on its own.
+    init(condition: any ProcedureCondition, silenced: Bool) {
+        root = add(condition, silenced: silenced)
     }
 
     mutating func add(_ condition: any ProcedureCondition, silenced: Bool) -> Node {
-        if let composed = condition as? any ComposedCondition {
+        if let composed = Self.composition(of: condition) {
             return composed.node(in: &self, silenced: silenced)
         }
-        leaves.append(Leaf(condition: condition, isInteractive: !silenced && condition.producesDependency))
+        leaves.append(condition)
+        if silenced { silencedLeaves.insert(leaves.count - 1) }
         return .leaf(leaves.count - 1)
+    }
+
+    /// The condition as a composition, if it is one. Only this module's four compositions
+    /// exist, so comparing type identities avoids a dynamic cast on every condition.
+    static func composition(of condition: any ProcedureCondition) -> (any ComposedCondition)? {
+        switch ObjectIdentifier(type(of: condition)) {
+        case ObjectIdentifier(AllOf.self): condition as? AllOf
+        case ObjectIdentifier(AnyOf.self): condition as? AnyOf
+        case ObjectIdentifier(Negated.self): condition as? Negated
+        case ObjectIdentifier(Silent.self): condition as? Silent
+        default: nil
+        }
+    }
+
+    /// Whether leaf `index` may produce a dependency in this tree.
+    func isInteractive(_ index: Int) -> Bool {
+        !silencedLeaves.contains(index) && leaves[index].producesDependency
     }
 
     /// A leaf's answer as the tree counts it: only an interactive leaf may stay undetermined,
@@ -48,8 +71,23 @@ struct ConditionTree: Sendable {
 
     // MARK: Verdicts
 
-    /// The three-valued verdict of `node` given the leaves' results (nil: not answered yet).
-    func verdict(of node: Node, results: [ConditionResult?]) -> ConditionResult.Verdict {
+    /// The three-valued verdict of the whole tree given the leaves' results (nil: no answer yet).
+    func verdict(results: [ConditionResult?]) -> ConditionResult.Verdict {
+        guard let root else {
+            var open = false
+            for result in results {
+                switch result?.verdict ?? .undetermined {
+                case .failed: return .failed
+                case .undetermined: open = true
+                case .satisfied: break
+                }
+            }
+            return open ? .undetermined : .satisfied
+        }
+        return verdict(of: root, results: results)
+    }
+
+    private func verdict(of node: Node, results: [ConditionResult?]) -> ConditionResult.Verdict {
         switch node {
         case .leaf(let index):
             return results[index]?.verdict ?? .undetermined
@@ -86,28 +124,30 @@ struct ConditionTree: Sendable {
 
     /// The first interactive leaf, in tree order, still undetermined and not yet asked.
     func nextLeafToAsk(results: [ConditionResult?], asked: [Bool]) -> Int? {
-        for index in leaves.indices
-        where leaves[index].isInteractive && !asked[index] && results[index]?.verdict == .undetermined {
-            return index
+        leaves.indices.first { index in
+            !asked[index] && results[index]?.verdict == .undetermined && isInteractive(index)
         }
-        return nil
     }
 
     // MARK: Explanations
 
     func explain(results: [ConditionResult?]) -> ConditionExplanation {
-        explain(root, results: results)
+        guard let root else {
+            return explain(.allOf(name: Self.rootName, leaves.indices.map(Node.leaf)), results: results)
+        }
+        return explain(root, results: results)
     }
 
     private func explain(_ node: Node, results: [ConditionResult?]) -> ConditionExplanation {
         let outcome = Self.outcome(verdict(of: node, results: results))
         switch node {
         case .leaf(let index):
-            let name = leaves[index].condition.name
+            let name = leaves[index].name
             guard let result = results[index] else {
                 return ConditionExplanation(condition: name, outcome: .notChecked, reason: "not evaluated")
             }
-            let reason = outcome == .notChecked ? "not asked, the verdict did not need it: \(result.reason)" : result.reason
+            let reason =
+                outcome == .notChecked ? "not asked, the verdict did not need it: \(result.reason)" : result.reason
             return ConditionExplanation(condition: name, outcome: outcome, reason: reason, error: result.error)
         case .allOf(let name, let children):
             let parts = children.map { explain($0, results: results) }
@@ -154,6 +194,14 @@ struct ConditionTree: Sendable {
     }
 }
 
+/// The outcome of one evaluation, explained on demand (most procedures never ask).
+struct ConditionRecord: Sendable {
+    let tree: ConditionTree
+    let results: [ConditionResult?]
+
+    var explanation: ConditionExplanation { tree.explain(results: results) }
+}
+
 /// A condition made of other conditions, which evaluation looks through to reach the leaves.
 protocol ComposedCondition: ProcedureCondition {
     func node(in tree: inout ConditionTree, silenced: Bool) -> ConditionTree.Node
@@ -165,14 +213,15 @@ extension ComposedCondition {
     func evaluateComposition(
         for procedure: Procedure,
         context: ConditionContext,
+        silenced: Bool = false,
         completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
-        let tree = ConditionTree(condition: self)
-        let collector = LeafResultCollector(tree: tree) { results in
-            let verdict = tree.verdict(of: tree.root, results: results)
-            let explanation = tree.explain(results: results)
+        let tree = ConditionTree(condition: self, silenced: silenced || !context.mayInteractLater)
+        let evaluation = ConditionEvaluation(procedure: procedure, tree: tree, runsDependencies: false) { record, _ in
+            let explanation = record.explanation
+            let verdict = tree.verdict(results: record.results)
             completion(ConditionResult(verdict: verdict, reason: explanation.reason, error: explanation.error))
         }
-        collector.evaluateAll(for: procedure, allowUndetermined: context.mayInteractLater)
+        evaluation.start()
     }
 }

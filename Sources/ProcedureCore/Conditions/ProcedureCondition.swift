@@ -26,11 +26,17 @@ public protocol ProcedureCondition: Sendable {
         context: ConditionContext,
         completion: @escaping @Sendable (ConditionResult) -> Void
     )
+
+    /// Answers at once when the condition can, or returns nil to be asked through
+    /// ``evaluate(for:context:completion:)``. Defaults to nil; ``SynchronousCondition``
+    /// implements it, which spares evaluation a completion handler per condition.
+    func evaluateImmediately(for procedure: Procedure, context: ConditionContext) -> ConditionResult?
 }
 
 extension ProcedureCondition {
     public var producesDependency: Bool { false }
     public func makeDependency(for procedure: Procedure) -> Procedure? { nil }
+    public func evaluateImmediately(for procedure: Procedure, context: ConditionContext) -> ConditionResult? { nil }
 }
 
 /// A condition that answers at once, on the evaluating thread.
@@ -40,6 +46,10 @@ public protocol SynchronousCondition: ProcedureCondition {
 }
 
 extension SynchronousCondition {
+    public func evaluateImmediately(for procedure: Procedure, context: ConditionContext) -> ConditionResult? {
+        evaluate(for: procedure, context: context)
+    }
+
     public func evaluate(
         for procedure: Procedure,
         context: ConditionContext,

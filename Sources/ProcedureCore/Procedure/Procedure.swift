@@ -94,7 +94,7 @@ open class Procedure: @unchecked Sendable {
 
     /// The explanation of the last condition evaluation, or `nil` if it had no conditions or
     /// has not evaluated them yet.
-    public var conditionExplanation: ConditionExplanation? { storage.withLock { $0.conditionExplanation } }
+    public var conditionExplanation: ConditionExplanation? { storage.withLock { $0.conditionRecord }?.explanation }
 
     /// Waits until the procedure has finished. Returns at once if it already has.
     public func waitUntilFinished() async {
@@ -157,6 +157,7 @@ open class Procedure: @unchecked Sendable {
     public final func addCondition(_ condition: any ProcedureCondition) {
         storage.withLock { state in
             guard state.state == .initialized else { return }
+            if state.conditions.isEmpty { state.conditions.reserveCapacity(4) }
             state.conditions.append(condition)
         }
     }
@@ -226,22 +227,42 @@ extension Procedure {
         var waiters: [CheckedContinuation<Void, Never>] = []
         var evaluation: ConditionEvaluation?
         var exclusivityLease: ExclusivityLease?
-        var conditionExplanation: ConditionExplanation?
+        var conditionRecord: ConditionRecord?
         var isProducedDependency = false
         var isOnDependencyCycle = false
         /// Set by the cycle detector: every procedure reachable from here is on a queue and acyclic.
         var isSealedAgainstCycles = false
+        /// While the queue is adding this procedure, becoming ready is recorded here instead of
+        /// pushed, so the queue can push a whole batch under one lock.
+        var defersReadyPush = false
+        var hasDeferredReadyPush = false
 
         mutating func beginFinishing(error newError: (any Error)?) -> FinishTransition {
             let wasExecuting = state == .executing
             state = .finishing
             if error == nil, let newError { error = newError }
-            let transition = FinishTransition(
+            var transition = FinishTransition(
                 wasExecuting: wasExecuting, observers: observers, error: error,
                 evaluation: evaluation, lease: exclusivityLease)
             evaluation = nil
             exclusivityLease = nil
+            // With nobody to tell about will-finish, finishing and finished are one step.
+            if observers.isEmpty { transition.finished = takeForFinished() }
             return transition
+        }
+
+        /// Moves to finished and lets go of everything the procedure held.
+        mutating func takeForFinished() -> FinishedParts {
+            state = .finished
+            let parts = FinishedParts(observers: observers, dependents: dependents, waiters: waiters, queue: queue)
+            observers = []
+            dependents = []
+            waiters = []
+            queue = nil
+            dependencies = []
+            conditions = []
+            inputs = []
+            return parts
         }
     }
 
@@ -251,6 +272,14 @@ extension Procedure {
         var error: (any Error)?
         var evaluation: ConditionEvaluation?
         var lease: ExclusivityLease?
+        var finished: FinishedParts?
+    }
+
+    struct FinishedParts {
+        var observers: [any ProcedureObserver]
+        var dependents: [Procedure]
+        var waiters: [CheckedContinuation<Void, Never>]
+        var queue: ProcedureQueue?
     }
 
     /// Claims the procedure for a queue. False if it is already on one, or past initialized.
@@ -262,19 +291,38 @@ extension Procedure {
         }
     }
 
-    /// Called by the queue once the procedure is linked into its list.
-    func didEnqueue() {
-        enum Next { case finish, waitForDependencies, proceed }
+    /// Called by the queue once the procedure is linked into its list. Returns true when the
+    /// procedure needs nothing before running (no dependencies, conditions, inputs or
+    /// exclusivity) and is now ready: the queue then puts it on its ready list itself.
+    func didEnqueue() -> Bool {
+        enum Next { case ready, finish, waitForDependencies, proceed }
         let next = storage.withLock { state -> Next in
             state.state = .pending
             if state.isCancelled { return .finish }
-            return state.pendingDependencies == 0 ? .proceed : .waitForDependencies
+            guard state.pendingDependencies == 0 else { return .waitForDependencies }
+            if state.conditions.isEmpty, state.inputs.isEmpty, state.exclusivityCategories.isEmpty {
+                state.state = .ready
+                return .ready
+            }
+            return .proceed
         }
         switch next {
-        case .finish: finishWithoutExecuting()
-        case .proceed: dependenciesDidFinish()
-        case .waitForDependencies: DependencyCycleDetector.check(self)
+        case .ready:
+            return true
+        case .finish:
+            finishWithoutExecuting()
+        case .waitForDependencies:
+            DependencyCycleDetector.check(self)
+        case .proceed:
+            storage.withLock { $0.defersReadyPush = true }
+            dependenciesDidFinish()
+            return storage.withLock { state in
+                state.defersReadyPush = false
+                defer { state.hasDeferredReadyPush = false }
+                return state.hasDeferredReadyPush
+            }
         }
+        return false
     }
 
     func dependencyDidFinish() {
@@ -311,7 +359,17 @@ extension Procedure {
             conditionsDidPass()
             return
         }
-        let evaluation = ConditionEvaluation(procedure: self, conditions: conditions)
+        let tree = ConditionTree(conditions: conditions)
+        let checked = ConditionEvaluation.ImmediateCheck(tree: tree, procedure: self)
+        if let passed = checked.verdict(in: tree) {
+            conditionsDidFinishEvaluating(ConditionRecord(tree: tree, results: checked.results), passed: passed)
+            return
+        }
+        // Something answers later, or could pass by asking: an evaluation object carries on.
+        let evaluation = ConditionEvaluation(procedure: self, tree: tree, runsDependencies: true, checked: checked) {
+            [self] record, passed in
+            conditionsDidFinishEvaluating(record, passed: passed)
+        }
         let started = storage.withLock { state -> Bool in
             guard state.state == .evaluatingConditions else { return false }
             state.evaluation = evaluation
@@ -320,11 +378,10 @@ extension Procedure {
         if started { evaluation.start() }
     }
 
-    /// Called by the evaluation when it reached a verdict.
-    func conditionsDidFinishEvaluating(_ explanation: ConditionExplanation, passed: Bool) {
+    private func conditionsDidFinishEvaluating(_ record: ConditionRecord, passed: Bool) {
         let current = storage.withLock { state -> Bool in
             guard state.state == .evaluatingConditions else { return false }
-            state.conditionExplanation = explanation
+            state.conditionRecord = record
             state.evaluation = nil
             return true
         }
@@ -332,20 +389,31 @@ extension Procedure {
         if passed {
             conditionsDidPass()
         } else {
-            cancel(with: ProcedureError.conditionsNotSatisfied(explanation))
+            cancel(with: ProcedureError.conditionsNotSatisfied(record.explanation))
         }
     }
 
     private func conditionsDidPass() {
-        let next = storage.withLock { state -> (categories: [String], queue: ProcedureQueue?)? in
-            guard state.state == .evaluatingConditions else { return nil }
-            state.state = state.exclusivityCategories.isEmpty ? .ready : .waitingForExclusivity
-            return (state.exclusivityCategories, state.queue)
+        enum Next {
+            case deferred
+            case ready(ProcedureQueue)
+            case lock([String], ProcedureQueue)
         }
-        guard let next, let queue = next.queue else { return }
-        let categories = next.categories
-        if categories.isEmpty {
-            queue.enqueueReady(self)
+        let next = storage.withLock { state -> Next? in
+            guard state.state == .evaluatingConditions, let queue = state.queue else { return nil }
+            guard state.exclusivityCategories.isEmpty else {
+                state.state = .waitingForExclusivity
+                return .lock(state.exclusivityCategories, queue)
+            }
+            state.state = .ready
+            if state.defersReadyPush {
+                state.hasDeferredReadyPush = true
+                return .deferred
+            }
+            return .ready(queue)
+        }
+        guard case .lock(let categories, let queue) = next else {
+            if case .ready(let queue) = next { queue.enqueueReady(self) }
             return
         }
         let lease = ExclusivityLease(categories: categories, scope: queue.exclusivityScope) { [self] lease in
@@ -360,15 +428,21 @@ extension Procedure {
     }
 
     private func exclusivityGranted(_ lease: ExclusivityLease) {
-        let queue = storage.withLock { state -> ProcedureQueue? in
-            guard state.state == .waitingForExclusivity, state.exclusivityLease === lease else { return nil }
+        enum Next { case stale, deferred, ready(ProcedureQueue) }
+        let next = storage.withLock { state -> Next in
+            guard state.state == .waitingForExclusivity, state.exclusivityLease === lease, let queue = state.queue
+            else { return .stale }
             state.state = .ready
-            return state.queue
+            if state.defersReadyPush {
+                state.hasDeferredReadyPush = true
+                return .deferred
+            }
+            return .ready(queue)
         }
-        if let queue {
-            queue.enqueueReady(self)
-        } else {
-            lease.release()
+        switch next {
+        case .stale: lease.release()
+        case .deferred: break
+        case .ready(let queue): queue.enqueueReady(self)
         }
     }
 
@@ -386,24 +460,18 @@ extension Procedure {
     /// The common tail of every way to finish.
     private func complete(_ transition: FinishTransition) {
         transition.lease?.release()
-        for observer in transition.observers { observer.procedureWillFinish(self, error: transition.error) }
-        let (observers, dependents, waiters, queue) = storage.withLock { state in
-            state.state = .finished
-            let taken = (state.observers, state.dependents, state.waiters, state.queue)
-            state.observers = []
-            state.dependents = []
-            state.waiters = []
-            state.queue = nil
-            state.dependencies = []
-            state.conditions = []
-            state.inputs = []
-            return taken
+        let parts: FinishedParts
+        if let finished = transition.finished {
+            parts = finished
+        } else {
+            for observer in transition.observers { observer.procedureWillFinish(self, error: transition.error) }
+            parts = storage.withLock { $0.takeForFinished() }
         }
         releaseWorkBody()
-        for observer in observers { observer.procedureDidFinish(self, error: transition.error) }
-        for dependent in dependents { dependent.dependencyDidFinish() }
-        for waiter in waiters { waiter.resume() }
-        queue?.procedureDidFinish(self, wasExecuting: transition.wasExecuting)
+        for observer in parts.observers { observer.procedureDidFinish(self, error: transition.error) }
+        for dependent in parts.dependents { dependent.dependencyDidFinish() }
+        for waiter in parts.waiters { waiter.resume() }
+        parts.queue?.procedureDidFinish(self, wasExecuting: transition.wasExecuting)
     }
 }
 

@@ -38,6 +38,8 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     private let state: Mutex<State>
+    /// Mirrors `State.isSuspended` so the common, running case needs no lock to check it.
+    private let suspended: Atomic<Bool>
     private let workerLimit: Int
 
     /// A name for diagnostics.
@@ -52,6 +54,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     public init(name: String? = nil, maxConcurrentCount: Int = .max, isSuspended: Bool = false) {
         self.name = name
         state = Mutex(State(maxConcurrent: max(1, maxConcurrentCount), isSuspended: isSuspended))
+        suspended = Atomic(isSuspended)
         workerLimit = Self.processorCount
     }
 
@@ -77,6 +80,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         set {
             let (parked, start) = state.withLock { state -> ([Procedure], Int) in
                 state.isSuspended = newValue
+                suspended.store(newValue, ordering: .sequentiallyConsistent)
                 guard !newValue else { return ([], 0) }
                 let parked = state.parked
                 state.parked = []
@@ -102,13 +106,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Adds a procedure. A procedure runs on one queue only: adding one that is already on a
     /// queue, or finished, is ignored.
     public func addProcedure(_ procedure: Procedure) {
-        let observers = state.withLock { $0.observers }
-        for observer in observers { observer.queue(self, willAdd: procedure) }
-        guard procedure.claim(by: self) else { return }
-        state.withLock { state in
-            state.link(procedure)
-        }
-        procedure.didEnqueue()
+        addProcedures(CollectionOfOne(procedure))
     }
 
     /// Adds several procedures, in order.
@@ -119,10 +117,35 @@ public final class ProcedureQueue: @unchecked Sendable {
             for observer in observers { observer.queue(self, willAdd: procedure) }
             if procedure.claim(by: self) { claimed.append(procedure) }
         }
+        guard !claimed.isEmpty else { return }
         state.withLock { state in
             for procedure in claimed { state.link(procedure) }
         }
-        for procedure in claimed { procedure.didEnqueue() }
+        // Procedures that became ready at once join the ready list in chunks, one lock per
+        // chunk; chunks keep workers busy while the rest are still being prepared.
+        var ready: [Procedure] = []
+        ready.reserveCapacity(min(claimed.count, Self.readyChunk))
+        for procedure in claimed where procedure.didEnqueue() {
+            ready.append(procedure)
+            if ready.count == Self.readyChunk {
+                pushReady(ready)
+                ready.removeAll(keepingCapacity: true)
+            }
+        }
+        pushReady(ready)
+    }
+
+    private static let readyChunk = 256
+
+    private func pushReady(_ procedures: [Procedure]) {
+        guard !procedures.isEmpty else { return }
+        let start = state.withLock { state -> Int in
+            state.ready.append(contentsOf: procedures)
+            var count = 0
+            while state.reserveWorker(limit: workerLimit) { count += 1 }
+            return count
+        }
+        startWorkers(start)
     }
 
     /// Adds a ``BlockProcedure`` running `block` and returns it.
@@ -173,7 +196,8 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     /// Keeps a procedure whose dependencies finished while the queue is suspended. True if parked.
     func parkIfSuspended(_ procedure: Procedure) -> Bool {
-        state.withLock { state in
+        guard suspended.load(ordering: .sequentiallyConsistent) else { return false }
+        return state.withLock { state in
             guard state.isSuspended else { return false }
             state.parked.append(procedure)
             return true
@@ -189,20 +213,24 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     func procedureDidFinish(_ procedure: Procedure, wasExecuting: Bool) {
-        let observers = state.withLock { $0.observers }
-        for observer in observers { observer.queue(self, didFinish: procedure) }
-        let (waiters, start) = state.withLock { state -> ([CheckedContinuation<Void, Never>], Bool) in
-            state.unlink(procedure)
-            if wasExecuting { state.executing -= 1 }
-            var waiters: [CheckedContinuation<Void, Never>] = []
-            if state.unfinished == 0 {
-                waiters = state.waiters
-                state.waiters = []
-            }
-            return (waiters, state.reserveWorker(limit: workerLimit))
+        enum Step {
+            case notify([any ProcedureQueueObserver])
+            case accounted(State.Departure)
         }
-        if start { startWorkers(1) }
-        for waiter in waiters { waiter.resume() }
+        let step = state.withLock { state -> Step in
+            guard state.observers.isEmpty else { return .notify(state.observers) }
+            return .accounted(state.depart(procedure, wasExecuting: wasExecuting, workerLimit: workerLimit))
+        }
+        let departure: State.Departure
+        switch step {
+        case .accounted(let done):
+            departure = done
+        case .notify(let observers):
+            for observer in observers { observer.queue(self, didFinish: procedure) }
+            departure = state.withLock { $0.depart(procedure, wasExecuting: wasExecuting, workerLimit: workerLimit) }
+        }
+        if departure.startWorker { startWorkers(1) }
+        for waiter in departure.waiters { waiter.resume() }
     }
 
     private func startWorkers(_ count: Int) {
@@ -247,6 +275,24 @@ extension ProcedureQueue.State {
         if let last { last.queueNext = procedure } else { first = procedure }
         last = procedure
         unfinished += 1
+    }
+
+    struct Departure {
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var startWorker = false
+    }
+
+    /// Takes a finished procedure off the queue's books.
+    mutating func depart(_ procedure: Procedure, wasExecuting: Bool, workerLimit: Int) -> Departure {
+        unlink(procedure)
+        if wasExecuting { executing -= 1 }
+        var departure = Departure()
+        if unfinished == 0 {
+            departure.waiters = waiters
+            waiters = []
+        }
+        departure.startWorker = reserveWorker(limit: workerLimit)
+        return departure
     }
 
     fileprivate mutating func unlink(_ procedure: Procedure) {

@@ -16,7 +16,7 @@ public struct Silent: ProcedureCondition, ComposedCondition {
         for procedure: Procedure, context: ConditionContext,
         completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
-        evaluateComposition(for: procedure, context: ConditionContext(mayInteractLater: false), completion: completion)
+        evaluateComposition(for: procedure, context: context, silenced: true, completion: completion)
     }
 
     func node(in tree: inout ConditionTree, silenced: Bool) -> ConditionTree.Node {

@@ -1,0 +1,149 @@
+import Dispatch
+import Foundation
+import HeapUsage
+import ProcedureCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The workloads, each run the same way through this core, Foundation and Dispatch.
+/// Each returns seconds, creation of the operations included.
+enum Workloads {
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+
+    // MARK: Independent operations
+
+    static func independentProcedures(_ count: Int) async -> Double {
+        let start = ContinuousClock.now
+        let queue = ProcedureQueue()
+        var procedures: [Procedure] = []
+        procedures.reserveCapacity(count)
+        for _ in 0..<count { procedures.append(BlockProcedure {}) }
+        queue.addProcedures(procedures)
+        procedures = []
+        await queue.waitUntilAllFinished()
+        return seconds(since: start)
+    }
+
+    static func independentFoundation(_ count: Int) -> Double {
+        let start = ContinuousClock.now
+        let queue = OperationQueue()
+        var operations: [Operation] = []
+        operations.reserveCapacity(count)
+        for _ in 0..<count { operations.append(BlockOperation {}) }
+        queue.addOperations(operations, waitUntilFinished: true)
+        return seconds(since: start)
+    }
+
+    static func independentDispatch(_ count: Int) -> Double {
+        let start = ContinuousClock.now
+        let group = DispatchGroup()
+        let queue = DispatchQueue.global()
+        for _ in 0..<count { queue.async(group: group) {} }
+        group.wait()
+        return seconds(since: start)
+    }
+
+    // MARK: Chains
+
+    static func chainProcedures(_ count: Int) async -> Double {
+        let start = ContinuousClock.now
+        let queue = ProcedureQueue()
+        var procedures: [Procedure] = []
+        procedures.reserveCapacity(count)
+        for index in 0..<count {
+            let procedure = BlockProcedure {}
+            if index > 0 { procedure.addDependency(procedures[index - 1]) }
+            procedures.append(procedure)
+        }
+        queue.addProcedures(procedures)
+        procedures = []
+        await queue.waitUntilAllFinished()
+        return seconds(since: start)
+    }
+
+    static func chainFoundation(_ count: Int) -> Double {
+        let start = ContinuousClock.now
+        let queue = OperationQueue()
+        var operations: [Operation] = []
+        operations.reserveCapacity(count)
+        for index in 0..<count {
+            let operation = BlockOperation {}
+            if index > 0 { operation.addDependency(operations[index - 1]) }
+            operations.append(operation)
+        }
+        queue.addOperations(operations, waitUntilFinished: true)
+        return seconds(since: start)
+    }
+
+    static func chainDispatch(_ count: Int) -> Double {
+        let start = ContinuousClock.now
+        let done = DispatchSemaphore(value: 0)
+        let queue = DispatchQueue.global()
+        @Sendable func step(_ remaining: Int) {
+            if remaining == 0 {
+                done.signal()
+            } else {
+                queue.async { step(remaining - 1) }
+            }
+        }
+        step(count)
+        done.wait()
+        return seconds(since: start)
+    }
+
+    // MARK: Conditions
+
+    static func conditionedProcedures(_ count: Int, conditions: Int) async -> Double {
+        let first = BlockCondition(name: "first") { _ in true }
+        let second = BlockCondition(name: "second") { _ in true }
+        let start = ContinuousClock.now
+        let queue = ProcedureQueue()
+        var procedures: [Procedure] = []
+        procedures.reserveCapacity(count)
+        for _ in 0..<count {
+            let procedure = BlockProcedure {}
+            if conditions > 0 {
+                procedure.addCondition(first)
+                procedure.addCondition(second)
+            }
+            procedures.append(procedure)
+        }
+        queue.addProcedures(procedures)
+        procedures = []
+        await queue.waitUntilAllFinished()
+        return seconds(since: start)
+    }
+
+    // MARK: Memory
+
+    /// Bytes the allocator hands out right now.
+    static func heapInUse() -> Int {
+        Int(heap_usage_in_use_bytes())
+    }
+
+    static func enqueuedMemoryProcedures(_ count: Int) async -> Double {
+        let queue = ProcedureQueue(isSuspended: true)
+        let before = heapInUse()
+        for _ in 0..<count { queue.addProcedure(BlockProcedure {}) }
+        let bytes = Double(heapInUse() - before) / Double(count)
+        queue.isSuspended = false
+        await queue.waitUntilAllFinished()
+        return bytes
+    }
+
+    static func enqueuedMemoryFoundation(_ count: Int) -> Double {
+        let queue = OperationQueue()
+        queue.isSuspended = true
+        let before = heapInUse()
+        for _ in 0..<count { queue.addOperation(BlockOperation {}) }
+        let bytes = Double(heapInUse() - before) / Double(count)
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        return bytes
+    }
+}

@@ -1,0 +1,1 @@
+#include "heap_usage.h"
