@@ -1,0 +1,80 @@
+import Testing
+@testable import ProcedureCore
+
+/// Contract line 2: dependency cycles fail instead of hanging.
+@Suite(.timeLimit(.minutes(1)))
+struct DependencyCycleTests {
+    func expectCycle(_ procedure: Procedure, _ names: Set<String>) {
+        guard case .dependencyCycle(let members) = procedure.error as? ProcedureError else {
+            Issue.record("\(procedure.name): expected a cycle error, got \(String(describing: procedure.error))")
+            return
+        }
+        #expect(Set(members) == names)
+    }
+
+    @Test("a two-procedure cycle: both finish with a cycle error, neither executes")
+    func twoCycle() async {
+        let ran = Counter()
+        let a = BlockProcedure(name: "a") { ran.increment() }
+        let b = BlockProcedure(name: "b") { ran.increment() }
+        a.addDependency(b)
+        b.addDependency(a)
+        let queue = ProcedureQueue()
+        queue.addProcedures([a, b])
+        await queue.waitUntilAllFinished()
+        #expect(ran.count == 0)
+        expectCycle(a, ["a", "b"])
+        expectCycle(b, ["a", "b"])
+    }
+
+    @Test("a procedure depending on itself, and a three-cycle across two queues")
+    func selfAndLongerCycles() async {
+        let alone = BlockProcedure(name: "alone") {}
+        alone.addDependency(alone)
+        await run(alone)
+        expectCycle(alone, ["alone"])
+
+        let x = BlockProcedure(name: "x") {}
+        let y = BlockProcedure(name: "y") {}
+        let z = BlockProcedure(name: "z") {}
+        x.addDependency(z)
+        y.addDependency(x)
+        z.addDependency(y)
+        let outside = BlockProcedure(name: "outside") {}
+        outside.addDependency(x)
+        let first = ProcedureQueue()
+        let second = ProcedureQueue()
+        first.addProcedures([x, outside])
+        second.addProcedure(y)
+        #expect(!x.isFinished)
+        first.addProcedure(z)
+        await first.waitUntilAllFinished()
+        await second.waitUntilAllFinished()
+        for member in [x, y, z] { expectCycle(member, ["x", "y", "z"]) }
+        #expect(outside.error == nil)
+    }
+
+    @Test("diamonds and long chains are not cycles")
+    func acyclicGraphs() async {
+        let top = BlockProcedure(name: "top") {}
+        let left = BlockProcedure(name: "left") {}
+        let right = BlockProcedure(name: "right") {}
+        let bottom = BlockProcedure(name: "bottom") {}
+        left.addDependency(top)
+        right.addDependency(top)
+        bottom.addDependency(left)
+        bottom.addDependency(right)
+        var chain: [Procedure] = [bottom]
+        for index in 0..<2_000 {
+            let next = BlockProcedure(name: "c\(index)") {}
+            next.addDependency(chain.last!)
+            chain.append(next)
+        }
+        let queue = ProcedureQueue(isSuspended: true)
+        queue.addProcedures(chain.reversed())
+        queue.addProcedures([top, left, right])
+        queue.isSuspended = false
+        await queue.waitUntilAllFinished()
+        #expect(chain.allSatisfy { $0.error == nil && $0.isFinished })
+    }
+}
