@@ -1,0 +1,100 @@
+import Testing
+@testable import ProcedureCore
+
+/// Contract line 30 (groups) and 31 (result injection).
+@Suite(.timeLimit(.minutes(1)))
+struct GroupTests {
+    @Test("30: children do not start, nor evaluate conditions, before the group executes")
+    func childrenWaitForGroup() async {
+        let gate = ManualProcedure(name: "gate")
+        let condition = ScriptedCondition("c", answer: .satisfied)
+        let child = BlockProcedure(name: "child") {}
+        child.addCondition(condition)
+        let group = GroupProcedure(children: [child])
+        group.addDependency(gate)
+        let queue = ProcedureQueue()
+        queue.addProcedures([group, gate])
+        await gate.started.wait()
+        #expect(condition.evaluations.count == 0)
+        #expect(child.state == .pending)
+        gate.finish()
+        await group.waitUntilFinished()
+        #expect(child.isFinished && condition.evaluations.count == 1)
+    }
+
+    @Test("30: a group finishes after every child, including children added while it runs")
+    func childrenAddedLater() async {
+        let log = EventLog()
+        let group = GroupProcedure(name: "group")
+        let late = BlockProcedure(name: "late") { log.record("late") }
+        let first = BlockProcedure(name: "first") {
+            log.record("first")
+            group.addChild(late)
+        }
+        group.addChild(first)
+        group.addObserver(BlockObserver(didFinish: { _, _ in log.record("group") }))
+        await run(group)
+        #expect(log.all == ["first", "late", "group"])
+    }
+
+    @Test("30: a group reports its children's errors and cancels its children when cancelled")
+    func errorsAndCancellation() async {
+        let failing = GroupProcedure(children: [
+            BlockProcedure { throw TestError("one") }, BlockProcedure {}, BlockProcedure { throw TestError("two") },
+        ])
+        await run(failing)
+        guard case .childrenFailed(let errors) = failing.error as? ProcedureError else {
+            Issue.record("expected childrenFailed, got \(String(describing: failing.error))")
+            return
+        }
+        #expect(Set(errors.compactMap { ($0 as? TestError)?.message }) == ["one", "two"])
+
+        let running = ManualProcedure(name: "running")
+        let group = GroupProcedure(children: [running])
+        let queue = ProcedureQueue()
+        queue.addProcedure(group)
+        await running.started.wait()
+        group.cancel()
+        await running.cancelled.wait()
+        running.finish()
+        await group.waitUntilFinished()
+        #expect(group.isCancelled && running.isCancelled)
+    }
+
+    @Test("an empty group finishes at once")
+    func emptyGroup() async {
+        let group = GroupProcedure()
+        await run(group)
+        #expect(group.isFinished && group.error == nil)
+    }
+
+    @Test("31: a procedure takes its input from a dependency's output")
+    func injection() async throws {
+        let fetch = AsyncProcedure(name: "fetch") { "payload" }
+        let parse = AsyncProcedure(inputFrom: fetch) { (text: String) in text.count }
+        let queue = ProcedureQueue()
+        queue.addProcedures([parse, fetch])
+        #expect(try await parse.value() == 7)
+    }
+
+    @Test("31: if the dependency failed or was cancelled, the receiver is cancelled with an error saying so")
+    func injectionFromFailure() async {
+        let ran = Counter()
+        let fetch = AsyncProcedure<String>(name: "fetch") { throw TestError("offline") }
+        let parse = AsyncProcedure(inputFrom: fetch) { (text: String) -> Int in
+            ran.increment()
+            return text.count
+        }
+        let cancelledFetch = AsyncProcedure(name: "cancelled fetch") { "never" }
+        cancelledFetch.cancel()
+        let receiver = BlockProcedure { ran.increment() }
+        receiver.injectResult(from: cancelledFetch) { _ in }
+        let queue = ProcedureQueue()
+        queue.addProcedures([parse, fetch, receiver, cancelledFetch])
+        await queue.waitUntilAllFinished()
+        #expect(ran.count == 0)
+        #expect(parse.isCancelled && receiver.isCancelled)
+        #expect("\(parse.error!)" == "input from 'fetch' unavailable: offline")
+        #expect("\(receiver.error!)" == "input from 'cancelled fetch' unavailable: it was cancelled")
+    }
+}

@@ -1,0 +1,72 @@
+import Testing
+@testable import ProcedureCore
+
+/// Contract lines 28, 29 and 33 (timeout observer).
+@Suite(.timeLimit(.minutes(1)))
+struct ObserverTests {
+    @Test("28: each event once, in order, never under a lock (observers may read the procedure)")
+    func eventsOnceOutsideLocks() async {
+        let log = EventLog()
+        let procedure = BlockProcedure(name: "p") {}
+        procedure.addCondition(ScriptedCondition("auth", answer: .undetermined, interactive: true))
+        procedure.addObserver(LoggingObserver(log: log))
+        // Reading state inside every callback would deadlock if a lock were held.
+        procedure.addObserver(
+            BlockObserver(
+                willExecute: { _ = $0.state }, didCancel: { p, _ in _ = p.state },
+                didProduce: { p, _ in _ = p.state }, willFinish: { p, _ in _ = p.state },
+                didFinish: { p, _ in _ = p.isCancelled }))
+        await run(procedure)
+        #expect(log.all == ["didProduce p", "willExecute p", "willFinish p", "didFinish p"])
+    }
+
+    @Test("28: a cancelled procedure's observers hear did-cancel once, however often it is cancelled")
+    func didCancelOnce() async {
+        let log = EventLog()
+        let procedure = ManualProcedure(name: "p")
+        procedure.addObserver(LoggingObserver(log: log))
+        let queue = ProcedureQueue()
+        queue.addProcedure(procedure)
+        await procedure.started.wait()
+        procedure.cancel()
+        procedure.cancel()
+        procedure.finish()
+        await procedure.waitUntilFinished()
+        #expect(log.count(of: "didCancel p") == 1)
+        #expect(log.count(of: "didFinish p") == 1)
+    }
+
+    @Test("29: an observer added after finish still hears did-finish, with the error")
+    func lateObserver() async {
+        let procedure = BlockProcedure(name: "p") { throw TestError("late") }
+        await run(procedure)
+        let heard = EventLog()
+        procedure.addObserver(BlockObserver(didFinish: { p, error in heard.record("\(p.name) \(error.map { "\($0)" } ?? "-")") }))
+        #expect(heard.all == ["p late"])
+    }
+
+    @Test("33: a timeout observer cancels a procedure that runs past its limit, with a timeout error")
+    func timeout() async {
+        let procedure = ManualProcedure(name: "slow")
+        procedure.addObserver(TimeoutObserver(limit: .milliseconds(20)))
+        let queue = ProcedureQueue()
+        queue.addProcedure(procedure)
+        await procedure.cancelled.wait()
+        procedure.finish()
+        await procedure.waitUntilFinished()
+        #expect(procedure.isCancelled)
+        guard case .timedOut(let limit) = procedure.error as? ProcedureError else {
+            Issue.record("expected a timeout, got \(String(describing: procedure.error))")
+            return
+        }
+        #expect(limit == .milliseconds(20))
+    }
+
+    @Test("33: a procedure that finishes in time is not cancelled by its timeout")
+    func noTimeoutWhenFast() async {
+        let procedure = BlockProcedure {}
+        procedure.addObserver(TimeoutObserver(limit: .seconds(3600)))
+        await run(procedure)
+        #expect(!procedure.isCancelled)
+    }
+}

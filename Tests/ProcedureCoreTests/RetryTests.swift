@@ -1,0 +1,126 @@
+import Testing
+@testable import ProcedureCore
+
+/// Contract lines 32 and 33 (delays).
+@Suite(.timeLimit(.minutes(1)))
+struct RetryTests {
+    @Test("32: retry runs a fresh procedure per attempt until one succeeds")
+    func retryUntilSuccess() async throws {
+        let attempts = EventLog()
+        let retry = RetryProcedure<String>(maxAttempts: 5, wait: .constant(.milliseconds(1))) { attempt in
+            AsyncProcedure(name: "attempt \(attempt)") {
+                attempts.record("\(attempt)")
+                if attempt < 3 { throw TestError("attempt \(attempt)") }
+                return "ok on \(attempt)"
+            }
+        }
+        ProcedureQueue().addProcedure(retry)
+        #expect(try await retry.value() == "ok on 3")
+        #expect(attempts.all == ["1", "2", "3"])
+    }
+
+    @Test("32: the final error is the last attempt's, after the maximum count")
+    func retryGivesUp() async {
+        let retry = RetryProcedure<Int>(maxAttempts: 3) { attempt in
+            AsyncProcedure { throw TestError("failure \(attempt)") }
+        }
+        ProcedureQueue().addProcedure(retry)
+        await #expect(throws: TestError("failure 3")) { try await retry.value() }
+    }
+
+    @Test("32: the handler may stop, or reconfigure the next attempt")
+    func handlerStopsOrReconfigures() async {
+        let names = EventLog()
+        let retry = RetryProcedure<Int>(
+            maxAttempts: 10,
+            handler: { failed, next in
+                next.name = "retry after \(failed.attempt)"
+                return failed.attempt == 2 ? .stop : .proceed
+            },
+            makeAttempt: { _ in
+                let attempt = AsyncProcedure<Int> { throw TestError() }
+                attempt.addObserver(BlockObserver(willExecute: { names.record($0.name) }))
+                return attempt
+            })
+        await run(retry)
+        #expect(names.all == ["AsyncProcedure<Int>", "retry after 1"])
+        #expect(retry.error as? TestError == TestError())
+    }
+
+    @Test("32: repeat runs until its count, the factory stops, or the handler stops")
+    func repeatProcedure() async {
+        let runs = Counter()
+        let counted = RepeatProcedure(maxCount: 4) { _ in BlockProcedure { runs.increment() } }
+        await run(counted)
+        #expect(runs.count == 4)
+        let byFactory = RepeatProcedure { iteration in iteration <= 2 ? BlockProcedure { runs.increment() } : nil }
+        await run(byFactory)
+        #expect(runs.count == 6)
+    }
+
+    @Test("32: cancelling a retry cancels the attempt in progress")
+    func cancelRetry() async {
+        let attempt = ManualProcedure(name: "attempt")
+        let retry = RetryProcedure<Int>(maxAttempts: 3) { _ in
+            let wrapper = AsyncProcedure<Int> { throw TestError() }
+            wrapper.addDependency(attempt)
+            return wrapper
+        }
+        let queue = ProcedureQueue()
+        queue.addProcedures([retry, attempt])
+        await attempt.started.wait()
+        retry.cancel()
+        await retry.waitUntilFinished()
+        #expect(retry.isCancelled)
+        attempt.finish()
+        await queue.waitUntilAllFinished()
+    }
+
+    @Test("32: wait strategies give the documented delays")
+    func waitStrategies() {
+        #expect(WaitStrategy.immediate.delay(beforeRetry: 3) == .zero)
+        #expect(WaitStrategy.constant(.seconds(2)).delay(beforeRetry: 5) == .seconds(2))
+        let incrementing = WaitStrategy.incrementing(initial: .seconds(1), increment: .seconds(2))
+        #expect((1...4).map(incrementing.delay(beforeRetry:)) == [.seconds(1), .seconds(3), .seconds(5), .seconds(7)])
+        let exponential = WaitStrategy.exponential(initial: .milliseconds(100), maximum: .milliseconds(500))
+        #expect((1...5).map(exponential.delay(beforeRetry:)) == [
+            .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(500), .milliseconds(500),
+        ])
+        let fibonacci = WaitStrategy.fibonacci(unit: .seconds(1))
+        #expect((1...7).map(fibonacci.delay(beforeRetry:)) == [1, 1, 2, 3, 5, 8, 13].map { Duration.seconds($0) })
+        let jittered = WaitStrategy.exponential(initial: .seconds(1), jitter: true)
+        for retry in 1...20 {
+            let delay = jittered.delay(beforeRetry: retry)
+            #expect(delay >= .zero && delay <= .seconds(1) * (1 << min(retry - 1, 30)))
+        }
+    }
+
+    @Test("33: a delay waits at least its duration, and cancelling it finishes it at once")
+    func delays() async {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let short = DelayProcedure(.milliseconds(30))
+        await run(short)
+        #expect(clock.now - start >= .milliseconds(30))
+
+        let long = DelayProcedure(.seconds(3600))
+        let queue = ProcedureQueue()
+        queue.addProcedure(long)
+        long.addObserver(BlockObserver(willExecute: { $0.cancel() }))
+        if long.isExecuting { long.cancel() }
+        await long.waitUntilFinished()
+        #expect(long.isCancelled)
+    }
+
+    @Test("33: delays do not hold threads: many long delays do not stop other work on a serial-width queue")
+    func delaysDoNotBlock() async {
+        let queue = ProcedureQueue()
+        let delays = (0..<64).map { _ in DelayProcedure(.seconds(3600)) }
+        queue.addProcedures(delays)
+        let other = BlockProcedure {}
+        await run(other, on: ProcedureQueue(maxConcurrentCount: 1))
+        #expect(other.isFinished)
+        queue.cancelAll()
+        await queue.waitUntilAllFinished()
+    }
+}
