@@ -1,0 +1,34 @@
+import Testing
+@testable import LinuxCapabilities
+
+@Suite struct LinuxCapabilitySetTests {
+    @Test("CapEff is parsed from the status text, by name and number")
+    func parsesStatus() throws {
+        let text = "Name:\tcapctl\nCapInh:\t0000000000000000\nCapEff:\t0000000000000c00\nCapBnd:\t000001ffffffffff\n"
+        let set = try LinuxCapabilitySet.parse(field: "CapEff", fromStatus: text)
+        #expect(set.capabilityNames == ["CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST"])
+        #expect(set.contains(LinuxCapabilitySet.number(of: "net_bind_service")!))
+        #expect(!set.contains(LinuxCapabilitySet.number(of: "CAP_SYS_ADMIN")!))
+        #expect(LinuxCapabilitySet.number(of: "CAP_NOT_A_THING") == nil)
+    }
+
+    @Test("a missing or malformed field is an error, never an empty or full set")
+    func malformed() {
+        #expect(throws: LinuxCapabilitySet.ReadError.missingField("CapEff")) {
+            try LinuxCapabilitySet.parse(field: "CapEff", fromStatus: "Name:\tx\n")
+        }
+        #expect(throws: LinuxCapabilitySet.ReadError.malformed(field: "CapEff", value: "zz")) {
+            try LinuxCapabilitySet.parse(field: "CapEff", fromStatus: "CapEff:\tzz\n")
+        }
+    }
+
+    @Test("the effective set read from the kernel matches /proc/self/status for this process")
+    func effectiveMatchesKernel() throws {
+        let text = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = text.split(separator: "\n").first { $0.hasPrefix("CapEff:") }!
+        let expected = UInt64(line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)!
+        #expect(try LinuxCapabilitySet.effective().mask == expected)
+    }
+}
+
+import Foundation

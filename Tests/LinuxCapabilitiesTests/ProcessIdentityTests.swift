@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+@testable import LinuxCapabilities
+
+@Suite struct ProcessIdentityTests {
+    /// Runs `id` with the given flag: the system's own answer to compare with.
+    func id(_ flag: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/id")
+        process.arguments = [flag]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        process.waitUntilExit()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("the identity agrees with id(1)")
+    func agreesWithId() throws {
+        let identity = ProcessIdentity.current()
+        #expect(String(identity.effectiveUser.id) == (try id("-u")))
+        #expect(identity.effectiveUser.name == (try id("-un")))
+        #expect(String(identity.effectiveGroup.id) == (try id("-g")))
+        let groups = Set(try id("-G").split(separator: " ").compactMap { UInt32($0) })
+        let ours = Set(identity.supplementaryGroups.map(\.id) + [identity.effectiveGroup.id])
+        #expect(ours == groups)
+    }
+}

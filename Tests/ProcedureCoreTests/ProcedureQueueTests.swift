@@ -1,0 +1,89 @@
+import Testing
+@testable import ProcedureCore
+
+/// The queue: concurrency limit, suspension, cancel all, waiting, observers.
+@Suite(.timeLimit(.minutes(1)))
+struct ProcedureQueueTests {
+    @Test("a queue of width 1 runs one procedure at a time, in order")
+    func serialQueue() async {
+        let running = Counter()
+        let overlaps = Counter()
+        let order = EventLog()
+        let queue = ProcedureQueue(maxConcurrentCount: 1)
+        queue.addProcedures((0..<100).map { index in
+            BlockProcedure {
+                if running.increment() > 1 { overlaps.increment() }
+                order.record("\(index)")
+                running.decrement()
+            }
+        })
+        await queue.waitUntilAllFinished()
+        #expect(overlaps.count == 0)
+        #expect(order.all == (0..<100).map(String.init))
+    }
+
+    @Test("the width counts procedures that finish later, not threads")
+    func widthCountsExecutingProcedures() async {
+        let queue = ProcedureQueue(maxConcurrentCount: 2)
+        let first = ManualProcedure(name: "first")
+        let second = ManualProcedure(name: "second")
+        let third = BlockProcedure(name: "third") {}
+        queue.addProcedures([first, second, third])
+        await first.started.wait()
+        await second.started.wait()
+        #expect(third.state == .ready)
+        first.finish()
+        await third.waitUntilFinished()
+        second.finish()
+        await queue.waitUntilAllFinished()
+    }
+
+    @Test("a suspended queue starts nothing until resumed")
+    func suspendAndResume() async {
+        let ran = Counter()
+        let queue = ProcedureQueue(isSuspended: true)
+        queue.addProcedures((0..<10).map { _ in BlockProcedure { ran.increment() } })
+        #expect(queue.unfinishedCount == 10)
+        #expect(ran.count == 0)
+        queue.isSuspended = false
+        await queue.waitUntilAllFinished()
+        #expect(ran.count == 10)
+    }
+
+    @Test("cancelAll cancels every unfinished procedure, and the queue drains")
+    func cancelAll() async {
+        let ran = Counter()
+        let queue = ProcedureQueue(isSuspended: true)
+        let procedures = (0..<10).map { _ in BlockProcedure { ran.increment() } }
+        queue.addProcedures(procedures)
+        queue.cancelAll()
+        await queue.waitUntilAllFinished()
+        #expect(ran.count == 0)
+        #expect(procedures.allSatisfy { $0.isCancelled && $0.isFinished })
+    }
+
+    @Test("observers hear will-add and did-finish for each procedure; a procedure is added once")
+    func queueObserver() async {
+        struct Recorder: ProcedureQueueObserver {
+            let log: EventLog
+            func queue(_ queue: ProcedureQueue, willAdd procedure: Procedure) { log.record("add \(procedure.name)") }
+            func queue(_ queue: ProcedureQueue, didFinish procedure: Procedure) { log.record("done \(procedure.name)") }
+        }
+        let log = EventLog()
+        let queue = ProcedureQueue()
+        queue.addObserver(Recorder(log: log))
+        let procedure = BlockProcedure(name: "p") {}
+        queue.addProcedure(procedure)
+        await queue.waitUntilAllFinished()
+        ProcedureQueue().addProcedure(procedure)
+        queue.addProcedure(procedure)
+        #expect(procedure.isFinished)
+        #expect(log.count(of: "done p") == 1)
+        #expect(log.all.first == "add p")
+    }
+
+    @Test("waitUntilAllFinished returns at once on an empty queue")
+    func waitOnEmpty() async {
+        await ProcedureQueue().waitUntilAllFinished()
+    }
+}
