@@ -304,6 +304,7 @@ extension Procedure {
                 state.state = .ready
                 return .ready
             }
+            state.defersReadyPush = true
             return .proceed
         }
         switch next {
@@ -314,7 +315,6 @@ extension Procedure {
         case .waitForDependencies:
             DependencyCycleDetector.check(self)
         case .proceed:
-            storage.withLock { $0.defersReadyPush = true }
             dependenciesDidFinish()
             return storage.withLock { state in
                 state.defersReadyPush = false
