@@ -38,6 +38,12 @@ let package = Package(
         .executableTarget(name: "capctl", dependencies: ["CapctlCommand"]),
         .executableTarget(name: "CoreBench", dependencies: ["ProcedureCore", "HeapUsage"], path: "Benchmarks/CoreBench"),
         .target(name: "HeapUsage", path: "Benchmarks/HeapUsage"),
+        .plugin(
+            name: "CoreBenchPlugin",
+            capability: .command(
+                intent: .custom(verb: "core-bench", description: "Build and run the operation core benchmark.")),
+            path: "Plugins/CoreBenchPlugin"
+        ),
         .testTarget(name: "ProcedureCoreTests", dependencies: ["ProcedureCore"]),
         .testTarget(name: "LinuxCapabilitiesTests", dependencies: ["LinuxCapabilities"]),
         .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand"]),
