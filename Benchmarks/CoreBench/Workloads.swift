@@ -17,16 +17,24 @@ enum Workloads {
 
     // MARK: Independent operations
 
-    static func independentProcedures(_ count: Int) async -> Double {
+    /// Creates `count` procedures with `make` (which sees those made so far), adds them to a
+    /// new queue at once and waits for all of them.
+    static func timeProcedures(
+        _ count: Int, _ make: (_ index: Int, _ made: [Procedure]) -> Procedure
+    ) async -> Double {
         let start = ContinuousClock.now
         let queue = ProcedureQueue()
         var procedures: [Procedure] = []
         procedures.reserveCapacity(count)
-        for _ in 0..<count { procedures.append(BlockProcedure {}) }
+        for index in 0..<count { procedures.append(make(index, procedures)) }
         queue.addProcedures(procedures)
         procedures = []
         await queue.waitUntilAllFinished()
         return seconds(since: start)
+    }
+
+    static func independentProcedures(_ count: Int) async -> Double {
+        await timeProcedures(count) { _, _ in BlockProcedure {} }
     }
 
     static func independentFoundation(_ count: Int) -> Double {
@@ -51,19 +59,11 @@ enum Workloads {
     // MARK: Chains
 
     static func chainProcedures(_ count: Int) async -> Double {
-        let start = ContinuousClock.now
-        let queue = ProcedureQueue()
-        var procedures: [Procedure] = []
-        procedures.reserveCapacity(count)
-        for index in 0..<count {
+        await timeProcedures(count) { index, made in
             let procedure = BlockProcedure {}
-            if index > 0 { procedure.addDependency(procedures[index - 1]) }
-            procedures.append(procedure)
+            if index > 0 { procedure.addDependency(made[index - 1]) }
+            return procedure
         }
-        queue.addProcedures(procedures)
-        procedures = []
-        await queue.waitUntilAllFinished()
-        return seconds(since: start)
     }
 
     static func chainFoundation(_ count: Int) -> Double {
@@ -101,22 +101,14 @@ enum Workloads {
     static func conditionedProcedures(_ count: Int, conditions: Int) async -> Double {
         let first = BlockCondition(name: "first") { _ in true }
         let second = BlockCondition(name: "second") { _ in true }
-        let start = ContinuousClock.now
-        let queue = ProcedureQueue()
-        var procedures: [Procedure] = []
-        procedures.reserveCapacity(count)
-        for _ in 0..<count {
+        return await timeProcedures(count) { _, _ in
             let procedure = BlockProcedure {}
             if conditions > 0 {
                 procedure.addCondition(first)
                 procedure.addCondition(second)
             }
-            procedures.append(procedure)
+            return procedure
         }
-        queue.addProcedures(procedures)
-        procedures = []
-        await queue.waitUntilAllFinished()
-        return seconds(since: start)
     }
 
     // MARK: Memory

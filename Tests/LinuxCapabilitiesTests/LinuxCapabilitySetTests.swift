@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import LinuxCapabilities
 
@@ -31,4 +32,3 @@ import Testing
     }
 }
 
-import Foundation
