@@ -43,16 +43,18 @@ final class ConditionEvaluation: Sendable {
         var firstUnchecked: Int
 
         init(tree: ConditionTree, procedure: Procedure) {
-            results = Array(repeating: nil, count: tree.leaves.count)
-            firstUnchecked = 0
-            while firstUnchecked < tree.leaves.count {
-                let mayStay = tree.isInteractive(firstUnchecked)
+            let count = tree.leaves.count
+            results = []
+            results.reserveCapacity(count)
+            while results.count < count {
+                let index = results.count
+                let mayStay = tree.isInteractive(index)
                 let context = ConditionContext(mayInteractLater: mayStay)
-                guard let result = tree.leaves[firstUnchecked].evaluateImmediately(for: procedure, context: context)
-                else { break }
-                results[firstUnchecked] = ConditionTree.normalize(result, mayStayUndetermined: mayStay)
-                firstUnchecked += 1
+                guard let result = tree.leaves[index].evaluateImmediately(for: procedure, context: context) else { break }
+                results.append(ConditionTree.normalize(result, mayStayUndetermined: mayStay))
             }
+            firstUnchecked = results.count
+            while results.count < count { results.append(nil) }
         }
 
         /// The verdict, when every leaf answered and nothing is left to ask.

@@ -34,6 +34,11 @@ enum DependencyCycleDetector {
         }
     }
 
+    private static func isClosed(_ procedure: Procedure) -> Bool {
+        if case .closed = visit(procedure) { return true }
+        return false
+    }
+
     private struct Frame {
         let procedure: Procedure
         let dependencies: [Procedure]
@@ -44,6 +49,11 @@ enum DependencyCycleDetector {
     /// Depth-first search from `start` back to `start`. Called under the search lock.
     private static func findCycle(from start: Procedure) -> [Procedure]? {
         guard case .walk(let startDependencies) = visit(start) else { return nil }
+        // The usual case, a dependency already known to be acyclic or finished, needs no search.
+        if startDependencies.allSatisfy({ $0 !== start && isClosed($0) }) {
+            start.storage.withLock { $0.isSealedAgainstCycles = true }
+            return nil
+        }
         var stack = [Frame(procedure: start, dependencies: startDependencies)]
         // Explored nodes, and whether they reach something not yet fixed (not enqueued, or a
         // cycle whose own check has not run yet): such nodes are not sealed.

@@ -379,21 +379,21 @@ extension Procedure {
     }
 
     private func conditionsDidFinishEvaluating(_ record: ConditionRecord, passed: Bool) {
+        guard !passed else {
+            conditionsDidPass(record: record)
+            return
+        }
         let current = storage.withLock { state -> Bool in
             guard state.state == .evaluatingConditions else { return false }
             state.conditionRecord = record
             state.evaluation = nil
             return true
         }
-        guard current else { return }
-        if passed {
-            conditionsDidPass()
-        } else {
-            cancel(with: ProcedureError.conditionsNotSatisfied(record.explanation))
-        }
+        if current { cancel(with: ProcedureError.conditionsNotSatisfied(record.explanation)) }
     }
 
-    private func conditionsDidPass() {
+    /// Moves on once conditions passed (`record` is nil when there were none).
+    private func conditionsDidPass(record: ConditionRecord? = nil) {
         enum Next {
             case deferred
             case ready(ProcedureQueue)
@@ -401,6 +401,10 @@ extension Procedure {
         }
         let next = storage.withLock { state -> Next? in
             guard state.state == .evaluatingConditions, let queue = state.queue else { return nil }
+            if let record {
+                state.conditionRecord = record
+                state.evaluation = nil
+            }
             guard state.exclusivityCategories.isEmpty else {
                 state.state = .waitingForExclusivity
                 return .lock(state.exclusivityCategories, queue)

@@ -205,8 +205,13 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     func enqueueReady(_ procedure: Procedure) {
+        // A procedure made ready by one of this queue's own workers (a dependency finishing at
+        // the end of its body) is picked up by that worker when it loops; waking another
+        // thread for it would only make the two race for it.
+        let onOwnWorker = WorkerThread.isRunning(self)
         let start = state.withLock { state -> Bool in
             state.ready.append(procedure)
+            if onOwnWorker, state.ready.count == 1 { return false }
             return state.reserveWorker(limit: workerLimit)
         }
         if start { startWorkers(1) }
@@ -241,6 +246,8 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     /// A worker loop: runs ready procedures until none is left or the queue is full or suspended.
     private func work() {
+        WorkerThread.enter(self)
+        defer { WorkerThread.leave() }
         while true {
             let next = state.withLock { state -> Procedure? in
                 guard !state.isSuspended, state.executing < state.maxConcurrent,

@@ -1,25 +1,35 @@
 /// A condition made of a synchronous closure.
 public struct BlockCondition: SynchronousCondition {
-    public let name: String
-    private let check: @Sendable (Procedure) throws -> ConditionResult
+    // One shared reference keeps the value within an existential's inline buffer, so adding
+    // the same condition to many procedures copies a pointer instead of boxing each copy.
+    private final class Check: Sendable {
+        let name: String
+        let body: @Sendable (Procedure) throws -> ConditionResult
+        init(name: String, body: @escaping @Sendable (Procedure) throws -> ConditionResult) {
+            self.name = name
+            self.body = body
+        }
+    }
+
+    private let check: Check
+
+    public var name: String { check.name }
 
     /// A condition satisfied when `check` returns true. A thrown error fails it, with the error as reason.
     public init(name: String = "BlockCondition", _ check: @escaping @Sendable (Procedure) throws -> Bool) {
-        self.name = name
-        self.check = { procedure in
+        self.check = Check(name: name) { procedure in
             try check(procedure) ? .satisfied() : .failed("the check returned false")
         }
     }
 
     /// A condition whose closure returns the full result. A thrown error fails it.
     public init(name: String = "BlockCondition", result check: @escaping @Sendable (Procedure) throws -> ConditionResult) {
-        self.name = name
-        self.check = check
+        self.check = Check(name: name, body: check)
     }
 
     public func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
         do {
-            return try check(procedure)
+            return try check.body(procedure)
         } catch {
             return .failed("the check threw: \(error)", error: error)
         }
