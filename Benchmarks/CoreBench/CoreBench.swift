@@ -37,7 +37,7 @@ struct CoreBench {
         // Alternating the two sizes lets both see the same heap, so their ratio shows growth, not heap state.
         var chain10k = Double.infinity
         var chain20k = Double.infinity
-        for _ in 0..<7 {
+        for _ in 0..<15 {
             chain10k = min(chain10k, await Workloads.chainProcedures(10_000))
             chain20k = min(chain20k, await Workloads.chainProcedures(20_000))
         }
@@ -54,8 +54,8 @@ struct CoreBench {
         report.ratio("20,000 chain time / 10,000 chain time", chain20k / chain10k, target: 2.3, atLeast: false)
 
         // 3. Conditions.
-        let plain = await best(of: 9) { await Workloads.conditionedProcedures(100_000, conditions: 0) }
-        let conditioned = await best(of: 9) { await Workloads.conditionedProcedures(100_000, conditions: 2) }
+        let plain = await best(of: 15) { await Workloads.conditionedProcedures(100_000, conditions: 0) }
+        let conditioned = await best(of: 15) { await Workloads.conditionedProcedures(100_000, conditions: 2) }
         report.section("100,000 operations, with and without two satisfied conditions")
         report.time("no conditions", plain, count: 100_000)
         report.time("two BlockConditions each", conditioned, count: 100_000)

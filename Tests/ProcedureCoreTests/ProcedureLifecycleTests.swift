@@ -45,6 +45,24 @@ struct ProcedureLifecycleTests {
         #expect(log.all == ["first", "second", "third"])
     }
 
+    @Test("2: a procedure with thousands of dependencies waits for all; a repeated dependency counts once")
+    func manyDependencies() async {
+        let finished = Counter()
+        let dependencies = (0..<5_000).map { _ in BlockProcedure { finished.increment() } }
+        let sawAll = Counter()
+        let barrier = BlockProcedure { if finished.count == 5_000 { sawAll.increment() } }
+        for dependency in dependencies { barrier.addDependency(dependency) }
+        for dependency in dependencies.prefix(100) { barrier.addDependency(dependency) }
+        barrier.removeDependency(dependencies[4_999])
+        barrier.addDependency(dependencies[4_999])
+        #expect(barrier.dependencies.count == 5_000)
+        let queue = ProcedureQueue()
+        queue.addProcedure(barrier)
+        queue.addProcedures(dependencies)
+        await barrier.waitUntilFinished()
+        #expect(sawAll.count == 1)
+    }
+
     @Test("3: failing is not cancelling; cancelling with an error is both; the first error wins")
     func errorsAndCancellation() async {
         let failed = BlockProcedure { throw TestError("boom") }

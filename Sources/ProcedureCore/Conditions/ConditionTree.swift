@@ -20,9 +20,10 @@ struct ConditionTree: Sendable {
 
     static let rootName = "all conditions"
 
-    /// The tree for a procedure's conditions, all of which must pass.
-    init(conditions: [any ProcedureCondition]) {
-        guard conditions.contains(where: { Self.composition(of: $0) != nil }) else {
+    /// The tree for a procedure's conditions, all of which must pass. `containsCompositions`
+    /// says whether any is an AllOf, AnyOf, Negated or Silent; without them the list is used as is.
+    init(conditions: [any ProcedureCondition], containsCompositions: Bool) {
+        guard containsCompositions else {
             leaves = conditions
             return
         }
@@ -59,7 +60,7 @@ struct ConditionTree: Sendable {
 
     /// Whether leaf `index` may produce a dependency in this tree.
     func isInteractive(_ index: Int) -> Bool {
-        !silencedLeaves.contains(index) && leaves[index].producesDependency
+        (silencedLeaves.isEmpty || !silencedLeaves.contains(index)) && leaves[index].producesDependency
     }
 
     /// A leaf's answer as the tree counts it: only an interactive leaf may stay undetermined,

@@ -23,7 +23,7 @@ enum DependencyCycleDetector {
         case closed
         /// Not enqueued yet: its dependencies may still change.
         case open
-        case walk([Procedure])
+        case walk(ProcedureList)
     }
 
     private static func visit(_ procedure: Procedure) -> Visit {
@@ -41,7 +41,7 @@ enum DependencyCycleDetector {
 
     private struct Frame {
         let procedure: Procedure
-        let dependencies: [Procedure]
+        let dependencies: ProcedureList
         var next = 0
         var reachesOpen = false
     }

@@ -94,14 +94,22 @@ open class Procedure: @unchecked Sendable {
 
     /// The explanation of the last condition evaluation, or `nil` if it had no conditions or
     /// has not evaluated them yet.
-    public var conditionExplanation: ConditionExplanation? { storage.withLock { $0.conditionRecord }?.explanation }
+    public var conditionExplanation: ConditionExplanation? {
+        let (conditions, composed, results) = storage.withLock {
+            ($0.conditions, $0.hasComposedConditions, $0.conditionResults)
+        }
+        guard let results else { return nil }
+        // The tree is rebuilt rather than kept: conditions cannot change once enqueued.
+        let tree = ConditionTree(conditions: conditions, containsCompositions: composed)
+        return ConditionRecord(tree: tree, results: results).explanation
+    }
 
     /// Waits until the procedure has finished. Returns at once if it already has.
     public func waitUntilFinished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let finished = storage.withLock { state -> Bool in
                 if state.state == .finished { return true }
-                state.waiters.append(continuation)
+                state.extra.waiters.append(continuation)
                 return false
             }
             if finished { continuation.resume() }
@@ -112,16 +120,14 @@ open class Procedure: @unchecked Sendable {
 
     /// The procedure's own dependencies. Produced dependencies are not listed.
     /// Empty once the procedure has finished (it lets go of them).
-    public var dependencies: [Procedure] { storage.withLock { $0.dependencies } }
+    public var dependencies: [Procedure] { storage.withLock { $0.dependencies.array } }
 
     /// Makes this procedure wait until `dependency` has finished, on any queue.
     /// Ignored once this procedure is on a queue.
     public final func addDependency(_ dependency: Procedure) {
         let added = storage.withLock { state -> Bool in
-            guard state.state == .initialized,
-                !state.dependencies.contains(where: { $0 === dependency })
-            else { return false }
-            state.dependencies.append(dependency)
+            guard state.state == .initialized, !state.dependsOn(dependency) else { return false }
+            state.addDependency(dependency)
             state.pendingDependencies += 1
             return true
         }
@@ -137,32 +143,28 @@ open class Procedure: @unchecked Sendable {
     /// Removes a dependency added with ``addDependency(_:)``. Ignored once this procedure is on a queue.
     public final func removeDependency(_ dependency: Procedure) {
         let removed = storage.withLock { state -> Bool in
-            guard state.state == .initialized,
-                let index = state.dependencies.firstIndex(where: { $0 === dependency })
-            else { return false }
-            state.dependencies.remove(at: index)
+            guard state.state == .initialized, state.dependencies.remove(dependency) else { return false }
+            state.extras?.dependencyIdentities?.remove(ObjectIdentifier(dependency))
             return true
         }
         guard removed else { return }
-        let wasWaiting = dependency.storage.withLock { state -> Bool in
-            guard let index = state.dependents.firstIndex(where: { $0 === self }) else { return false }
-            state.dependents.remove(at: index)
-            return true
-        }
+        let wasWaiting = dependency.storage.withLock { $0.dependents.remove(self) }
         if wasWaiting { storage.withLock { $0.pendingDependencies -= 1 } }
     }
 
     /// Adds a condition that must be satisfied before the procedure executes.
     /// Ignored once this procedure is on a queue.
     public final func addCondition(_ condition: any ProcedureCondition) {
+        let isComposed = ConditionTree.composition(of: condition) != nil
         storage.withLock { state in
             guard state.state == .initialized else { return }
+            if isComposed { state.hasComposedConditions = true }
             if state.conditions.isEmpty { state.conditions.reserveCapacity(4) }
             state.conditions.append(condition)
         }
     }
 
-    /// The conditions added so far. Empty once the procedure has finished.
+    /// The conditions added so far (kept after finishing, for ``conditionExplanation``).
     public var conditions: [any ProcedureCondition] { storage.withLock { $0.conditions } }
 
     /// Makes this procedure mutually exclusive with every other procedure, on any queue, that
@@ -170,7 +172,7 @@ open class Procedure: @unchecked Sendable {
     public final func addExclusivityCategory(_ category: String) {
         storage.withLock { state in
             guard state.state == .initialized, !state.exclusivityCategories.contains(category) else { return }
-            state.exclusivityCategories.append(category)
+            state.extra.exclusivityCategories.append(category)
         }
     }
 
@@ -217,25 +219,64 @@ extension Procedure {
         var error: (any Error)?
         var name: String?
         var pendingDependencies = 0
-        var dependencies: [Procedure] = []
-        var dependents: [Procedure] = []
+        var dependencies = ProcedureList()
+        var dependents = ProcedureList()
         var conditions: [any ProcedureCondition] = []
         var observers: [any ProcedureObserver] = []
-        var exclusivityCategories: [String] = []
-        var inputs: [@Sendable () -> (any Error)?] = []
         var queue: ProcedureQueue?
-        var waiters: [CheckedContinuation<Void, Never>] = []
-        var evaluation: ConditionEvaluation?
-        var exclusivityLease: ExclusivityLease?
-        var conditionRecord: ConditionRecord?
+        /// The answers of the last condition evaluation, for its explanation.
+        var conditionResults: [ConditionResult?]?
+        /// What most procedures never use, out of line so that the common procedure stays small.
+        var extras: Extras?
         var isProducedDependency = false
         var isOnDependencyCycle = false
+        /// Whether any condition is an AllOf, AnyOf, Negated or Silent (decided once, when added).
+        var hasComposedConditions = false
         /// Set by the cycle detector: every procedure reachable from here is on a queue and acyclic.
         var isSealedAgainstCycles = false
         /// While the queue is adding this procedure, becoming ready is recorded here instead of
         /// pushed, so the queue can push a whole batch under one lock.
         var defersReadyPush = false
         var hasDeferredReadyPush = false
+
+        /// The out-of-line part, created on first write.
+        var extra: Extras {
+            mutating get {
+                if let extras { return extras }
+                let created = Extras()
+                extras = created
+                return created
+            }
+        }
+
+        var exclusivityCategories: [String] { extras?.exclusivityCategories ?? [] }
+
+        /// Past this many dependencies, an identity set answers ``dependsOn(_:)``.
+        static let scannedDependencyLimit = 32
+
+        func dependsOn(_ procedure: Procedure) -> Bool {
+            if let identities = extras?.dependencyIdentities { return identities.contains(ObjectIdentifier(procedure)) }
+            return dependencies.contains(procedure)
+        }
+
+        mutating func addDependency(_ procedure: Procedure) {
+            dependencies.append(procedure)
+            if extras?.dependencyIdentities != nil {
+                extras?.dependencyIdentities?.insert(ObjectIdentifier(procedure))
+            } else if dependencies.count > Self.scannedDependencyLimit {
+                extra.dependencyIdentities = Set(dependencies.map(ObjectIdentifier.init))
+            }
+        }
+        var inputs: [@Sendable () -> (any Error)?] { extras?.inputs ?? [] }
+        var waiters: [CheckedContinuation<Void, Never>] { extras?.waiters ?? [] }
+        var evaluation: ConditionEvaluation? {
+            get { extras?.evaluation }
+            set { if newValue != nil || extras != nil { extra.evaluation = newValue } }
+        }
+        var exclusivityLease: ExclusivityLease? {
+            get { extras?.exclusivityLease }
+            set { if newValue != nil || extras != nil { extra.exclusivityLease = newValue } }
+        }
 
         mutating func beginFinishing(error newError: (any Error)?) -> FinishTransition {
             let wasExecuting = state == .executing
@@ -256,14 +297,26 @@ extension Procedure {
             state = .finished
             let parts = FinishedParts(observers: observers, dependents: dependents, waiters: waiters, queue: queue)
             observers = []
-            dependents = []
-            waiters = []
+            dependents = ProcedureList()
             queue = nil
-            dependencies = []
-            conditions = []
-            inputs = []
+            dependencies = ProcedureList()
+            if let extras {
+                extras.waiters = []
+                extras.inputs = []
+            }
             return parts
         }
+    }
+
+    /// The rarely used part of a procedure's storage, guarded by the procedure's lock.
+    final class Extras {
+        var exclusivityCategories: [String] = []
+        var inputs: [@Sendable () -> (any Error)?] = []
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var evaluation: ConditionEvaluation?
+        var exclusivityLease: ExclusivityLease?
+        /// For procedures with many dependencies, so the duplicate check stays constant-time.
+        var dependencyIdentities: Set<ObjectIdentifier>?
     }
 
     struct FinishTransition {
@@ -277,7 +330,7 @@ extension Procedure {
 
     struct FinishedParts {
         var observers: [any ProcedureObserver]
-        var dependents: [Procedure]
+        var dependents: ProcedureList
         var waiters: [CheckedContinuation<Void, Never>]
         var queue: ProcedureQueue?
     }
@@ -341,14 +394,15 @@ extension Procedure {
 
     /// Moves from pending to evaluating conditions. Also called by a resumed queue for parked procedures.
     func beginEvaluation() {
-        let work = storage.withLock { state -> ([@Sendable () -> (any Error)?], [any ProcedureCondition])? in
+        let work = storage.withLock {
+            state -> ([@Sendable () -> (any Error)?], [any ProcedureCondition], composed: Bool)? in
             guard state.state == .pending, !state.isCancelled, !state.isOnDependencyCycle else { return nil }
             state.state = .evaluatingConditions
             let inputs = state.inputs
-            state.inputs = []
-            return (inputs, state.conditions)
+            state.extras?.inputs = []
+            return (inputs, state.conditions, state.hasComposedConditions)
         }
-        guard let (inputs, conditions) = work else { return }
+        guard let (inputs, conditions, composed) = work else { return }
         for input in inputs {
             if let error = input() {
                 cancel(with: error)
@@ -359,16 +413,16 @@ extension Procedure {
             conditionsDidPass()
             return
         }
-        let tree = ConditionTree(conditions: conditions)
+        let tree = ConditionTree(conditions: conditions, containsCompositions: composed)
         let checked = ConditionEvaluation.ImmediateCheck(tree: tree, procedure: self)
         if let passed = checked.verdict(in: tree) {
-            conditionsDidFinishEvaluating(ConditionRecord(tree: tree, results: checked.results), passed: passed)
+            conditionsDidFinishEvaluating(results: checked.results, passed: passed)
             return
         }
         // Something answers later, or could pass by asking: an evaluation object carries on.
         let evaluation = ConditionEvaluation(procedure: self, tree: tree, runsDependencies: true, checked: checked) {
             [self] record, passed in
-            conditionsDidFinishEvaluating(record, passed: passed)
+            conditionsDidFinishEvaluating(results: record.results, passed: passed)
         }
         let started = storage.withLock { state -> Bool in
             guard state.state == .evaluatingConditions else { return false }
@@ -378,22 +432,25 @@ extension Procedure {
         if started { evaluation.start() }
     }
 
-    private func conditionsDidFinishEvaluating(_ record: ConditionRecord, passed: Bool) {
+    private func conditionsDidFinishEvaluating(results: [ConditionResult?], passed: Bool) {
         guard !passed else {
-            conditionsDidPass(record: record)
+            conditionsDidPass(results: results)
             return
         }
         let current = storage.withLock { state -> Bool in
             guard state.state == .evaluatingConditions else { return false }
-            state.conditionRecord = record
+            state.conditionResults = results
             state.evaluation = nil
             return true
         }
-        if current { cancel(with: ProcedureError.conditionsNotSatisfied(record.explanation)) }
+        // The explanation is built from what was just stored, the same way the public property does.
+        if current, let explanation = conditionExplanation {
+            cancel(with: ProcedureError.conditionsNotSatisfied(explanation))
+        }
     }
 
-    /// Moves on once conditions passed (`record` is nil when there were none).
-    private func conditionsDidPass(record: ConditionRecord? = nil) {
+    /// Moves on once conditions passed (`results` is nil when there were none).
+    private func conditionsDidPass(results: [ConditionResult?]? = nil) {
         enum Next {
             case deferred
             case ready(ProcedureQueue)
@@ -401,8 +458,8 @@ extension Procedure {
         }
         let next = storage.withLock { state -> Next? in
             guard state.state == .evaluatingConditions, let queue = state.queue else { return nil }
-            if let record {
-                state.conditionRecord = record
+            if let results {
+                state.conditionResults = results
                 state.evaluation = nil
             }
             guard state.exclusivityCategories.isEmpty else {

@@ -11,7 +11,7 @@ extension Procedure {
     ) {
         let added = storage.withLock { state -> Bool in
             guard state.state == .initialized else { return false }
-            state.inputs.append { [dependency] in
+            state.extra.inputs.append { [dependency] in
                 switch dependency.output {
                 case .success(let value):
                     do {
