@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "ProcedureCore", targets: ["ProcedureCore"]),
         .library(name: "Capabilities", targets: ["Capabilities"]),
+        .library(name: "CapabilityTesting", targets: ["CapabilityTesting"]),
         .library(name: "LinuxCapabilities", targets: ["LinuxCapabilities"]),
         .library(name: "CapabilityPolicy", targets: ["CapabilityPolicy"]),
         .executable(name: "capctl", targets: ["capctl"]),
@@ -23,6 +24,8 @@ let package = Package(
         ),
         // The gating layer: capabilities, statuses, feature flags.
         .target(name: "Capabilities", dependencies: ["ProcedureCore"]),
+        // Test doubles for code that gates on capabilities: a scripted capability, a manual clock.
+        .target(name: "CapabilityTesting", dependencies: ["Capabilities"]),
         // Linux backends: PAM, filesystem, network, process capabilities, users and groups.
         .target(name: "LinuxCapabilities", dependencies: ["Capabilities"]),
         // Policy files: layered search paths, parsing, gates.
@@ -44,7 +47,10 @@ let package = Package(
                 intent: .custom(verb: "core-bench", description: "Build and run the operation core benchmark.")),
             path: "Plugins/CoreBenchPlugin"
         ),
-        .testTarget(name: "ProcedureCoreTests", dependencies: ["ProcedureCore"]),
+        // Helpers shared by every test target: latches, counters, event logs.
+        .target(name: "TestSupport", dependencies: ["ProcedureCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "ProcedureCoreTests", dependencies: ["ProcedureCore", "TestSupport"]),
+        .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport"]),
         .testTarget(name: "LinuxCapabilitiesTests", dependencies: ["LinuxCapabilities"]),
         .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand"]),
     ],

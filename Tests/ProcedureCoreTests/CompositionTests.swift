@@ -1,5 +1,6 @@
 import Testing
 @testable import ProcedureCore
+import TestSupport
 
 /// Contract lines 15 to 18: composed conditions, and the explanation tree.
 @Suite(.timeLimit(.minutes(1)))

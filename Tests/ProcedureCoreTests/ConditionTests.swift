@@ -1,5 +1,6 @@
 import Testing
 @testable import ProcedureCore
+import TestSupport
 
 /// Contract lines 8 to 14: conditions.
 @Suite(.timeLimit(.minutes(1)))

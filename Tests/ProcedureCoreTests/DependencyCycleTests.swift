@@ -1,5 +1,6 @@
 import Testing
 @testable import ProcedureCore
+import TestSupport
 
 /// Contract line 2: dependency cycles fail instead of hanging.
 @Suite(.timeLimit(.minutes(1)))

@@ -1,5 +1,6 @@
 import Testing
 @testable import ProcedureCore
+import TestSupport
 
 /// Contract lines 26 and 27: mutual exclusivity.
 @Suite(.timeLimit(.minutes(1)))

@@ -1,5 +1,6 @@
 import Testing
 @testable import ProcedureCore
+import TestSupport
 
 /// Contract line 30 (groups) and 31 (result injection).
 @Suite(.timeLimit(.minutes(1)))

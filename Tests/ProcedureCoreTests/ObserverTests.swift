@@ -1,5 +1,6 @@
 import Testing
 @testable import ProcedureCore
+import TestSupport
 
 /// Contract lines 28, 29 and 33 (timeout observer).
 @Suite(.timeLimit(.minutes(1)))

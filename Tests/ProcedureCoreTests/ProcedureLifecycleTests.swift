@@ -1,5 +1,6 @@
 import Testing
 @testable import ProcedureCore
+import TestSupport
 
 /// Contract lines 1 to 7: the operation lifecycle.
 @Suite(.timeLimit(.minutes(1)))

@@ -1,5 +1,6 @@
 import Testing
 @testable import ProcedureCore
+import TestSupport
 
 /// The queue: concurrency limit, suspension, cancel all, waiting, observers.
 @Suite(.timeLimit(.minutes(1)))

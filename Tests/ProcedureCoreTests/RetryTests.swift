@@ -1,5 +1,6 @@
 import Testing
 @testable import ProcedureCore
+import TestSupport
 
 /// Contract lines 32 and 33 (delays).
 @Suite(.timeLimit(.minutes(1)))

@@ -1,5 +1,6 @@
 import Testing
 @testable import ProcedureCore
+import TestSupport
 
 /// The reliability suite's stress test: many procedures with random dependencies, conditions,
 /// cancellations and exclusivity categories, on several queues.

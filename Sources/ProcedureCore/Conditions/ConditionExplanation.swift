@@ -36,9 +36,13 @@ public struct ConditionExplanation: Sendable, CustomStringConvertible {
     public var passed: Bool { outcome == .passed }
 
     /// Every failed leaf below (or at) this node, in order.
+    ///
+    /// A failed node none of whose parts failed (a negation whose condition held) counts as
+    /// a leaf here, so every failure is named.
     public var failedLeaves: [ConditionExplanation] {
         if children.isEmpty { return outcome == .failed ? [self] : [] }
-        return children.flatMap(\.failedLeaves)
+        let below = children.flatMap(\.failedLeaves)
+        return below.isEmpty && outcome == .failed ? [self] : below
     }
 
     /// The tree as indented text, one node per line.

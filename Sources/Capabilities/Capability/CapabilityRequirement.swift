@@ -1,0 +1,34 @@
+/// Decides whether a status meets a need, such as "read and write" or "member of wheel".
+public protocol CapabilityRequirement: Sendable, CustomStringConvertible {
+    /// Whether `status` is good enough.
+    func isMet(by status: CapabilityStatus) -> Bool
+}
+
+/// The common requirement: the status is authorized and grants at least the listed things.
+///
+/// With no grants listed, any authorized status meets it.
+public struct GrantRequirement: CapabilityRequirement, Hashable {
+    /// What an authorized status must grant.
+    public var grants: Set<String>
+
+    /// Creates a requirement for `grants`.
+    public init(grants: Set<String> = []) {
+        self.grants = grants
+    }
+
+    /// Any authorized status.
+    public static var authorized: GrantRequirement { GrantRequirement() }
+
+    /// An authorized status granting all of `grants`.
+    public static func grants(_ grants: String...) -> GrantRequirement {
+        GrantRequirement(grants: Set(grants))
+    }
+
+    public func isMet(by status: CapabilityStatus) -> Bool {
+        status.kind == .authorized && grants.isSubset(of: status.grants)
+    }
+
+    public var description: String {
+        grants.isEmpty ? "authorized" : "authorized for " + grants.sorted().joined(separator: " and ")
+    }
+}

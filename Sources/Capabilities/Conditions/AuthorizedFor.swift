@@ -1,0 +1,108 @@
+import ProcedureCore
+import Synchronization
+
+/// A condition satisfied when a capability's status meets its requirement.
+///
+/// When the status is notDetermined, the condition produces an ``Authorize`` procedure, which
+/// may ask a person; the queue runs it only if every other condition can still pass
+/// (non-interactive checks come first). Then the condition is satisfied if the new status
+/// meets the requirement, and otherwise fails with ``CapabilityError/unavailable(capability:status:)``
+/// or ``CapabilityError/unauthorized(capability:status:requirement:)``.
+///
+/// Compose it like any condition: `Silent(AuthorizedFor(x))` only reads the status and never
+/// asks; `Negated(Silent(AuthorizedFor(x)))` runs only while `x` is not authorized.
+public struct AuthorizedFor: ProcedureCondition {
+    // One shared reference keeps the condition small, and lets the authorization's result
+    // reach the final check of the procedure that asked for it.
+    private final class Gate: Sendable {
+        let capability: any CapabilityType
+        let name: String
+        let requirement: String
+        let authorized = Mutex<[ObjectIdentifier: CapabilityStatus]>([:])
+        let pendingCount = Atomic<Int>(0)
+
+        init(_ capability: any CapabilityType) {
+            self.capability = capability
+            self.name = "AuthorizedFor(\(capability.name))"
+            self.requirement = capability.requirement.description
+        }
+
+        func store(_ status: CapabilityStatus, for procedure: Procedure) {
+            let added = authorized.withLock { $0.updateValue(status, forKey: ObjectIdentifier(procedure)) == nil }
+            if added { pendingCount.add(1, ordering: .releasing) }
+        }
+
+        /// The status an authorization returned for `procedure`, taken once.
+        func takeAuthorizedStatus(for procedure: Procedure) -> CapabilityStatus? {
+            guard pendingCount.load(ordering: .acquiring) > 0 else { return nil }
+            let taken = authorized.withLock { $0.removeValue(forKey: ObjectIdentifier(procedure)) }
+            if taken != nil { pendingCount.subtract(1, ordering: .releasing) }
+            return taken
+        }
+
+        func result(for status: CapabilityStatus, mayInteractLater: Bool) -> ConditionResult {
+            let capabilityName = capability.name
+            if status.kind == .unavailable {
+                return .failed(
+                    "unavailable: \(status.reason)",
+                    error: CapabilityError.unavailable(capability: capabilityName, status: status))
+            }
+            if capability.isMet(by: status) { return .satisfied(status.reason) }
+            if status.kind == .notDetermined, mayInteractLater { return .undetermined(status.reason) }
+            return .failed(
+                "\(status.kind.rawValue), requires \(requirement): \(status.reason)",
+                error: CapabilityError.unauthorized(capability: capabilityName, status: status, requirement: requirement))
+        }
+    }
+
+    private let gate: Gate
+
+    /// Creates a condition on `capability`.
+    public init(_ capability: some CapabilityType) {
+        gate = Gate(capability)
+    }
+
+    /// The capability this condition checks.
+    public var capability: any CapabilityType { gate.capability }
+
+    public var name: String { gate.name }
+
+    public var producesDependency: Bool { true }
+
+    public func makeDependency(for procedure: Procedure) -> Procedure? {
+        let gate = self.gate
+        let authorize = Authorize(gate.capability) { [weak procedure] status in
+            if let procedure { gate.store(status, for: procedure) }
+        }
+        // A procedure cancelled before its final check must not leave its result behind.
+        procedure.addObserver(
+            BlockObserver(didFinish: { finished, _ in _ = gate.takeAuthorizedStatus(for: finished) }))
+        return authorize
+    }
+
+    public func evaluateImmediately(for procedure: Procedure, context: ConditionContext) -> ConditionResult? {
+        if let authorized = gate.takeAuthorizedStatus(for: procedure) {
+            return gate.result(for: authorized, mayInteractLater: false)
+        }
+        if case .unavailable(let reason) = gate.capability.availability {
+            return gate.result(for: .unavailable(reason), mayInteractLater: false)
+        }
+        guard let known = gate.capability.knownStatus() else { return nil }
+        return gate.result(for: known, mayInteractLater: context.mayInteractLater)
+    }
+
+    public func evaluate(
+        for procedure: Procedure, context: ConditionContext,
+        completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        if let immediate = evaluateImmediately(for: procedure, context: context) {
+            completion(immediate)
+            return
+        }
+        let gate = self.gate
+        Task {
+            let status = await gate.capability.resolveStatus()
+            completion(gate.result(for: status, mayInteractLater: context.mayInteractLater))
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Synchronization
+
+/// A capability that keeps a granted authorization for a while, as polkit's `auth_admin_keep`
+/// and sudo's timestamp do: after one successful ``authorize()``, the status stays authorized
+/// until the time runs out, and then reports the base capability's status again (typically
+/// notDetermined). Requests made meanwhile do not ask again.
+///
+/// Create one with ``CapabilityType/keepingAuthorization(for:clock:)``.
+public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
+    private struct Kept {
+        var status: CapabilityStatus
+        var expiry: Duration
+    }
+
+    private struct State {
+        var kept: Kept?
+        var generation = 0
+        var expiryTask: Task<Void, Never>?
+    }
+
+    /// The capability whose authorizations are kept.
+    public let base: Base
+    /// How long an authorization is kept.
+    public let duration: Duration
+
+    private let elapsed: @Sendable () -> Duration
+    private let sleepUntil: @Sendable (Duration) async throws -> Void
+    private let state = Mutex(State())
+    private let changed = CapabilityChangeSignal()
+
+    /// Keeps `base`'s authorizations for `duration`, measured on `clock`.
+    public init<C: Clock>(_ base: Base, keepingFor duration: Duration, clock: C) where C.Duration == Duration {
+        self.base = base
+        self.duration = duration
+        let origin = clock.now
+        elapsed = { origin.duration(to: clock.now) }
+        sleepUntil = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
+    }
+
+    deinit {
+        state.withLock { $0.expiryTask }?.cancel()
+    }
+
+    public var name: String { base.name }
+    public var requirement: Base.Requirement { base.requirement }
+    public var availability: CapabilityAvailability { base.availability }
+
+    /// The kept authorization, if one is held and has not expired.
+    private func currentKept() -> CapabilityStatus? {
+        let now = elapsed()
+        return state.withLock { state -> CapabilityStatus? in
+            guard let kept = state.kept else { return nil }
+            guard now < kept.expiry else {
+                state.kept = nil
+                return nil
+            }
+            return kept.status
+        }
+    }
+
+    public func status() async throws -> CapabilityStatus {
+        if let kept = currentKept() { return kept }
+        return try await base.status()
+    }
+
+    public func knownStatus() -> CapabilityStatus? {
+        currentKept() ?? base.knownStatus()
+    }
+
+    /// Returns the kept authorization when one is held; otherwise asks the base capability and
+    /// keeps the result when it is authorized.
+    public func authorize() async throws -> CapabilityStatus {
+        if let kept = currentKept() { return kept }
+        let status = try await base.authorize()
+        guard status.kind == .authorized else { return status }
+        keep(status)
+        return status
+    }
+
+    /// Forgets a kept authorization now (as `sudo -k` does).
+    public func revoke() {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            state.kept = nil
+            state.generation += 1
+            defer { state.expiryTask = nil }
+            return state.expiryTask
+        }
+        task?.cancel()
+        changed.notify()
+    }
+
+    public func statusUpdates() -> CapabilityStatusUpdates {
+        .signalled(self, by: [changed], following: [base.statusUpdates()])
+    }
+
+    private func keep(_ status: CapabilityStatus) {
+        let expiry = elapsed() + duration
+        let kept = CapabilityStatus(
+            .authorized, reason: "\(status.reason) (kept for \(Self.describe(duration)))", grants: status.grants)
+        let sleepUntil = self.sleepUntil
+        let changed = self.changed
+        let (previous, generation) = state.withLock { state -> (Task<Void, Never>?, Int) in
+            state.kept = Kept(status: kept, expiry: expiry)
+            state.generation += 1
+            return (state.expiryTask, state.generation)
+        }
+        previous?.cancel()
+        // The expiry is announced to observers; status() checks the time itself either way.
+        let task = Task { [weak self] in
+            do { try await sleepUntil(expiry) } catch { return }
+            guard let self else { return }
+            let expired = self.state.withLock { state -> Bool in
+                guard state.generation == generation else { return false }
+                state.kept = nil
+                state.expiryTask = nil
+                return true
+            }
+            if expired { changed.notify() }
+        }
+        let stale = state.withLock { state -> Bool in
+            guard state.generation == generation else { return true }
+            state.expiryTask = task
+            return false
+        }
+        if stale { task.cancel() }
+        changed.notify()
+    }
+
+    private static func describe(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
+        if seconds >= 3600, seconds % 3600 == 0 { return "\(seconds / 3600) h" }
+        if seconds >= 60, seconds % 60 == 0 { return "\(seconds / 60) min" }
+        if seconds >= 1 { return "\(seconds) s" }
+        return "\(duration)"
+    }
+}
+
+extension CapabilityType {
+    /// This capability, keeping each granted authorization for `duration` on `clock`.
+    public func keepingAuthorization<C: Clock>(for duration: Duration, clock: C) -> KeptAuthorization<Self>
+    where C.Duration == Duration {
+        KeptAuthorization(self, keepingFor: duration, clock: clock)
+    }
+
+    /// This capability, keeping each granted authorization for `duration`.
+    public func keepingAuthorization(for duration: Duration) -> KeptAuthorization<Self> {
+        KeptAuthorization(self, keepingFor: duration, clock: ContinuousClock())
+    }
+}

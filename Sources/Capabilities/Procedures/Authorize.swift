@@ -1,0 +1,50 @@
+import ProcedureCore
+
+/// Requests authorization for a capability, asking only when its status is notDetermined.
+/// Its output is the resulting status; it never fails: errors are reported as denials.
+///
+/// Authorizations of one capability are serialized across every queue (two prompts for the
+/// same password never appear at once), so a second request usually finds the first one's
+/// result kept and does not ask again. The gated work itself is not serialized by this.
+public final class Authorize: AsyncProcedure<CapabilityStatus>, @unchecked Sendable {
+    /// The capability authorized.
+    public let capability: any CapabilityType
+
+    /// The exclusivity category that serializes authorization requests for `capabilityName`.
+    public static func exclusivityCategory(for capabilityName: String) -> String {
+        "authorization:\(capabilityName)"
+    }
+
+    private let report: (@Sendable (CapabilityStatus) -> Void)?
+
+    /// Creates a procedure authorizing `capability`.
+    public convenience init(_ capability: some CapabilityType) {
+        self.init(capability, reportingTo: nil)
+    }
+
+    /// Creates a procedure that also hands its result to `report` before it finishes.
+    init(_ capability: any CapabilityType, reportingTo report: (@Sendable (CapabilityStatus) -> Void)?) {
+        self.capability = capability
+        self.report = report
+        super.init(name: "Authorize(\(capability.name))")
+        addExclusivityCategory(Self.exclusivityCategory(for: capability.name))
+    }
+
+    public override func run() async throws -> CapabilityStatus {
+        let status = try await requestIfNeeded()
+        report?(status)
+        return status
+    }
+
+    private func requestIfNeeded() async throws -> CapabilityStatus {
+        let current = await capability.resolveStatus()
+        guard current.kind == .notDetermined, !isCancelled else { return current }
+        do {
+            return try await capability.authorize()
+        } catch is CancellationError where isCancelled {
+            throw CancellationError()
+        } catch {
+            return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Capabilities
+import CapabilityTesting
+import ProcedureCore
+import Testing
+import TestSupport
+
+/// Authorizations that expire (polkit's auth_admin_keep, sudo's timestamp).
+@Suite("Kept authorizations", .timeLimit(.minutes(1)))
+struct KeptAuthorizationTests {
+    @Test("an authorization is kept for the configured time, then notDetermined again")
+    func expires() async throws {
+        let clock = ManualClock()
+        let login = ScriptedCapability(name: "admin")
+        login.answerAuthorizations(.returns(.authorized("password accepted")))
+        let admin = login.keepingAuthorization(for: .seconds(300), clock: clock)
+
+        #expect(try await admin.status().kind == .notDetermined)
+        #expect(try await admin.authorize().kind == .authorized)
+        #expect(try await admin.status().kind == .authorized)
+        #expect(admin.knownStatus()?.kind == .authorized)
+
+        clock.advance(by: .seconds(299))
+        #expect(try await admin.status().kind == .authorized)
+        #expect(try await admin.authorize().kind == .authorized)
+        #expect(login.authorizationCount == 1)
+
+        clock.advance(by: .seconds(1))
+        #expect(try await admin.status().kind == .notDetermined)
+        #expect(admin.knownStatus()?.kind == .notDetermined)
+    }
+
+    @Test("a gate passes on a kept authorization without asking again")
+    func gateUsesKeptAuthorization() async {
+        let login = ScriptedCapability(name: "admin")
+        login.answerAuthorizations(.returns(.authorized("password accepted")))
+        let admin = login.keepingAuthorization(for: .seconds(3600), clock: ManualClock())
+        for _ in 0..<3 {
+            let procedure = BlockProcedure {}
+            procedure.addCondition(AuthorizedFor(admin))
+            await run(procedure)
+            #expect(procedure.error == nil)
+        }
+        #expect(login.authorizationCount == 1)
+    }
+
+    @Test("a refusal is not kept")
+    func refusalNotKept() async throws {
+        let login = ScriptedCapability(name: "admin")
+        login.answerAuthorizations(.returns(.denied("wrong password")), .returns(.authorized("right password")))
+        let admin = login.keepingAuthorization(for: .seconds(60), clock: ManualClock())
+        #expect(try await admin.authorize().kind == .denied)
+        #expect(try await admin.status().kind == .notDetermined)
+        #expect(try await admin.authorize().kind == .authorized)
+        #expect(login.authorizationCount == 2)
+    }
+
+    @Test("revoke forgets the kept authorization")
+    func revoke() async throws {
+        let login = ScriptedCapability(name: "admin")
+        login.answerAuthorizations(.returns(.authorized("ok")))
+        let admin = login.keepingAuthorization(for: .seconds(60), clock: ManualClock())
+        _ = try await admin.authorize()
+        admin.revoke()
+        #expect(try await admin.status().kind == .notDetermined)
+    }
+
+    @Test("observers see the authorization and its expiry")
+    func expiryIsObserved() async throws {
+        let clock = ManualClock()
+        let login = ScriptedCapability(name: "admin")
+        login.answerAuthorizations(.returns(.authorized("ok")))
+        let admin = login.keepingAuthorization(for: .seconds(60), clock: clock)
+        var updates = admin.statusUpdates().makeAsyncIterator()
+        #expect(await updates.next()?.kind == .notDetermined)
+        _ = try await admin.authorize()
+        #expect(await updates.next()?.kind == .authorized)
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(60))
+        #expect(await updates.next()?.kind == .notDetermined)
+    }
+}
