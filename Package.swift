@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "ProcedureCore", targets: ["ProcedureCore"]),
         .library(name: "Capabilities", targets: ["Capabilities"]),
         .library(name: "CapabilityTesting", targets: ["CapabilityTesting"]),
+        .library(name: "FeatureFlags", targets: ["FeatureFlags"]),
         .library(name: "LinuxCapabilities", targets: ["LinuxCapabilities"]),
         .library(name: "CapabilityPolicy", targets: ["CapabilityPolicy"]),
         .executable(name: "capctl", targets: ["capctl"]),
@@ -15,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // The operation core: procedures, queues, conditions, exclusivity. Knows nothing of gating.
@@ -28,6 +30,11 @@ let package = Package(
         .target(name: "CapabilityTesting", dependencies: ["Capabilities"]),
         // Linux backends: PAM, filesystem, network, process capabilities, users and groups.
         .target(name: "LinuxCapabilities", dependencies: ["Capabilities"]),
+        // Feature flags from flagd-format files (JSON or YAML), as capabilities and conditions.
+        .target(
+            name: "FeatureFlags",
+            dependencies: ["Capabilities", "ProcedureCore", "LinuxCapabilities", .product(name: "Yams", package: "Yams")]
+        ),
         // Policy files: layered search paths, parsing, gates.
         .target(name: "CapabilityPolicy", dependencies: ["Capabilities", "LinuxCapabilities"]),
         // The `capctl` subcommands, as a library so tests can drive them.
@@ -51,6 +58,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ProcedureCore"], path: "Tests/TestSupport"),
         .testTarget(name: "ProcedureCoreTests", dependencies: ["ProcedureCore", "TestSupport"]),
         .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport"]),
+        .testTarget(name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "CapabilityTesting", "TestSupport"]),
         .testTarget(name: "LinuxCapabilitiesTests", dependencies: ["LinuxCapabilities"]),
         .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand"]),
     ],

@@ -1,0 +1,51 @@
+/// A parsed JSON or YAML document, each node knowing where it came from, so every later
+/// error can name a line and column.
+struct DocumentNode: Sendable {
+    enum Kind: Sendable {
+        case null
+        case bool(Bool)
+        case number(Double)
+        case string(String)
+        case array([DocumentNode])
+        /// Members in file order; keys are unique (the readers reject duplicates).
+        case object([Member])
+    }
+
+    struct Member: Sendable {
+        var key: String
+        var keyLocation: SourceLocation
+        var value: DocumentNode
+    }
+
+    var kind: Kind
+    var location: SourceLocation
+
+    /// The plain value, without locations.
+    var value: FlagValue {
+        switch kind {
+        case .null: .null
+        case .bool(let value): .bool(value)
+        case .number(let value): .number(value)
+        case .string(let value): .string(value)
+        case .array(let elements): .list(elements.map(\.value))
+        case .object(let members):
+            .structure(Dictionary(members.map { ($0.key, $0.value.value) }, uniquingKeysWith: { _, last in last }))
+        }
+    }
+
+    var typeName: String {
+        switch kind {
+        case .null: "null"
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
+    func member(_ key: String) -> Member? {
+        guard case .object(let members) = kind else { return nil }
+        return members.first { $0.key == key }
+    }
+}

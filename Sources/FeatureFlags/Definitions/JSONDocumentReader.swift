@@ -1,0 +1,268 @@
+/// Reads JSON (RFC 8259) into document nodes with line and column for every value, and
+/// reports syntax errors at the character where they occur.
+struct JSONDocumentReader {
+    private let bytes: [UInt8]
+    private let file: String
+    private var index = 0
+    private var line = 1
+    private var column = 1
+    private var depth = 0
+
+    /// Deep enough for any real flag file; deeper input is refused instead of overflowing the stack.
+    private static let maximumDepth = 256
+
+    static func read(_ text: String, file: String) throws(FlagDefinitionError) -> DocumentNode {
+        var reader = JSONDocumentReader(bytes: Array(text.utf8), file: file)
+        reader.skipWhitespace()
+        let node = try reader.readValue()
+        reader.skipWhitespace()
+        guard reader.index == reader.bytes.count else {
+            throw reader.error("unexpected \(reader.describeCurrent()) after the end of the document")
+        }
+        return node
+    }
+
+    private init(bytes: [UInt8], file: String) {
+        self.bytes = bytes
+        self.file = file
+        // A byte-order mark is not part of the document.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+    }
+
+    private var location: SourceLocation { SourceLocation(file: file, line: line, column: column) }
+
+    private func error(_ message: String, at location: SourceLocation? = nil) -> FlagDefinitionError {
+        FlagDefinitionError(message, at: location ?? self.location)
+    }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private func describeCurrent() -> String {
+        guard let byte = current else { return "end of file" }
+        if byte >= 0x20 && byte < 0x7F { return "'\(Character(UnicodeScalar(byte)))'" }
+        return "byte 0x\(String(byte, radix: 16))"
+    }
+
+    private mutating func advance() {
+        let byte = bytes[index]
+        index += 1
+        if byte == UInt8(ascii: "\n") {
+            line += 1
+            column = 1
+        } else if byte & 0xC0 != 0x80 {
+            column += 1
+        }
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = current,
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t")
+                || byte == UInt8(ascii: "\r")
+        {
+            advance()
+        }
+    }
+
+    private mutating func readValue() throws(FlagDefinitionError) -> DocumentNode {
+        let start = location
+        guard let byte = current else { throw error("expected a value, found end of file") }
+        switch byte {
+        case UInt8(ascii: "{"): return try readObject()
+        case UInt8(ascii: "["): return try readArray()
+        case UInt8(ascii: "\""): return DocumentNode(kind: .string(try readString()), location: start)
+        case UInt8(ascii: "t"): try readLiteral("true"); return DocumentNode(kind: .bool(true), location: start)
+        case UInt8(ascii: "f"): try readLiteral("false"); return DocumentNode(kind: .bool(false), location: start)
+        case UInt8(ascii: "n"): try readLiteral("null"); return DocumentNode(kind: .null, location: start)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return DocumentNode(kind: .number(try readNumber()), location: start)
+        default:
+            throw error("expected a value, found \(describeCurrent())")
+        }
+    }
+
+    private mutating func enter() throws(FlagDefinitionError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw error("nested more than \(Self.maximumDepth) levels deep") }
+    }
+
+    private mutating func readObject() throws(FlagDefinitionError) -> DocumentNode {
+        let start = location
+        try enter()
+        advance()
+        var members: [DocumentNode.Member] = []
+        var seen: [String: SourceLocation] = [:]
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            advance()
+            depth -= 1
+            return DocumentNode(kind: .object(members), location: start)
+        }
+        while true {
+            skipWhitespace()
+            let keyLocation = location
+            guard current == UInt8(ascii: "\"") else {
+                throw error("expected a member name in double quotes, found \(describeCurrent())")
+            }
+            let key = try readString()
+            if let first = seen[key] {
+                throw error("duplicate key \"\(key)\" (first defined at line \(first.line), column \(first.column))", at: keyLocation)
+            }
+            seen[key] = keyLocation
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':' after \"\(key)\", found \(describeCurrent())") }
+            advance()
+            skipWhitespace()
+            let value = try readValue()
+            members.append(DocumentNode.Member(key: key, keyLocation: keyLocation, value: value))
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                advance()
+                continue
+            }
+            guard current == UInt8(ascii: "}") else { throw error("expected ',' or '}' in object, found \(describeCurrent())") }
+            advance()
+            depth -= 1
+            return DocumentNode(kind: .object(members), location: start)
+        }
+    }
+
+    private mutating func readArray() throws(FlagDefinitionError) -> DocumentNode {
+        let start = location
+        try enter()
+        advance()
+        var elements: [DocumentNode] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            advance()
+            depth -= 1
+            return DocumentNode(kind: .array(elements), location: start)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try readValue())
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                advance()
+                continue
+            }
+            guard current == UInt8(ascii: "]") else { throw error("expected ',' or ']' in array, found \(describeCurrent())") }
+            advance()
+            depth -= 1
+            return DocumentNode(kind: .array(elements), location: start)
+        }
+    }
+
+    private mutating func readLiteral(_ word: String) throws(FlagDefinitionError) {
+        let start = location
+        for expected in word.utf8 {
+            guard current == expected else { throw error("invalid literal; did you mean \(word)?", at: start) }
+            advance()
+        }
+    }
+
+    private mutating func readNumber() throws(FlagDefinitionError) -> Double {
+        let start = location
+        let first = index
+        func digits(_ reader: inout JSONDocumentReader) -> Int {
+            var count = 0
+            while let byte = reader.current, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                reader.advance()
+                count += 1
+            }
+            return count
+        }
+        if current == UInt8(ascii: "-") { advance() }
+        let leadingZero = current == UInt8(ascii: "0")
+        let integerDigits = digits(&self)
+        guard integerDigits > 0 else { throw error("invalid number: expected a digit", at: start) }
+        guard !(leadingZero && integerDigits > 1) else { throw error("invalid number: leading zeros are not allowed", at: start) }
+        if current == UInt8(ascii: ".") {
+            advance()
+            guard digits(&self) > 0 else { throw error("invalid number: expected a digit after '.'", at: start) }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            advance()
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { advance() }
+            guard digits(&self) > 0 else { throw error("invalid number: expected a digit in the exponent", at: start) }
+        }
+        let text = String(decoding: bytes[first..<index], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw error("number \(text) is out of range", at: start) }
+        return value
+    }
+
+    private mutating func readString() throws(FlagDefinitionError) -> String {
+        let start = location
+        advance()
+        var scalars = String.UnicodeScalarView()
+        var run = index
+        func flush(_ reader: JSONDocumentReader, upTo end: Int) {
+            scalars.append(contentsOf: String(decoding: reader.bytes[run..<end], as: UTF8.self).unicodeScalars)
+        }
+        while true {
+            guard let byte = current else { throw error("unterminated string", at: start) }
+            if byte == UInt8(ascii: "\"") {
+                flush(self, upTo: index)
+                advance()
+                return String(scalars)
+            }
+            if byte < 0x20 { throw error("control character in string; write it as an escape such as \\n") }
+            if byte != UInt8(ascii: "\\") {
+                advance()
+                continue
+            }
+            flush(self, upTo: index)
+            let escapeLocation = location
+            advance()
+            guard let escaped = current else { throw error("unterminated string", at: start) }
+            advance()
+            switch escaped {
+            case UInt8(ascii: "\""): scalars.append("\"")
+            case UInt8(ascii: "\\"): scalars.append("\\")
+            case UInt8(ascii: "/"): scalars.append("/")
+            case UInt8(ascii: "b"): scalars.append("\u{08}")
+            case UInt8(ascii: "f"): scalars.append("\u{0C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"):
+                var code = try readHex4(escapeLocation)
+                if (0xD800..<0xDC00).contains(code) {
+                    guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                        throw error("unpaired surrogate in \\u escape", at: escapeLocation)
+                    }
+                    advance()
+                    advance()
+                    let low = try readHex4(escapeLocation)
+                    guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate in \\u escape", at: escapeLocation) }
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape", at: escapeLocation) }
+                scalars.append(scalar)
+            default:
+                throw error("invalid escape '\\\(Character(UnicodeScalar(escaped)))'", at: escapeLocation)
+            }
+            run = index
+        }
+    }
+
+    private mutating func readHex4(_ escapeLocation: SourceLocation) throws(FlagDefinitionError) -> UInt32 {
+        var code: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = current, let digit = Self.hexValue(byte) else {
+                throw error("\\u must be followed by four hexadecimal digits", at: escapeLocation)
+            }
+            code = code << 4 | digit
+            advance()
+        }
+        return code
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Yams
+
+/// Reads YAML into document nodes with line and column for every value.
+///
+/// Plain scalars are typed by the YAML 1.2 core schema, as flagd's Go reader does: only
+/// `true`/`false` are Booleans, so a variant named `on` or `off` stays a string.
+enum YAMLDocumentReader {
+    static func read(_ text: String, file: String) throws(FlagDefinitionError) -> DocumentNode {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw translate(error, file: file)
+        } catch {
+            throw FlagDefinitionError("cannot read YAML: \(error)", file: file)
+        }
+        guard let root else { throw FlagDefinitionError("the document is empty", at: SourceLocation(file: file, line: 1, column: 1)) }
+        return try convert(root, file: file)
+    }
+
+    private static func location(_ mark: Mark?, file: String) -> SourceLocation {
+        SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
+    }
+
+    private static func translate(_ error: YamlError, file: String) -> FlagDefinitionError {
+        switch error {
+        case .scanner(let context, let problem, let mark, _),
+            .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            let message = context.map { "\(problem) (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? problem
+            return FlagDefinitionError(message, at: location(mark, file: file))
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return FlagDefinitionError(
+                "duplicate key " + duplicates.map { "\"\($0)\"" }.joined(separator: ", ") + " in mapping",
+                at: location(context.mark, file: file))
+        default:
+            return FlagDefinitionError("cannot read YAML: \(error)", file: file)
+        }
+    }
+
+    private static func convert(_ node: Node, file: String) throws(FlagDefinitionError) -> DocumentNode {
+        let here = location(node.mark, file: file)
+        switch node {
+        case .scalar(let scalar):
+            return DocumentNode(kind: try scalarKind(scalar, at: here), location: here)
+        case .sequence(let sequence):
+            var elements: [DocumentNode] = []
+            for element in sequence { elements.append(try convert(element, file: file)) }
+            return DocumentNode(kind: .array(elements), location: here)
+        case .mapping(let mapping):
+            var members: [DocumentNode.Member] = []
+            var seen: Set<String> = []
+            for (key, value) in mapping {
+                let keyLocation = location(key.mark, file: file)
+                guard case .scalar(let keyScalar) = key else {
+                    throw FlagDefinitionError("mapping keys must be plain strings", at: keyLocation)
+                }
+                guard seen.insert(keyScalar.string).inserted else {
+                    throw FlagDefinitionError("duplicate key \"\(keyScalar.string)\"", at: keyLocation)
+                }
+                members.append(
+                    DocumentNode.Member(key: keyScalar.string, keyLocation: keyLocation, value: try convert(value, file: file)))
+            }
+            return DocumentNode(kind: .object(members), location: here)
+        case .alias:
+            throw FlagDefinitionError("YAML aliases are not supported in flag definitions", at: here)
+        }
+    }
+
+    private static func scalarKind(_ scalar: Node.Scalar, at location: SourceLocation) throws(FlagDefinitionError) -> DocumentNode.Kind {
+        let text = scalar.string
+        let tag = String(describing: scalar.tag)
+        switch tag {
+        case "tag:yaml.org,2002:str": return .string(text)
+        case "tag:yaml.org,2002:null": return .null
+        case "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float":
+            guard let typed = coreSchema(text) else {
+                throw FlagDefinitionError("'\(text)' is not a valid \(tag.split(separator: ":").last ?? "")", at: location)
+            }
+            return typed
+        default:
+            break
+        }
+        guard scalar.style == .plain else { return .string(text) }
+        return coreSchema(text) ?? .string(text)
+    }
+
+    /// The YAML 1.2 core schema's reading of a plain scalar, or nil for a string.
+    private static func coreSchema(_ text: String) -> DocumentNode.Kind? {
+        switch text {
+        case "", "~", "null", "Null", "NULL": return .null
+        case "true", "True", "TRUE": return .bool(true)
+        case "false", "False", "FALSE": return .bool(false)
+        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN":
+            return nil  // not representable in JSON; flagd's JSON model has no such numbers
+        default: break
+        }
+        if text.hasPrefix("0x"), let value = Int(text.dropFirst(2), radix: 16) { return .number(Double(value)) }
+        if text.hasPrefix("0o"), let value = Int(text.dropFirst(2), radix: 8) { return .number(Double(value)) }
+        guard let first = text.unicodeScalars.first, "+-.0123456789".unicodeScalars.contains(first),
+            text.unicodeScalars.allSatisfy({ "+-.0123456789eE".unicodeScalars.contains($0) }),
+            let value = Double(text), value.isFinite
+        else { return nil }
+        return .number(value)
+    }
+}

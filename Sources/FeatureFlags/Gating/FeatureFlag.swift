@@ -1,0 +1,56 @@
+import Capabilities
+
+/// A feature flag as a capability: authorized while the flag evaluates to an expected value
+/// (by default `true`).
+///
+/// Statuses: authorized when the value matches; denied when it does not, when the flag is
+/// disabled, or when evaluation fails (fail closed, with the error as reason); unavailable
+/// when no flag has the key. A flag is never authorized by asking, so ``authorize()`` only
+/// reads it again.
+public struct FeatureFlag: CapabilityType {
+    /// The flag's key.
+    public let key: String
+    /// The value the flag must have.
+    public let expected: FlagValue
+    /// The store the flag is read from.
+    public let store: FlagStore
+    /// Laid over the store's context for every evaluation.
+    public let context: FlagEvaluationContext?
+
+    /// A capability held while flag `key` in `store` evaluates to `expected`.
+    public init(_ key: String, in store: FlagStore, equals expected: FlagValue = true, context: FlagEvaluationContext? = nil) {
+        self.key = key
+        self.expected = expected
+        self.store = store
+        self.context = context
+    }
+
+    public var name: String { expected == true ? "flag:\(key)" : "flag:\(key)=\(expected)" }
+
+    public func status() async throws -> CapabilityStatus { currentStatus() }
+
+    public func knownStatus() -> CapabilityStatus? { currentStatus() }
+
+    public func statusUpdates() -> CapabilityStatusUpdates {
+        .signalled(self, by: [store.changed])
+    }
+
+    private func currentStatus() -> CapabilityStatus {
+        let details = store.valueDetails(key, default: .null, context: context)
+        let how = details.variant.map { "variant \($0), \(details.reason.rawValue)" } ?? details.reason.rawValue
+        switch details.reason {
+        case .disabled:
+            return .denied("flag \(key) is disabled")
+        case .error where details.errorCode == .flagNotFound:
+            return .unavailable(details.errorMessage ?? "no flag \(key)")
+        case .error:
+            return .denied("flag \(key) could not be evaluated (\(details.errorCode?.rawValue ?? "ERROR")): \(details.errorMessage ?? "")")
+        default:
+            guard details.variant != nil else {
+                return .denied("flag \(key) defers to the code default, which is off (\(how))")
+            }
+            if details.value == expected { return .authorized("flag \(key) is \(details.value) (\(how))") }
+            return .denied("flag \(key) is \(details.value), needs \(expected) (\(how))")
+        }
+    }
+}

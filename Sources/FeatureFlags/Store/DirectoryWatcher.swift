@@ -1,0 +1,82 @@
+import Dispatch
+import Glibc
+
+/// Watches the directories holding some files with inotify and reports which of those files
+/// may have changed: written and closed, renamed into place (how editors and `mv` save), removed,
+/// or replaced by a symbolic link (how Kubernetes swaps mounted config files).
+///
+/// The parent directory is watched rather than the file, so a file replaced by rename is
+/// still followed.
+// Sendable by hand: the dispatch source is only created, resumed and cancelled, all thread-safe.
+final class DirectoryWatcher: @unchecked Sendable {
+    private let descriptor: Int32
+    private let source: any DispatchSourceRead
+
+    /// Starts watching, or returns nil with the reason when inotify is not available.
+    init(files: [String], queue: DispatchQueue, onChange: @escaping @Sendable ([String]) -> Void) throws(FlagDefinitionError) {
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { throw FlagDefinitionError("cannot watch files: inotify_init1: \(Self.errnoText())", file: files.first ?? "") }
+        var directories: [Int32: (directory: String, files: [String])] = [:]
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF)
+        for file in files {
+            let directory = Self.directory(of: file)
+            let wd = inotify_add_watch(fd, directory, mask)
+            guard wd >= 0 else {
+                let reason = Self.errnoText()
+                close(fd)
+                throw FlagDefinitionError("cannot watch \(directory): \(reason)", file: file)
+            }
+            directories[wd, default: (directory, [])].files.append(file)
+        }
+        descriptor = fd
+        let watched = directories
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler {
+            var changed: Set<String> = []
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                guard count > 0 else { break }
+                var offset = 0
+                while offset + MemoryLayout<inotify_event>.size <= count {
+                    let (wd, eventMask, length) = buffer.withUnsafeBytes { raw -> (Int32, UInt32, Int) in
+                        let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                        return (event.wd, event.mask, Int(event.len))
+                    }
+                    let nameStart = offset + MemoryLayout<inotify_event>.size
+                    let name = String(decoding: buffer[nameStart..<(nameStart + length)].prefix { $0 != 0 }, as: UTF8.self)
+                    offset = nameStart + length
+                    guard let entry = watched[wd] else { continue }
+                    if eventMask & UInt32(IN_CREATE) != 0, !Self.isSymbolicLink(entry.directory + "/" + name) { continue }
+                    for file in entry.files where name.isEmpty || Self.baseName(file) == name || name.hasPrefix("..") {
+                        changed.insert(file)
+                    }
+                }
+            }
+            if !changed.isEmpty { onChange(changed.sorted()) }
+        }
+        source.setCancelHandler { close(fd) }
+        source.resume()
+    }
+
+    deinit {
+        source.cancel()
+    }
+
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    private static func baseName(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    private static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
+}

@@ -1,0 +1,271 @@
+import Capabilities
+import Dispatch
+import Glibc
+import Synchronization
+
+/// Feature flags from flagd-format files, evaluated in process and kept current as the files change.
+///
+/// ```swift
+/// let flags = FlagStore(files: ["/etc/myservice/flags.json"])
+/// if flags.boolean("new-export", default: false) { ... }
+/// let details = flags.stringDetails("color", default: "blue", context: .init(attributes: ["tier": "gold"]))
+/// ```
+///
+/// When several files define the same flag, the later file wins. Each file is watched (unless
+/// `watch` is false): an edit takes effect without a restart, and an edit that does not parse
+/// keeps that file's last good flags and is reported through ``problems`` and ``events()``.
+///
+/// Evaluation never throws. Problems come back as the caller's default with reason
+/// ``FlagEvaluationReason/error`` and an ``FlagErrorCode``.
+public final class FlagStore: Sendable {
+    private struct Source {
+        let path: String
+        var flags: FlagSet?
+        var problem: FlagDefinitionError?
+        var lastText: String?
+    }
+
+    private struct State {
+        var sources: [Source]
+        var flags: [String: FlagDefinition] = [:]
+        var nextSubscriber = 0
+        var subscribers: [Int: AsyncStream<FlagStoreEvent>.Continuation] = [:]
+    }
+
+    private let state: Mutex<State>
+    private let baseContext: FlagEvaluationContext
+    private let queue = DispatchQueue(label: "FeatureFlags.FlagStore")
+    private let watcher = Mutex<DirectoryWatcher?>(nil)
+    /// Notified after every change, for capabilities built on this store.
+    let changed = CapabilityChangeSignal()
+
+    /// Loads `files` now and, when `watch` is true, follows their changes.
+    /// - Parameters:
+    ///   - files: Paths of flag definition files (`.json`, `.yaml` or `.yml`; otherwise the
+    ///     content decides). Later files override earlier ones.
+    ///   - watch: Whether to reload files when they change.
+    ///   - context: The context every evaluation starts from; by default ``FlagEvaluationContext/host``.
+    public init(files: [String], watch: Bool = true, context: FlagEvaluationContext = .host) {
+        state = Mutex(State(sources: files.map { Source(path: $0) }))
+        baseContext = context
+        if watch {
+            do {
+                let watcher = try DirectoryWatcher(files: files, queue: queue) { [weak self] changed in
+                    self?.reload(changed)
+                }
+                self.watcher.withLock { $0 = watcher }
+            } catch {
+                state.withLock { state in
+                    for index in state.sources.indices { state.sources[index].problem = error }
+                }
+            }
+        }
+        reload(files)
+    }
+
+    /// Serves the given flag sets, in order (later ones override earlier ones); nothing is watched.
+    public init(_ flagSets: [FlagSet], context: FlagEvaluationContext = .host) {
+        var initial = State(sources: flagSets.map { Source(path: $0.file, flags: $0) })
+        initial.flags = Self.merge(initial.sources)
+        state = Mutex(initial)
+        baseContext = context
+    }
+
+    /// The flags in effect, by key.
+    public var flags: [String: FlagDefinition] { state.withLock { $0.flags } }
+
+    /// The files that currently fail to load, and why. Their last good flags stay in effect.
+    public var problems: [FlagDefinitionError] { state.withLock { $0.sources.compactMap(\.problem) } }
+
+    /// Every load and failure from now on, as they happen.
+    public func events() -> AsyncStream<FlagStoreEvent> {
+        let (stream, continuation) = AsyncStream<FlagStoreEvent>.makeStream()
+        let id = state.withLock { state -> Int in
+            defer { state.nextSubscriber += 1 }
+            state.subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Reads every file again now (a change seen by the watcher does this by itself).
+    public func reloadAll() {
+        reload(state.withLock { $0.sources.map(\.path) })
+    }
+
+    private func reload(_ paths: [String]) {
+        for path in paths {
+            var text: String?
+            let outcome: Result<FlagSet, FlagDefinitionError>
+            do throws(FlagDefinitionError) {
+                let contents = try Self.read(path)
+                text = contents
+                outcome = .success(try FlagSet.parse(contents, file: path))
+            } catch {
+                outcome = .failure(error)
+            }
+            let (event, subscribers) = state.withLock { state -> (FlagStoreEvent?, [AsyncStream<FlagStoreEvent>.Continuation]) in
+                guard let index = state.sources.firstIndex(where: { $0.path == path }) else { return (nil, []) }
+                let unchanged = text != nil && text == state.sources[index].lastText && state.sources[index].problem == nil
+                guard !unchanged else { return (nil, []) }
+                let event: FlagStoreEvent
+                switch outcome {
+                case .success(let flagSet):
+                    state.sources[index].flags = flagSet
+                    state.sources[index].problem = nil
+                    state.sources[index].lastText = text
+                    state.flags = Self.merge(state.sources)
+                    event = .loaded(file: path, flagKeys: flagSet.flags.keys.sorted())
+                case .failure(let error):
+                    if state.sources[index].problem == error { return (nil, []) }
+                    state.sources[index].problem = error
+                    state.sources[index].lastText = text
+                    event = .failed(error)
+                }
+                return (event, Array(state.subscribers.values))
+            }
+            if let event {
+                for subscriber in subscribers { subscriber.yield(event) }
+                changed.notify()
+            }
+        }
+    }
+
+    private static func read(_ path: String) throws(FlagDefinitionError) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FlagDefinitionError("cannot read the file: \(String(cString: strerror(errno)))", file: path) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FlagDefinitionError("cannot read the file: \(String(cString: strerror(errno)))", file: path)
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw FlagDefinitionError("the file is not valid UTF-8", file: path)
+        }
+        return text
+    }
+
+    private static func merge(_ sources: [Source]) -> [String: FlagDefinition] {
+        var merged: [String: FlagDefinition] = [:]
+        for source in sources {
+            guard let flagSet = source.flags else { continue }
+            merged.merge(flagSet.flags) { _, later in later }
+        }
+        return merged
+    }
+
+    // MARK: Evaluation
+
+    /// Evaluates `key` as `T`, never throwing.
+    private func details<T: FlagValueType & Sendable>(
+        _ key: String, default defaultValue: T, context: FlagEvaluationContext?, checkType: Bool = true
+    ) -> FlagEvaluationDetails<T> {
+        let (flag, unloaded) = state.withLock { state -> (FlagDefinition?, FlagDefinitionError?) in
+            if let flag = state.flags[key] { return (flag, nil) }
+            return (nil, state.sources.first { $0.flags == nil && $0.problem != nil }?.problem)
+        }
+        guard let flag else {
+            if let unloaded {
+                let code: FlagErrorCode = unloaded.location == nil ? .general : .parseError
+                return FlagEvaluationDetails(
+                    flagKey: key, value: defaultValue, reason: .error, errorCode: code,
+                    errorMessage: "flag \"\(key)\" not found, and \(unloaded.file) could not be loaded: \(unloaded)")
+            }
+            return FlagEvaluationDetails(
+                flagKey: key, value: defaultValue, reason: .error, errorCode: .flagNotFound,
+                errorMessage: "no flag \"\(key)\"")
+        }
+        if checkType, flag.isEnabled, flag.valueType != T.flagType {
+            return FlagEvaluationDetails(
+                flagKey: key, value: defaultValue, reason: .error, errorCode: .typeMismatch,
+                errorMessage: "flag \"\(key)\" has \(flag.valueType) variants, not \(T.flagType)", flagMetadata: flag.metadata)
+        }
+        let base = baseContext
+        let resolution = FlagResolver.resolve(
+            flag, context: { context?.merged(over: base) ?? base }, now: { Int(time(nil)) })
+        guard let value = resolution.value else {
+            return FlagEvaluationDetails(
+                flagKey: key, value: defaultValue, variant: nil, reason: resolution.reason,
+                errorCode: resolution.errorCode, errorMessage: resolution.errorMessage, flagMetadata: flag.metadata)
+        }
+        guard let typed = T(flagValue: value) else {
+            return FlagEvaluationDetails(
+                flagKey: key, value: defaultValue, reason: .error, errorCode: .typeMismatch,
+                errorMessage: "variant \"\(resolution.variant ?? "")\" of flag \"\(key)\" is \(value), not a \(T.self)",
+                flagMetadata: flag.metadata)
+        }
+        return FlagEvaluationDetails(
+            flagKey: key, value: typed, variant: resolution.variant, reason: resolution.reason, flagMetadata: flag.metadata)
+    }
+
+    /// Evaluates a Boolean flag, with details.
+    public func booleanDetails(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<Bool> {
+        details(key, default: defaultValue, context: context)
+    }
+
+    /// Evaluates a Boolean flag.
+    public func boolean(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext? = nil) -> Bool {
+        details(key, default: defaultValue, context: context).value
+    }
+
+    /// Evaluates a string flag, with details.
+    public func stringDetails(_ key: String, default defaultValue: String, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<String> {
+        details(key, default: defaultValue, context: context)
+    }
+
+    /// Evaluates a string flag.
+    public func string(_ key: String, default defaultValue: String, context: FlagEvaluationContext? = nil) -> String {
+        details(key, default: defaultValue, context: context).value
+    }
+
+    /// Evaluates a number flag as an integer, with details. A variant with a fraction is a type mismatch.
+    public func integerDetails(_ key: String, default defaultValue: Int, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<Int> {
+        details(key, default: defaultValue, context: context)
+    }
+
+    /// Evaluates a number flag as an integer.
+    public func integer(_ key: String, default defaultValue: Int, context: FlagEvaluationContext? = nil) -> Int {
+        details(key, default: defaultValue, context: context).value
+    }
+
+    /// Evaluates a number flag, with details.
+    public func doubleDetails(_ key: String, default defaultValue: Double, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<Double> {
+        details(key, default: defaultValue, context: context)
+    }
+
+    /// Evaluates a number flag.
+    public func double(_ key: String, default defaultValue: Double, context: FlagEvaluationContext? = nil) -> Double {
+        details(key, default: defaultValue, context: context).value
+    }
+
+    /// Evaluates an object (JSON) flag, with details.
+    public func objectDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<FlagValue> {
+        details(key, default: defaultValue, context: context)
+    }
+
+    /// Evaluates a flag of any type, with details: no type mismatch is possible.
+    public func valueDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<FlagValue> {
+        let typed: FlagEvaluationDetails<AnyFlagValue> = details(key, default: AnyFlagValue(defaultValue), context: context, checkType: false)
+        return FlagEvaluationDetails(
+            flagKey: typed.flagKey, value: typed.value.value, variant: typed.variant, reason: typed.reason,
+            errorCode: typed.errorCode, errorMessage: typed.errorMessage, flagMetadata: typed.flagMetadata)
+    }
+}
+
+/// Any flag value, for evaluations that do not ask for a type.
+private struct AnyFlagValue: FlagValueType, Sendable {
+    static var flagType: String { "any" }
+    let value: FlagValue
+    init(_ value: FlagValue) { self.value = value }
+    init?(flagValue: FlagValue) { value = flagValue }
+}

@@ -1,0 +1,148 @@
+/// JsonLogic's value rules, which follow JavaScript: truthiness, loose and strict equality,
+/// number conversion, string conversion and ordering.
+enum JSONLogicSemantics {
+    /// JsonLogic truthiness: false, 0, NaN, "", [] and null are falsy; everything else is truthy.
+    static func isTruthy(_ value: FlagValue) -> Bool {
+        switch value {
+        case .null: false
+        case .bool(let flag): flag
+        case .number(let number): number != 0 && !number.isNaN
+        case .string(let text): !text.isEmpty
+        case .list(let elements): !elements.isEmpty
+        case .structure: true
+        }
+    }
+
+    /// JavaScript's `Number(value)`.
+    static func number(_ value: FlagValue) -> Double {
+        switch value {
+        case .null: return 0
+        case .bool(let flag): return flag ? 1 : 0
+        case .number(let number): return number
+        case .string(let text):
+            let trimmed = text.trimmingCharacters(in: " \t\n\r")
+            if trimmed.isEmpty { return 0 }
+            // Swift also reads "inf" and "nan"; JavaScript only spells out Infinity.
+            if trimmed.contains(where: { $0 == "n" || $0 == "N" }), !trimmed.hasSuffix("Infinity") { return .nan }
+            return Double(trimmed) ?? .nan
+        case .list(let elements):
+            if elements.isEmpty { return 0 }
+            if elements.count == 1 { return number(.string(string(elements[0]))) }
+            return .nan
+        case .structure: return .nan
+        }
+    }
+
+    /// JavaScript's `parseFloat(value)`: the longest numeric prefix of the text.
+    static func parseFloat(_ value: FlagValue) -> Double {
+        switch value {
+        case .number(let number): return number
+        case .null, .bool, .structure: return .nan
+        case .list(let elements): return elements.first.map(parseFloat) ?? .nan
+        case .string(let text):
+            return parseDecimalPrefix(text)
+        }
+    }
+
+    /// The longest prefix of `text` (after leading white space) that reads as a decimal
+    /// number or `Infinity`, as JavaScript's parseFloat takes it.
+    private static func parseDecimalPrefix(_ text: String) -> Double {
+        let scalars = Array(text.unicodeScalars.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+        var index = 0
+        var sign = ""
+        if index < scalars.count, scalars[index] == "+" || scalars[index] == "-" {
+            sign = String(scalars[index])
+            index += 1
+        }
+        if scalars[index...].starts(with: "Infinity".unicodeScalars) { return sign == "-" ? -.infinity : .infinity }
+        func digits(_ index: inout Int) -> Int {
+            let start = index
+            while index < scalars.count, ("0"..."9").contains(scalars[index]) { index += 1 }
+            return index - start
+        }
+        let start = index
+        var mantissa = digits(&index)
+        if index < scalars.count, scalars[index] == "." {
+            var after = index + 1
+            let fraction = digits(&after)
+            if mantissa + fraction > 0 {
+                index = after
+                mantissa += fraction
+            }
+        }
+        guard mantissa > 0 else { return .nan }
+        var end = index
+        if index < scalars.count, scalars[index] == "e" || scalars[index] == "E" {
+            var exponent = index + 1
+            if exponent < scalars.count, scalars[exponent] == "+" || scalars[exponent] == "-" { exponent += 1 }
+            if digits(&exponent) > 0 { end = exponent }
+        }
+        var literal = String.UnicodeScalarView()
+        literal.append(contentsOf: scalars[start..<end])
+        return Double(sign + String(literal)) ?? .nan
+    }
+
+    /// JavaScript's `String(value)`.
+    static func string(_ value: FlagValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool(let flag): flag ? "true" : "false"
+        case .number(let number): FlagValue.format(number)
+        case .string(let text): text
+        case .list(let elements): elements.map { $0 == .null ? "" : string($0) }.joined(separator: ",")
+        case .structure: "[object Object]"
+        }
+    }
+
+    /// JavaScript's `===`, with arrays and objects compared by content.
+    static func strictEquals(_ a: FlagValue, _ b: FlagValue) -> Bool {
+        if case .number(let x) = a, case .number(let y) = b { return x == y }
+        return a == b
+    }
+
+    /// JavaScript's `==`.
+    static func looseEquals(_ a: FlagValue, _ b: FlagValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.null, _), (_, .null): return false
+        case (.number, .number), (.string, .string), (.bool, .bool): return strictEquals(a, b)
+        case (.list, .list), (.structure, .structure): return a == b
+        case (.bool(let flag), _): return looseEquals(.number(flag ? 1 : 0), b)
+        case (_, .bool(let flag)): return looseEquals(a, .number(flag ? 1 : 0))
+        case (.number(let x), .string): return x == number(b)
+        case (.string, .number(let y)): return number(a) == y
+        case (.list, _): return looseEquals(.string(string(a)), b)
+        case (_, .list): return looseEquals(a, .string(string(b)))
+        default: return false
+        }
+    }
+
+    /// JavaScript's `a < b` (and the other orderings through it): strings compare as strings,
+    /// everything else as numbers; NaN compares false.
+    static func less(_ a: FlagValue, _ b: FlagValue, orEqual: Bool) -> Bool {
+        let left = primitive(a)
+        let right = primitive(b)
+        if case .string(let x) = left, case .string(let y) = right { return orEqual ? x <= y : x < y }
+        let x = number(left)
+        let y = number(right)
+        return orEqual ? x <= y : x < y
+    }
+
+    /// Arrays become their string form for ordering, as JavaScript's ToPrimitive does.
+    private static func primitive(_ value: FlagValue) -> FlagValue {
+        switch value {
+        case .list, .structure: .string(string(value))
+        default: value
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in characters: String) -> String {
+        let set = Set(characters)
+        var slice = Substring(self)
+        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

@@ -1,0 +1,142 @@
+/// Turns a targeting rule from a flag file into a ``TargetingExpression``, resolving `$ref`s
+/// to shared `$evaluators`, and rejecting what flagd would not evaluate: unknown operators,
+/// wrong argument counts, malformed `fractional` or `sem_ver` arguments. Every error names
+/// the line and column.
+struct TargetingCompiler {
+    /// The file's `$evaluators`, by name.
+    let evaluators: [String: DocumentNode]
+    private var resolving: [String] = []
+
+    init(evaluators: [String: DocumentNode]) {
+        self.evaluators = evaluators
+    }
+
+    mutating func compile(_ node: DocumentNode) throws(FlagDefinitionError) -> TargetingExpression {
+        switch node.kind {
+        case .null, .bool, .number, .string:
+            return .literal(node.value)
+        case .array(let elements):
+            var compiled: [TargetingExpression] = []
+            for element in elements { compiled.append(try compile(element)) }
+            return Self.fold(compiled)
+        case .object(let members):
+            guard members.count == 1, let member = members.first else {
+                if members.isEmpty { throw FlagDefinitionError("empty rule {}: a rule object needs one operator", at: node.location) }
+                let keys = members.map { "\"\($0.key)\"" }.joined(separator: ", ")
+                throw FlagDefinitionError("a rule object has exactly one operator, found \(members.count): \(keys)", at: node.location)
+            }
+            if member.key == "$ref" { return try resolve(member) }
+            guard let op = TargetingOperator(rawValue: member.key) else {
+                throw FlagDefinitionError(Self.unknownOperatorMessage(member.key), at: member.keyLocation)
+            }
+            return try compile(op, member)
+        }
+    }
+
+    private mutating func resolve(_ member: DocumentNode.Member) throws(FlagDefinitionError) -> TargetingExpression {
+        guard case .string(let name) = member.value.kind else {
+            throw FlagDefinitionError("$ref must name a shared evaluator, found a \(member.value.typeName)", at: member.value.location)
+        }
+        guard let evaluator = evaluators[name] else {
+            let known = evaluators.keys.sorted().joined(separator: ", ")
+            throw FlagDefinitionError(
+                "$ref \"\(name)\" names no entry in $evaluators" + (known.isEmpty ? "" : " (defined: \(known))"),
+                at: member.value.location)
+        }
+        guard !resolving.contains(name) else {
+            throw FlagDefinitionError(
+                "$ref cycle: " + (resolving + [name]).joined(separator: " -> "), at: member.value.location)
+        }
+        resolving.append(name)
+        defer { resolving.removeLast() }
+        return try compile(evaluator)
+    }
+
+    private mutating func compile(_ op: TargetingOperator, _ member: DocumentNode.Member) throws(FlagDefinitionError) -> TargetingExpression {
+        let argumentNodes: [DocumentNode]
+        if case .array(let elements) = member.value.kind { argumentNodes = elements } else { argumentNodes = [member.value] }
+        if let arity = op.arity, !arity.contains(argumentNodes.count) {
+            let expected = arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : (arity.upperBound == Int.max ? "at least \(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)")
+            throw FlagDefinitionError(
+                "\"\(op.rawValue)\" takes \(expected) argument\(expected == "1" ? "" : "s"), found \(argumentNodes.count)",
+                at: member.keyLocation)
+        }
+        var arguments: [TargetingExpression] = []
+        for node in argumentNodes { arguments.append(try compile(node)) }
+
+        switch op {
+        case .variable:
+            let fallback = arguments.count > 1 ? arguments[1] : nil
+            guard let path = arguments.first else { return .variable(path: [], fallback: nil) }
+            switch path {
+            case .literal(.string(let text)):
+                return .variable(path: text.isEmpty ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init), fallback: fallback)
+            case .literal(.number(let index)):
+                return .variable(path: [FlagValue.format(index)], fallback: fallback)
+            case .literal(.null):
+                return .variable(path: [], fallback: fallback)
+            case .literal(let other):
+                throw FlagDefinitionError("\"var\" takes a path string, found a \(other.typeName)", at: argumentNodes[0].location)
+            default:
+                return .computedVariable(path, fallback: fallback)
+            }
+        case .semanticVersion:
+            if case .literal(let symbol) = arguments[1] {
+                guard case .string(let text) = symbol, SemanticVersionOperator(rawValue: text) != nil else {
+                    let allowed = SemanticVersionOperator.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                    throw FlagDefinitionError("sem_ver operator \(symbol) is not one of \(allowed)", at: argumentNodes[1].location)
+                }
+            }
+            for index in [0, 2] {
+                if case .literal(.string(let text)) = arguments[index], SemanticVersion(text) == nil {
+                    throw FlagDefinitionError("\"\(text)\" is not a semantic version", at: argumentNodes[index].location)
+                }
+            }
+        case .fractional:
+            let first = argumentNodes.first.map { node -> Bool in if case .array = node.kind { return true } else { return false } } ?? false
+            for (index, node) in argumentNodes.enumerated() where index > 0 || first {
+                try Self.checkDistribution(node)
+            }
+        default:
+            break
+        }
+        return .operation(op, arguments)
+    }
+
+    /// A `fractional` bucket must be `[variant]` or `[variant, weight]` with a whole, non-negative weight.
+    private static func checkDistribution(_ node: DocumentNode) throws(FlagDefinitionError) {
+        guard case .array(let entry) = node.kind, (1...2).contains(entry.count) else {
+            throw FlagDefinitionError("a fractional bucket is [variant, weight], found \(node.value)", at: node.location)
+        }
+        if entry.count == 2, case .number(let weight) = entry[1].kind {
+            guard weight >= 0, weight.rounded(.towardZero) == weight, weight <= Double(Int32.max) else {
+                throw FlagDefinitionError("a fractional weight is a whole number from 0 to \(Int32.max), found \(FlagValue.format(weight))", at: entry[1].location)
+            }
+        } else if entry.count == 2, case .object = entry[1].kind {
+            // computed weight: checked when evaluated
+        } else if entry.count == 2, case .null = entry[1].kind {
+        } else if entry.count == 2 {
+            throw FlagDefinitionError("a fractional weight is a number, found a \(entry[1].typeName)", at: entry[1].location)
+        }
+    }
+
+    private static func fold(_ elements: [TargetingExpression]) -> TargetingExpression {
+        var values: [FlagValue] = []
+        for element in elements {
+            guard case .literal(let value) = element else { return .array(elements) }
+            values.append(value)
+        }
+        return .literal(.list(values))
+    }
+
+    private static func unknownOperatorMessage(_ name: String) -> String {
+        if name == "fractionalEvaluation" { return "\"fractionalEvaluation\" was removed from flagd; use \"fractional\"" }
+        let known = TargetingOperator.allCases.map(\.rawValue)
+        let close = known.filter { $0.lowercased() == name.lowercased() || $0.replacingUnderscores == name.replacingUnderscores }
+        return "unknown operator \"\(name)\"" + (close.first.map { "; did you mean \"\($0)\"?" } ?? "")
+    }
+}
+
+extension String {
+    fileprivate var replacingUnderscores: String { lowercased().filter { $0 != "_" && $0 != "-" } }
+}

@@ -1,0 +1,279 @@
+/// A targeting rule compiled once when its file loads: operators resolved, variable paths
+/// split, constant arrays folded, so evaluation only walks the tree.
+indirect enum TargetingExpression: Sendable {
+    case literal(FlagValue)
+    case array([TargetingExpression])
+    /// `var` with a constant path (split at dots; empty for the whole data).
+    case variable(path: [String], fallback: TargetingExpression?)
+    /// `var` whose path is computed.
+    case computedVariable(TargetingExpression, fallback: TargetingExpression?)
+    case operation(TargetingOperator, [TargetingExpression])
+
+    /// Whether evaluating this may read `$flagd.timestamp`, so the clock is read only when needed.
+    var readsTimestamp: Bool {
+        switch self {
+        case .literal: false
+        case .array(let elements): elements.contains { $0.readsTimestamp }
+        case .variable(let path, let fallback):
+            (path.first == "$flagd" && (path.count == 1 || path[1] == "timestamp")) || path.isEmpty
+                || fallback?.readsTimestamp == true
+        case .computedVariable: true
+        case .operation(_, let arguments): arguments.contains { $0.readsTimestamp }
+        }
+    }
+}
+
+/// Why a targeting evaluation could not produce a value.
+enum TargetingFailure: Error, Sendable {
+    /// `fractional` had no bucketing value and the context no targeting key.
+    case targetingKeyMissing
+}
+
+/// What a targeting rule is evaluated against.
+struct TargetingScope {
+    let context: FlagEvaluationContext
+    let flagKey: String
+    let timestamp: Int
+    /// The element being visited inside `map`, `filter`, `reduce`, `all`, `none` and `some`;
+    /// nil at the top, where the data is the evaluation context.
+    var element: FlagValue?
+
+    /// The evaluation context as one object, as flagd presents it to rules.
+    var rootData: FlagValue {
+        var members = context.attributes
+        if let key = context.targetingKey { members["targetingKey"] = .string(key) }
+        members["$flagd"] = .structure(["flagKey": .string(flagKey), "timestamp": .number(Double(timestamp))])
+        return .structure(members)
+    }
+
+    /// The value at `path`, or nil when there is none.
+    func lookup(_ path: [String]) -> FlagValue? {
+        if let element { return Self.walk(element, path[...]) }
+        guard let first = path.first else { return rootData }
+        let rest = path.dropFirst()
+        switch first {
+        case "targetingKey":
+            guard let key = context.targetingKey else { return nil }
+            return rest.isEmpty ? .string(key) : nil
+        case "$flagd":
+            let properties: FlagValue = .structure([
+                "flagKey": .string(flagKey), "timestamp": .number(Double(timestamp)),
+            ])
+            return Self.walk(properties, rest)
+        default:
+            guard let value = context.attributes[first] else { return nil }
+            return Self.walk(value, rest)
+        }
+    }
+
+    private static func walk(_ value: FlagValue, _ path: ArraySlice<String>) -> FlagValue? {
+        var current = value
+        for component in path {
+            switch current {
+            case .structure(let members):
+                guard let next = members[component] else { return nil }
+                current = next
+            case .list(let elements):
+                guard let index = Int(component), elements.indices.contains(index) else { return nil }
+                current = elements[index]
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+}
+
+extension TargetingExpression {
+    func evaluate(_ scope: TargetingScope) throws(TargetingFailure) -> FlagValue {
+        switch self {
+        case .literal(let value):
+            return value
+        case .array(let elements):
+            var values: [FlagValue] = []
+            values.reserveCapacity(elements.count)
+            for element in elements { values.append(try element.evaluate(scope)) }
+            return .list(values)
+        case .variable(let path, let fallback):
+            if let value = scope.lookup(path), value != .null { return value }
+            return try fallback?.evaluate(scope) ?? .null
+        case .computedVariable(let pathExpression, let fallback):
+            let path = try pathExpression.evaluate(scope)
+            let components: [String]
+            switch path {
+            case .null: components = []
+            case .string(let text): components = text.isEmpty ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            default: components = JSONLogicSemantics.string(path).split(separator: ".").map(String.init)
+            }
+            if let value = scope.lookup(components), value != .null { return value }
+            return try fallback?.evaluate(scope) ?? .null
+        case .operation(let op, let arguments):
+            if op.isLazy { return try Self.evaluateLazy(op, arguments, scope) }
+            var values: [FlagValue] = []
+            values.reserveCapacity(arguments.count)
+            for argument in arguments { values.append(try argument.evaluate(scope)) }
+            return try Self.apply(op, values, scope)
+        }
+    }
+
+    private static func evaluateLazy(
+        _ op: TargetingOperator, _ arguments: [TargetingExpression], _ scope: TargetingScope
+    ) throws(TargetingFailure) -> FlagValue {
+        switch op {
+        case .ifThenElse, .ternary:
+            var index = 0
+            while index + 1 < arguments.count {
+                if JSONLogicSemantics.isTruthy(try arguments[index].evaluate(scope)) {
+                    return try arguments[index + 1].evaluate(scope)
+                }
+                index += 2
+            }
+            return index < arguments.count ? try arguments[index].evaluate(scope) : .null
+        case .or:
+            var last: FlagValue = .null
+            for argument in arguments {
+                last = try argument.evaluate(scope)
+                if JSONLogicSemantics.isTruthy(last) { return last }
+            }
+            return last
+        case .and:
+            var last: FlagValue = .null
+            for argument in arguments {
+                last = try argument.evaluate(scope)
+                if !JSONLogicSemantics.isTruthy(last) { return last }
+            }
+            return last
+        case .map, .filter, .all, .none, .some:
+            guard case .list(let elements) = try arguments[0].evaluate(scope) else {
+                return op == .map || op == .filter ? .list([]) : .bool(op == .none)
+            }
+            var inner = scope
+            var results: [FlagValue] = []
+            for element in elements {
+                inner.element = element
+                let result = try arguments[1].evaluate(inner)
+                switch op {
+                case .map: results.append(result)
+                case .filter: if JSONLogicSemantics.isTruthy(result) { results.append(element) }
+                case .all: if !JSONLogicSemantics.isTruthy(result) { return false }
+                case .none: if JSONLogicSemantics.isTruthy(result) { return false }
+                case .some: if JSONLogicSemantics.isTruthy(result) { return true }
+                default: break
+                }
+            }
+            switch op {
+            case .all: return .bool(!elements.isEmpty)
+            case .none: return true
+            case .some: return false
+            default: return .list(results)
+            }
+        case .reduce:
+            var accumulator = arguments.count > 2 ? try arguments[2].evaluate(scope) : .null
+            guard case .list(let elements) = try arguments[0].evaluate(scope) else { return accumulator }
+            var inner = scope
+            for element in elements {
+                inner.element = .structure(["current": element, "accumulator": accumulator])
+                accumulator = try arguments[1].evaluate(inner)
+            }
+            return accumulator
+        default:
+            return .null
+        }
+    }
+
+    private static func apply(
+        _ op: TargetingOperator, _ values: [FlagValue], _ scope: TargetingScope
+    ) throws(TargetingFailure) -> FlagValue {
+        typealias JS = JSONLogicSemantics
+        func argument(_ index: Int) -> FlagValue { index < values.count ? values[index] : .null }
+        switch op {
+        case .missing:
+            let keys: [FlagValue] = if case .list(let list) = argument(0) { list } else { values }
+            return .list(keys.filter { key in Self.isMissing(key, scope) })
+        case .missingSome:
+            guard case .list(let keys) = argument(1) else { return .list([]) }
+            let missing = keys.filter { Self.isMissing($0, scope) }
+            let needed = JS.number(argument(0))
+            return Double(keys.count - missing.count) >= needed ? .list([]) : .list(missing)
+        case .equal: return .bool(JS.looseEquals(argument(0), argument(1)))
+        case .notEqual: return .bool(!JS.looseEquals(argument(0), argument(1)))
+        case .strictEqual: return .bool(JS.strictEquals(argument(0), argument(1)))
+        case .strictNotEqual: return .bool(!JS.strictEquals(argument(0), argument(1)))
+        case .not: return .bool(!JS.isTruthy(argument(0)))
+        case .truthy: return .bool(JS.isTruthy(argument(0)))
+        case .greater: return .bool(JS.less(argument(1), argument(0), orEqual: false))
+        case .greaterOrEqual: return .bool(JS.less(argument(1), argument(0), orEqual: true))
+        case .less, .lessOrEqual:
+            let orEqual = op == .lessOrEqual
+            let first = JS.less(argument(0), argument(1), orEqual: orEqual)
+            if values.count == 3 { return .bool(first && JS.less(argument(1), argument(2), orEqual: orEqual)) }
+            return .bool(first)
+        case .max, .min:
+            guard !values.isEmpty else { return .null }
+            let numbers = values.map(JS.number)
+            if numbers.contains(where: \.isNaN) { return .null }
+            return .number(op == .max ? numbers.max()! : numbers.min()!)
+        case .add:
+            return .number(values.reduce(0) { $0 + JS.parseFloat($1) })
+        case .multiply:
+            return .number(values.isEmpty ? .nan : values.dropFirst().reduce(JS.parseFloat(values[0])) { $0 * JS.parseFloat($1) })
+        case .subtract:
+            if values.count == 1 { return .number(-JS.number(argument(0))) }
+            return .number(JS.number(argument(0)) - JS.number(argument(1)))
+        case .divide: return .number(JS.number(argument(0)) / JS.number(argument(1)))
+        case .remainder: return .number(JS.number(argument(0)).truncatingRemainder(dividingBy: JS.number(argument(1))))
+        case .merge:
+            var merged: [FlagValue] = []
+            for value in values {
+                if case .list(let elements) = value { merged.append(contentsOf: elements) } else { merged.append(value) }
+            }
+            return .list(merged)
+        case .in:
+            switch argument(1) {
+            case .string(let text): return .bool(text.contains(JS.string(argument(0))))
+            case .list(let elements): return .bool(elements.contains { JS.strictEquals($0, argument(0)) })
+            default: return false
+            }
+        case .cat:
+            return .string(values.map(JS.string).joined())
+        case .substr:
+            return .string(Self.substring(JS.string(argument(0)), start: JS.number(argument(1)), length: values.count > 2 ? JS.number(argument(2)) : nil))
+        case .log:
+            return argument(0)
+        case .startsWith, .endsWith:
+            guard case .string(let text) = argument(0), case .string(let affix) = argument(1) else { return false }
+            return .bool(op == .startsWith ? text.hasPrefix(affix) : text.hasSuffix(affix))
+        case .semanticVersion:
+            guard case .string(let a) = argument(0), case .string(let symbol) = argument(1), case .string(let b) = argument(2),
+                let comparison = SemanticVersionOperator(rawValue: symbol),
+                let left = SemanticVersion(a), let right = SemanticVersion(b)
+            else { return false }
+            return .bool(comparison.holds(left, right))
+        case .fractional:
+            return try Fractional.evaluate(values, scope)
+        case .variable, .ifThenElse, .ternary, .or, .and, .map, .filter, .reduce, .all, .none, .some:
+            return .null
+        }
+    }
+
+    private static func isMissing(_ key: FlagValue, _ scope: TargetingScope) -> Bool {
+        let path = JSONLogicSemantics.string(key).split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard let value = scope.lookup(path) else { return true }
+        return value == .null || value == .string("")
+    }
+
+    /// JavaScript's `substr`, with negative start and length counted from the end.
+    private static func substring(_ text: String, start: Double, length: Double?) -> String {
+        let characters = Array(text)
+        let count = characters.count
+        var from = start.isNaN ? 0 : Int(start.rounded(.towardZero))
+        if from < 0 { from = Swift.max(0, count + from) }
+        from = Swift.min(from, count)
+        var to = count
+        if let length, !length.isNaN {
+            let taken = Int(length.rounded(.towardZero))
+            to = taken < 0 ? Swift.max(from, count + taken) : Swift.min(count, from + taken)
+        }
+        return String(characters[from..<to])
+    }
+}
