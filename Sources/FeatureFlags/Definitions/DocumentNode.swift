@@ -13,12 +13,12 @@ struct DocumentNode: Sendable {
 
     struct Member: Sendable {
         var key: String
-        var keyLocation: SourceLocation
+        var keyLocation: FileLocation
         var value: DocumentNode
     }
 
     var kind: Kind
-    var location: SourceLocation
+    var location: FileLocation
 
     /// The plain value, without locations.
     var value: FlagValue {

@@ -12,7 +12,7 @@ public struct FlagDefinition: Sendable {
     /// The flag set's metadata overlaid with the flag's own.
     public let metadata: [String: FlagValue]
     /// Where the flag's key is in its file.
-    public let location: SourceLocation
+    public let location: FileLocation
 
     let targeting: TargetingExpression?
     let readsTimestamp: Bool
@@ -26,7 +26,7 @@ public struct FlagDefinition: Sendable {
 
     init(
         key: String, isEnabled: Bool, variants: [String: FlagValue], defaultVariant: String?,
-        targeting: TargetingExpression?, metadata: [String: FlagValue], location: SourceLocation
+        targeting: TargetingExpression?, metadata: [String: FlagValue], location: FileLocation
     ) {
         self.key = key
         self.isEnabled = isEnabled

@@ -101,7 +101,7 @@ private struct FlagSetReader {
         }
         var compiler = TargetingCompiler(evaluators: evaluators)
         // Shared evaluators are checked even when unused, so a broken one is reported at once.
-        for (_, evaluator) in evaluators.sorted(by: { $0.key < $1.key }) { _ = try compiler.compile(evaluator) }
+        for name in evaluators.keys.sorted() { try compiler.compileEvaluator(named: name) }
 
         var flags: [String: FlagDefinition] = [:]
         for member in flagMembers {

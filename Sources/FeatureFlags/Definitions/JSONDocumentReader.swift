@@ -29,9 +29,9 @@ struct JSONDocumentReader {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
 
-    private var location: SourceLocation { SourceLocation(file: file, line: line, column: column) }
+    private var location: FileLocation { FileLocation(file: file, line: line, column: column) }
 
-    private func error(_ message: String, at location: SourceLocation? = nil) -> FlagDefinitionError {
+    private func error(_ message: String, at location: FileLocation? = nil) -> FlagDefinitionError {
         FlagDefinitionError(message, at: location ?? self.location)
     }
 
@@ -90,7 +90,7 @@ struct JSONDocumentReader {
         try enter()
         advance()
         var members: [DocumentNode.Member] = []
-        var seen: [String: SourceLocation] = [:]
+        var seen: [String: FileLocation] = [:]
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             advance()
@@ -245,7 +245,7 @@ struct JSONDocumentReader {
         }
     }
 
-    private mutating func readHex4(_ escapeLocation: SourceLocation) throws(FlagDefinitionError) -> UInt32 {
+    private mutating func readHex4(_ escapeLocation: FileLocation) throws(FlagDefinitionError) -> UInt32 {
         var code: UInt32 = 0
         for _ in 0..<4 {
             guard let byte = current, let digit = Self.hexValue(byte) else {

@@ -14,12 +14,12 @@ enum YAMLDocumentReader {
         } catch {
             throw FlagDefinitionError("cannot read YAML: \(error)", file: file)
         }
-        guard let root else { throw FlagDefinitionError("the document is empty", at: SourceLocation(file: file, line: 1, column: 1)) }
+        guard let root else { throw FlagDefinitionError("the document is empty", at: FileLocation(file: file, line: 1, column: 1)) }
         return try convert(root, file: file)
     }
 
-    private static func location(_ mark: Mark?, file: String) -> SourceLocation {
-        SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
+    private static func location(_ mark: Mark?, file: String) -> FileLocation {
+        FileLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
     }
 
     private static func translate(_ error: YamlError, file: String) -> FlagDefinitionError {
@@ -67,7 +67,7 @@ enum YAMLDocumentReader {
         }
     }
 
-    private static func scalarKind(_ scalar: Node.Scalar, at location: SourceLocation) throws(FlagDefinitionError) -> DocumentNode.Kind {
+    private static func scalarKind(_ scalar: Node.Scalar, at location: FileLocation) throws(FlagDefinitionError) -> DocumentNode.Kind {
         let text = scalar.string
         let tag = String(describing: scalar.tag)
         switch tag {

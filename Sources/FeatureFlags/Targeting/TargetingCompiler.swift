@@ -11,6 +11,14 @@ struct TargetingCompiler {
         self.evaluators = evaluators
     }
 
+    /// Compiles the shared evaluator `name` on its own, so a broken one is reported even when unused.
+    mutating func compileEvaluator(named name: String) throws(FlagDefinitionError) {
+        guard let node = evaluators[name] else { return }
+        resolving.append(name)
+        defer { resolving.removeLast() }
+        _ = try compile(node)
+    }
+
     mutating func compile(_ node: DocumentNode) throws(FlagDefinitionError) -> TargetingExpression {
         switch node.kind {
         case .null, .bool, .number, .string:

@@ -1,5 +1,5 @@
 /// Where something is in a file: 1-based line and column.
-public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+public struct FileLocation: Sendable, Hashable, CustomStringConvertible {
     /// The file's path, or a label such as `<inline>`.
     public var file: String
     /// The line, from 1.
@@ -25,12 +25,12 @@ public struct FlagDefinitionError: Error, Sendable, Hashable, CustomStringConver
     /// What is wrong, in words an administrator can act on.
     public var message: String
     /// Where, when the format gives a position.
-    public var location: SourceLocation?
+    public var location: FileLocation?
     /// The file, when there is no position (it could not be read at all).
     public var file: String
 
     /// Creates an error at `location`.
-    public init(_ message: String, at location: SourceLocation) {
+    public init(_ message: String, at location: FileLocation) {
         self.message = message
         self.location = location
         self.file = location.file

@@ -1,0 +1,200 @@
+import FeatureFlags
+import Glibc
+import Testing
+
+/// Evaluation as flagd defines it: each reason, each error code, disabled and unknown flags,
+/// a missing default variant, metadata.
+@Suite("Flag evaluation")
+struct FlagEvaluationTests {
+    static let flags = """
+        {
+          "$schema": "https://flagd.dev/schema/v0/flags.json",
+          "flags": {
+            "static-on": { "state": "ENABLED", "variants": { "on": true, "off": false }, "defaultVariant": "on",
+                           "metadata": { "version": 17, "owner": "storage" } },
+            "empty-targeting": { "state": "ENABLED", "variants": { "on": true, "off": false }, "defaultVariant": "off", "targeting": {} },
+            "disabled": { "state": "DISABLED", "variants": { "on": true, "off": false }, "defaultVariant": "on" },
+            "code-default": { "state": "ENABLED", "variants": { "on": true, "off": false }, "defaultVariant": null },
+            "no-default": { "state": "ENABLED", "variants": { "on": true, "off": false },
+                            "targeting": { "if": [{ "==": [{ "var": "tier" }, "gold"] }, "on", null] } },
+            "by-email": { "state": "ENABLED", "variants": { "on": true, "off": false }, "defaultVariant": "off",
+                          "targeting": { "if": [{ "ends_with": [{ "var": "email" }, "@example.com"] }, "on", null] } },
+            "shorthand": { "state": "ENABLED", "variants": { "true": true, "false": false }, "defaultVariant": "false",
+                           "targeting": { "starts_with": [{ "var": "email" }, "admin@"] } },
+            "bad-variant": { "state": "ENABLED", "variants": { "on": true, "off": false }, "defaultVariant": "off",
+                             "targeting": { "cat": ["o", "n", "n"] } },
+            "rollout": { "state": "ENABLED", "variants": { "a": "A", "b": "B" }, "defaultVariant": "a",
+                         "targeting": { "fractional": [["a", 50], ["b", 50]] } },
+            "limit": { "state": "ENABLED", "variants": { "low": 10, "high": 1000, "half": 0.5 }, "defaultVariant": "low" },
+            "half": { "state": "ENABLED", "variants": { "half": 0.5, "one": 1 }, "defaultVariant": "half" },
+            "config": { "state": "ENABLED", "variants": { "small": { "threads": 2 }, "large": { "threads": 16 } }, "defaultVariant": "large" },
+            "over-limit": { "state": "ENABLED", "variants": { "on": true, "off": false }, "defaultVariant": "off",
+                            "targeting": { "if": [{ ">": [{ "var": "load" }, 0.9] }, "on", "off"] } }
+          },
+          "metadata": { "flagSetId": "ops", "owner": "platform" }
+        }
+        """
+
+    @Test("STATIC: no targeting gives the default variant")
+    func staticReason() throws {
+        let details = try store(Self.flags).booleanDetails("static-on", default: false)
+        #expect(details.value == true)
+        #expect(details.variant == "on")
+        #expect(details.reason == .static)
+        #expect(details.errorCode == nil)
+    }
+
+    @Test("an empty targeting object counts as none")
+    func emptyTargeting() throws {
+        let details = try store(Self.flags).booleanDetails("empty-targeting", default: true)
+        #expect(details.value == false)
+        #expect(details.reason == .static)
+    }
+
+    @Test("metadata: the flag's own overlays the flag set's")
+    func metadata() throws {
+        let details = try store(Self.flags).booleanDetails("static-on", default: false)
+        #expect(details.flagMetadata == ["flagSetId": "ops", "owner": "storage", "version": 17])
+    }
+
+    @Test("TARGETING_MATCH and DEFAULT from targeting")
+    func targetingReasons() throws {
+        let flags = try store(Self.flags)
+        let match = flags.booleanDetails("by-email", default: false, context: .init(attributes: ["email": "ann@example.com"]))
+        #expect(match.value == true)
+        #expect(match.variant == "on")
+        #expect(match.reason == .targetingMatch)
+        let fallThrough = flags.booleanDetails("by-email", default: true, context: .init(attributes: ["email": "ann@elsewhere.org"]))
+        #expect(fallThrough.value == false)
+        #expect(fallThrough.variant == "off")
+        #expect(fallThrough.reason == .default)
+    }
+
+    @Test("targeting returning true or false picks the variants named so")
+    func booleanShorthand() throws {
+        let flags = try store(Self.flags)
+        #expect(flags.booleanDetails("shorthand", default: false, context: .init(attributes: ["email": "admin@x.org"])).variant == "true")
+        #expect(flags.booleanDetails("shorthand", default: true, context: .init(attributes: ["email": "bob@x.org"])).variant == "false")
+    }
+
+    @Test("a null default variant defers to the code default, reason DEFAULT, no variant")
+    func codeDefault() throws {
+        let flags = try store(Self.flags)
+        for (key, context) in [("code-default", FlagEvaluationContext()), ("no-default", FlagEvaluationContext(attributes: ["tier": "iron"]))] {
+            let details = flags.booleanDetails(key, default: true, context: context)
+            #expect(details.value == true)
+            #expect(details.variant == nil)
+            #expect(details.reason == .default)
+            #expect(details.errorCode == nil)
+        }
+        let matched = flags.booleanDetails("no-default", default: false, context: .init(attributes: ["tier": "gold"]))
+        #expect(matched.value == true)
+        #expect(matched.reason == .targetingMatch)
+    }
+
+    @Test("DISABLED: the caller's default, no error, distinguishable from an unknown flag")
+    func disabledVersusUnknown() throws {
+        let flags = try store(Self.flags)
+        let disabled = flags.booleanDetails("disabled", default: false)
+        #expect(disabled.value == false)
+        #expect(disabled.reason == .disabled)
+        #expect(disabled.errorCode == nil)
+        #expect(disabled.variant == nil)
+        let unknown = flags.booleanDetails("no-such-flag", default: false)
+        #expect(unknown.value == false)
+        #expect(unknown.reason == .error)
+        #expect(unknown.errorCode == .flagNotFound)
+    }
+
+    @Test("TYPE_MISMATCH: asking a Boolean flag for a string returns the default")
+    func typeMismatch() throws {
+        let flags = try store(Self.flags)
+        let details = flags.stringDetails("static-on", default: "fallback")
+        #expect(details.value == "fallback")
+        #expect(details.reason == .error)
+        #expect(details.errorCode == .typeMismatch)
+        #expect(details.errorMessage?.contains("boolean") == true)
+        let fraction = flags.integerDetails("half", default: 3)
+        #expect(fraction.value == 3)
+        #expect(fraction.errorCode == .typeMismatch)
+    }
+
+    @Test("typed values: integer, double, object")
+    func typedValues() throws {
+        let flags = try store(Self.flags)
+        #expect(flags.integer("limit", default: 0) == 10)
+        #expect(flags.double("half", default: 0) == 0.5)
+        #expect(flags.objectDetails("config", default: [:]).value == ["threads": 16])
+        #expect(flags.valueDetails("limit", default: .null).value == 10)
+    }
+
+    @Test("PARSE_ERROR: targeting returning something that is not a variant")
+    func invalidVariant() throws {
+        let details = try store(Self.flags).booleanDetails("bad-variant", default: true)
+        #expect(details.value == true)
+        #expect(details.reason == .error)
+        #expect(details.errorCode == .parseError)
+        #expect(details.errorMessage?.contains("\"onn\"") == true)
+    }
+
+    @Test("TARGETING_KEY_MISSING: fractional without a bucketing value needs a targeting key")
+    func targetingKeyMissing() throws {
+        let flags = try store(Self.flags)
+        let details = flags.stringDetails("rollout", default: "none")
+        #expect(details.value == "none")
+        #expect(details.errorCode == .targetingKeyMissing)
+        let keyed = flags.stringDetails("rollout", default: "none", context: .init(targetingKey: "host-17"))
+        #expect(keyed.reason == .targetingMatch)
+        #expect(["A", "B"].contains(keyed.value))
+    }
+
+    @Test("INVALID_CONTEXT: a number JSON cannot carry")
+    func invalidContext() throws {
+        let details = try store(Self.flags).booleanDetails("over-limit", default: false, context: .init(attributes: ["load": .number(.nan)]))
+        #expect(details.errorCode == .invalidContext)
+        #expect(details.errorMessage?.contains("load") == true)
+    }
+
+    @Test("comparisons read numbers from the context")
+    func numberComparison() throws {
+        let flags = try store(Self.flags)
+        #expect(flags.boolean("over-limit", default: false, context: .init(attributes: ["load": 0.95])) == true)
+        #expect(flags.boolean("over-limit", default: true, context: .init(attributes: ["load": 0.5])) == false)
+    }
+
+    @Test("the store's context is the base and the caller's attributes win")
+    func contextMerging() throws {
+        let flags = try store(Self.flags, context: FlagEvaluationContext(attributes: ["email": "ops@example.com"]))
+        #expect(flags.boolean("by-email", default: false) == true)
+        #expect(flags.boolean("by-email", default: false, context: .init(attributes: ["email": "x@y.org"])) == false)
+    }
+
+    @Test("the host context describes this process")
+    func hostContext() throws {
+        let host = FlagEvaluationContext.host
+        #expect(host.attributes["uid"]?.integerValue == Int(getuid()))
+        #expect(host.attributes["hostname"]?.stringValue?.isEmpty == false)
+        #expect(host.targetingKey == host.attributes["hostname"]?.stringValue)
+        if case .list(let groups)? = host.attributes["groups"] { #expect(!groups.isEmpty) } else { Issue.record("no groups") }
+        #expect(host.attributes["user"] != nil)
+    }
+
+    @Test("$flagd.flagKey and $flagd.timestamp are in the context")
+    func flagdProperties() throws {
+        let now = Int(time(nil))
+        let json = """
+            { "flags": {
+                "named": { "state": "ENABLED", "variants": { "yes": true, "no": false }, "defaultVariant": "no",
+                           "targeting": { "if": [{ "==": [{ "var": "$flagd.flagKey" }, "named"] }, "yes", "no"] } },
+                "timed": { "state": "ENABLED", "variants": { "yes": true, "no": false }, "defaultVariant": "no",
+                           "targeting": { "if": [{ ">=": [{ "var": "$flagd.timestamp" }, \(now)] }, "yes", "no"] } },
+                "expired": { "state": "ENABLED", "variants": { "yes": true, "no": false }, "defaultVariant": "no",
+                           "targeting": { "if": [{ "<": [{ "var": "$flagd.timestamp" }, \(now - 3600)] }, "yes", "no"] } }
+            } }
+            """
+        let flags = try store(json)
+        #expect(flags.boolean("named", default: false) == true)
+        #expect(flags.boolean("timed", default: false) == true)
+        #expect(flags.boolean("expired", default: true) == false)
+    }
+}

@@ -1,0 +1,54 @@
+import FeatureFlags
+import Testing
+
+/// flagd's `sem_ver` operator.
+@Suite("sem_ver")
+struct SemanticVersionTests {
+    private func holds(_ version: String, _ op: String, _ target: String) throws -> Bool {
+        let json = """
+            { "flags": { "f": { "state": "ENABLED", "variants": { "yes": true, "no": false }, "defaultVariant": "no",
+              "targeting": { "if": [{ "sem_ver": [{ "var": "version" }, "\(op)", "\(target)"] }, "yes", "no"] } } } }
+            """
+        return try store(json).boolean("f", default: false, context: .init(attributes: ["version": .string(version)]))
+    }
+
+    @Test("comparisons", arguments: [
+        ("1.1.2", ">=", "1.0.0", true),
+        ("1.0.0", "=", "v1.0.0", true),
+        ("v1.0.0", "=", "1.0.0", true),
+        ("1.0.0", "!=", "1.0.1", true),
+        ("1.0.0", "<", "1.0.1", true),
+        ("1.10.0", ">", "1.9.0", true),
+        ("2.0.0", "<=", "1.9.9", false),
+        ("1.0.0-alpha", "<", "1.0.0", true),
+        ("1.0.0-alpha", "<", "1.0.0-alpha.1", true),
+        ("1.0.0-alpha.1", "<", "1.0.0-alpha.beta", true),
+        ("1.0.0-beta.2", "<", "1.0.0-beta.11", true),
+        ("1.0.0-rc.1", "<", "1.0.0", true),
+        ("1.0.0+build.5", "=", "1.0.0", true),
+        ("1.2", "=", "1.2.0", true),
+        ("1", "<", "1.0.1", true),
+        ("1.5.9", "^", "1.0.0", true),
+        ("2.0.0", "^", "1.9.0", false),
+        ("1.2.7", "~", "1.2.0", true),
+        ("1.3.0", "~", "1.2.0", false),
+    ])
+    func comparisons(version: String, op: String, target: String, expected: Bool) throws {
+        #expect(try holds(version, op, target) == expected)
+    }
+
+    @Test("a version that does not parse makes the comparison false", arguments: ["1.0.0.0", "01.0.0", "1.0.0-", "banana", "", "V1.0.0"])
+    func invalidVersions(version: String) throws {
+        #expect(!(try holds(version, "!=", "1.0.0")))
+    }
+
+    @Test("an unknown operator is a load error with its position")
+    func unknownOperator() {
+        let error = definitionError("""
+            { "flags": { "f": { "state": "ENABLED", "variants": { "yes": true }, "defaultVariant": "yes",
+              "targeting": { "sem_ver": [{ "var": "v" }, "=>", "1.0.0"] } } } }
+            """)
+        #expect(error?.message.contains("sem_ver operator") == true)
+        #expect(error?.location?.line == 2)
+    }
+}

@@ -1,0 +1,33 @@
+import FeatureFlags
+
+/// A store serving `json`, evaluated with `context` (empty by default, so tests do not depend
+/// on the machine's user or host name).
+func store(_ json: String, context: FlagEvaluationContext = FlagEvaluationContext()) throws -> FlagStore {
+    FlagStore([try FlagSet.parse(json, file: "flags.json")], context: context)
+}
+
+/// The error `text` produces when parsed as a flag file named `flags.json` (or `.yaml`).
+func definitionError(_ text: String, format: FlagFileFormat = .json) -> FlagDefinitionError? {
+    do {
+        _ = try FlagSet.parse(text, file: format == .json ? "flags.json" : "flags.yaml", format: format)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// A flag file with one flag whose variants are colours and whose targeting is `targeting`.
+func colorFlags(key: String = "headerColor", targeting: String) -> String {
+    """
+    {
+      "flags": {
+        "\(key)": {
+          "state": "ENABLED",
+          "variants": { "red": "#FF0000", "blue": "#0000FF", "green": "#00FF00", "yellow": "#FFFF00" },
+          "defaultVariant": "red",
+          "targeting": \(targeting)
+        }
+      }
+    }
+    """
+}
