@@ -46,7 +46,11 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "capctl", dependencies: ["CapctlCommand"]),
-        .executableTarget(name: "CoreBench", dependencies: ["ProcedureCore", "HeapUsage"], path: "Benchmarks/CoreBench"),
+        .executableTarget(
+            name: "CoreBench",
+            dependencies: ["ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "HeapUsage"],
+            path: "Benchmarks/CoreBench"
+        ),
         .target(name: "HeapUsage", path: "Benchmarks/HeapUsage"),
         .plugin(
             name: "CoreBenchPlugin",

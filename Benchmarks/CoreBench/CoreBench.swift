@@ -69,6 +69,41 @@ struct CoreBench {
         report.line("Foundation OperationQueue", String(format: "%.0f bytes", foundationBytes))
         report.ratio("Foundation bytes / ours", foundationBytes / ourBytes, target: nil, atLeast: true)
 
+        // 5. Feature flags, per evaluation.
+        let flags = GatingWorkloads.makeStore()
+        let evaluations = quick ? 200_000 : 2_000_000
+        var staticFlag = (seconds: Double.infinity, on: 0)
+        var targetedFlag = (seconds: Double.infinity, on: 0)
+        var lookup = (seconds: Double.infinity, on: 0)
+        for _ in 0..<5 {
+            let s = GatingWorkloads.staticFlag(flags, evaluations)
+            if s.seconds < staticFlag.seconds { staticFlag = s }
+            let t = GatingWorkloads.targetedFlag(flags, evaluations / 4)
+            if t.seconds < targetedFlag.seconds { targetedFlag = t }
+            let d = GatingWorkloads.dictionaryLookup(evaluations)
+            if d.seconds < lookup.seconds { lookup = d }
+        }
+        precondition(staticFlag.on == evaluations && targetedFlag.on == evaluations / 4 && lookup.on == evaluations)
+        let staticNanos = staticFlag.seconds * 1e9 / Double(evaluations)
+        report.section("feature flag evaluation, per call")
+        report.time("static Boolean flag (no targeting)", staticFlag.seconds, count: evaluations)
+        report.time("flag with three targeting rules", targetedFlag.seconds, count: evaluations / 4)
+        report.time("Dictionary<String, Bool> lookup (floor)", lookup.seconds, count: evaluations)
+        report.bound("static Boolean flag, ns per evaluation", staticNanos, target: 200)
+
+        // 6. Operations gated by a capability whose status is known.
+        let admin = await GatingWorkloads.keptCapability()
+        var ungated = Double.infinity
+        var gated = Double.infinity
+        for _ in 0..<15 {
+            ungated = min(ungated, await GatingWorkloads.gatedProcedures(100_000, capability: nil))
+            gated = min(gated, await GatingWorkloads.gatedProcedures(100_000, capability: admin))
+        }
+        report.section("100,000 operations, ungated and gated by AuthorizedFor (status known)")
+        report.time("ungated", ungated, count: 100_000)
+        report.time("AuthorizedFor(kept authorization)", gated, count: 100_000)
+        report.ratio("gated time / ungated", gated / ungated, target: 2, atLeast: false)
+
         print("")
         if report.missed.isEmpty {
             print("all targets met")
@@ -108,6 +143,13 @@ struct Report {
     func time(_ label: String, _ seconds: Double, count: Int) {
         let rate = Double(count) / seconds
         line(label, String(format: "%9.4f s  %12.0f ops/s  %8.0f ns/op", seconds, rate, seconds * 1e9 / Double(count)))
+    }
+
+    /// An absolute figure that must stay at or below `target`.
+    mutating func bound(_ label: String, _ value: Double, target: Double) {
+        let met = value <= target
+        line(label, String(format: "%.1f  (target <= %.0f: %@)", value, target, met ? "met" : "MISSED"))
+        if !met { missed.append("\(label) \(String(format: "%.1f", value)) (target <= \(target))") }
     }
 
     mutating func ratio(_ label: String, _ value: Double, target: Double?, atLeast: Bool) {

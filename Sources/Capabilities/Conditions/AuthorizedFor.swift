@@ -17,14 +17,23 @@ public struct AuthorizedFor: ProcedureCondition {
     private final class Gate: Sendable {
         let capability: any CapabilityType
         let name: String
-        let requirement: String
+        let requirement: any CapabilityRequirement
+        let requirementText: String
+        /// Read once: availability does not change within a process.
+        let unavailableReason: String?
         let authorized = Mutex<[ObjectIdentifier: CapabilityStatus]>([:])
         let pendingCount = Atomic<Int>(0)
 
         init(_ capability: any CapabilityType) {
             self.capability = capability
             self.name = "AuthorizedFor(\(capability.name))"
-            self.requirement = capability.requirement.description
+            self.requirement = capability.requirement
+            self.requirementText = capability.requirement.description
+            if case .unavailable(let reason) = capability.availability {
+                unavailableReason = reason
+            } else {
+                unavailableReason = nil
+            }
         }
 
         func store(_ status: CapabilityStatus, for procedure: Procedure) {
@@ -47,11 +56,11 @@ public struct AuthorizedFor: ProcedureCondition {
                     "unavailable: \(status.reason)",
                     error: CapabilityError.unavailable(capability: capabilityName, status: status))
             }
-            if capability.isMet(by: status) { return .satisfied(status.reason) }
+            if requirement.isMet(by: status) { return .satisfied(status.reason) }
             if status.kind == .notDetermined, mayInteractLater { return .undetermined(status.reason) }
             return .failed(
-                "\(status.kind.rawValue), requires \(requirement): \(status.reason)",
-                error: CapabilityError.unauthorized(capability: capabilityName, status: status, requirement: requirement))
+                "\(status.kind.rawValue), requires \(requirementText): \(status.reason)",
+                error: CapabilityError.unauthorized(capability: capabilityName, status: status, requirement: requirementText))
         }
     }
 
@@ -84,7 +93,7 @@ public struct AuthorizedFor: ProcedureCondition {
         if let authorized = gate.takeAuthorizedStatus(for: procedure) {
             return gate.result(for: authorized, mayInteractLater: false)
         }
-        if case .unavailable(let reason) = gate.capability.availability {
+        if let reason = gate.unavailableReason {
             return gate.result(for: .unavailable(reason), mayInteractLater: false)
         }
         guard let known = gate.capability.knownStatus() else { return nil }

@@ -20,18 +20,22 @@ struct FlagResolution: Sendable {
 /// - targeting returns a variant's name (or `true`/`false` for variants named so): that
 ///   variant, reason TARGETING_MATCH; anything else is an error.
 enum FlagResolver {
+    /// - Parameters:
+    ///   - overlay: The caller's context, whose values win over `base`.
+    ///   - base: The store's context.
+    ///   - baseProblem: The invalid attribute in `base`, found once when the store was made.
     static func resolve(
-        _ flag: FlagDefinition, context: () -> FlagEvaluationContext, now: () -> Int
+        _ flag: FlagDefinition, overlay: FlagEvaluationContext?, base: FlagEvaluationContext, baseProblem: String?,
+        now: () -> Int
     ) -> FlagResolution {
         guard flag.isEnabled else { return FlagResolution(value: nil, variant: nil, reason: .disabled) }
         guard let targeting = flag.targeting else { return defaultResolution(flag, reason: .static) }
 
-        let context = context()
-        if let path = context.firstInvalidAttribute() {
+        if let path = overlay?.firstInvalidAttribute() ?? baseProblem {
             return .failure(.invalidContext, "context attribute \"\(path)\" is not a finite number")
         }
         let scope = TargetingScope(
-            context: context, flagKey: flag.key, timestamp: flag.readsTimestamp ? now() : 0, element: nil)
+            overlay: overlay, base: base, flagKey: flag.key, timestamp: flag.readsTimestamp ? now() : 0, element: nil)
         let result: FlagValue
         do {
             result = try targeting.evaluate(scope)

@@ -34,6 +34,7 @@ public final class FlagStore: Sendable {
 
     private let state: Mutex<State>
     private let baseContext: FlagEvaluationContext
+    private let baseContextProblem: String?
     private let queue = DispatchQueue(label: "FeatureFlags.FlagStore")
     private let watcher = Mutex<DirectoryWatcher?>(nil)
     /// Notified after every change, for capabilities built on this store.
@@ -48,6 +49,7 @@ public final class FlagStore: Sendable {
     public init(files: [String], watch: Bool = true, context: FlagEvaluationContext = .host) {
         state = Mutex(State(sources: files.map { Source(path: $0) }))
         baseContext = context
+        baseContextProblem = context.firstInvalidAttribute()
         if watch {
             do {
                 let watcher = try DirectoryWatcher(files: files, queue: queue) { [weak self] changed in
@@ -69,6 +71,7 @@ public final class FlagStore: Sendable {
         initial.flags = Self.merge(initial.sources)
         state = Mutex(initial)
         baseContext = context
+        baseContextProblem = context.firstInvalidAttribute()
     }
 
     /// The flags in effect, by key.
@@ -190,9 +193,8 @@ public final class FlagStore: Sendable {
                 flagKey: key, value: defaultValue, reason: .error, errorCode: .typeMismatch,
                 errorMessage: "flag \"\(key)\" has \(flag.valueType) variants, not \(T.flagType)", flagMetadata: flag.metadata)
         }
-        let base = baseContext
         let resolution = FlagResolver.resolve(
-            flag, context: { context?.merged(over: base) ?? base }, now: { Int(time(nil)) })
+            flag, overlay: context, base: baseContext, baseProblem: baseContextProblem, now: { Int(time(nil)) })
         guard let value = resolution.value else {
             return FlagEvaluationDetails(
                 flagKey: key, value: defaultValue, variant: nil, reason: resolution.reason,

@@ -14,7 +14,7 @@ enum Fractional {
             distributions = distributions.dropFirst()
         } else {
             if distributions.first == .null { distributions = distributions.dropFirst() }
-            guard let key = scope.context.targetingKey else { throw .targetingKeyMissing }
+            guard let key = scope.targetingKey else { throw .targetingKeyMissing }
             bucketBy = scope.flagKey + key
         }
         var variants: [(variant: FlagValue, weight: UInt64)] = []

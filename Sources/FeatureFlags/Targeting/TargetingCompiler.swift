@@ -100,6 +100,11 @@ struct TargetingCompiler {
                     throw FlagDefinitionError("\"\(text)\" is not a semantic version", at: argumentNodes[index].location)
                 }
             }
+            if case .literal(.string(let symbol)) = arguments[1], let comparison = SemanticVersionOperator(rawValue: symbol),
+                case .literal(.string(let text)) = arguments[2], let target = SemanticVersion(text)
+            {
+                return .semanticVersion(arguments[0], comparison, target)
+            }
         case .fractional:
             let first = argumentNodes.first.map { node -> Bool in if case .array = node.kind { return true } else { return false } } ?? false
             for (index, node) in argumentNodes.enumerated() where index > 0 || first {

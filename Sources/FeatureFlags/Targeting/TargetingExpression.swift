@@ -8,6 +8,8 @@ indirect enum TargetingExpression: Sendable {
     /// `var` whose path is computed.
     case computedVariable(TargetingExpression, fallback: TargetingExpression?)
     case operation(TargetingOperator, [TargetingExpression])
+    /// `sem_ver` against a constant version with a constant operator, parsed once.
+    case semanticVersion(TargetingExpression, SemanticVersionOperator, SemanticVersion)
 
     /// Whether evaluating this may read `$flagd.timestamp`, so the clock is read only when needed.
     var readsTimestamp: Bool {
@@ -19,6 +21,7 @@ indirect enum TargetingExpression: Sendable {
                 || fallback?.readsTimestamp == true
         case .computedVariable: true
         case .operation(_, let arguments): arguments.contains { $0.readsTimestamp }
+        case .semanticVersion(let version, _, _): version.readsTimestamp
         }
     }
 }
@@ -31,7 +34,9 @@ enum TargetingFailure: Error, Sendable {
 
 /// What a targeting rule is evaluated against.
 struct TargetingScope {
-    let context: FlagEvaluationContext
+    /// The caller's context, laid over ``base`` without merging (merging costs a dictionary per evaluation).
+    let overlay: FlagEvaluationContext?
+    let base: FlagEvaluationContext
     let flagKey: String
     let timestamp: Int
     /// The element being visited inside `map`, `filter`, `reduce`, `all`, `none` and `some`;
@@ -39,9 +44,12 @@ struct TargetingScope {
     var element: FlagValue?
 
     /// The evaluation context as one object, as flagd presents it to rules.
+    var targetingKey: String? { overlay?.targetingKey ?? base.targetingKey }
+
     var rootData: FlagValue {
-        var members = context.attributes
-        if let key = context.targetingKey { members["targetingKey"] = .string(key) }
+        var members = base.attributes
+        if let overlay { members.merge(overlay.attributes) { _, mine in mine } }
+        if let key = targetingKey { members["targetingKey"] = .string(key) }
         members["$flagd"] = .structure(["flagKey": .string(flagKey), "timestamp": .number(Double(timestamp))])
         return .structure(members)
     }
@@ -53,7 +61,7 @@ struct TargetingScope {
         let rest = path.dropFirst()
         switch first {
         case "targetingKey":
-            guard let key = context.targetingKey else { return nil }
+            guard let key = targetingKey else { return nil }
             return rest.isEmpty ? .string(key) : nil
         case "$flagd":
             let properties: FlagValue = .structure([
@@ -61,7 +69,7 @@ struct TargetingScope {
             ])
             return Self.walk(properties, rest)
         default:
-            guard let value = context.attributes[first] else { return nil }
+            guard let value = overlay?.attributes[first] ?? base.attributes[first] else { return nil }
             return Self.walk(value, rest)
         }
     }
@@ -107,8 +115,19 @@ extension TargetingExpression {
             }
             if let value = scope.lookup(components), value != .null { return value }
             return try fallback?.evaluate(scope) ?? .null
+        case .semanticVersion(let versionExpression, let comparison, let target):
+            guard case .string(let text) = try versionExpression.evaluate(scope), let version = SemanticVersion(text) else {
+                return false
+            }
+            return .bool(comparison.holds(version, target))
         case .operation(let op, let arguments):
             if op.isLazy { return try Self.evaluateLazy(op, arguments, scope) }
+            if arguments.count <= 2, op.hasFixedArguments {
+                // Most operators take one or two arguments: skip the array.
+                let first = arguments.isEmpty ? FlagValue.null : try arguments[0].evaluate(scope)
+                let second = arguments.count < 2 ? FlagValue.null : try arguments[1].evaluate(scope)
+                return Self.apply(op, first, second, count: arguments.count)
+            }
             var values: [FlagValue] = []
             values.reserveCapacity(arguments.count)
             for argument in arguments { values.append(try argument.evaluate(scope)) }
@@ -181,6 +200,43 @@ extension TargetingExpression {
         }
     }
 
+    /// Operators of one or two arguments, evaluated without an argument array.
+    private static func apply(_ op: TargetingOperator, _ a: FlagValue, _ b: FlagValue, count: Int) -> FlagValue {
+        typealias JS = JSONLogicSemantics
+        switch op {
+        case .equal: return .bool(JS.looseEquals(a, b))
+        case .notEqual: return .bool(!JS.looseEquals(a, b))
+        case .strictEqual: return .bool(JS.strictEquals(a, b))
+        case .strictNotEqual: return .bool(!JS.strictEquals(a, b))
+        case .not: return .bool(!JS.isTruthy(a))
+        case .truthy: return .bool(JS.isTruthy(a))
+        case .greater: return .bool(JS.less(b, a, orEqual: false))
+        case .greaterOrEqual: return .bool(JS.less(b, a, orEqual: true))
+        case .less: return .bool(JS.less(a, b, orEqual: false))
+        case .lessOrEqual: return .bool(JS.less(a, b, orEqual: true))
+        case .subtract:
+            if count == 1 { return .number(-JS.number(a)) }
+            return .number(JS.number(a) - JS.number(b))
+        case .divide: return .number(JS.number(a) / JS.number(b))
+        case .remainder: return .number(JS.number(a).truncatingRemainder(dividingBy: JS.number(b)))
+        case .in:
+            switch b {
+            case .string(let text): return .bool(text.contains(JS.string(a)))
+            case .list(let elements): return .bool(elements.contains { JS.strictEquals($0, a) })
+            default: return false
+            }
+        case .substr:
+            return .string(Self.substring(JS.string(a), start: JS.number(b), length: nil))
+        case .log:
+            return a
+        case .startsWith, .endsWith:
+            guard case .string(let text) = a, case .string(let affix) = b else { return false }
+            return .bool(op == .startsWith ? text.hasPrefix(affix) : text.hasSuffix(affix))
+        default:
+            return .null
+        }
+    }
+
     private static func apply(
         _ op: TargetingOperator, _ values: [FlagValue], _ scope: TargetingScope
     ) throws(TargetingFailure) -> FlagValue {
@@ -195,19 +251,9 @@ extension TargetingExpression {
             let missing = keys.filter { Self.isMissing($0, scope) }
             let needed = JS.number(argument(0))
             return Double(keys.count - missing.count) >= needed ? .list([]) : .list(missing)
-        case .equal: return .bool(JS.looseEquals(argument(0), argument(1)))
-        case .notEqual: return .bool(!JS.looseEquals(argument(0), argument(1)))
-        case .strictEqual: return .bool(JS.strictEquals(argument(0), argument(1)))
-        case .strictNotEqual: return .bool(!JS.strictEquals(argument(0), argument(1)))
-        case .not: return .bool(!JS.isTruthy(argument(0)))
-        case .truthy: return .bool(JS.isTruthy(argument(0)))
-        case .greater: return .bool(JS.less(argument(1), argument(0), orEqual: false))
-        case .greaterOrEqual: return .bool(JS.less(argument(1), argument(0), orEqual: true))
         case .less, .lessOrEqual:
             let orEqual = op == .lessOrEqual
-            let first = JS.less(argument(0), argument(1), orEqual: orEqual)
-            if values.count == 3 { return .bool(first && JS.less(argument(1), argument(2), orEqual: orEqual)) }
-            return .bool(first)
+            return .bool(JS.less(argument(0), argument(1), orEqual: orEqual) && JS.less(argument(1), argument(2), orEqual: orEqual))
         case .max, .min:
             guard !values.isEmpty else { return .null }
             let numbers = values.map(JS.number)
@@ -217,32 +263,16 @@ extension TargetingExpression {
             return .number(values.reduce(0) { $0 + JS.parseFloat($1) })
         case .multiply:
             return .number(values.isEmpty ? .nan : values.dropFirst().reduce(JS.parseFloat(values[0])) { $0 * JS.parseFloat($1) })
-        case .subtract:
-            if values.count == 1 { return .number(-JS.number(argument(0))) }
-            return .number(JS.number(argument(0)) - JS.number(argument(1)))
-        case .divide: return .number(JS.number(argument(0)) / JS.number(argument(1)))
-        case .remainder: return .number(JS.number(argument(0)).truncatingRemainder(dividingBy: JS.number(argument(1))))
         case .merge:
             var merged: [FlagValue] = []
             for value in values {
                 if case .list(let elements) = value { merged.append(contentsOf: elements) } else { merged.append(value) }
             }
             return .list(merged)
-        case .in:
-            switch argument(1) {
-            case .string(let text): return .bool(text.contains(JS.string(argument(0))))
-            case .list(let elements): return .bool(elements.contains { JS.strictEquals($0, argument(0)) })
-            default: return false
-            }
         case .cat:
             return .string(values.map(JS.string).joined())
         case .substr:
             return .string(Self.substring(JS.string(argument(0)), start: JS.number(argument(1)), length: values.count > 2 ? JS.number(argument(2)) : nil))
-        case .log:
-            return argument(0)
-        case .startsWith, .endsWith:
-            guard case .string(let text) = argument(0), case .string(let affix) = argument(1) else { return false }
-            return .bool(op == .startsWith ? text.hasPrefix(affix) : text.hasSuffix(affix))
         case .semanticVersion:
             guard case .string(let a) = argument(0), case .string(let symbol) = argument(1), case .string(let b) = argument(2),
                 let comparison = SemanticVersionOperator(rawValue: symbol),
@@ -251,8 +281,8 @@ extension TargetingExpression {
             return .bool(comparison.holds(left, right))
         case .fractional:
             return try Fractional.evaluate(values, scope)
-        case .variable, .ifThenElse, .ternary, .or, .and, .map, .filter, .reduce, .all, .none, .some:
-            return .null
+        default:
+            return apply(op, argument(0), argument(1), count: values.count)
         }
     }
 

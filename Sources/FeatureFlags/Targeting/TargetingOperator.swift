@@ -55,6 +55,16 @@ enum TargetingOperator: String, CaseIterable, Sendable {
         }
     }
 
+    /// Whether, with one or two arguments, the operator needs nothing but their values.
+    var hasFixedArguments: Bool {
+        switch self {
+        case .equal, .notEqual, .strictEqual, .strictNotEqual, .not, .truthy, .greater, .greaterOrEqual, .less,
+            .lessOrEqual, .subtract, .divide, .remainder, .in, .substr, .log, .startsWith, .endsWith:
+            true
+        default: false
+        }
+    }
+
     /// The argument counts accepted, or nil for any.
     var arity: ClosedRange<Int>? {
         switch self {

@@ -1,0 +1,71 @@
+import Capabilities
+import CapabilityTesting
+import FeatureFlags
+import ProcedureCore
+
+/// Workloads for the gating layer: flag evaluation per call, and operations gated by a
+/// capability whose status is already known.
+enum GatingWorkloads {
+    static let flagFile = """
+        {"flags": {
+          "static-flag": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"},
+          "targeted-flag": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+            "targeting": {"if": [
+              {"in": [{"var": "user"}, ["alice", "bob", "carol"]]}, "on",
+              {"sem_ver": [{"var": "version"}, ">=", "2.0.0"]}, "on",
+              {"ends_with": [{"var": "email"}, "@example.com"]}, "on",
+              "off"]}}
+        }}
+        """
+
+    static func makeStore() -> FlagStore {
+        // The host context is the base, as in a real service.
+        FlagStore([try! FlagSet.parse(flagFile, file: "bench.json")])
+    }
+
+    /// Seconds for `count` evaluations of the static Boolean flag.
+    static func staticFlag(_ store: FlagStore, _ count: Int) -> (seconds: Double, on: Int) {
+        var on = 0
+        let start = ContinuousClock.now
+        for _ in 0..<count where store.boolean("static-flag", default: false) { on += 1 }
+        return (Workloads.seconds(since: start), on)
+    }
+
+    /// Seconds for `count` evaluations of the flag with three targeting rules; the context
+    /// matches only the last rule, so every rule runs.
+    static func targetedFlag(_ store: FlagStore, _ count: Int) -> (seconds: Double, on: Int) {
+        let context = FlagEvaluationContext(attributes: ["user": "dave", "version": "1.4.2", "email": "dave@example.com"])
+        var on = 0
+        let start = ContinuousClock.now
+        for _ in 0..<count where store.boolean("targeted-flag", default: false, context: context) { on += 1 }
+        return (Workloads.seconds(since: start), on)
+    }
+
+    /// Seconds for `count` lookups in a plain dictionary of Booleans: the floor any flag lookup pays.
+    static func dictionaryLookup(_ count: Int) -> (seconds: Double, on: Int) {
+        let flags = ["static-flag": true, "other": false]
+        var on = 0
+        let start = ContinuousClock.now
+        for _ in 0..<count where flags["static-flag"] ?? false { on += 1 }
+        return (Workloads.seconds(since: start), on)
+    }
+
+    /// A capability authorized a moment ago and kept, as after a PAM login: its status is known.
+    static func keptCapability() async -> KeptAuthorization<ScriptedCapability> {
+        let login = ScriptedCapability(name: "admin")
+        login.answerAuthorizations(.returns(.authorized("password accepted")))
+        let admin = login.keepingAuthorization(for: .seconds(3600))
+        _ = try? await admin.authorize()
+        return admin
+    }
+
+    /// `count` no-op procedures, each gated by `AuthorizedFor(capability)` when given.
+    static func gatedProcedures(_ count: Int, capability: (any CapabilityType)?) async -> Double {
+        let condition = capability.map { AuthorizedFor($0) }
+        return await Workloads.timeProcedures(count) { _, _ in
+            let procedure = BlockProcedure {}
+            if let condition { procedure.addCondition(condition) }
+            return procedure
+        }
+    }
+}
