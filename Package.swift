@@ -63,7 +63,13 @@ let package = Package(
         .testTarget(name: "ProcedureCoreTests", dependencies: ["ProcedureCore", "TestSupport"]),
         .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport"]),
         .testTarget(name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "CapabilityTesting", "TestSupport"]),
-        .testTarget(name: "LinuxCapabilitiesTests", dependencies: ["LinuxCapabilities"]),
+        // Runs one capability in a process of its own, so tests can give it other credentials or namespaces.
+        .executableTarget(
+            name: "capability-probe", dependencies: ["Capabilities", "LinuxCapabilities"], path: "Tests/CapabilityProbe"),
+        .testTarget(
+            name: "LinuxCapabilitiesTests",
+            dependencies: ["LinuxCapabilities", "Capabilities", "TestSupport", "capability-probe"]
+        ),
         .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import ProcedureCore
 
@@ -72,4 +73,31 @@ public struct TestError: Error, Equatable, CustomStringConvertible {
     public let message: String
     public init(_ message: String = "test error") { self.message = message }
     public var description: String { message }
+}
+
+/// What a child process printed and how it ended.
+public struct ProcessOutput: Sendable {
+    public let status: Int32
+    public let standardOutput: String
+    public let standardError: String
+}
+
+/// Runs `executable` with `arguments` and waits for it (a real child process: fork and exec).
+public func runProcess(_ executable: String, _ arguments: [String]) throws -> ProcessOutput {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    // Read before waiting, so a child writing more than a pipe holds cannot block.
+    let outData = output.fileHandleForReading.readDataToEndOfFile()
+    let errData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessOutput(
+        status: process.terminationStatus,
+        standardOutput: String(decoding: outData, as: UTF8.self),
+        standardError: String(decoding: errData, as: UTF8.self))
 }

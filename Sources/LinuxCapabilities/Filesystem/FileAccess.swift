@@ -1,0 +1,137 @@
+import Capabilities
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Access to a path for this process's effective user and groups: read, write, execute
+/// (search, for a directory), or creating entries in a directory; optionally also that the
+/// path is a file or a directory.
+///
+/// The kernel answers (`faccessat` with `AT_EACCESS`), so ACLs, capabilities such as
+/// `CAP_DAC_OVERRIDE`, read-only mounts and LSMs are all taken into account. The answer is a
+/// moment's: a permission can change between the check and the use (time of check, time of
+/// use), so a gate on file access decides whether to try, and the work must still handle a
+/// failing open.
+///
+/// Statuses: authorized when every requested access is granted; denied with the first refusal
+/// (permission denied, read-only file system, not a directory, wrong type); unavailable when
+/// the path does not exist. `grants` lists what is granted (`read`, `write`, `execute`, `create`).
+public struct FileAccess: CapabilityType {
+    /// Kinds of access.
+    public struct Access: OptionSet, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+        /// Read a file, list a directory.
+        public static let read = Access(rawValue: 1)
+        /// Write a file, change a directory's entries.
+        public static let write = Access(rawValue: 2)
+        /// Execute a file, enter (search) a directory.
+        public static let execute = Access(rawValue: 4)
+        /// Create entries in a directory: write and search on it.
+        public static let create = Access(rawValue: 8)
+
+        static let all: [(Access, String)] = [(.read, "read"), (.write, "write"), (.execute, "execute"), (.create, "create")]
+
+        /// The grant names, such as `read` and `write`.
+        public var names: [String] { Self.all.filter { contains($0.0) }.map(\.1) }
+
+        public var description: String { names.isEmpty ? "existence" : names.joined(separator: " and ") }
+    }
+
+    /// What the path must be.
+    public enum Kind: String, Sendable, Hashable {
+        case any
+        case file
+        case directory
+    }
+
+    /// The absolute path checked.
+    public let path: String
+    /// The access needed.
+    public let access: Access
+    /// What the path must be.
+    public let kind: Kind
+
+    /// Access to an absolute `path`. A relative path is an error: what it names would depend on
+    /// the working directory at the moment of the check.
+    public init(_ path: String, access: Access, kind: Kind = .any) throws(CapabilityConfigurationError) {
+        guard path.hasPrefix("/") else {
+            throw CapabilityConfigurationError("file access needs an absolute path, got \"\(path)\"")
+        }
+        guard !path.utf8.contains(0) else { throw CapabilityConfigurationError("a path cannot contain a NUL byte") }
+        if access.contains(.create), kind == .file {
+            throw CapabilityConfigurationError("\"create\" is access to a directory, but \(path) must be a file")
+        }
+        self.path = path
+        self.access = access
+        self.kind = kind
+    }
+
+    public var name: String { "file:\(path)" }
+
+    public var requirement: GrantRequirement { GrantRequirement(grants: Set(access.names)) }
+
+    public func status() async throws -> CapabilityStatus { currentStatus() }
+
+    /// A few system calls, no I/O beyond the inode: gates decide inline.
+    public func knownStatus() -> CapabilityStatus? { currentStatus() }
+
+    private func currentStatus() -> CapabilityStatus {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            switch code {
+            case ENOENT: return .unavailable("\(path) does not exist")
+            case ENOTDIR: return .unavailable("a component of \(path) is not a directory")
+            default: return .denied("cannot examine \(path): \(Self.describe(code))")
+            }
+        }
+        let isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
+        let type = isDirectory ? "a directory" : ((info.st_mode & S_IFMT) == S_IFREG ? "a file" : "a special file")
+        switch kind {
+        case .file where isDirectory, .file where (info.st_mode & S_IFMT) != S_IFREG:
+            return .denied("\(path) is \(type), not a file")
+        case .directory where !isDirectory:
+            return .denied("\(path) is \(type), not a directory")
+        default:
+            break
+        }
+        if access.contains(.create), !isDirectory {
+            return .denied("\(path) is \(type); entries can only be created in a directory")
+        }
+
+        var granted: Set<String> = []
+        var refusal: String?
+        for (mode, name, flag) in [(Access.read, "read", R_OK), (.write, "write", W_OK), (.execute, "execute", X_OK)] {
+            if faccessat(AT_FDCWD, path, flag, AT_EACCESS) == 0 {
+                granted.insert(name)
+            } else if access.contains(mode), refusal == nil {
+                refusal = "\(name): \(Self.describe(errno))"
+            }
+        }
+        if isDirectory, granted.contains("write"), granted.contains("execute") {
+            granted.insert("create")
+        } else if access.contains(.create), refusal == nil {
+            refusal = "create: " + (granted.contains("write") ? "the directory cannot be searched" : Self.writeRefusal(path))
+        }
+        if let refusal { return CapabilityStatus(.denied, reason: "\(path) (\(type)): \(refusal)", grants: granted) }
+        let what = access.isEmpty ? "exists" : access.description + " granted"
+        return .authorized("\(path) (\(type)): \(what)", grants: granted)
+    }
+
+    private static func writeRefusal(_ path: String) -> String {
+        faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 ? "" : describe(errno)
+    }
+
+    private static func describe(_ code: Int32) -> String {
+        switch code {
+        case EACCES, EPERM: "permission denied"
+        case EROFS: "read-only file system"
+        case ENOTDIR: "a path component is not a directory"
+        case ETXTBSY: "the file is being executed"
+        default: String(cString: strerror(code)).lowercased()
+        }
+    }
+}

@@ -1,0 +1,68 @@
+// A test helper: evaluates one capability in a process of its own, so tests can run it with
+// other credentials (setpriv as uid 65534) or in another network namespace (ip netns exec).
+//
+//     capability-probe file PATH ACCESS [any|file|directory]   ACCESS: letters of r, w, x, c, or -
+//     capability-probe capability NAME                          a Linux capability, such as CAP_NET_BIND_SERVICE
+//     capability-probe user NAME | group NAME
+//
+// Prints one line per status: KIND<TAB>GRANTS<TAB>REASON, GRANTS comma-separated.
+
+import Capabilities
+import LinuxCapabilities
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func printStatus(_ status: CapabilityStatus) {
+    print("\(status.kind.rawValue)\t\(status.grants.sorted().joined(separator: ","))\t\(status.reason)")
+    fflush(nil)
+}
+
+func fail(_ message: String) -> Never {
+    let line = Array("capability-probe: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(64)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let mode = arguments.first else { fail("usage: capability-probe file PATH ACCESS [KIND]") }
+
+switch mode {
+case "file":
+    guard arguments.count >= 3 else { fail("usage: capability-probe file PATH ACCESS [KIND]") }
+    var access: FileAccess.Access = []
+    for letter in arguments[2] {
+        switch letter {
+        case "r": access.insert(.read)
+        case "w": access.insert(.write)
+        case "x": access.insert(.execute)
+        case "c": access.insert(.create)
+        case "-": break
+        default: fail("unknown access letter \(letter)")
+        }
+    }
+    let kind = arguments.count > 3 ? FileAccess.Kind(rawValue: arguments[3]) : .any
+    guard let kind else { fail("unknown kind \(arguments[3])") }
+    do {
+        let capability = try FileAccess(arguments[1], access: access, kind: kind)
+        printStatus(await capability.resolveStatus())
+    } catch {
+        fail("\(error)")
+    }
+case "capability", "user", "group":
+    guard arguments.count == 2 else { fail("usage: capability-probe \(mode) NAME") }
+    do {
+        let capability: any CapabilityType =
+            switch mode {
+            case "capability": try ProcessCapability(arguments[1])
+            case "user": try RunsAsUser(arguments[1])
+            default: try MemberOfGroup(arguments[1])
+            }
+        printStatus(await capability.resolveStatus())
+    } catch {
+        fail("\(error)")
+    }
+default:
+    fail("unknown mode \(mode)")
+}

@@ -1,0 +1,79 @@
+import Capabilities
+import Foundation
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the `capability-probe` helper (built next to the test binary) in a process of its own.
+enum Probe {
+    /// The probe copied into a directory everyone may enter, so a child with other credentials
+    /// can execute it wherever the package was cloned.
+    static let executable: String = {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let testBinary = String(decoding: buffer.prefix(max(length, 0)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let built = (testBinary as NSString).deletingLastPathComponent + "/capability-probe"
+        let directory = NSTemporaryDirectory() + "capability-probe-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o755)
+        let copy = directory + "/capability-probe"
+        try? FileManager.default.copyItem(atPath: built, toPath: copy)
+        chmod(copy, 0o755)
+        return copy
+    }()
+
+    /// Whether this process can start children as another user (it is root).
+    static var canDropPrivileges: Bool { geteuid() == 0 }
+
+    /// The status the probe printed for `arguments`, run through `prefix` (for example setpriv).
+    static func status(_ arguments: [String], via prefix: [String] = []) throws -> CapabilityStatus {
+        let command = prefix.isEmpty ? executable : prefix[0]
+        let output = try runProcess(command, Array(prefix.dropFirst()) + (prefix.isEmpty ? [] : [executable]) + arguments)
+        guard output.status == 0 else { throw ProbeError(output: output) }
+        let fields = output.standardOutput.trimmingCharacters(in: .newlines).split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+        guard fields.count == 3, let kind = CapabilityStatus.Kind(rawValue: String(fields[0])) else { throw ProbeError(output: output) }
+        let grants = Set(fields[1].split(separator: ",").map(String.init))
+        return CapabilityStatus(kind, reason: String(fields[2]), grants: grants)
+    }
+
+    /// Runs the probe as the unprivileged user 65534 (nobody), with no supplementary groups.
+    static func statusAsNobody(_ arguments: [String]) throws -> CapabilityStatus {
+        try status(arguments, via: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
+    }
+
+    struct ProbeError: Error, CustomStringConvertible {
+        let output: ProcessOutput
+        var description: String { "probe exited \(output.status): \(output.standardOutput) \(output.standardError)" }
+    }
+}
+
+/// A directory under /tmp that unprivileged children can enter, removed afterwards.
+final class ScratchDirectory {
+    let path: String
+
+    init() throws {
+        path = "/tmp/capabilities-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        chmod(path, 0o755)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Creates a file with `mode` and returns its path.
+    func file(_ name: String, mode: mode_t, contents: String = "data\n") throws -> String {
+        let file = path + "/" + name
+        try contents.write(toFile: file, atomically: false, encoding: .utf8)
+        chmod(file, mode)
+        return file
+    }
+
+    /// Creates a directory with `mode` and returns its path.
+    func directory(_ name: String, mode: mode_t) throws -> String {
+        let directory = path + "/" + name
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        chmod(directory, mode)
+        return directory
+    }
+}
