@@ -29,7 +29,9 @@ let package = Package(
         // Test doubles for code that gates on capabilities: a scripted capability, a manual clock.
         .target(name: "CapabilityTesting", dependencies: ["Capabilities"]),
         // Linux backends: PAM, filesystem, network, process capabilities, users and groups.
-        .target(name: "LinuxCapabilities", dependencies: ["Capabilities"]),
+        .target(name: "LinuxCapabilities", dependencies: ["Capabilities", "CLinuxSupport"]),
+        // Kernel headers (netlink) for LinuxCapabilities.
+        .target(name: "CLinuxSupport"),
         // Feature flags from flagd-format files (JSON or YAML), as capabilities and conditions.
         .target(
             name: "FeatureFlags",

@@ -4,6 +4,9 @@
 //     capability-probe file PATH ACCESS [any|file|directory]   ACCESS: letters of r, w, x, c, or -
 //     capability-probe capability NAME                          a Linux capability, such as CAP_NET_BIND_SERVICE
 //     capability-probe user NAME | group NAME
+//     capability-probe path                     the network path (NWPathMonitor's satisfied / unsatisfied)
+//     capability-probe watch-path               each path status as it changes, until one is satisfied
+//     capability-probe host HOST PORT TIMEOUT_MS
 //
 // Prints one line per status: KIND<TAB>GRANTS<TAB>REASON, GRANTS comma-separated.
 
@@ -59,6 +62,28 @@ case "capability", "user", "group":
             case "user": try RunsAsUser(arguments[1])
             default: try MemberOfGroup(arguments[1])
             }
+        printStatus(await capability.resolveStatus())
+    } catch {
+        fail("\(error)")
+    }
+case "path":
+    printStatus(await NetworkPath().resolveStatus())
+case "watch-path":
+    // A watchdog, so a test waiting for a change that never comes fails instead of hanging.
+    Task {
+        try? await Task.sleep(for: .seconds(30))
+        fail("no satisfied path within 30 seconds")
+    }
+    for await status in NetworkPath().statusUpdates() {
+        printStatus(status)
+        if status.kind == .authorized { exit(0) }
+    }
+case "host":
+    guard arguments.count == 4, let port = Int(arguments[2]), let milliseconds = Int(arguments[3]) else {
+        fail("usage: capability-probe host HOST PORT TIMEOUT_MS")
+    }
+    do {
+        let capability = try HostReachability(host: arguments[1], port: port, timeout: .milliseconds(milliseconds))
         printStatus(await capability.resolveStatus())
     } catch {
         fail("\(error)")

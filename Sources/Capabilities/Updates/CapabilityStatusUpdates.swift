@@ -48,6 +48,24 @@ public struct CapabilityStatusUpdates: AsyncSequence, Sendable {
         }
     }
 
+    /// Re-reads `capability`'s status whenever one of the streams `triggers` makes yields;
+    /// the streams are made per iteration and ended with it (a netlink socket, an inotify watch).
+    public static func rereading(
+        _ capability: some CapabilityType,
+        whenever triggers: @escaping @Sendable () -> [AsyncStream<Void>]
+    ) -> CapabilityStatusUpdates {
+        CapabilityStatusUpdates {
+            let streams = triggers()
+            return rereading(capability) { reread in
+                await withTaskGroup(of: Void.self) { group in
+                    for stream in streams {
+                        group.addTask { for await _ in stream { await reread() } }
+                    }
+                }
+            }
+        }
+    }
+
     /// A stream that yields the status at once and again each time `driver` calls `reread`
     /// and the status changed.
     private static func rereading(
