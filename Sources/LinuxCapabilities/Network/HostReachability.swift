@@ -47,7 +47,7 @@ public struct HostReachability: CapabilityType {
         let (host, port, timeout) = (self.host, self.port, self.timeout)
         return await withCheckedContinuation { continuation in
             // Resolution and connect block; keep them off the cooperative pool.
-            DispatchQueue.global(qos: .utility).async {
+            TCPProbe.blockingWork.async {
                 continuation.resume(returning: TCPProbe.check(host: host, port: port, timeout: timeout))
             }
         }
@@ -88,6 +88,11 @@ public struct HostReachability: CapabilityType {
 
 /// The blocking part of a reachability check.
 enum TCPProbe {
+    /// Where blocking lookups and connects run. A queue of its own (not the global one, which
+    /// keeps to one thread per core) gets a thread per waiting job, so a slow name server
+    /// cannot hold up other checks.
+    static let blockingWork = DispatchQueue(label: "LinuxCapabilities.TCPProbe", attributes: .concurrent)
+
     private final class Resolution: @unchecked Sendable {
         // Written by the resolver thread before it signals; read only after the signal.
         var code: Int32 = 0
@@ -104,13 +109,17 @@ enum TCPProbe {
 
         // Resolve on a thread of its own: getaddrinfo has no timeout, and a dead name server must not outlast ours.
         let resolution = Resolution()
-        let resolved = DispatchSemaphore(value: 0)
-        DispatchQueue.global(qos: .utility).async {
-            resolve(host, port, into: resolution)
-            resolved.signal()
-        }
-        guard resolved.wait(timeout: .now() + .milliseconds(Int(remainingMilliseconds()))) == .success else {
-            return .denied("DNS failure: no answer for \(host) within \(timeout)")
+        if HostReachability.isAddress(host) {
+            resolve(host, port, into: resolution)  // numeric: no name server involved
+        } else {
+            let resolved = DispatchSemaphore(value: 0)
+            blockingWork.async {
+                resolve(host, port, into: resolution)
+                resolved.signal()
+            }
+            guard resolved.wait(timeout: .now() + .milliseconds(Int(remainingMilliseconds()))) == .success else {
+                return .denied("DNS failure: no answer for \(host) within \(timeout)")
+            }
         }
         guard resolution.code == 0 else {
             let code = resolution.code
@@ -156,6 +165,7 @@ enum TCPProbe {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_protocol = Int32(IPPROTO_TCP)
+        if HostReachability.isAddress(host) { hints.ai_flags = AI_NUMERICHOST }
         var list: UnsafeMutablePointer<addrinfo>?
         let code = getaddrinfo(host, String(port), &hints, &list)
         defer { if let list { freeaddrinfo(list) } }
