@@ -29,9 +29,11 @@ let package = Package(
         // Test doubles for code that gates on capabilities: a scripted capability, a manual clock.
         .target(name: "CapabilityTesting", dependencies: ["Capabilities"]),
         // Linux backends: PAM, filesystem, network, process capabilities, users and groups.
-        .target(name: "LinuxCapabilities", dependencies: ["Capabilities", "CLinuxSupport"]),
+        .target(name: "LinuxCapabilities", dependencies: ["Capabilities", "CLinuxSupport", "CPAM"]),
         // Kernel headers (netlink) for LinuxCapabilities.
         .target(name: "CLinuxSupport"),
+        // Linux-PAM's declarations for loading libpam at run time; checked against the real header when present.
+        .target(name: "CPAM"),
         // Feature flags from flagd-format files (JSON or YAML), as capabilities and conditions.
         .target(
             name: "FeatureFlags",
@@ -70,7 +72,7 @@ let package = Package(
             name: "capability-probe", dependencies: ["Capabilities", "LinuxCapabilities"], path: "Tests/CapabilityProbe"),
         .testTarget(
             name: "LinuxCapabilitiesTests",
-            dependencies: ["LinuxCapabilities", "Capabilities", "TestSupport", "capability-probe"]
+            dependencies: ["LinuxCapabilities", "Capabilities", "ProcedureCore", "TestSupport", "CLinuxSupport", "capability-probe"]
         ),
         .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand"]),
     ],

@@ -1,0 +1,117 @@
+import Capabilities
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A login through PAM: authorized once a PAM transaction for a service and a user succeeds
+/// (`pam_authenticate`, then `pam_acct_mgmt`).
+///
+/// `status()` never prompts: it is notDetermined ("would ask") while nothing is kept, and
+/// unavailable when libpam or the service file is missing. `authorize()` runs the transaction,
+/// asking through the conversation (the terminal by default). To keep a successful login for
+/// a while, as sudo does, wrap it: `PAMLogin(...).keepingAuthorization(for: .minutes(5))`.
+///
+/// Statuses from PAM's answers: wrong password, unknown user, expired account, new password
+/// required, too many tries and permission denied are denied, each with that reason; a
+/// service that fails to load a module is unavailable; a conversation the person cancelled
+/// is notDetermined (dismissed).
+public struct PAMLogin: CapabilityType {
+    /// The PAM service (the file name under /etc/pam.d or the service directory).
+    public let service: String
+    /// The user to authenticate.
+    public let user: String
+    /// A directory of service files used instead of /etc/pam.d (`pam_start_confdir`), or nil.
+    public let serviceDirectory: String?
+    /// Whether `pam_acct_mgmt` runs after authentication (expired accounts, access rules). Default true.
+    public let checksAccount: Bool
+    /// Whether `pam_setcred` establishes credentials after success; some modules change this
+    /// process's groups or keys then. Default false.
+    public let establishesCredentials: Bool
+
+    private let conversation: any PAMConversation
+    private let libraryPath: String
+
+    /// A PAM login.
+    /// - Parameters:
+    ///   - service: The PAM service name, such as `login` or `myservice`.
+    ///   - user: The user; by default the user this process runs as.
+    ///   - serviceDirectory: An absolute directory of service files to use instead of /etc/pam.d.
+    ///   - conversation: Who answers PAM's questions; by default the controlling terminal.
+    ///   - checksAccount: Whether to run the account check after authentication.
+    ///   - establishesCredentials: Whether to call `pam_setcred(PAM_ESTABLISH_CRED)` on success.
+    ///   - library: The libpam to load; `libpam.so.0` by default.
+    public init(
+        service: String,
+        user: String? = nil,
+        serviceDirectory: String? = nil,
+        conversation: any PAMConversation = TerminalPAMConversation(),
+        checksAccount: Bool = true,
+        establishesCredentials: Bool = false,
+        library: String = "libpam.so.0"
+    ) throws(CapabilityConfigurationError) {
+        guard !service.isEmpty, !service.contains("/"), !service.utf8.contains(0) else {
+            throw CapabilityConfigurationError("\"\(service)\" is not a PAM service name (a file name, without /)")
+        }
+        if let serviceDirectory, !serviceDirectory.hasPrefix("/") {
+            throw CapabilityConfigurationError("a PAM service directory must be an absolute path, got \"\(serviceDirectory)\"")
+        }
+        let user = user ?? ProcessIdentity.current().effectiveUser.name ?? ""
+        guard !user.isEmpty, !user.utf8.contains(0) else {
+            throw CapabilityConfigurationError("a PAM login needs a user name")
+        }
+        self.service = service
+        self.user = user
+        self.serviceDirectory = serviceDirectory
+        self.conversation = conversation
+        self.checksAccount = checksAccount
+        self.establishesCredentials = establishesCredentials
+        self.libraryPath = library
+    }
+
+    public var name: String { "pam:\(service):\(user)" }
+
+    public var availability: CapabilityAvailability {
+        switch PAMLibrary.load(libraryPath) {
+        case .success(let library):
+            if serviceDirectory != nil, library.startInDirectory == nil {
+                return .unavailable(reason: "\(libraryPath) has no pam_start_confdir (Linux-PAM 1.4 or later is needed for a service directory)")
+            }
+            return .available
+        case .failure(let error):
+            return .unavailable(reason: error.description)
+        }
+    }
+
+    /// notDetermined while the service exists: only asking can tell. Never prompts.
+    public func status() async throws -> CapabilityStatus { currentStatus() }
+
+    public func knownStatus() -> CapabilityStatus? { currentStatus() }
+
+    private func currentStatus() -> CapabilityStatus {
+        if case .unavailable(let reason) = availability { return .unavailable(reason) }
+        let directories = serviceDirectory.map { [$0] } ?? ["/etc/pam.d", "/usr/lib/pam.d"]
+        guard directories.contains(where: { access($0 + "/" + service, F_OK) == 0 }) else {
+            return .unavailable("no PAM service file \"\(service)\" in \(directories.joined(separator: " or "))")
+        }
+        return .notDetermined("PAM service \(service) will ask \(user) to authenticate")
+    }
+
+    /// Runs the PAM transaction on a thread of its own (it blocks while a person types).
+    public func authorize() async throws -> CapabilityStatus {
+        let current = currentStatus()
+        guard current.kind == .notDetermined, case .success(let library) = PAMLibrary.load(libraryPath) else {
+            return current
+        }
+        let transaction = PAMTransaction(
+            library: library, service: service, user: user, directory: serviceDirectory, conversation: conversation,
+            checksAccount: checksAccount, establishesCredentials: establishesCredentials)
+        return await withCheckedContinuation { continuation in
+            Self.transactions.async { continuation.resume(returning: transaction.run()) }
+        }
+    }
+
+    /// A queue of its own, so each waiting login gets a thread and none holds up the global queue.
+    private static let transactions = DispatchQueue(label: "LinuxCapabilities.PAM", attributes: .concurrent)
+}

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A password or other secret in memory this package controls: a C buffer that is zeroed
+/// when the secret is released, so it does not linger the way a Swift `String` can.
+public final class PAMSecret: @unchecked Sendable {
+    // Written once at creation; zeroed and freed in deinit.
+    private let bytes: UnsafeMutableBufferPointer<UInt8>
+
+    /// Takes the bytes of `secret` (without a terminating NUL). Prefer the other initializers
+    /// where the secret does not exist as a `String` already.
+    public convenience init(_ secret: String) {
+        self.init(copying: Array(secret.utf8))
+    }
+
+    /// Copies `bytes`; the caller should zero its own copy.
+    public init(copying bytes: [UInt8]) {
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count + 1)
+        _ = buffer.initialize(from: bytes)
+        buffer[bytes.count] = 0
+        self.bytes = buffer
+    }
+
+    /// Takes ownership of a buffer of `count` bytes plus a NUL, filled in by the caller.
+    init(adopting buffer: UnsafeMutableBufferPointer<UInt8>) {
+        bytes = buffer
+    }
+
+    /// The secret's length in bytes.
+    public var count: Int { bytes.count - 1 }
+
+    /// A malloc'd, NUL-terminated copy for PAM, which frees (and, in well-behaved modules, overwrites) it.
+    func makeCString() -> UnsafeMutablePointer<CChar>? {
+        guard let copy = malloc(bytes.count)?.assumingMemoryBound(to: CChar.self) else { return nil }
+        memcpy(copy, bytes.baseAddress!, bytes.count)
+        return copy
+    }
+
+    deinit {
+        explicit_bzero(bytes.baseAddress!, bytes.count)
+        bytes.deallocate()
+    }
+}

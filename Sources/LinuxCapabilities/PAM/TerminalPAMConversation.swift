@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Asks on the controlling terminal (/dev/tty), as `login` and `sudo` do: secret prompts
+/// with echo off, visible prompts with echo on, information and errors printed. The answer is
+/// read straight into a buffer that is zeroed after use; it never becomes a Swift `String`.
+/// End of input (Ctrl-D) or no terminal dismisses the login.
+public struct TerminalPAMConversation: PAMConversation {
+    /// The terminal device.
+    public let device: String
+
+    /// Creates a conversation on `device` (by default the controlling terminal).
+    public init(device: String = "/dev/tty") {
+        self.device = device
+    }
+
+    public func answer(_ prompt: PAMMessage) -> PAMAnswer {
+        let fd = open(device, O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return .cancel }
+        defer { close(fd) }
+        write(fd, prompt.text)
+        let hidden = prompt.style == .secretPrompt
+        var saved = termios()
+        let canHide = tcgetattr(fd, &saved) == 0
+        if hidden, canHide {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            quiet.c_lflag |= tcflag_t(ECHONL)
+            tcsetattr(fd, TCSAFLUSH, &quiet)
+        }
+        defer { if hidden, canHide { tcsetattr(fd, TCSAFLUSH, &saved) } }
+        guard let line = readLine(fd) else { return .cancel }
+        if hidden { return .secret(PAMSecret(adopting: line)) }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: line[..<(line.count - 1)]), as: UTF8.self)
+        explicit_bzero(line.baseAddress!, line.count)
+        line.deallocate()
+        return .text(text)
+    }
+
+    public func show(_ message: PAMMessage) {
+        let fd = open(device, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        let target = fd >= 0 ? fd : 2
+        write(target, message.text + (message.text.hasSuffix("\n") ? "" : "\n"))
+        if fd >= 0 { close(fd) }
+    }
+
+    private func write(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// One line, without its newline, in a buffer with a terminating NUL; nil at end of input.
+    private func readLine(_ fd: Int32) -> UnsafeMutableBufferPointer<UInt8>? {
+        let capacity = 1024
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: capacity)
+        buffer.initialize(repeating: 0)
+        var count = 0
+        var byte: UInt8 = 0
+        while count < capacity - 1 {
+            let got = read(fd, &byte, 1)
+            if got < 0, errno == EINTR { continue }
+            if got <= 0 {
+                if count == 0 {
+                    buffer.deallocate()
+                    return nil
+                }
+                break
+            }
+            if byte == UInt8(ascii: "\n") { break }
+            buffer[count] = byte
+            count += 1
+        }
+        byte = 0
+        let line = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: count + 1)
+        _ = line.initialize(from: buffer[..<count])
+        line[count] = 0
+        explicit_bzero(buffer.baseAddress!, capacity)
+        buffer.deallocate()
+        return line
+    }
+}

@@ -1,0 +1,169 @@
+import Capabilities
+import Foundation
+import LinuxCapabilities
+import ProcedureCore
+import Testing
+import TestSupport
+
+/// Real PAM transactions through libpam, loaded with dlopen, against service files in a
+/// directory of the test's own (`pam_start_confdir`): pam_matrix (libpam-wrapper) checks
+/// passwords from a file; the stock pam_debug, pam_echo and pam_permit inject outcomes.
+@Suite("PAM login", .enabled(if: PAMServiceDirectory.isAvailable, "needs libpam-wrapper (pam_matrix.so) and the stock PAM modules"), .timeLimit(.minutes(1)))
+struct PAMLoginTests {
+    private func login(
+        _ directory: PAMServiceDirectory, service: String = "test", user: String = "alice", password: String?
+    ) async throws -> (CapabilityStatus, RecordingConversation) {
+        let recorder = RecordingConversation(password: password)
+        let capability = try PAMLogin(service: service, user: user, serviceDirectory: directory.path, conversation: recorder.conversation)
+        return (try await capability.authorize(), recorder)
+    }
+
+    @Test("the right password authorizes; the wrong one is denied")
+    func passwords() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("test")
+        let (granted, recorder) = try await login(directory, password: "secret")
+        #expect(granted.kind == .authorized, "\(granted)")
+        #expect(recorder.prompts == 1)
+        let (refused, _) = try await login(directory, password: "guess")
+        #expect(refused.kind == .denied)
+        #expect(refused.reason.hasPrefix("authentication failed"), "\(refused)")
+    }
+
+    @Test("an unknown user is denied")
+    func unknownUser() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("test")
+        let (status, _) = try await login(directory, user: "mallory", password: "secret")
+        #expect(status.kind == .denied)
+        // pam_matrix answers an unknown user as a failed authentication, as most modules do.
+        #expect(status.reason.hasPrefix("authentication failed for mallory"), "\(status)")
+    }
+
+    @Test("a user whose password is for another service is denied")
+    func serviceNotAllowed() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:other"])
+        try directory.matrixService("test")
+        let (status, _) = try await login(directory, password: "secret")
+        #expect(status.kind == .denied)
+        #expect(status.reason.hasPrefix("permission denied"), "\(status)")
+    }
+
+    @Test("an expired account is denied with that reason")
+    func expiredAccount() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("test", account: ["account required MODULES/pam_debug.so acct=acct_expired"])
+        let (status, _) = try await login(directory, password: "secret")
+        #expect(status.kind == .denied)
+        #expect(status.reason.hasPrefix("account expired"), "\(status)")
+    }
+
+    @Test("a required new password is denied with that reason")
+    func newPasswordRequired() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("test", account: ["account required MODULES/pam_debug.so acct=new_authtok_reqd"])
+        let (status, _) = try await login(directory, password: "secret")
+        #expect(status.kind == .denied)
+        #expect(status.reason.hasPrefix("new password required"), "\(status)")
+    }
+
+    @Test("too many tries is denied with that reason")
+    func maxTries() async throws {
+        let directory = try PAMServiceDirectory(passwords: [])
+        try directory.service("test", ["auth required MODULES/pam_debug.so auth=maxtries", "account required MODULES/pam_permit.so"])
+        let (status, _) = try await login(directory, password: nil)
+        #expect(status.kind == .denied)
+        #expect(status.reason.hasPrefix("too many tries"), "\(status)")
+    }
+
+    @Test("a cancelled conversation is notDetermined (dismissed), not denied")
+    func dismissed() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("test")
+        let (status, recorder) = try await login(directory, password: nil)
+        #expect(recorder.prompts == 1)
+        #expect(status.kind == .notDetermined)
+        #expect(status.reason.hasPrefix("dismissed"), "\(status)")
+    }
+
+    @Test("information messages reach the conversation")
+    func messages() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("test", extraAuth: ["auth optional MODULES/pam_echo.so Maintenance window tonight"])
+        let (status, recorder) = try await login(directory, password: "secret")
+        #expect(status.kind == .authorized)
+        #expect(recorder.messages.contains(PAMMessage(style: .info, text: "Maintenance window tonight")))
+    }
+
+    @Test("a missing service file is unavailable, and nothing is asked")
+    func missingService() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        let recorder = RecordingConversation(password: "secret")
+        let capability = try PAMLogin(service: "absent", user: "alice", serviceDirectory: directory.path, conversation: recorder.conversation)
+        #expect(await capability.resolveStatus().kind == .unavailable)
+        #expect(try await capability.authorize().kind == .unavailable)
+        #expect(recorder.prompts == 0)
+    }
+
+    @Test("a service naming a module that does not exist is unavailable")
+    func missingModule() async throws {
+        let directory = try PAMServiceDirectory(passwords: [])
+        try directory.service("test", ["auth required /nonexistent/pam_nothing.so", "account required MODULES/pam_permit.so"])
+        let (status, _) = try await login(directory, password: "secret")
+        #expect(status.kind == .unavailable, "\(status)")
+    }
+
+    @Test("without libpam the capability is unavailable, with the reason")
+    func missingLibrary() async throws {
+        let capability = try PAMLogin(service: "login", user: "alice", library: "libpam-that-is-not-here.so.0")
+        guard case .unavailable(let reason) = capability.availability else {
+            Issue.record("expected unavailable")
+            return
+        }
+        #expect(reason.contains("libpam-that-is-not-here.so.0"))
+        let procedure = BlockProcedure {}
+        procedure.addCondition(AuthorizedFor(capability))
+        await run(procedure)
+        #expect(procedure.isCancelled)
+    }
+
+    @Test("a gate asks once; the kept login opens the next gates without asking")
+    func gateWithKeptLogin() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("test")
+        let recorder = RecordingConversation(password: "secret")
+        let admin = try PAMLogin(service: "test", user: "alice", serviceDirectory: directory.path, conversation: recorder.conversation)
+            .keepingAuthorization(for: .seconds(600))
+        for _ in 0..<3 {
+            let procedure = BlockProcedure {}
+            procedure.addCondition(AuthorizedFor(admin))
+            await run(procedure)
+            #expect(procedure.error == nil)
+        }
+        #expect(recorder.prompts == 1)
+    }
+
+    @Test("on a terminal: the password prompt has echo off, and the answer is read from the terminal")
+    func terminalConversation() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("test")
+        let terminal = try PseudoTerminal()
+        let login = try PAMLogin(
+            service: "test", user: "alice", serviceDirectory: directory.path,
+            conversation: TerminalPAMConversation(device: terminal.deviceName))
+        async let status = login.authorize()
+        let prompt = await terminal.read(until: ": ")
+        #expect(prompt.hasSuffix("Password: "), "\(prompt)")
+        terminal.type("secret\n")
+        #expect(try await status.kind == .authorized)
+        // With echo off, the terminal shows the newline but not the password.
+        #expect(!terminal.readAvailable().contains("secret"))
+    }
+
+    @Test("bad input is refused when the capability is made")
+    func badInput() {
+        #expect(throws: CapabilityConfigurationError.self) { try PAMLogin(service: "../etc/passwd") }
+        #expect(throws: CapabilityConfigurationError.self) { try PAMLogin(service: "login", serviceDirectory: "relative/dir") }
+        #expect(throws: CapabilityConfigurationError.self) { try PAMLogin(service: "") }
+    }
+}

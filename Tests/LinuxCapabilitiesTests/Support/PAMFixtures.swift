@@ -1,0 +1,118 @@
+import CLinuxSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import LinuxCapabilities
+import Synchronization
+
+/// A PAM service directory of the test's own, for `pam_start_confdir`: service files naming
+/// test modules by absolute path, and a pam_matrix password file. No root, no real accounts.
+final class PAMServiceDirectory {
+    let path: String
+    let passwordFile: String
+
+    /// pam_matrix.so from libpam-wrapper, if installed.
+    static let matrixModule: String? = [
+        "/usr/lib/x86_64-linux-gnu/pam_wrapper/pam_matrix.so", "/usr/lib/aarch64-linux-gnu/pam_wrapper/pam_matrix.so",
+        "/usr/lib64/pam_wrapper/pam_matrix.so", "/usr/lib/pam_wrapper/pam_matrix.so",
+    ].first { FileManager.default.fileExists(atPath: $0) }
+
+    /// The directory of the stock modules (pam_debug.so, pam_echo.so, pam_permit.so).
+    static let stockModules: String? = [
+        "/usr/lib/x86_64-linux-gnu/security", "/usr/lib/aarch64-linux-gnu/security", "/usr/lib64/security", "/lib/security",
+    ].first { FileManager.default.fileExists(atPath: $0 + "/pam_debug.so") }
+
+    static var isAvailable: Bool { matrixModule != nil && stockModules != nil }
+
+    /// Creates the directory with `passwords` as `user:password:service` lines.
+    init(passwords: [String]) throws {
+        path = NSTemporaryDirectory() + "pam-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        passwordFile = path + "/passdb"
+        try (passwords.joined(separator: "\n") + "\n").write(toFile: passwordFile, atomically: false, encoding: .utf8)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// A service authenticating and checking accounts with pam_matrix.
+    func matrixService(_ name: String, extraAuth: [String] = [], account: [String]? = nil) throws {
+        let matrix = Self.matrixModule!
+        let lines = extraAuth + ["auth required \(matrix) passdb=\(passwordFile)"]
+            + (account ?? ["account required \(matrix) passdb=\(passwordFile)"])
+        try service(name, lines)
+    }
+
+    /// A service with the given lines; `MODULES/` stands for the stock module directory.
+    func service(_ name: String, _ lines: [String]) throws {
+        let text = lines.map { $0.replacingOccurrences(of: "MODULES/", with: Self.stockModules! + "/") }.joined(separator: "\n") + "\n"
+        try text.write(toFile: path + "/" + name, atomically: false, encoding: .utf8)
+    }
+}
+
+/// A programmatic conversation that records what PAM asked and showed.
+final class RecordingConversation: Sendable {
+    private let log = Mutex<[PAMMessage]>([])
+    let password: String?
+
+    init(password: String?) { self.password = password }
+
+    var messages: [PAMMessage] { log.withLock { $0 } }
+    var prompts: Int { messages.filter { $0.style == .secretPrompt || $0.style == .visiblePrompt }.count }
+
+    var conversation: ProgrammaticPAMConversation {
+        ProgrammaticPAMConversation(
+            secret: { [self] in
+                log.withLock { $0.append(PAMMessage(style: .secretPrompt, text: "")) }
+                return password.map(PAMSecret.init)
+            },
+            onMessage: { [self] message in log.withLock { $0.append(message) } })
+    }
+}
+
+/// A pseudo-terminal: the test plays the person at the master side; the code under test
+/// opens the slave device as its terminal.
+final class PseudoTerminal: @unchecked Sendable {
+    let master: Int32
+    let deviceName: String
+
+    init() throws {
+        var name = [CChar](repeating: 0, count: 128)
+        master = clinux_open_pseudo_terminal(&name, name.count)
+        guard master >= 0 else { throw POSIXError(.ENOTTY) }
+        deviceName = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    deinit { close(master) }
+
+    /// What the terminal shows, read until it ends with `suffix`. Blocks a dispatch thread.
+    func read(until suffix: String) async -> String {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var shown = ""
+                var byte: UInt8 = 0
+                while !shown.hasSuffix(suffix), Glibc.read(self.master, &byte, 1) == 1 {
+                    shown.unicodeScalars.append(UnicodeScalar(byte))
+                }
+                continuation.resume(returning: shown)
+            }
+        }
+    }
+
+    /// What the terminal shows now, without waiting.
+    func readAvailable() -> String {
+        var shown = ""
+        var waiting = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        var byte: UInt8 = 0
+        while poll(&waiting, 1, 0) > 0, waiting.revents & Int16(POLLIN) != 0, Glibc.read(master, &byte, 1) == 1 {
+            shown.unicodeScalars.append(UnicodeScalar(byte))
+        }
+        return shown
+    }
+
+    /// Types `text` as a person would.
+    func type(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(master, $0.baseAddress, $0.count) }
+    }
+}
