@@ -37,6 +37,13 @@ struct HostReport {
                     name: "process-capabilities", kind: "linux-capabilities", status: "denied",
                     reason: "\(error)"))
         }
+        if let path = NetworkPath().knownStatus() {
+            entries.append(StatusEntry(name: "network", kind: "network-path", status: path.kind.rawValue, reason: path.reason))
+        }
+        // The login service shows whether PAM works here at all; status never prompts.
+        if let login = try? PAMLogin(service: "login"), let status = login.knownStatus() {
+            entries.append(StatusEntry(name: "pam:login", kind: "pam", status: status.kind.rawValue, reason: status.reason))
+        }
         return HostReport(entries: entries)
     }
 }

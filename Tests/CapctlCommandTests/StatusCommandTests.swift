@@ -21,7 +21,8 @@ import Testing
         let text = StatusRenderer.json(capabilities: HostReport.current().entries)
         let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
         let capabilities = object?["capabilities"] as? [[String: String]]
-        #expect(capabilities?.map { $0["name"] } == ["user", "groups", "process-capabilities"])
+        #expect(capabilities?.map { $0["name"] } == ["user", "groups", "process-capabilities", "network", "pam:login"])
+        #expect(capabilities?.allSatisfy { ["authorized", "denied", "notDetermined", "unavailable"].contains($0["status"] ?? "") } == true)
         #expect(capabilities?.allSatisfy { Set($0.keys) == ["name", "kind", "status", "reason"] } == true)
         #expect(object?["flags"] is [Any] && object?["gates"] is [Any])
     }
