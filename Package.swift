@@ -40,7 +40,7 @@ let package = Package(
             dependencies: ["Capabilities", "ProcedureCore", "LinuxCapabilities", .product(name: "Yams", package: "Yams")]
         ),
         // Policy files: layered search paths, parsing, gates.
-        .target(name: "CapabilityPolicy", dependencies: ["Capabilities", "LinuxCapabilities"]),
+        .target(name: "CapabilityPolicy", dependencies: ["Capabilities", "LinuxCapabilities", "FeatureFlags", "ProcedureCore"]),
         // The `capctl` subcommands, as a library so tests can drive them.
         .target(
             name: "CapctlCommand",

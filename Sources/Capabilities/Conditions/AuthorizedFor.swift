@@ -24,9 +24,9 @@ public struct AuthorizedFor: ProcedureCondition {
         let authorized = Mutex<[ObjectIdentifier: CapabilityStatus]>([:])
         let pendingCount = Atomic<Int>(0)
 
-        init(_ capability: any CapabilityType) {
+        init(_ capability: any CapabilityType, label: String?) {
             self.capability = capability
-            self.name = "AuthorizedFor(\(capability.name))"
+            self.name = "AuthorizedFor(\(label ?? capability.name))"
             self.requirement = capability.requirement
             self.requirementText = capability.requirement.description
             if case .unavailable(let reason) = capability.availability {
@@ -68,7 +68,14 @@ public struct AuthorizedFor: ProcedureCondition {
 
     /// Creates a condition on `capability`.
     public init(_ capability: some CapabilityType) {
-        gate = Gate(capability)
+        gate = Gate(capability, label: nil)
+    }
+
+    /// Creates a condition on `capability`, shown in explanations as `AuthorizedFor(label)`
+    /// (a policy's name for it, for example). Authorization requests are still serialized by
+    /// the capability's own name.
+    public init(_ capability: some CapabilityType, label: String) {
+        gate = Gate(capability, label: label)
     }
 
     /// The capability this condition checks.

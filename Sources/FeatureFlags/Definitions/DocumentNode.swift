@@ -1,7 +1,7 @@
 /// A parsed JSON or YAML document, each node knowing where it came from, so every later
 /// error can name a line and column.
-struct DocumentNode: Sendable {
-    enum Kind: Sendable {
+package struct DocumentNode: Sendable {
+    package enum Kind: Sendable {
         case null
         case bool(Bool)
         case number(Double)
@@ -11,17 +11,17 @@ struct DocumentNode: Sendable {
         case object([Member])
     }
 
-    struct Member: Sendable {
-        var key: String
-        var keyLocation: FileLocation
-        var value: DocumentNode
+    package struct Member: Sendable {
+        package var key: String
+        package var keyLocation: FileLocation
+        package var value: DocumentNode
     }
 
-    var kind: Kind
-    var location: FileLocation
+    package var kind: Kind
+    package var location: FileLocation
 
     /// The plain value, without locations.
-    var value: FlagValue {
+    package var value: FlagValue {
         switch kind {
         case .null: .null
         case .bool(let value): .bool(value)
@@ -33,7 +33,7 @@ struct DocumentNode: Sendable {
         }
     }
 
-    var typeName: String {
+    package var typeName: String {
         switch kind {
         case .null: "null"
         case .bool: "boolean"
@@ -44,7 +44,7 @@ struct DocumentNode: Sendable {
         }
     }
 
-    func member(_ key: String) -> Member? {
+    package func member(_ key: String) -> Member? {
         guard case .object(let members) = kind else { return nil }
         return members.first { $0.key == key }
     }

@@ -43,6 +43,11 @@ public struct FlagSet: Sendable {
         return try FlagSetReader(file: file).read(root)
     }
 
+    /// Reads flags from an already parsed document (a policy file's inline `flags`, for example).
+    package static func read(document: DocumentNode, file: String) throws(FlagDefinitionError) -> FlagSet {
+        try FlagSetReader(file: file).read(document)
+    }
+
     /// Reads the flag definition file at `path`.
     public static func load(contentsOf path: String) throws(FlagDefinitionError) -> FlagSet {
         let text: String

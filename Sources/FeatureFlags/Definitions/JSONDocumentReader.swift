@@ -1,6 +1,6 @@
 /// Reads JSON (RFC 8259) into document nodes with line and column for every value, and
 /// reports syntax errors at the character where they occur.
-struct JSONDocumentReader {
+package struct JSONDocumentReader {
     private let bytes: [UInt8]
     private let file: String
     private var index = 0
@@ -11,7 +11,7 @@ struct JSONDocumentReader {
     /// Deep enough for any real flag file; deeper input is refused instead of overflowing the stack.
     private static let maximumDepth = 256
 
-    static func read(_ text: String, file: String) throws(FlagDefinitionError) -> DocumentNode {
+    package static func read(_ text: String, file: String) throws(FlagDefinitionError) -> DocumentNode {
         var reader = JSONDocumentReader(bytes: Array(text.utf8), file: file)
         reader.skipWhitespace()
         let node = try reader.readValue()

@@ -4,8 +4,8 @@ import Yams
 ///
 /// Plain scalars are typed by the YAML 1.2 core schema, as flagd's Go reader does: only
 /// `true`/`false` are Booleans, so a variant named `on` or `off` stays a string.
-enum YAMLDocumentReader {
-    static func read(_ text: String, file: String) throws(FlagDefinitionError) -> DocumentNode {
+package enum YAMLDocumentReader {
+    package static func read(_ text: String, file: String) throws(FlagDefinitionError) -> DocumentNode {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)

@@ -8,12 +8,12 @@ import Glibc
 /// The parent directory is watched rather than the file, so a file replaced by rename is
 /// still followed.
 // Sendable by hand: the dispatch source is only created, resumed and cancelled, all thread-safe.
-final class DirectoryWatcher: @unchecked Sendable {
+package final class DirectoryWatcher: @unchecked Sendable {
     private let descriptor: Int32
     private let source: any DispatchSourceRead
 
     /// Starts watching, or returns nil with the reason when inotify is not available.
-    init(files: [String], queue: DispatchQueue, onChange: @escaping @Sendable ([String]) -> Void) throws(FlagDefinitionError) {
+    package init(files: [String], queue: DispatchQueue, onChange: @escaping @Sendable ([String]) -> Void) throws(FlagDefinitionError) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw FlagDefinitionError("cannot watch files: inotify_init1: \(Self.errnoText())", file: files.first ?? "") }
         var directories: [Int32: (directory: String, files: [String])] = [:]

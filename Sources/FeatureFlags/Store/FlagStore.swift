@@ -23,6 +23,18 @@ public final class FlagStore: Sendable {
         var flags: FlagSet?
         var problem: FlagDefinitionError?
         var lastText: String?
+        /// Given as a flag set, not a file: never reloaded.
+        var isFixed = false
+
+        init(path: String) {
+            self.path = path
+        }
+
+        init(path: String, flags: FlagSet) {
+            self.path = path
+            self.flags = flags
+            isFixed = true
+        }
     }
 
     private struct State {
@@ -38,19 +50,22 @@ public final class FlagStore: Sendable {
     private let queue = DispatchQueue(label: "FeatureFlags.FlagStore")
     private let watcher = Mutex<DirectoryWatcher?>(nil)
     /// Notified after every change, for capabilities built on this store.
-    let changed = CapabilityChangeSignal()
+    package let changed = CapabilityChangeSignal()
 
     /// Loads `files` now and, when `watch` is true, follows their changes.
     /// - Parameters:
+    ///   - flagSets: Flags already read (inline in a policy, for example), before the files in precedence.
     ///   - files: Paths of flag definition files (`.json`, `.yaml` or `.yml`; otherwise the
     ///     content decides). Later files override earlier ones.
     ///   - watch: Whether to reload files when they change.
     ///   - context: The context every evaluation starts from; by default ``FlagEvaluationContext/host``.
-    public init(files: [String], watch: Bool = true, context: FlagEvaluationContext = .host) {
-        state = Mutex(State(sources: files.map { Source(path: $0) }))
+    public init(flagSets: [FlagSet] = [], files: [String], watch: Bool = true, context: FlagEvaluationContext = .host) {
+        var initial = State(sources: flagSets.map { Source(path: $0.file, flags: $0) } + files.map { Source(path: $0) })
+        initial.flags = Self.merge(initial.sources)
+        state = Mutex(initial)
         baseContext = context
         baseContextProblem = context.firstInvalidAttribute()
-        if watch {
+        if watch, !files.isEmpty {
             do {
                 let watcher = try DirectoryWatcher(files: files, queue: queue) { [weak self] changed in
                     self?.reload(changed)
@@ -58,7 +73,9 @@ public final class FlagStore: Sendable {
                 self.watcher.withLock { $0 = watcher }
             } catch {
                 state.withLock { state in
-                    for index in state.sources.indices { state.sources[index].problem = error }
+                    for index in state.sources.indices where files.contains(state.sources[index].path) {
+                        state.sources[index].problem = error
+                    }
                 }
             }
         }
@@ -96,7 +113,7 @@ public final class FlagStore: Sendable {
 
     /// Reads every file again now (a change seen by the watcher does this by itself).
     public func reloadAll() {
-        reload(state.withLock { $0.sources.map(\.path) })
+        reload(state.withLock { $0.sources.filter { !$0.isFixed }.map(\.path) })
     }
 
     private func reload(_ paths: [String]) {
@@ -111,7 +128,7 @@ public final class FlagStore: Sendable {
                 outcome = .failure(error)
             }
             let (event, subscribers) = state.withLock { state -> (FlagStoreEvent?, [AsyncStream<FlagStoreEvent>.Continuation]) in
-                guard let index = state.sources.firstIndex(where: { $0.path == path }) else { return (nil, []) }
+                guard let index = state.sources.firstIndex(where: { $0.path == path && !$0.isFixed }) else { return (nil, []) }
                 let unchanged = text != nil && text == state.sources[index].lastText && state.sources[index].problem == nil
                 guard !unchanged else { return (nil, []) }
                 let event: FlagStoreEvent
@@ -137,7 +154,8 @@ public final class FlagStore: Sendable {
         }
     }
 
-    private static func read(_ path: String) throws(FlagDefinitionError) -> String {
+    /// The text of `path`, read as UTF-8.
+    package static func read(_ path: String) throws(FlagDefinitionError) -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FlagDefinitionError("cannot read the file: \(String(cString: strerror(errno)))", file: path) }
         defer { close(fd) }

@@ -1,0 +1,331 @@
+import Capabilities
+import FeatureFlags
+
+/// Reads one policy file (YAML, or JSON) into a policy fragment, strictly: unknown keys,
+/// wrong types and bad values are errors with line and column. It goes on after an error in
+/// one declaration, so a file's every problem is reported at once.
+struct PolicyFileReader {
+    let file: String
+    private(set) var errors: [PolicyError] = []
+
+    private static let rootKeys = ["capabilities", "flags", "gates"]
+    private static let capabilityKeys: [String: [String]] = [
+        "pam": ["service", "user", "service-directory", "keep", "account-check"],
+        "file": ["path", "access", "type"],
+        "host": ["host", "port", "timeout"],
+        "network": [],
+        "process-capability": ["capability"],
+        "user": ["user"],
+        "group": ["group"],
+        "flag": ["flag", "equals"],
+    ]
+
+    init(file: String) {
+        self.file = file
+    }
+
+    /// Parses `text`; YAML unless the file name ends in `.json`.
+    mutating func read(_ text: String) -> Policy {
+        let root: DocumentNode
+        do throws(FlagDefinitionError) {
+            root = file.lowercased().hasSuffix(".json")
+                ? try JSONDocumentReader.read(text, file: file) : try YAMLDocumentReader.read(text, file: file)
+        } catch {
+            errors.append(PolicyError(error))
+            return Policy()
+        }
+        var policy = Policy()
+        policy.files = [file]
+        guard case .object(let members) = root.kind else {
+            fail("a policy file is a mapping with capabilities, flags and gates, found a \(root.typeName)", root.location)
+            return policy
+        }
+        guard checkKeys(members, allowed: Self.rootKeys, in: "a policy file") else { return policy }
+        if let capabilities = root.member("capabilities") {
+            for member in entries(of: capabilities, "capabilities") {
+                if let declaration = readCapability(member) { policy.capabilities[member.key] = declaration }
+            }
+        }
+        if let flags = root.member("flags") { readFlags(flags, into: &policy) }
+        if let gates = root.member("gates") {
+            for member in entries(of: gates, "gates") {
+                if let gate = readGate(member) { policy.gates[member.key] = gate }
+            }
+        }
+        return policy
+    }
+
+    // MARK: Helpers
+
+    private mutating func fail(_ message: String, _ location: FileLocation) {
+        errors.append(PolicyError(message, at: location))
+    }
+
+    private mutating func checkKeys(_ members: [DocumentNode.Member], allowed: [String], in what: String) -> Bool {
+        for member in members where !allowed.contains(member.key) {
+            let expected = allowed.isEmpty ? "no settings" : allowed.map { "\"\($0)\"" }.joined(separator: ", ")
+            fail("unknown key \"\(member.key)\" in \(what) (expected \(expected))", member.keyLocation)
+            return false
+        }
+        return true
+    }
+
+    private mutating func entries(of member: DocumentNode.Member, _ what: String) -> [DocumentNode.Member] {
+        switch member.value.kind {
+        case .object(let entries): return entries
+        case .null: return []
+        default:
+            fail("\"\(what)\" must be a mapping of names to definitions, found a \(member.value.typeName)", member.value.location)
+            return []
+        }
+    }
+
+    private mutating func string(_ node: DocumentNode?, _ key: String, in what: String, required: Bool = true) -> String? {
+        guard let node else { return nil }
+        guard case .string(let value) = node.kind, !value.isEmpty else {
+            fail("\"\(key)\" in \(what) must be a non-empty string, found \(node.value)", node.location)
+            return nil
+        }
+        return value
+    }
+
+    private static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }
+    }
+
+    /// "300ms", "2s", "5m", "1h", or a number of seconds.
+    private mutating func duration(_ node: DocumentNode, _ key: String) -> Duration? {
+        switch node.kind {
+        case .number(let seconds) where seconds > 0:
+            return .milliseconds(Int64((seconds * 1000).rounded()))
+        case .string(let text):
+            let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+            for (suffix, milliseconds) in units where text.hasSuffix(suffix) {
+                let number = text.dropLast(suffix.count)
+                if let value = Int64(number), value > 0, !(suffix == "m" && number.hasSuffix("m")) {
+                    return .milliseconds(value * milliseconds)
+                }
+            }
+        default:
+            break
+        }
+        fail("\"\(key)\" must be a duration such as 300ms, 30s, 5m or 1h, found \(node.value)", node.location)
+        return nil
+    }
+
+    // MARK: Capabilities
+
+    private mutating func readCapability(_ member: DocumentNode.Member) -> CapabilityDeclaration? {
+        let name = member.key
+        let what = "capability \"\(name)\""
+        guard Self.isValidName(name) else {
+            fail("\"\(name)\" is not a valid name (letters, digits, - _ . :)", member.keyLocation)
+            return nil
+        }
+        guard case .object(let settings) = member.value.kind else {
+            fail("\(what) must be a mapping with a \"kind\", found a \(member.value.typeName)", member.value.location)
+            return nil
+        }
+        guard let kindNode = member.value.member("kind") else {
+            fail("\(what) needs a \"kind\": one of \(Self.capabilityKeys.keys.sorted().joined(separator: ", "))", member.keyLocation)
+            return nil
+        }
+        guard case .string(let kind) = kindNode.value.kind, let keys = Self.capabilityKeys[kind] else {
+            fail("unknown kind \(kindNode.value.value) in \(what) (kinds: \(Self.capabilityKeys.keys.sorted().joined(separator: ", ")))", kindNode.value.location)
+            return nil
+        }
+        guard checkKeys(settings, allowed: ["kind", "description"] + keys, in: what) else { return nil }
+        let node = member.value
+        func value(_ key: String) -> DocumentNode? { node.member(key)?.value }
+        func need(_ key: String) -> DocumentNode? { value(key) }
+        var summary: String?
+        if let description = value("description") { summary = string(description, "description", in: what) }
+
+        let specification: CapabilityDeclaration.Specification
+        switch kind {
+        case "pam":
+            guard let service = string(need("service") ?? missing("service", what, member), "service", in: what) else { return nil }
+            var keep: Duration?
+            if let keepNode = value("keep") {
+                guard let parsed = duration(keepNode, "keep") else { return nil }
+                keep = parsed
+            }
+            var checksAccount = true
+            if let node = value("account-check") {
+                guard case .bool(let flag) = node.kind else {
+                    fail("\"account-check\" must be true or false", node.location)
+                    return nil
+                }
+                checksAccount = flag
+            }
+            specification = .pam(
+                service: service, user: value("user").flatMap { string($0, "user", in: what) },
+                serviceDirectory: value("service-directory").flatMap { string($0, "service-directory", in: what) },
+                keep: keep, checksAccount: checksAccount)
+        case "file":
+            guard let path = string(need("path") ?? missing("path", what, member), "path", in: what) else { return nil }
+            var access = ["read"]
+            if let node = value("access") {
+                let allowed = ["read", "write", "execute", "create"]
+                guard case .array(let elements) = node.kind, !elements.isEmpty,
+                    elements.allSatisfy({ if case .string(let item) = $0.kind { allowed.contains(item) } else { false } })
+                else {
+                    fail("\"access\" must be a list of read, write, execute, create; found \(node.value)", node.location)
+                    return nil
+                }
+                access = elements.compactMap { $0.value.stringValue }
+            }
+            var type = "any"
+            if let node = value("type") {
+                guard case .string(let text) = node.kind, ["any", "file", "directory"].contains(text) else {
+                    fail("\"type\" must be any, file or directory, found \(node.value)", node.location)
+                    return nil
+                }
+                type = text
+            }
+            specification = .file(path: path, access: access, type: type)
+        case "host":
+            guard let host = string(need("host") ?? missing("host", what, member), "host", in: what) else { return nil }
+            guard let portNode = need("port") ?? missing("port", what, member) else { return nil }
+            guard let port = portNode.value.integerValue else {
+                fail("\"port\" must be a whole number, found \(portNode.value)", portNode.location)
+                return nil
+            }
+            var timeout = Duration.seconds(3)
+            if let node = value("timeout") {
+                guard let parsed = duration(node, "timeout") else { return nil }
+                timeout = parsed
+            }
+            specification = .host(host: host, port: port, timeout: timeout)
+        case "network":
+            specification = .network
+        case "process-capability":
+            guard let capability = string(need("capability") ?? missing("capability", what, member), "capability", in: what) else { return nil }
+            specification = .processCapability(capability)
+        case "user":
+            guard let user = string(need("user") ?? missing("user", what, member), "user", in: what) else { return nil }
+            specification = .user(user)
+        case "group":
+            guard let group = string(need("group") ?? missing("group", what, member), "group", in: what) else { return nil }
+            specification = .group(group)
+        default:
+            guard let key = string(need("flag") ?? missing("flag", what, member), "flag", in: what) else { return nil }
+            specification = .flag(key: key, equals: value("equals")?.value ?? true)
+        }
+        let declaration = CapabilityDeclaration(name: name, specification: specification, summary: summary, location: member.keyLocation)
+        // Build it once now: an unknown group, a relative path or a bad port is a load error.
+        if case .flag = specification { return declaration }
+        do throws(CapabilityConfigurationError) {
+            _ = try CapabilityFactory.make(declaration, options: PolicyOptions(), flags: nil)
+        } catch {
+            fail("\(what): \(error.message)", member.value.location)
+            return nil
+        }
+        return declaration
+    }
+
+    private mutating func missing(_ key: String, _ what: String, _ member: DocumentNode.Member) -> DocumentNode? {
+        fail("\(what) needs \"\(key)\"", member.keyLocation)
+        return nil
+    }
+
+    // MARK: Flags
+
+    private mutating func readFlags(_ member: DocumentNode.Member, into policy: inout Policy) {
+        guard case .object(let settings) = member.value.kind else {
+            fail("\"flags\" must be a mapping with \"files\" and/or \"inline\", found a \(member.value.typeName)", member.value.location)
+            return
+        }
+        guard checkKeys(settings, allowed: ["files", "inline"], in: "\"flags\"") else { return }
+        if let files = member.value.member("files") {
+            guard case .array(let elements) = files.value.kind else {
+                fail("\"files\" must be a list of flag definition files", files.value.location)
+                return
+            }
+            let directory = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
+            for element in elements {
+                guard case .string(let path) = element.kind, !path.isEmpty else {
+                    fail("a flag file must be a path, found \(element.value)", element.location)
+                    continue
+                }
+                policy.flagFiles.append(path.hasPrefix("/") ? path : directory + "/" + path)
+            }
+        }
+        if let inline = member.value.member("inline") {
+            do throws(FlagDefinitionError) {
+                policy.inlineFlags.append(try FlagSet.read(document: inline.value, file: file))
+            } catch {
+                errors.append(PolicyError(error))
+            }
+        }
+    }
+
+    // MARK: Gates
+
+    private mutating func readGate(_ member: DocumentNode.Member) -> GateDeclaration? {
+        let what = "gate \"\(member.key)\""
+        guard Self.isValidName(member.key) else {
+            fail("\"\(member.key)\" is not a valid name (letters, digits, - _ . :)", member.keyLocation)
+            return nil
+        }
+        guard case .object(let settings) = member.value.kind else {
+            fail("\(what) must be a mapping with \"require\", found a \(member.value.typeName)", member.value.location)
+            return nil
+        }
+        guard checkKeys(settings, allowed: ["require", "description"], in: what) else { return nil }
+        guard let require = member.value.member("require") else {
+            fail("\(what) needs \"require\"", member.keyLocation)
+            return nil
+        }
+        var summary: String?
+        if let description = member.value.member("description") { summary = string(description.value, "description", in: what) }
+        guard let expression = readExpression(require.value) else { return nil }
+        return GateDeclaration(name: member.key, expression: expression, summary: summary, location: member.keyLocation)
+    }
+
+    private static let operators = ["capability", "flag", "gate", "all-of", "any-of", "not", "silent"]
+
+    private mutating func readExpression(_ node: DocumentNode) -> GateExpression? {
+        switch node.kind {
+        case .string(let name):
+            return .capability(name, at: node.location)
+        case .object(let members):
+            guard members.count == 1, let member = members.first else {
+                fail("a requirement is a capability name or one of \(Self.operators.joined(separator: ", ")) with its operand; found \(members.count) keys", node.location)
+                return nil
+            }
+            switch member.key {
+            case "capability", "flag", "gate":
+                guard case .string(let name) = member.value.kind, !name.isEmpty else {
+                    fail("\"\(member.key)\" takes a name, found \(member.value.value)", member.value.location)
+                    return nil
+                }
+                switch member.key {
+                case "capability": return .capability(name, at: member.value.location)
+                case "flag": return .flag(name, at: member.value.location)
+                default: return .gate(name, at: member.value.location)
+                }
+            case "all-of", "any-of":
+                guard case .array(let elements) = member.value.kind, !elements.isEmpty else {
+                    fail("\"\(member.key)\" takes a non-empty list of requirements", member.value.location)
+                    return nil
+                }
+                var parts: [GateExpression] = []
+                for element in elements {
+                    guard let part = readExpression(element) else { return nil }
+                    parts.append(part)
+                }
+                return member.key == "all-of" ? .allOf(parts) : .anyOf(parts)
+            case "not", "silent":
+                guard let part = readExpression(member.value) else { return nil }
+                return member.key == "not" ? .not(part) : .silent(part)
+            default:
+                fail("unknown requirement \"\(member.key)\" (expected a capability name or one of \(Self.operators.joined(separator: ", ")))", member.keyLocation)
+                return nil
+            }
+        default:
+            fail("a requirement is a capability name or a mapping such as {all-of: [...]}, found a \(node.typeName)", node.location)
+            return nil
+        }
+    }
+}
