@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "CapctlCommand",
             dependencies: [
-                "CapabilityPolicy", "LinuxCapabilities", "Capabilities",
+                "CapabilityPolicy", "LinuxCapabilities", "Capabilities", "FeatureFlags", "ProcedureCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

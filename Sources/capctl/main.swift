@@ -1,3 +1,3 @@
 import CapctlCommand
 
-Capctl.main()
+await Capctl.runMain()

@@ -140,7 +140,8 @@ public final class LoadedPolicy: Sendable {
                 case .failed: isAll ? "\(failed) of \(nodes.count) do not hold" : "none of \(nodes.count) holds"
                 case .needsAuthorization: "holds only after asking"
                 }
-            return combine(isAll ? "AllOf" : "AnyOf", outcome, reason, nodes)
+            let names = nodes.map(\.explanation.condition).joined(separator: ", ")
+            return combine(isAll ? "AllOf(\(names))" : "AnyOf(\(names))", outcome, reason, nodes)
         case .not(let part):
             let inner = await evaluate(part, silent: silent)
             let outcome: GateEvaluation.Outcome =
@@ -149,10 +150,17 @@ public final class LoadedPolicy: Sendable {
                 case .failed: .satisfied
                 case .needsAuthorization: .needsAuthorization
                 }
-            return combine("Negated", outcome, outcome == .failed ? "\(inner.explanation.condition) holds" : "\(inner.explanation.condition) does not hold", [inner])
+            let name = inner.explanation.condition
+            let reason: String =
+                switch outcome {
+                case .failed: "\(name) holds"
+                case .satisfied: "\(name) does not hold"
+                case .needsAuthorization: "decided only after asking"
+                }
+            return combine("Negated(\(name))", outcome, reason, [inner])
         case .silent(let part):
             let inner = await evaluate(part, silent: true)
-            return combine("Silent", inner.outcome, "checked without asking: \(inner.explanation.reason)", [inner])
+            return combine("Silent(\(inner.explanation.condition))", inner.outcome, "checked without asking: \(inner.explanation.reason)", [inner])
         }
     }
 

@@ -12,8 +12,14 @@ package final class DirectoryWatcher: @unchecked Sendable {
     private let descriptor: Int32
     private let source: any DispatchSourceRead
 
-    /// Starts watching, or returns nil with the reason when inotify is not available.
-    package init(files: [String], queue: DispatchQueue, onChange: @escaping @Sendable ([String]) -> Void) throws(FlagDefinitionError) {
+    /// Watches `files` (by their parent directories) and `directories` (any entry in them:
+    /// drop-in directories, where new files matter). Reports the changed files, and a watched
+    /// directory's own path when anything in it changed. Throws when inotify is unavailable or
+    /// a file's directory cannot be watched; a missing drop-in directory is skipped.
+    package init(
+        files: [String], directories wholeDirectories: [String] = [], queue: DispatchQueue,
+        onChange: @escaping @Sendable ([String]) -> Void
+    ) throws(FlagDefinitionError) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw FlagDefinitionError("cannot watch files: inotify_init1: \(Self.errnoText())", file: files.first ?? "") }
         var directories: [Int32: (directory: String, files: [String])] = [:]
@@ -28,8 +34,14 @@ package final class DirectoryWatcher: @unchecked Sendable {
             }
             directories[wd, default: (directory, [])].files.append(file)
         }
+        var everyEntry: [Int32: String] = [:]
+        for directory in wholeDirectories {
+            let wd = inotify_add_watch(fd, directory, mask)
+            if wd >= 0 { everyEntry[wd] = directory }
+        }
         descriptor = fd
         let watched = directories
+        let watchedWhole = everyEntry
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler {
             var changed: Set<String> = []
@@ -46,6 +58,7 @@ package final class DirectoryWatcher: @unchecked Sendable {
                     let nameStart = offset + MemoryLayout<inotify_event>.size
                     let name = String(decoding: buffer[nameStart..<(nameStart + length)].prefix { $0 != 0 }, as: UTF8.self)
                     offset = nameStart + length
+                    if let directory = watchedWhole[wd] { changed.insert(directory) }
                     guard let entry = watched[wd] else { continue }
                     if eventMask & UInt32(IN_CREATE) != 0, !Self.isSymbolicLink(entry.directory + "/" + name) { continue }
                     for file in entry.files where name.isEmpty || Self.baseName(file) == name || name.hasPrefix("..") {

@@ -22,6 +22,15 @@ public final class PAMSecret: @unchecked Sendable {
         self.bytes = buffer
     }
 
+    /// Copies `bytes` from memory the caller controls (and should zero afterwards), without
+    /// passing through a Swift array or string.
+    public init(copying bytes: UnsafeBufferPointer<UInt8>) {
+        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count + 1)
+        _ = buffer.initialize(from: bytes)
+        buffer[bytes.count] = 0
+        self.bytes = buffer
+    }
+
     /// Takes ownership of a buffer of `count` bytes plus a NUL, filled in by the caller.
     init(adopting buffer: UnsafeMutableBufferPointer<UInt8>) {
         bytes = buffer

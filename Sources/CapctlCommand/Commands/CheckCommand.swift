@@ -1,0 +1,113 @@
+import ArgumentParser
+import CapabilityPolicy
+import Capabilities
+import FeatureFlags
+import ProcedureCore
+
+/// `capctl check GATE`: evaluates a gate, authorizing where needed unless --no-prompt.
+struct CheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Evaluate a gate, asking for authorization where needed (unless --no-prompt).",
+        discussion: "Exits 0 when the gate holds, 1 when it does not, 2 when it would need authorization (with --no-prompt), 3 when the prompt was dismissed."
+    )
+
+    @OptionGroup var options: CommonOptions
+
+    @Argument(help: "The gate's name.")
+    var gate: String
+
+    @Flag(name: .long, help: "Never ask for authorization; report what would be asked.")
+    var noPrompt = false
+
+    @Flag(name: .long, help: "Print every requirement with passed, failed or not checked, and why.")
+    var explain = false
+
+    func run() async throws {
+        let outcome = try await Self.evaluate(gate: gate, options: options, prompting: !noPrompt)
+        if options.json {
+            print(JSONText.string(.structure([
+                "gate": .string(gate), "status": .string(outcome.status),
+                "explanation": Self.json(outcome.explanation),
+            ])))
+        } else {
+            print("\(gate): \(outcome.status)")
+            if explain || outcome.exit != ExitStatus.satisfied { print(Self.tree(outcome.explanation, explainAll: explain)) }
+        }
+        if outcome.exit != ExitStatus.satisfied { throw outcome.exit }
+    }
+
+    struct Outcome {
+        var status: String
+        var exit: ExitCode
+        var explanation: ConditionExplanation
+    }
+
+    /// Evaluates `gate`: through a real procedure when prompting is allowed (AuthorizedFor asks only
+    /// when everything else can still pass), or from current statuses when it is not.
+    static func evaluate(gate: String, options: CommonOptions, prompting: Bool, policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false)) async throws -> Outcome {
+        let policy = try PolicyContext.load(options, policyOptions: policyOptions)
+        guard prompting else {
+            let evaluation: GateEvaluation
+            do {
+                evaluation = try await policy.evaluateWithoutAsking(gate: gate)
+            } catch {
+                throw CommandFailure(message: "capctl: \(error)", status: ExitStatus.usage)
+            }
+            switch evaluation.outcome {
+            case .satisfied: return Outcome(status: "authorized", exit: ExitStatus.satisfied, explanation: evaluation.explanation)
+            case .failed: return Outcome(status: "denied", exit: ExitStatus.denied, explanation: evaluation.explanation)
+            case .needsAuthorization:
+                return Outcome(status: "notDetermined", exit: ExitStatus.needsAuthorization, explanation: evaluation.explanation)
+            }
+        }
+        let condition: any ProcedureCondition
+        do {
+            condition = try policy.condition(forGate: gate)
+        } catch {
+            throw CommandFailure(message: "capctl: \(error)", status: ExitStatus.usage)
+        }
+        let procedure = BlockProcedure(name: gate) {}
+        procedure.addCondition(condition)
+        let queue = ProcedureQueue()
+        queue.addProcedure(procedure)
+        await procedure.waitUntilFinished()
+        let explanation = procedure.conditionExplanation
+            ?? ConditionExplanation(condition: gate, outcome: .failed, reason: procedure.error.map { "\($0)" } ?? "not evaluated")
+        if procedure.error == nil, !procedure.isCancelled {
+            return Outcome(status: "authorized", exit: ExitStatus.satisfied, explanation: explanation)
+        }
+        let dismissed = explanation.failedLeaves.contains { leaf in
+            (leaf.error as? CapabilityError)?.status.reason.hasPrefix("dismissed") == true
+        }
+        return Outcome(status: dismissed ? "dismissed" : "denied", exit: dismissed ? ExitStatus.dismissed : ExitStatus.denied, explanation: explanation)
+    }
+
+    /// The explanation as an indented tree, like `systemd-analyze condition`.
+    static func tree(_ explanation: ConditionExplanation, explainAll: Bool) -> String {
+        var lines: [String] = []
+        func walk(_ node: ConditionExplanation, depth: Int) {
+            let mark =
+                switch node.outcome {
+                case .passed: "passed"
+                case .failed: "failed"
+                case .notChecked: "not checked"
+                }
+            if explainAll || node.outcome != .passed {
+                lines.append(String(repeating: "  ", count: depth + 1) + "\(node.condition): \(mark): \(node.reason)")
+            }
+            for child in node.children { walk(child, depth: depth + 1) }
+        }
+        walk(explanation, depth: 0)
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ explanation: ConditionExplanation) -> FlagValue {
+        .structure([
+            "condition": .string(explanation.condition),
+            "outcome": .string(explanation.outcome == .notChecked ? "notChecked" : explanation.outcome.rawValue),
+            "reason": .string(explanation.reason),
+            "children": .list(explanation.children.map(json)),
+        ])
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import CapabilityPolicy
+import FeatureFlags
+import Foundation
+
+/// `capctl flags`: lists and evaluates feature flags.
+struct FlagsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flags",
+        abstract: "List and evaluate feature flags.",
+        subcommands: [List.self, Get.self]
+    )
+
+    /// The flag store: the given flag files, or the policy's flags.
+    static func store(files: [String], options: CommonOptions) throws -> FlagStore {
+        guard files.isEmpty else {
+            let store = FlagStore(files: files.map(PolicyContext.absolute), watch: false)
+            if !store.problems.isEmpty {
+                throw CommandFailure(message: store.problems.map(\.description).joined(separator: "\n"), status: ExitStatus.configuration)
+            }
+            return store
+        }
+        let policy = try PolicyContext.load(options)
+        if !policy.flags.problems.isEmpty {
+            throw CommandFailure(message: policy.flags.problems.map(\.description).joined(separator: "\n"), status: ExitStatus.configuration)
+        }
+        return policy.flags
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Every flag with its value, variant and reason.")
+
+        @OptionGroup var options: CommonOptions
+
+        @Option(name: .long, help: ArgumentHelp("Use this flag definition file instead of the policy's flags (repeatable).", valueName: "path"))
+        var file: [String] = []
+
+        func run() async throws {
+            let store = try FlagsCommand.store(files: file, options: options)
+            let keys = store.flags.keys.sorted()
+            let evaluations = keys.map { store.valueDetails($0, default: .null) }
+            if options.json {
+                print(JSONText.string(.list(evaluations.map(JSONText.details))))
+                return
+            }
+            var table = Table(header: ["KEY", "STATE", "VALUE", "VARIANT", "REASON"], statusColumn: 1)
+            for details in evaluations {
+                let state = store.flags[details.flagKey]?.isEnabled == true ? "enabled" : "disabled"
+                table.rows.append([details.flagKey, state, "\(details.value)", details.variant ?? "-", details.reason.rawValue])
+            }
+            print(table.render())
+        }
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "get", abstract: "Evaluate one flag, with OpenFeature's evaluation details.",
+            discussion: "A --context VALUE that parses as JSON (a number, true or false, a quoted string, an array, an object) takes that type; anything else is a string. Exits 0 when the evaluation has no error, 1 otherwise."
+        )
+
+        enum ValueType: String, ExpressibleByArgument, CaseIterable {
+            case bool, string, int, double, object
+        }
+
+        @OptionGroup var options: CommonOptions
+
+        @Argument(help: "The flag's key.")
+        var key: String
+
+        @Option(name: .long, help: "The type to evaluate as (the flag's own type when omitted).")
+        var type: ValueType?
+
+        @Option(name: .long, help: "The value to return when the flag cannot be evaluated.")
+        var `default`: String?
+
+        @Option(name: .customLong("targeting-key"), help: "The targeting key.")
+        var targetingKey: String?
+
+        @Option(name: .long, help: ArgumentHelp("A context attribute (repeatable).", valueName: "key=value"))
+        var context: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("Use this flag definition file instead of the policy's flags (repeatable).", valueName: "path"))
+        var file: [String] = []
+
+        func run() async throws {
+            let store = try FlagsCommand.store(files: file, options: options)
+            var attributes: [String: FlagValue] = [:]
+            for pair in context {
+                guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                    throw CommandFailure(message: "capctl: --context takes key=value, got \"\(pair)\"", status: ExitStatus.usage)
+                }
+                attributes[String(pair[..<equals])] = Self.parse(String(pair[pair.index(after: equals)...]))
+            }
+            let evaluationContext = FlagEvaluationContext(targetingKey: targetingKey, attributes: attributes)
+            let fallback = try defaultValue()
+            let details: FlagEvaluationDetails<FlagValue>
+            switch type {
+            case .bool:
+                details = Self.erase(store.booleanDetails(key, default: fallback.boolValue ?? false, context: evaluationContext), FlagValue.bool)
+            case .string:
+                details = Self.erase(store.stringDetails(key, default: fallback.stringValue ?? "", context: evaluationContext), FlagValue.string)
+            case .int:
+                details = Self.erase(store.integerDetails(key, default: fallback.integerValue ?? 0, context: evaluationContext)) { .number(Double($0)) }
+            case .double:
+                details = Self.erase(store.doubleDetails(key, default: fallback.numberValue ?? 0, context: evaluationContext), FlagValue.number)
+            case .object:
+                details = store.objectDetails(key, default: fallback, context: evaluationContext)
+            case nil:
+                details = store.valueDetails(key, default: fallback, context: evaluationContext)
+            }
+            if options.json {
+                print(JSONText.string(JSONText.details(details)))
+            } else {
+                print(details.description)
+            }
+            if details.reason == .error { throw ExitStatus.denied }
+        }
+
+        private func defaultValue() throws -> FlagValue {
+            guard let text = self.default else { return type == .object ? .structure([:]) : .null }
+            let value = Self.parse(text)
+            let fits: Bool =
+                switch type {
+                case .bool: value.boolValue != nil
+                case .int: value.integerValue != nil
+                case .double: value.numberValue != nil
+                case .object: { if case .structure = value { true } else if case .list = value { true } else { false } }()
+                case .string: true
+                case nil: true
+                }
+            guard fits else {
+                throw CommandFailure(message: "capctl: --default \(text) is not a \(type!.rawValue)", status: ExitStatus.usage)
+            }
+            return type == .string ? .string(text) : value
+        }
+
+        /// A context or default value: JSON when it parses as JSON, a string otherwise.
+        static func parse(_ text: String) -> FlagValue {
+            guard let node = try? JSONDocumentReader.read(text, file: "--context") else { return .string(text) }
+            return node.value
+        }
+
+        static func erase<T>(_ details: FlagEvaluationDetails<T>, _ wrap: (T) -> FlagValue) -> FlagEvaluationDetails<FlagValue> {
+            FlagEvaluationDetails(
+                flagKey: details.flagKey, value: wrap(details.value), variant: details.variant, reason: details.reason,
+                errorCode: details.errorCode, errorMessage: details.errorMessage, flagMetadata: details.flagMetadata)
+        }
+    }
+}

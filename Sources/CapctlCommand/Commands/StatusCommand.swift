@@ -1,0 +1,109 @@
+import ArgumentParser
+import CapabilityPolicy
+import Capabilities
+import FeatureFlags
+import Foundation
+
+/// `capctl status`: every capability, flag and gate with its status and reason. Never prompts.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show every capability, flag and gate with its current status, without prompting.",
+        discussion: """
+            With no policy files, shows the host's built-in capabilities: user and groups, \
+            effective Linux capabilities, network path, PAM, home and working directory access. \
+            Exits 0 after listing everything; given NAMEs, exits by their statuses \
+            (0 authorized, 1 denied or unavailable, 2 would need authorization).
+            """
+    )
+
+    @OptionGroup var options: CommonOptions
+
+    @Argument(help: "Only these capabilities, flags or gates.")
+    var names: [String] = []
+
+    struct Report {
+        var capabilities: [StatusEntry] = []
+        var flags: [(entry: StatusEntry, details: FlagEvaluationDetails<FlagValue>, enabled: Bool)] = []
+        var gates: [StatusEntry] = []
+    }
+
+    func run() async throws {
+        let report = try await Self.report(options)
+        var selected = report
+        if !names.isEmpty {
+            let known = Set(report.capabilities.map(\.name) + report.flags.map(\.entry.name) + report.gates.map(\.name))
+            if let unknown = names.first(where: { !known.contains($0) }) {
+                throw CommandFailure(message: "capctl: no capability, flag or gate named \"\(unknown)\"", status: ExitStatus.usage)
+            }
+            selected.capabilities = report.capabilities.filter { names.contains($0.name) }
+            selected.flags = report.flags.filter { names.contains($0.entry.name) }
+            selected.gates = report.gates.filter { names.contains($0.name) }
+        }
+        print(options.json ? Self.json(selected) : Self.table(selected))
+        guard !names.isEmpty else { return }
+        let statuses = selected.capabilities.map(\.status) + selected.gates.map(\.status)
+            + selected.flags.map { $0.details.reason == .error ? "denied" : ($0.details.value == true ? "authorized" : "denied") }
+        if statuses.contains(where: { $0 == "denied" || $0 == "unavailable" }) { throw ExitStatus.denied }
+        if statuses.contains("notDetermined") { throw ExitStatus.needsAuthorization }
+    }
+
+    static func report(_ options: CommonOptions) async throws -> Report {
+        var report = Report()
+        let files = PolicyContext.files(options)
+        guard !files.isEmpty else {
+            report.capabilities = await HostReport.current().entries
+            return report
+        }
+        let policy = try PolicyContext.load(options)
+        for name in policy.policy.capabilities.keys.sorted() {
+            let declaration = policy.policy.capabilities[name]!
+            let status = await (try policy.capability(named: name)).resolveStatus()
+            report.capabilities.append(
+                StatusEntry(name: name, kind: declaration.specification.kind, status: status.kind.rawValue, reason: status.reason))
+        }
+        for (key, flag) in policy.flags.flags.sorted(by: { $0.key < $1.key }) {
+            let details = policy.flags.valueDetails(key, default: .null)
+            report.flags.append(
+                (StatusEntry(name: key, kind: "flag", status: flag.isEnabled ? "enabled" : "disabled", reason: details.description),
+                 details, flag.isEnabled))
+        }
+        for name in policy.policy.gates.keys.sorted() {
+            let evaluation = try await policy.evaluateWithoutAsking(gate: name)
+            let status =
+                switch evaluation.outcome {
+                case .satisfied: "authorized"
+                case .failed: "denied"
+                case .needsAuthorization: "notDetermined"
+                }
+            let failing = evaluation.explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }
+            let reason = evaluation.outcome == .satisfied ? "all requirements hold" : (failing.isEmpty ? evaluation.explanation.reason : failing.joined(separator: "; "))
+            report.gates.append(StatusEntry(name: name, kind: "gate", status: status, reason: reason))
+        }
+        return report
+    }
+
+    static func table(_ report: Report) -> String {
+        var table = Table(header: ["NAME", "KIND", "STATUS", "REASON"], statusColumn: 2)
+        for entry in report.capabilities + report.flags.map(\.entry) + report.gates {
+            table.rows.append([entry.name, entry.kind, entry.status, entry.reason])
+        }
+        return table.render()
+    }
+
+    static func json(_ report: Report) -> String {
+        func entries(_ list: [StatusEntry]) -> FlagValue {
+            .list(list.map { JSONText.entry(name: $0.name, kind: $0.kind, status: $0.status, reason: $0.reason) })
+        }
+        let flags: [FlagValue] = report.flags.map { flag in
+            JSONText.entry(
+                name: flag.entry.name, kind: "flag", status: flag.entry.status, reason: flag.entry.reason,
+                details: [
+                    "value": flag.details.value, "variant": JSONText.optional(flag.details.variant),
+                    "evaluationReason": .string(flag.details.reason.rawValue),
+                    "errorCode": JSONText.optional(flag.details.errorCode?.rawValue),
+                ])
+        }
+        return JSONText.string(.structure(["capabilities": entries(report.capabilities), "flags": .list(flags), "gates": entries(report.gates)]))
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import CapabilityPolicy
+import FeatureFlags
+
+/// `capctl validate`: checks policy and flag files.
+struct ValidateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check policy and flag files, printing every error with file:line:column.",
+        discussion: "With no PATH, checks the policy the search path (or --policy) finds and its flag files. Exits 0 when all is well, 78 otherwise."
+    )
+
+    @OptionGroup var options: CommonOptions
+
+    @Argument(help: "Policy or flag definition files to check.")
+    var paths: [String] = []
+
+    func run() async throws {
+        var errors: [String] = []
+        var checked: [String] = []
+        let policyFiles: [String]
+        if paths.isEmpty {
+            policyFiles = PolicyContext.files(options)
+        } else {
+            var policies: [String] = []
+            for path in paths.map(PolicyContext.absolute) {
+                if Self.isFlagFile(path) {
+                    checked.append(path)
+                    do throws(FlagDefinitionError) {
+                        _ = try FlagSet.load(contentsOf: path)
+                    } catch {
+                        errors.append(error.description)
+                    }
+                } else {
+                    policies.append(path)
+                }
+            }
+            policyFiles = policies
+        }
+        if !policyFiles.isEmpty {
+            checked += policyFiles
+            do throws(PolicyErrors) {
+                let policy = try PolicyLoader.load(files: policyFiles)
+                checked += policy.flagFiles
+            } catch {
+                errors += error.errors.map(\.description)
+            }
+        }
+        if options.json {
+            print(JSONText.string(.structure([
+                "valid": .bool(errors.isEmpty), "files": .list(checked.map(FlagValue.string)),
+                "errors": .list(errors.map(FlagValue.string)),
+            ])))
+        } else if errors.isEmpty {
+            print("ok: \(checked.count) file(s) checked" + (checked.isEmpty ? " (no policy files found)" : ""))
+        } else {
+            print(errors.joined(separator: "\n"))
+        }
+        if !errors.isEmpty { throw ExitStatus.configuration }
+    }
+
+    /// A flagd flag file rather than a policy: its top level has no capabilities or gates, and its
+    /// `flags` are flag definitions rather than policy flag sources.
+    static func isFlagFile(_ path: String) -> Bool {
+        guard let text = try? FlagStore.read(path) else { return false }
+        let node = path.lowercased().hasSuffix(".json") ? try? JSONDocumentReader.read(text, file: path) : try? YAMLDocumentReader.read(text, file: path)
+        guard let node else { return false }
+        if node.member("capabilities") != nil || node.member("gates") != nil { return false }
+        if node.member("$schema") != nil || node.member("$evaluators") != nil { return true }
+        guard let flags = node.member("flags") else { return false }
+        return flags.value.member("files") == nil && flags.value.member("inline") == nil
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Capabilities
+
+/// capctl's exit statuses, documented in Docs/capctl.md.
+enum ExitStatus {
+    /// Everything asked about is satisfied or authorized.
+    static let satisfied = ExitCode(0)
+    /// Denied or unavailable.
+    static let denied = ExitCode(1)
+    /// It would need authorization (notDetermined), and prompting was not allowed.
+    static let needsAuthorization = ExitCode(2)
+    /// The person dismissed the prompt.
+    static let dismissed = ExitCode(3)
+    /// Bad usage: an unknown name or option.
+    static let usage = ExitCode(64)
+    /// `run` refused to run the command (EX_NOPERM).
+    static let refused = ExitCode(77)
+    /// A policy or flag file is broken (EX_CONFIG).
+    static let configuration = ExitCode(78)
+
+    /// The status for one capability status.
+    static func of(_ status: CapabilityStatus) -> ExitCode {
+        switch status.kind {
+        case .authorized: satisfied
+        case .notDetermined: status.reason.hasPrefix("dismissed") ? dismissed : needsAuthorization
+        case .denied, .unavailable: denied
+        }
+    }
+}
+
+/// A failure that ends the command with a message on standard error and an exit status.
+struct CommandFailure: Error, CustomStringConvertible {
+    let message: String
+    let status: ExitCode
+    var description: String { message }
+}
