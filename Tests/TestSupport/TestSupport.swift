@@ -83,15 +83,25 @@ public struct ProcessOutput: Sendable {
 }
 
 /// Runs `executable` with `arguments` and waits for it (a real child process: fork and exec).
-public func runProcess(_ executable: String, _ arguments: [String]) throws -> ProcessOutput {
+/// - Parameters:
+///   - environment: The child's whole environment; this process's when nil.
+///   - input: What the child reads on standard input (nothing: end of input at once).
+public func runProcess(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: String = ""
+) throws -> ProcessOutput {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if let environment { process.environment = environment }
     let output = Pipe()
     let error = Pipe()
+    let standardInput = Pipe()
     process.standardOutput = output
     process.standardError = error
+    process.standardInput = standardInput
     try process.run()
+    standardInput.fileHandleForWriting.write(Data(input.utf8))
+    try standardInput.fileHandleForWriting.close()
     // Read before waiting, so a child writing more than a pipe holds cannot block.
     let outData = output.fileHandleForReading.readDataToEndOfFile()
     let errData = error.fileHandleForReading.readDataToEndOfFile()

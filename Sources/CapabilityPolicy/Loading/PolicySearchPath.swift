@@ -11,6 +11,11 @@ public struct PolicySearchPath: Sendable, Equatable {
     /// The default roots: vendor, admin, runtime.
     public static let systemRoots = ["/usr/share/capctl", "/etc/capctl", "/run/capctl"]
 
+    /// A search path of exactly these directories.
+    public init(directories: [String]) {
+        self.directories = directories
+    }
+
     /// The search path for the given environment.
     public init(environment: [String: String]) {
         var roots = Self.systemRoots

@@ -28,8 +28,9 @@ struct AuthorizeCommand: AsyncParsableCommand {
     var passwordStdin = false
 
     func run() async throws {
-        let conversation: any PAMConversation = passwordStdin ? StandardInputPassword() : TerminalPAMConversation()
-        let policy = try PolicyContext.load(options, policyOptions: PolicyOptions(pamConversation: conversation, pamUser: user, watchesFlagFiles: false))
+        var policyOptions = PolicyOptions.forPrompting(passwordFromStandardInput: passwordStdin)
+        policyOptions.pamUser = user
+        let policy = try PolicyContext.load(options, policyOptions: policyOptions)
         let capability: any CapabilityType
         do {
             capability = try policy.capability(named: name)
@@ -46,6 +47,15 @@ struct AuthorizeCommand: AsyncParsableCommand {
         }
         let exit = ExitStatus.of(status)
         if exit != ExitStatus.satisfied { throw exit }
+    }
+}
+
+extension PolicyOptions {
+    /// Options for a command that may ask for a password: on the terminal, or from standard input.
+    static func forPrompting(passwordFromStandardInput: Bool) -> PolicyOptions {
+        PolicyOptions(
+            pamConversation: passwordFromStandardInput ? StandardInputPassword() : TerminalPAMConversation(),
+            watchesFlagFiles: false)
     }
 }
 

@@ -23,8 +23,12 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print every requirement with passed, failed or not checked, and why.")
     var explain = false
 
+    @Flag(name: .long, help: "Answer a password prompt with one line of standard input instead of the terminal.")
+    var passwordStdin = false
+
     func run() async throws {
-        let outcome = try await Self.evaluate(gate: gate, options: options, prompting: !noPrompt)
+        let outcome = try await Self.evaluate(
+            gate: gate, options: options, prompting: !noPrompt, policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin))
         if options.json {
             print(JSONText.string(.structure([
                 "gate": .string(gate), "status": .string(outcome.status),

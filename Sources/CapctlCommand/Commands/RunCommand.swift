@@ -21,6 +21,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Never ask for authorization.")
     var noPrompt = false
 
+    @Flag(name: .long, help: "Answer a password prompt with one line of standard input instead of the terminal.")
+    var passwordStdin = false
+
     @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.")
     var command: [String] = []
 
@@ -29,7 +32,8 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let outcome = try await CheckCommand.evaluate(gate: gate, options: options, prompting: !noPrompt)
+        let outcome = try await CheckCommand.evaluate(
+            gate: gate, options: options, prompting: !noPrompt, policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin))
         guard outcome.exit == ExitStatus.satisfied else {
             var message = "capctl: not running \(command[0]): gate \(gate) is \(outcome.status)\n" + CheckCommand.tree(outcome.explanation, explainAll: false)
             message += "\n"

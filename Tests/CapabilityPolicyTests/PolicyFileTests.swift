@@ -1,0 +1,154 @@
+import CapabilityPolicy
+import Capabilities
+import FeatureFlags
+import Foundation
+import ProcedureCore
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Policy files: strict parsing with positions, references, cycles, deny by default, and
+/// gates that behave as the core's conditions.
+@Suite("Policy files")
+struct PolicyFileTests {
+    /// Writes `text` as a policy file (mode 0644 in a 0755 directory) and loads it.
+    private func load(_ text: String, name: String = "policy.yaml") throws -> (Policy, String) {
+        let directory = "/tmp/policy-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o755)
+        let file = directory + "/" + name
+        try text.write(toFile: file, atomically: false, encoding: .utf8)
+        chmod(file, 0o644)
+        return (try PolicyLoader.load(files: [file]), file)
+    }
+
+    private func errors(_ text: String, name: String = "policy.yaml") -> [PolicyError] {
+        do {
+            _ = try load(text, name: name)
+            return []
+        } catch let error as PolicyErrors {
+            return error.errors
+        } catch {
+            return [PolicyError("\(error)")]
+        }
+    }
+
+    @Test("every kind of capability is read")
+    func kinds() throws {
+        let (policy, _) = try load("""
+            capabilities:
+              admin: { kind: pam, service: login, user: root, keep: 5m, account-check: false, description: Administrators }
+              data: { kind: file, path: /tmp, access: [read, write, create], type: directory }
+              db: { kind: host, host: db.example.com, port: 5432, timeout: 1500ms }
+              online: { kind: network }
+              low-ports: { kind: process-capability, capability: net_bind_service }
+              root-user: { kind: user, user: root }
+              wheel: { kind: group, group: "0" }
+              beta: { kind: flag, flag: beta, equals: "on" }
+            flags:
+              inline:
+                flags:
+                  beta: { state: ENABLED, variants: { "on": "on", "off": "off" }, defaultVariant: "on" }
+            """)
+        #expect(policy.capabilities.count == 8)
+        #expect(policy.capabilities["admin"]?.specification == .pam(service: "login", user: "root", serviceDirectory: nil, keep: .seconds(300), checksAccount: false))
+        #expect(policy.capabilities["db"]?.specification == .host(host: "db.example.com", port: 5432, timeout: .milliseconds(1500)))
+        #expect(policy.capabilities["admin"]?.summary == "Administrators")
+        let loaded = try LoadedPolicy(policy)
+        #expect(try loaded.capability(named: "low-ports").name == "capability:CAP_NET_BIND_SERVICE")
+    }
+
+    @Test("strict: unknown keys, wrong types and bad values are errors with line and column")
+    func strictness() {
+        func first(_ text: String) -> String { errors(text).first.map { "\($0.location?.line ?? 0):\($0.location?.column ?? 0) \($0.message)" } ?? "no error" }
+        #expect(first("capabilities:\n  a: { kind: file, paht: /tmp }\n").hasPrefix("2:20 unknown key \"paht\""))
+        #expect(first("capabilities:\n  a: { kind: fiel, path: /tmp }\n").hasPrefix("2:14 unknown kind \"fiel\""))
+        #expect(first("capabilities:\n  a: { path: /tmp }\n").hasPrefix("2:3 capability \"a\" needs a \"kind\""))
+        #expect(first("capabilities:\n  a: { kind: file, path: tmp }\n").contains("absolute path"))
+        #expect(first("capabilities:\n  a: { kind: host, host: db, port: 99999 }\n").contains("out of range"))
+        #expect(first("capabilities:\n  a: { kind: host, host: db, port: \"80\" }\n").contains("whole number"))
+        #expect(first("capabilities:\n  a: { kind: group, group: no-such-group-here }\n").contains("unknown group"))
+        #expect(first("capabilities:\n  a: { kind: process-capability, capability: CAP_FLY }\n").contains("unknown Linux capability"))
+        #expect(first("capabilities:\n  a: { kind: pam, service: login, keep: soon }\n").contains("duration"))
+        #expect(first("capabilities:\n  a: { kind: file, path: /tmp, access: [read, fly] }\n").contains("\"access\" must be a list"))
+        #expect(first("gates:\n  g: { require: { every: [a] } }\n").hasPrefix("2:19 unknown requirement \"every\""))
+        #expect(first("gates:\n  g: { requires: a }\n").contains("unknown key \"requires\""))
+        #expect(first("gatez: {}\n").hasPrefix("1:1 unknown key \"gatez\""))
+        #expect(first("capabilities: [a, b]\n").contains("must be a mapping"))
+    }
+
+    @Test("every error of a file is reported, not only the first")
+    func allErrors() {
+        let found = errors("""
+            capabilities:
+              a: { kind: file, paht: /tmp }
+              b: { kind: fiel }
+            gates:
+              g: { require: c }
+            """)
+        #expect(found.count == 3)
+        #expect(found.map { $0.location?.line } == [2, 3, 5])
+    }
+
+    @Test("references to undefined names and cycles between gates are errors")
+    func references() {
+        let undefined = errors("""
+            capabilities:
+              data: { kind: file, path: /tmp }
+            gates:
+              g: { require: { all-of: [data, dtaa, { gate: h }, { flag: nope }] } }
+            """)
+        #expect(undefined.count == 3)
+        #expect(undefined.contains { $0.message.contains("capability \"dtaa\"") && $0.location?.line == 4 })
+        #expect(undefined.contains { $0.message.contains("gate \"h\"") })
+        #expect(undefined.contains { $0.message.contains("flag \"nope\"") })
+        let cycle = errors("""
+            gates:
+              a: { require: { gate: b } }
+              b: { require: { not: { gate: a } } }
+            """)
+        #expect(cycle.count == 1)
+        #expect(cycle.first?.message.contains("cycle: a -> b -> a") == true)
+    }
+
+    @Test("deny by default: unknown gates and capabilities are errors, never open gates")
+    func denyByDefault() throws {
+        let loaded = try LoadedPolicy(try load("capabilities:\n  data: { kind: file, path: /tmp }\n").0)
+        #expect(throws: PolicyError.self) { try loaded.condition(forGate: "export") }
+        #expect(throws: PolicyError.self) { try loaded.capability(named: "dtaa") }
+    }
+
+    @Test("gates become the core's conditions: Negated, Silent, any-of, all-of, flags")
+    func gates() async throws {
+        let (policy, _) = try load("""
+            capabilities:
+              tmp: { kind: file, path: /tmp }
+              missing: { kind: file, path: /nonexistent }
+            flags:
+              inline:
+                flags:
+                  on: { state: ENABLED, variants: { "y": true, "n": false }, defaultVariant: "y" }
+            gates:
+              both: { require: { all-of: [tmp, missing] } }
+              either: { require: { any-of: [missing, tmp] } }
+              absent: { require: { not: { silent: missing } } }
+              flagged: { require: { all-of: [{ flag: on }, { gate: either }] } }
+            """)
+        let loaded = try LoadedPolicy(policy)
+        func passes(_ gate: String) async throws -> Bool {
+            let procedure = BlockProcedure {}
+            procedure.addCondition(try loaded.condition(forGate: gate))
+            await run(procedure)
+            let evaluation = try await loaded.evaluateWithoutAsking(gate: gate)
+            #expect((evaluation.outcome == .satisfied) == (procedure.error == nil), "the two evaluations agree on \(gate)")
+            return procedure.error == nil
+        }
+        #expect(try await !passes("both"))
+        #expect(try await passes("either"))
+        #expect(try await passes("absent"))
+        #expect(try await passes("flagged"))
+    }
+}

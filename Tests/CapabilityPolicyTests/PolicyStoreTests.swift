@@ -1,0 +1,49 @@
+import CapabilityPolicy
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The library watches policy files: changes apply without a restart; a broken change keeps
+/// the last good policy and says why.
+@Suite("Policy store", .timeLimit(.minutes(1)))
+struct PolicyStoreTests {
+    @Test("an edit and a new drop-in apply; a broken edit keeps the last good policy")
+    func reload() async throws {
+        let root = "/tmp/policy-store-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: root + "/policy.d", withIntermediateDirectories: true)
+        chmod(root, 0o755)
+        chmod(root + "/policy.d", 0o755)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        func write(_ name: String, _ text: String) throws {
+            let staging = root + "/." + UUID().uuidString
+            try text.write(toFile: staging, atomically: false, encoding: .utf8)
+            chmod(staging, 0o644)
+            rename(staging, root + "/" + name)
+        }
+        try write("policy.yaml", "capabilities:\n  data: { kind: file, path: /tmp }\n")
+        let store = PolicyStore(searchPath: PolicySearchPath(directories: [root]), options: PolicyOptions(watchesFlagFiles: false))
+        var events = store.events().makeAsyncIterator()
+        #expect(store.current?.policy.capabilities.keys.sorted() == ["data"])
+
+        // Writing a file is several events (the staging file, the rename); wait for the one that matters.
+        try write("policy.d/10-more.yaml", "capabilities:\n  more: { kind: network }\n")
+        while case .reloaded? = await events.next(), store.current?.policy.capabilities["more"] == nil {}
+        #expect(store.current?.policy.capabilities.keys.sorted() == ["data", "more"])
+
+        try write("policy.yaml", "capabilities:\n  data: { kind: file, paht: /tmp }\n")
+        var failure: PolicyErrors?
+        while let event = await events.next() {
+            if case .failed(let errors) = event {
+                failure = errors
+                break
+            }
+        }
+        let errors = try #require(failure)
+        #expect(errors.errors.first?.location?.line == 2)
+        #expect(store.current?.policy.capabilities.keys.sorted() == ["data", "more"], "the last good policy stays")
+        #expect(!store.problems.isEmpty)
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+/// `capctl flags`, `validate` and `watch`.
+@Suite("capctl flags, validate and watch", .timeLimit(.minutes(1)))
+struct CapctlFlagsTests {
+    static let flags = """
+        {"flags": {
+          "color": {"state": "ENABLED", "variants": {"red": "#f00", "blue": "#00f"}, "defaultVariant": "red",
+                    "targeting": {"if": [{"==": [{"var": "tier"}, "gold"]}, "blue", null]}, "metadata": {"owner": "ui"}},
+          "limit": {"state": "ENABLED", "variants": {"low": 10, "high": 100}, "defaultVariant": "low",
+                    "targeting": {"if": [{">": [{"var": "load"}, 5]}, "high", null]}}
+        }}
+        """
+
+    @Test("flags get --json prints OpenFeature's evaluation details")
+    func get() throws {
+        let tree = try PolicyTree()
+        let file = try tree.write("flags.json", Self.flags)
+        let gold = try #require(try tree.capctl(["flags", "get", "color", "--file", file, "--context", "tier=\"gold\"", "--json"]).json() as? [String: Any])
+        #expect(gold["key"] as? String == "color")
+        #expect(gold["value"] as? String == "#00f")
+        #expect(gold["variant"] as? String == "blue")
+        #expect(gold["reason"] as? String == "TARGETING_MATCH")
+        #expect(gold["errorCode"] is NSNull)
+        #expect((gold["flagMetadata"] as? [String: Any])?["owner"] as? String == "ui")
+
+        let bare = try #require(try tree.capctl(["flags", "get", "color", "--file", file, "--context", "tier=gold", "--json"]).json() as? [String: Any])
+        #expect(bare["variant"] as? String == "blue", "a value that is not JSON is a string")
+
+        let number = try #require(try tree.capctl(["flags", "get", "limit", "--type", "int", "--file", file, "--context", "load=7", "--json"]).json() as? [String: Any])
+        #expect(number["value"] as? Int == 100)
+    }
+
+    @Test("errors come back as details, with exit status 1")
+    func errors() throws {
+        let tree = try PolicyTree()
+        let file = try tree.write("flags.json", Self.flags)
+        let missing = try tree.capctl(["flags", "get", "nothing", "--file", file, "--default", "true", "--json"])
+        #expect(missing.status == 1)
+        let object = try #require(try missing.json() as? [String: Any])
+        #expect(object["errorCode"] as? String == "FLAG_NOT_FOUND")
+        #expect(object["value"] as? Bool == true)
+        let mismatch = try #require(try tree.capctl(["flags", "get", "color", "--type", "bool", "--file", file, "--json"]).json() as? [String: Any])
+        #expect(mismatch["errorCode"] as? String == "TYPE_MISMATCH")
+    }
+
+    @Test("flags list shows every flag")
+    func list() throws {
+        let tree = try PolicyTree()
+        let file = try tree.write("flags.json", Self.flags)
+        let listed = try #require(try tree.capctl(["flags", "list", "--file", file, "--json"]).json() as? [[String: Any]])
+        #expect(listed.compactMap { $0["key"] as? String } == ["color", "limit"])
+    }
+
+    @Test("validate checks flag files and policy files, with positions")
+    func validate() throws {
+        let tree = try PolicyTree()
+        let good = try tree.write("flags.json", Self.flags)
+        let bad = try tree.write("bad-flags.json", "{\"flags\": {\"f\": {\"state\": \"ENABLED\",\n \"variants\": {\"on\": true}, \"defaultVariant\": \"off\"}}}")
+        let policy = try tree.write("policy.yaml", "gates:\n  g: { require: { all-of: [] } }\n")
+        #expect(try tree.capctl(["validate", good]).status == 0)
+        let run = try tree.capctl(["validate", good, bad, policy])
+        #expect(run.status == 78)
+        #expect(run.output.contains("\(bad):2:46: default variant \"off\" is not a variant"), "\(run.output)")
+        #expect(run.output.contains("\(policy):2:"), "\(run.output)")
+    }
+
+    @Test("watch prints a line when a status changes")
+    func watch() async throws {
+        let tree = try PolicyTree()
+        let flagFile = try tree.write("flags/flags.json", """
+            {"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}
+            """)
+        try tree.write("etc/policy.yaml", """
+            capabilities:
+              export-on: { kind: flag, flag: export }
+            flags:
+              files: [\(flagFile)]
+            """)
+        let watcher = try WatchingCapctl(tree: tree, arguments: ["watch", "export-on", "--json"])
+        let first = try #require(await watcher.nextLine())
+        #expect(first.contains("\"status\":\"authorized\""))
+        try tree.write("flags/flags.json", """
+            {"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"}}}
+            """)
+        let second = try #require(await watcher.nextLine())
+        #expect(second.contains("\"status\":\"denied\""), "\(second)")
+        #expect(second.contains("\"name\":\"export-on\""))
+    }
+}
+
+/// capctl running in the background, read line by line.
+final class WatchingCapctl: @unchecked Sendable {
+    private let process = Process()
+    private let output = Pipe()
+    private var buffer = Data()
+
+    init(tree: PolicyTree, arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: PolicyTree.capctl)
+        process.arguments = arguments
+        process.environment = tree.environment
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func nextLine() async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                while true {
+                    if let newline = self.buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                        let line = String(decoding: self.buffer[self.buffer.startIndex..<newline], as: UTF8.self)
+                        self.buffer.removeSubrange(self.buffer.startIndex...newline)
+                        continuation.resume(returning: line)
+                        return
+                    }
+                    let chunk = self.output.fileHandleForReading.availableData
+                    if chunk.isEmpty {
+                        continuation.resume(returning: nil)
+                        return
+                    }
+                    self.buffer.append(chunk)
+                }
+            }
+        }
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// `check`, `run`, `authorize` and every exit status, through the built binary.
+@Suite("capctl gates and exit statuses", .timeLimit(.minutes(1)))
+struct CapctlGateTests {
+    static let policy = """
+        capabilities:
+          tmp: { kind: file, path: /tmp, access: [read, write], type: directory }
+          missing: { kind: file, path: /nonexistent/dir }
+        gates:
+          open: { require: tmp }
+          closed: { require: { all-of: [tmp, missing] } }
+          never: { require: { not: tmp } }
+        """
+
+    @Test("check: 0 when the gate holds, 1 when it does not, with the reason")
+    func check() throws {
+        let tree = try PolicyTree()
+        try tree.write("etc/policy.yaml", Self.policy)
+        #expect(try tree.capctl(["check", "open"]).status == 0)
+        let closed = try tree.capctl(["check", "closed"])
+        #expect(closed.status == 1)
+        #expect(closed.output.contains("AuthorizedFor(missing): failed"))
+        #expect(closed.output.contains("/nonexistent/dir does not exist"))
+    }
+
+    @Test("check --explain shows every requirement; --json has the tree")
+    func explain() throws {
+        let tree = try PolicyTree()
+        try tree.write("etc/policy.yaml", Self.policy)
+        let explained = try tree.capctl(["check", "closed", "--explain"])
+        #expect(explained.output.contains("AuthorizedFor(tmp): passed"))
+        #expect(explained.output.contains("AuthorizedFor(missing): failed"))
+        let json = try #require(try tree.capctl(["check", "closed", "--json"]).json() as? [String: Any])
+        #expect(json["status"] as? String == "denied")
+        #expect(json["explanation"] is [String: Any])
+    }
+
+    @Test("run passes the command's exit status through, and refuses with 77 when the gate fails")
+    func run() throws {
+        let tree = try PolicyTree()
+        try tree.write("etc/policy.yaml", Self.policy)
+        let passed = try tree.capctl(["run", "open", "--", "/bin/sh", "-c", "echo ran; exit 5"])
+        #expect(passed.status == 5)
+        #expect(passed.output == "ran\n")
+        let marker = tree.root + "/ran"
+        let refused = try tree.capctl(["run", "never", "--", "/usr/bin/touch", marker])
+        #expect(refused.status == 77)
+        #expect(refused.error.contains("not running /usr/bin/touch: gate never is denied"))
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test("unknown names and bad usage exit 64")
+    func usage() throws {
+        let tree = try PolicyTree()
+        try tree.write("etc/policy.yaml", Self.policy)
+        let unknown = try tree.capctl(["check", "nonesuch"])
+        #expect(unknown.status == 64)
+        #expect(unknown.error.contains("no gate \"nonesuch\""))
+        #expect(try tree.capctl(["check"]).status == 64)
+        #expect(try tree.capctl(["run", "open"]).status == 64)
+        #expect(try tree.capctl(["authorize", "nonesuch"]).status == 64)
+    }
+
+    @Test("a broken policy file exits 78 with file, line and column")
+    func brokenPolicy() throws {
+        let tree = try PolicyTree()
+        let file = try tree.write("etc/policy.yaml", """
+            capabilities:
+              tmp: { kind: file, path: /tmp }
+            gates:
+              export:
+                require: { all-of: [tmp, tpm] }
+            """)
+        let run = try tree.capctl(["check", "export"])
+        #expect(run.status == 78)
+        #expect(run.error.contains("\(file):5:"), "\(run.error)")
+        #expect(run.error.contains("capability \"tpm\", which no policy file defines"))
+        let typo = try tree.write("etc/policy.d/typo.yaml", "capabilities:\n  data: { kind: file, paht: /tmp }\n")
+        let validate = try tree.capctl(["validate"])
+        #expect(validate.status == 78)
+        #expect(validate.output.contains("\(typo):2:23: unknown key \"paht\""), "\(validate.output)")
+    }
+
+    @Test("a policy file others can write is refused, as sudo refuses such a sudoers")
+    func worldWritable() throws {
+        let tree = try PolicyTree()
+        let file = try tree.write("etc/policy.yaml", Self.policy, mode: 0o666)
+        let run = try tree.capctl(["check", "open"])
+        #expect(run.status == 78)
+        #expect(run.error.contains("\(file): refusing this policy file: anyone can write it"))
+        chmod(file, 0o644)
+        chmod(tree.admin, 0o777)
+        let directory = try tree.capctl(["status"])
+        #expect(directory.status == 78)
+        #expect(directory.error.contains("refusing this policy directory"))
+    }
+}

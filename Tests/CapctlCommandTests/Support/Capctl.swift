@@ -1,0 +1,70 @@
+import Foundation
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the built `capctl` binary as a user would, against policy trees of the test's own.
+struct CapctlRun {
+    let status: Int32
+    let output: String
+    let error: String
+
+    /// The output parsed as JSON.
+    func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(output.utf8)) }
+}
+
+/// A temporary policy tree: vendor, admin and runtime roots (CAPCTL_POLICY_ROOTS), an empty
+/// per-user configuration directory, and room for flag files and PAM service directories.
+final class PolicyTree {
+    let root: String
+    var vendor: String { root + "/usr-share" }
+    var admin: String { root + "/etc" }
+    var runtime: String { root + "/run" }
+
+    /// capctl next to the test binary.
+    static let capctl: String = {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let testBinary = String(decoding: buffer.prefix(max(length, 0)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (testBinary as NSString).deletingLastPathComponent + "/capctl"
+    }()
+
+    init() throws {
+        root = "/tmp/capctl-test-" + UUID().uuidString
+        for directory in [root, root + "/usr-share", root + "/etc", root + "/run", root + "/home", root + "/config"] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            chmod(directory, 0o755)
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    /// Writes `text` to `path` under the tree (creating directories), mode 0644.
+    @discardableResult
+    func write(_ path: String, _ text: String, mode: mode_t = 0o644) throws -> String {
+        let file = path.hasPrefix("/") ? path : root + "/" + path
+        let directory = (file as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o755)
+        try text.write(toFile: file, atomically: false, encoding: .utf8)
+        chmod(file, mode)
+        return file
+    }
+
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["CAPCTL_POLICY_ROOTS"] = [vendor, admin, runtime].joined(separator: ":")
+        environment["XDG_CONFIG_HOME"] = root + "/config"
+        environment["HOME"] = root + "/home"
+        environment["NO_COLOR"] = "1"
+        return environment
+    }
+
+    /// Runs capctl with `arguments` in this tree.
+    func capctl(_ arguments: [String], input: String = "") throws -> CapctlRun {
+        let result = try runProcess(Self.capctl, arguments, environment: environment, input: input)
+        return CapctlRun(status: result.status, output: result.standardOutput, error: result.standardError)
+    }
+}
