@@ -1,0 +1,148 @@
+function __capctl_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __capctl_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __capctl_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __capctl_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __capctl_parse_tokens -S
+    set -l unparsed_tokens (__capctl_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'capctl'
+        __capctl_parse_subcommand 0 'h/help'
+        switch $unparsed_tokens[1]
+        case 'status'
+            __capctl_parse_subcommand -r 1 'policy=+' 'json' 'h/help'
+        case 'check'
+            __capctl_parse_subcommand 1 'policy=+' 'json' 'no-prompt' 'explain' 'password-stdin' 'h/help'
+        case 'authorize'
+            __capctl_parse_subcommand 1 'policy=+' 'json' 'user=' 'password-stdin' 'h/help'
+        case 'run'
+            __capctl_parse_subcommand -r 2 'policy=+' 'json' 'no-prompt' 'password-stdin' 'h/help'
+        case 'flags'
+            __capctl_parse_subcommand 0 'h/help'
+            switch $unparsed_tokens[1]
+            case 'list'
+                __capctl_parse_subcommand 0 'policy=+' 'json' 'file=+' 'h/help'
+            case 'get'
+                __capctl_parse_subcommand 1 'policy=+' 'json' 'type=' 'default=' 'targeting-key=' 'context=+' 'file=+' 'h/help'
+            end
+        case 'validate'
+            __capctl_parse_subcommand -r 1 'policy=+' 'json' 'h/help'
+        case 'watch'
+            __capctl_parse_subcommand -r 1 'policy=+' 'json' 'h/help'
+        case 'help'
+            __capctl_parse_subcommand -r 1 
+        end
+    end
+end
+
+function __capctl_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __capctl_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __capctl_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __capctl_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__capctl_tokens -p)
+    if test -z "$(__capctl_tokens -t)"
+        set -l index (count (__capctl_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'capctl' -f
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_positional "capctl" -eq 1' -fa 'status' -d 'Show every capability, flag and gate with its current status, without prompting.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_positional "capctl" -eq 1' -fa 'check' -d 'Evaluate a gate, asking for authorization where needed (unless --no-prompt).'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_positional "capctl" -eq 1' -fa 'authorize' -d 'Request authorization for a capability (for PAM: the password prompt).'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_positional "capctl" -eq 1' -fa 'run' -d 'Run a command only if a gate holds, and exit with its status.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_positional "capctl" -eq 1' -fa 'flags' -d 'List and evaluate feature flags.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_positional "capctl" -eq 1' -fa 'validate' -d 'Check policy and flag files, printing every error with file:line:column.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_positional "capctl" -eq 1' -fa 'watch' -d 'Print a line each time a capability\'s or gate\'s status changes, until interrupted.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_positional "capctl" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl status"' -l 'policy' -d 'Use this policy file instead of the search path (repeatable).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl status" json' -l 'json' -d 'Print JSON instead of a table.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl status" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl check"' -l 'policy' -d 'Use this policy file instead of the search path (repeatable).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl check" json' -l 'json' -d 'Print JSON instead of a table.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl check" no-prompt' -l 'no-prompt' -d 'Never ask for authorization; report what would be asked.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl check" explain' -l 'explain' -d 'Print every requirement with passed, failed or not checked, and why.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl check" password-stdin' -l 'password-stdin' -d 'Answer a password prompt with one line of standard input instead of the terminal.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl check" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl authorize"' -l 'policy' -d 'Use this policy file instead of the search path (repeatable).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl authorize" json' -l 'json' -d 'Print JSON instead of a table.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl authorize" user' -l 'user' -d 'The user to authenticate, for a PAM capability whose policy names none.' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl authorize" password-stdin' -l 'password-stdin' -d 'Read the password from one line of standard input instead of the terminal.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl authorize" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl run"' -l 'policy' -d 'Use this policy file instead of the search path (repeatable).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl run" json' -l 'json' -d 'Print JSON instead of a table.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl run" no-prompt' -l 'no-prompt' -d 'Never ask for authorization.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl run" password-stdin' -l 'password-stdin' -d 'Answer a password prompt with one line of standard input instead of the terminal.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl run" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_positional "capctl flags" -eq 1' -fa 'list' -d 'Every flag with its value, variant and reason.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_positional "capctl flags" -eq 1' -fa 'get' -d 'Evaluate one flag, with OpenFeature\'s evaluation details.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags list"' -l 'policy' -d 'Use this policy file instead of the search path (repeatable).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags list" json' -l 'json' -d 'Print JSON instead of a table.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags list"' -l 'file' -d 'Use this flag definition file instead of the policy\'s flags (repeatable).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags list" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags get"' -l 'policy' -d 'Use this policy file instead of the search path (repeatable).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags get" json' -l 'json' -d 'Print JSON instead of a table.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags get" type' -l 'type' -d 'The type to evaluate as (the flag\'s own type when omitted).' -rfka 'bool string int double object'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags get" default' -l 'default' -d 'The value to return when the flag cannot be evaluated.' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags get" targeting-key' -l 'targeting-key' -d 'The targeting key.' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags get"' -l 'context' -d 'A context attribute (repeatable).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags get"' -l 'file' -d 'Use this flag definition file instead of the policy\'s flags (repeatable).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags get" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl validate"' -l 'policy' -d 'Use this policy file instead of the search path (repeatable).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl validate" json' -l 'json' -d 'Print JSON instead of a table.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl validate" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl watch"' -l 'policy' -d 'Use this policy file instead of the search path (repeatable).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl watch" json' -l 'json' -d 'Print JSON instead of a table.'
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl watch" h help' -s 'h' -l 'help' -d 'Show help information.'

@@ -1,0 +1,235 @@
+#compdef capctl
+
+__capctl_complete() {
+    local -ar non_empty_completions=("${@:#(|:*)}")
+    local -ar empty_completions=("${(M)@:#(|:*)}")
+    _describe -V '' non_empty_completions -- empty_completions -P $'\'\''
+}
+
+__capctl_custom_complete() {
+    local -a completions
+    completions=("${(@f)"$("${command_name}" "${@}" "${command_line[@]}")"}")
+    if [[ "${#completions[@]}" -gt 1 ]]; then
+        __capctl_complete "${completions[@]:0:-1}"
+    fi
+}
+
+__capctl_cursor_index_in_current_word() {
+    if [[ -z "${QIPREFIX}${IPREFIX}${PREFIX}" ]]; then
+        printf 0
+    else
+        printf %s "${#${(z)LBUFFER}[-1]}"
+    fi
+}
+
+_capctl() {
+    emulate -RL zsh -G
+    setopt extendedglob nullglob numericglobsort
+    unsetopt aliases banghist
+
+    local -xr SAP_SHELL=zsh
+    local -x SAP_SHELL_VERSION
+    SAP_SHELL_VERSION="$(builtin emulate zsh -c 'printf %s "${ZSH_VERSION}"')"
+    local -r SAP_SHELL_VERSION
+
+    local context state state_descr line
+    local -A opt_args
+
+    local -r command_name="${words[1]}"
+    local -ar command_line=("${words[@]}")
+    local -ir current_word_index="$((CURRENT - 1))"
+
+    local -i ret=1
+    local -ar arg_specs=(
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'status:Show every capability, flag and gate with its current status, without prompting.'
+            'check:Evaluate a gate, asking for authorization where needed (unless --no-prompt).'
+            'authorize:Request authorization for a capability (for PAM: the password prompt).'
+            'run:Run a command only if a gate holds, and exit with its status.'
+            'flags:List and evaluate feature flags.'
+            'validate:Check policy and flag files, printing every error with file:line:column.'
+            'watch:Print a line each time a capability'\''s or gate'\''s status changes, until interrupted.'
+            'help:Show subcommand help information.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        status|check|authorize|run|flags|validate|watch|help)
+            "_capctl_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_capctl_status() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
+        '*:names:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_check() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
+        ':gate:'
+        '--no-prompt[Never ask for authorization; report what would be asked.]'
+        '--explain[Print every requirement with passed, failed or not checked, and why.]'
+        '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_authorize() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
+        ':name:'
+        '--user[The user to authenticate, for a PAM capability whose policy names none.]:user:'
+        '--password-stdin[Read the password from one line of standard input instead of the terminal.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_run() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
+        ':gate:'
+        '--no-prompt[Never ask for authorization.]'
+        '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
+        '*:command:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_flags() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'list:Every flag with its value, variant and reason.'
+            'get:Evaluate one flag, with OpenFeature'\''s evaluation details.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        list|get)
+            "_capctl_flags_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_capctl_flags_list() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
+        '*--file[Use this flag definition file instead of the policy'\''s flags (repeatable).]:path:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_flags_get() {
+    local -i ret=1
+    local -ar ___type=('bool' 'string' 'int' 'double' 'object')
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
+        ':key:'
+        '--type[The type to evaluate as (the flag'\''s own type when omitted).]:type:{__capctl_complete "${___type[@]}"}'
+        '--default[The value to return when the flag cannot be evaluated.]:default:'
+        '--targeting-key[The targeting key.]:targeting-key:'
+        '*--context[A context attribute (repeatable).]:key=value:'
+        '*--file[Use this flag definition file instead of the policy'\''s flags (repeatable).]:path:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_validate() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
+        '*:paths:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_watch() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
+        '*:names:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_help() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*:subcommands:'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+if [[ "${funcstack[1]}" = _capctl ]]; then
+    _capctl "${@}"
+else
+    compdef _capctl capctl
+fi
