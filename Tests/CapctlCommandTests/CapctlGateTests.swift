@@ -97,3 +97,24 @@ struct CapctlGateTests {
         #expect(directory.error.contains("refusing this policy directory"))
     }
 }
+
+/// Help, completions and the man page come from the command definitions.
+@Suite("capctl help and completions")
+struct CapctlHelpTests {
+    @Test("completion scripts name every subcommand", arguments: ["bash", "zsh", "fish"])
+    func completions(shell: String) throws {
+        let tree = try PolicyTree()
+        let run = try tree.capctl(["--generate-completion-script", shell])
+        #expect(run.status == 0)
+        for command in ["status", "check", "authorize", "run", "flags", "validate", "watch"] {
+            #expect(run.output.contains(command), "\(shell): \(command)")
+        }
+    }
+
+    @Test("help documents the exit statuses")
+    func help() throws {
+        let run = try PolicyTree().capctl(["--help"])
+        #expect(run.output.contains("77 run refused"))
+        #expect(run.output.contains("78 policy or flag file error"))
+    }
+}

@@ -10,7 +10,7 @@ enum PolicyValidator {
             if knownFlags == nil {
                 let store = FlagStore(flagSets: policy.inlineFlags, files: policy.flagFiles, watch: false, context: FlagEvaluationContext())
                 knownFlags = Set(store.flags.keys)
-                for problem in store.problems { errors.append(PolicyError(problem.description, file: problem.file)) }
+                for problem in store.problems { errors.append(PolicyError(problem)) }
             }
             return knownFlags!.contains(key)
         }
