@@ -1,3 +1,4 @@
+import Capabilities
 import Dispatch
 import FeatureFlags
 import Synchronization
@@ -16,14 +17,13 @@ public final class PolicyStore: Sendable {
     private struct State {
         var current: LoadedPolicy?
         var problems: [PolicyError] = []
-        var nextSubscriber = 0
-        var subscribers: [Int: AsyncStream<Event>.Continuation] = [:]
     }
 
     private let state = Mutex(State())
     private let load: @Sendable () throws(PolicyErrors) -> LoadedPolicy
     private let queue = DispatchQueue(label: "CapabilityPolicy.PolicyStore")
     private let watcher = Mutex<DirectoryWatcher?>(nil)
+    private let broadcast = EventBroadcast<Event>()
 
     /// Loads the policy the search path finds and watches its roots, their `policy.d`
     /// directories and the files in them.
@@ -65,16 +65,7 @@ public final class PolicyStore: Sendable {
 
     /// Every reload and failure from now on.
     public func events() -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream<Event>.makeStream()
-        let id = state.withLock { state -> Int in
-            defer { state.nextSubscriber += 1 }
-            state.subscribers[state.nextSubscriber] = continuation
-            return state.nextSubscriber
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
+        broadcast.subscribe()
     }
 
     /// Reads the files again now.
@@ -91,6 +82,6 @@ public final class PolicyStore: Sendable {
             state.withLock { $0.problems = error.errors }
             event = .failed(error)
         }
-        for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.yield(event) }
+        broadcast.send(event)
     }
 }

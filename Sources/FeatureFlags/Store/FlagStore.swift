@@ -40,8 +40,6 @@ public final class FlagStore: Sendable {
     private struct State {
         var sources: [Source]
         var flags: [String: FlagDefinition] = [:]
-        var nextSubscriber = 0
-        var subscribers: [Int: AsyncStream<FlagStoreEvent>.Continuation] = [:]
     }
 
     private let state: Mutex<State>
@@ -51,6 +49,7 @@ public final class FlagStore: Sendable {
     private let watcher = Mutex<DirectoryWatcher?>(nil)
     /// Notified after every change, for capabilities built on this store.
     package let changed = CapabilityChangeSignal()
+    private let broadcast = EventBroadcast<FlagStoreEvent>()
 
     /// Loads `files` now and, when `watch` is true, follows their changes.
     /// - Parameters:
@@ -99,16 +98,7 @@ public final class FlagStore: Sendable {
 
     /// Every load and failure from now on, as they happen.
     public func events() -> AsyncStream<FlagStoreEvent> {
-        let (stream, continuation) = AsyncStream<FlagStoreEvent>.makeStream()
-        let id = state.withLock { state -> Int in
-            defer { state.nextSubscriber += 1 }
-            state.subscribers[state.nextSubscriber] = continuation
-            return state.nextSubscriber
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
+        broadcast.subscribe()
     }
 
     /// Reads every file again now (a change seen by the watcher does this by itself).
@@ -127,10 +117,10 @@ public final class FlagStore: Sendable {
             } catch {
                 outcome = .failure(error)
             }
-            let (event, subscribers) = state.withLock { state -> (FlagStoreEvent?, [AsyncStream<FlagStoreEvent>.Continuation]) in
-                guard let index = state.sources.firstIndex(where: { $0.path == path && !$0.isFixed }) else { return (nil, []) }
+            let event = state.withLock { state -> FlagStoreEvent? in
+                guard let index = state.sources.firstIndex(where: { $0.path == path && !$0.isFixed }) else { return nil }
                 let unchanged = text != nil && text == state.sources[index].lastText && state.sources[index].problem == nil
-                guard !unchanged else { return (nil, []) }
+                guard !unchanged else { return nil }
                 let event: FlagStoreEvent
                 switch outcome {
                 case .success(let flagSet):
@@ -140,15 +130,15 @@ public final class FlagStore: Sendable {
                     state.flags = Self.merge(state.sources)
                     event = .loaded(file: path, flagKeys: flagSet.flags.keys.sorted())
                 case .failure(let error):
-                    if state.sources[index].problem == error { return (nil, []) }
+                    if state.sources[index].problem == error { return nil }
                     state.sources[index].problem = error
                     state.sources[index].lastText = text
                     event = .failed(error)
                 }
-                return (event, Array(state.subscribers.values))
+                return event
             }
             if let event {
-                for subscriber in subscribers { subscriber.yield(event) }
+                broadcast.send(event)
                 changed.notify()
             }
         }

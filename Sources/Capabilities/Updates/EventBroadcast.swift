@@ -1,0 +1,38 @@
+import Synchronization
+
+/// Sends each event to every current subscriber's stream. Shared by the signals and stores
+/// of this package; not public API.
+package final class EventBroadcast<Element: Sendable>: Sendable {
+    private struct Subscribers {
+        var next = 0
+        var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
+    }
+
+    private let subscribers = Mutex(Subscribers())
+    private let buffering: AsyncStream<Element>.Continuation.BufferingPolicy
+
+    /// Creates a broadcast whose subscribers buffer events as `buffering` says.
+    package init(buffering: AsyncStream<Element>.Continuation.BufferingPolicy = .unbounded) {
+        self.buffering = buffering
+    }
+
+    /// Sends `event` to every subscriber.
+    package func send(_ event: Element) {
+        let continuations = subscribers.withLock { Array($0.continuations.values) }
+        for continuation in continuations { continuation.yield(event) }
+    }
+
+    /// A stream of every event from now on, until the consumer stops.
+    package func subscribe() -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: buffering)
+        let id = subscribers.withLock { state -> Int in
+            defer { state.next += 1 }
+            state.continuations[state.next] = continuation
+            return state.next
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+}
