@@ -69,7 +69,7 @@ case "capability", "user", "group":
 case "path":
     printStatus(await NetworkPath().resolveStatus())
 case "watch-path":
-    // A watchdog, so a test waiting for a change that never comes fails instead of hanging.
+    // allowed: a watchdog, not synchronization: a test waiting for a change that never comes fails instead of hanging.
     Task {
         try? await Task.sleep(for: .seconds(30))
         fail("no satisfied path within 30 seconds")
