@@ -71,7 +71,7 @@ case "path":
 case "watch-path":
     // allowed: a watchdog, not synchronization: a test waiting for a change that never comes fails instead of hanging.
     Task {
-        try? await Task.sleep(for: .seconds(30))
+        try? await Task.sleep(for: .seconds(30))  // allowed: watchdog
         fail("no satisfied path within 30 seconds")
     }
     for await status in NetworkPath().statusUpdates() {
