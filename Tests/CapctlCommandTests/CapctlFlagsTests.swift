@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `capctl flags`, `validate` and `watch`.
 @Suite("capctl flags, validate and watch", .timeLimit(.minutes(1)))
@@ -78,7 +79,7 @@ struct CapctlFlagsTests {
             flags:
               files: [\(flagFile)]
             """)
-        let watcher = try WatchingCapctl(tree: tree, arguments: ["watch", "export-on", "--json"])
+        let watcher = try StreamingProcess([PolicyTree.capctl, "watch", "export-on", "--json"], environment: tree.environment)
         let first = try #require(await watcher.nextLine())
         #expect(first.contains("\"status\":\"authorized\""))
         try tree.write("flags/flags.json", """
@@ -87,47 +88,5 @@ struct CapctlFlagsTests {
         let second = try #require(await watcher.nextLine())
         #expect(second.contains("\"status\":\"denied\""), "\(second)")
         #expect(second.contains("\"name\":\"export-on\""))
-    }
-}
-
-/// capctl running in the background, read line by line.
-final class WatchingCapctl: @unchecked Sendable {
-    private let process = Process()
-    private let output = Pipe()
-    private var buffer = Data()
-
-    init(tree: PolicyTree, arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: PolicyTree.capctl)
-        process.arguments = arguments
-        process.environment = tree.environment
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-    }
-
-    func nextLine() async -> String? {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                while true {
-                    if let newline = self.buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                        let line = String(decoding: self.buffer[self.buffer.startIndex..<newline], as: UTF8.self)
-                        self.buffer.removeSubrange(self.buffer.startIndex...newline)
-                        continuation.resume(returning: line)
-                        return
-                    }
-                    let chunk = self.output.fileHandleForReading.availableData
-                    if chunk.isEmpty {
-                        continuation.resume(returning: nil)
-                        return
-                    }
-                    self.buffer.append(chunk)
-                }
-            }
-        }
-    }
-
-    deinit {
-        process.terminate()
-        process.waitUntilExit()
     }
 }

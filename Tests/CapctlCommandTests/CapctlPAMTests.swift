@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A PAM gate answered through --password-stdin against a pam_matrix service directory.
 @Suite(
@@ -54,11 +55,4 @@ struct CapctlPAMTests {
         #expect(dismissed.status == 3, "\(dismissed.output)")
         #expect(dismissed.output.contains("dismissed"))
     }
-}
-
-enum PAMTestModules {
-    static let matrix: String? = [
-        "/usr/lib/x86_64-linux-gnu/pam_wrapper/pam_matrix.so", "/usr/lib/aarch64-linux-gnu/pam_wrapper/pam_matrix.so",
-        "/usr/lib64/pam_wrapper/pam_matrix.so",
-    ].first { FileManager.default.fileExists(atPath: $0) }
 }

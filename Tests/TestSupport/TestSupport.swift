@@ -1,4 +1,8 @@
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import ProcedureCore
 
@@ -110,4 +114,76 @@ public func runProcess(
         status: process.terminationStatus,
         standardOutput: String(decoding: outData, as: UTF8.self),
         standardError: String(decoding: errData, as: UTF8.self))
+}
+
+/// A child process whose output is read line by line as it comes; terminated when released.
+public final class StreamingProcess: @unchecked Sendable {
+    // The buffer is only touched by one nextLine() at a time.
+    private let process = Process()
+    private let output = Pipe()
+    private var buffer = Data()
+
+    /// Starts `command` (an executable path and its arguments), with `environment` if given.
+    public init(_ command: [String], environment: [String: String]? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        if let environment { process.environment = environment }
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// The next line, or nil at the end of the output. Blocks a dispatch thread, not the caller's.
+    public func nextLine() async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.readLine()) }
+        }
+    }
+
+    private func readLine() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return line
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            buffer.append(chunk)
+        }
+    }
+
+    /// Waits for the process and returns its exit status.
+    public func waitUntilExit() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// The path of an executable this package builds, next to the test binary.
+public func builtProduct(_ name: String) -> String {
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    let testBinary = String(decoding: buffer.prefix(max(length, 0)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return (testBinary as NSString).deletingLastPathComponent + "/" + name
+}
+
+/// PAM test modules, where installed: pam_matrix.so from libpam-wrapper, and the directory of
+/// the stock modules (pam_debug.so, pam_echo.so, pam_permit.so).
+public enum PAMTestModules {
+    public static let matrix: String? = [
+        "/usr/lib/x86_64-linux-gnu/pam_wrapper/pam_matrix.so", "/usr/lib/aarch64-linux-gnu/pam_wrapper/pam_matrix.so",
+        "/usr/lib64/pam_wrapper/pam_matrix.so", "/usr/lib/pam_wrapper/pam_matrix.so",
+    ].first { FileManager.default.fileExists(atPath: $0) }
+
+    public static let stockDirectory: String? = [
+        "/usr/lib/x86_64-linux-gnu/security", "/usr/lib/aarch64-linux-gnu/security", "/usr/lib64/security", "/lib/security",
+    ].first { FileManager.default.fileExists(atPath: $0 + "/pam_debug.so") }
 }

@@ -54,7 +54,7 @@ public enum PolicyLoader {
             }
             let text: String
             do throws(FlagDefinitionError) {
-                text = try FlagStore.read(file)
+                text = try DefinitionFile.text(file)
             } catch {
                 errors.append(PolicyError(error))
                 continue

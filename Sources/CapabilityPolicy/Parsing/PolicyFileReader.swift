@@ -80,7 +80,7 @@ struct PolicyFileReader {
         }
     }
 
-    private mutating func string(_ node: DocumentNode?, _ key: String, in what: String, required: Bool = true) -> String? {
+    private mutating func string(_ node: DocumentNode?, _ key: String, in what: String) -> String? {
         guard let node else { return nil }
         guard case .string(let value) = node.kind, !value.isEmpty else {
             fail("\"\(key)\" in \(what) must be a non-empty string, found \(node.value)", node.location)
@@ -137,14 +137,13 @@ struct PolicyFileReader {
         guard checkKeys(settings, allowed: ["kind", "description"] + keys, in: what) else { return nil }
         let node = member.value
         func value(_ key: String) -> DocumentNode? { node.member(key)?.value }
-        func need(_ key: String) -> DocumentNode? { value(key) }
         var summary: String?
         if let description = value("description") { summary = string(description, "description", in: what) }
 
         let specification: CapabilityDeclaration.Specification
         switch kind {
         case "pam":
-            guard let service = string(need("service") ?? missing("service", what, member), "service", in: what) else { return nil }
+            guard let service = string(value("service") ?? missing("service", what, member), "service", in: what) else { return nil }
             var keep: Duration?
             if let keepNode = value("keep") {
                 guard let parsed = duration(keepNode, "keep") else { return nil }
@@ -163,7 +162,7 @@ struct PolicyFileReader {
                 serviceDirectory: value("service-directory").flatMap { string($0, "service-directory", in: what) },
                 keep: keep, checksAccount: checksAccount)
         case "file":
-            guard let path = string(need("path") ?? missing("path", what, member), "path", in: what) else { return nil }
+            guard let path = string(value("path") ?? missing("path", what, member), "path", in: what) else { return nil }
             var access = ["read"]
             if let node = value("access") {
                 let allowed = ["read", "write", "execute", "create"]
@@ -185,8 +184,8 @@ struct PolicyFileReader {
             }
             specification = .file(path: path, access: access, type: type)
         case "host":
-            guard let host = string(need("host") ?? missing("host", what, member), "host", in: what) else { return nil }
-            guard let portNode = need("port") ?? missing("port", what, member) else { return nil }
+            guard let host = string(value("host") ?? missing("host", what, member), "host", in: what) else { return nil }
+            guard let portNode = value("port") ?? missing("port", what, member) else { return nil }
             guard let port = portNode.value.integerValue else {
                 fail("\"port\" must be a whole number, found \(portNode.value)", portNode.location)
                 return nil
@@ -200,16 +199,16 @@ struct PolicyFileReader {
         case "network":
             specification = .network
         case "process-capability":
-            guard let capability = string(need("capability") ?? missing("capability", what, member), "capability", in: what) else { return nil }
+            guard let capability = string(value("capability") ?? missing("capability", what, member), "capability", in: what) else { return nil }
             specification = .processCapability(capability)
         case "user":
-            guard let user = string(need("user") ?? missing("user", what, member), "user", in: what) else { return nil }
+            guard let user = string(value("user") ?? missing("user", what, member), "user", in: what) else { return nil }
             specification = .user(user)
         case "group":
-            guard let group = string(need("group") ?? missing("group", what, member), "group", in: what) else { return nil }
+            guard let group = string(value("group") ?? missing("group", what, member), "group", in: what) else { return nil }
             specification = .group(group)
         default:
-            guard let key = string(need("flag") ?? missing("flag", what, member), "flag", in: what) else { return nil }
+            guard let key = string(value("flag") ?? missing("flag", what, member), "flag", in: what) else { return nil }
             specification = .flag(key: key, equals: value("equals")?.value ?? true)
         }
         let declaration = CapabilityDeclaration(name: name, specification: specification, summary: summary, location: member.keyLocation)

@@ -62,7 +62,7 @@ struct ValidateCommand: AsyncParsableCommand {
     /// A flagd flag file rather than a policy: its top level has no capabilities or gates, and its
     /// `flags` are flag definitions rather than policy flag sources.
     static func isFlagFile(_ path: String) -> Bool {
-        guard let text = try? FlagStore.read(path) else { return false }
+        guard let text = try? DefinitionFile.text(path) else { return false }
         let node = path.lowercased().hasSuffix(".json") ? try? JSONDocumentReader.read(text, file: path) : try? YAMLDocumentReader.read(text, file: path)
         guard let node else { return false }
         if node.member("capabilities") != nil || node.member("gates") != nil { return false }

@@ -10,7 +10,7 @@ struct Table {
     var statusColumn: Int?
 
     static var usesColour: Bool {
-        isatty(STDOUT_FILENO) == 1 && getenv("NO_COLOR") == nil && String(cString: getenv("TERM") ?? strdup("dumb")) != "dumb"
+        isatty(STDOUT_FILENO) == 1 && getenv("NO_COLOR") == nil && getenv("TERM").map { String(cString: $0) } ?? "dumb" != "dumb"
     }
 
     func render() -> String {

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The flags of one flag definition file, in flagd's format (JSON or YAML):
 ///
 /// ```json
@@ -50,25 +48,7 @@ public struct FlagSet: Sendable {
 
     /// Reads the flag definition file at `path`.
     public static func load(contentsOf path: String) throws(FlagDefinitionError) -> FlagSet {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw FlagDefinitionError("cannot read the file: \(Self.describe(error))", file: path)
-        }
-        return try parse(text, file: path)
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
-            let code = POSIXErrorCode(rawValue: Int32(underlying.code))
-        {
-            return String(cString: strerror(code.rawValue))
-        }
-        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "No such file or directory" }
-        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadInapplicableStringEncodingError { return "not valid UTF-8" }
-        return nsError.localizedDescription
+        try parse(DefinitionFile.text(path), file: path)
     }
 
     init(flags: [String: FlagDefinition], metadata: [String: FlagValue], file: String) {

@@ -82,12 +82,8 @@ public final class FlagStore: Sendable {
     }
 
     /// Serves the given flag sets, in order (later ones override earlier ones); nothing is watched.
-    public init(_ flagSets: [FlagSet], context: FlagEvaluationContext = .host) {
-        var initial = State(sources: flagSets.map { Source(path: $0.file, flags: $0) })
-        initial.flags = Self.merge(initial.sources)
-        state = Mutex(initial)
-        baseContext = context
-        baseContextProblem = context.firstInvalidAttribute()
+    public convenience init(_ flagSets: [FlagSet], context: FlagEvaluationContext = .host) {
+        self.init(flagSets: flagSets, files: [], watch: false, context: context)
     }
 
     /// The flags in effect, by key.
@@ -111,7 +107,7 @@ public final class FlagStore: Sendable {
             var text: String?
             let outcome: Result<FlagSet, FlagDefinitionError>
             do throws(FlagDefinitionError) {
-                let contents = try Self.read(path)
+                let contents = try DefinitionFile.text(path)
                 text = contents
                 outcome = .success(try FlagSet.parse(contents, file: path))
             } catch {
@@ -142,28 +138,6 @@ public final class FlagStore: Sendable {
                 changed.notify()
             }
         }
-    }
-
-    /// The text of `path`, read as UTF-8.
-    package static func read(_ path: String) throws(FlagDefinitionError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw FlagDefinitionError("cannot read the file: \(String(cString: strerror(errno)))", file: path) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FlagDefinitionError("cannot read the file: \(String(cString: strerror(errno)))", file: path)
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw FlagDefinitionError("the file is not valid UTF-8", file: path)
-        }
-        return text
     }
 
     private static func merge(_ sources: [Source]) -> [String: FlagDefinition] {

@@ -104,25 +104,24 @@ public struct FileAccess: CapabilityType {
 
         var granted: Set<String> = []
         var refusal: String?
+        var writeRefused = ""
         for (mode, name, flag) in [(Access.read, "read", R_OK), (.write, "write", W_OK), (.execute, "execute", X_OK)] {
             if faccessat(AT_FDCWD, path, flag, AT_EACCESS) == 0 {
                 granted.insert(name)
-            } else if access.contains(mode), refusal == nil {
-                refusal = "\(name): \(Self.describe(errno))"
+                continue
             }
+            let reason = Self.describe(errno)
+            if mode == .write { writeRefused = reason }
+            if access.contains(mode), refusal == nil { refusal = "\(name): \(reason)" }
         }
         if isDirectory, granted.contains("write"), granted.contains("execute") {
             granted.insert("create")
         } else if access.contains(.create), refusal == nil {
-            refusal = "create: " + (granted.contains("write") ? "the directory cannot be searched" : Self.writeRefusal(path))
+            refusal = "create: " + (granted.contains("write") ? "the directory cannot be searched" : writeRefused)
         }
         if let refusal { return CapabilityStatus(.denied, reason: "\(path) (\(type)): \(refusal)", grants: granted) }
         let what = access.isEmpty ? "exists" : access.description + " granted"
         return .authorized("\(path) (\(type)): \(what)", grants: granted)
-    }
-
-    private static func writeRefusal(_ path: String) -> String {
-        faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 ? "" : describe(errno)
     }
 
     private static func describe(_ code: Int32) -> String {

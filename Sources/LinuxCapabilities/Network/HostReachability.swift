@@ -109,12 +109,13 @@ enum TCPProbe {
 
         // Resolve on a thread of its own: getaddrinfo has no timeout, and a dead name server must not outlast ours.
         let resolution = Resolution()
-        if HostReachability.isAddress(host) {
-            resolve(host, port, into: resolution)  // numeric: no name server involved
+        let isAddress = HostReachability.isAddress(host)
+        if isAddress {
+            resolve(host, port, numeric: true, into: resolution)  // no name server involved
         } else {
             let resolved = DispatchSemaphore(value: 0)
             blockingWork.async {
-                resolve(host, port, into: resolution)
+                resolve(host, port, numeric: false, into: resolution)
                 resolved.signal()
             }
             guard resolved.wait(timeout: .now() + .milliseconds(Int(remainingMilliseconds()))) == .success else {
@@ -161,11 +162,11 @@ enum TCPProbe {
         return .denied(refused ?? unreachable ?? timedOut ?? other ?? "cannot connect to \(host):\(port)")
     }
 
-    private static func resolve(_ host: String, _ port: UInt16, into resolution: Resolution) {
+    private static func resolve(_ host: String, _ port: UInt16, numeric: Bool, into resolution: Resolution) {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_protocol = Int32(IPPROTO_TCP)
-        if HostReachability.isAddress(host) { hints.ai_flags = AI_NUMERICHOST }
+        if numeric { hints.ai_flags = AI_NUMERICHOST }
         var list: UnsafeMutablePointer<addrinfo>?
         let code = getaddrinfo(host, String(port), &hints, &list)
         defer { if let list { freeaddrinfo(list) } }

@@ -86,17 +86,7 @@ struct DefaultRoute: Sendable, Equatable {
     }
 
     private static func table(_ path: String) -> [[String]] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 8192)
-        while true {
-            let count = read(fd, &chunk, chunk.count)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk.prefix(count)
-        }
+        guard let bytes = try? FileContents.bytes(of: path) else { return [] }
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map {
             $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         }

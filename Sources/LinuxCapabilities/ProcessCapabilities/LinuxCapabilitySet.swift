@@ -76,20 +76,11 @@ public struct LinuxCapabilitySet: Sendable, Equatable, CustomStringConvertible {
 
     /// The calling process's effective set, from /proc/self/status.
     public static func effective() throws(ReadError) -> LinuxCapabilitySet {
-        let path = "/proc/self/status"
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .unreadable(path: path, errno: errno) }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(descriptor, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                if count < 0 { throw .unreadable(path: path, errno: errno) }
-                break
-            }
-            bytes += chunk.prefix(count)
+        let bytes: [UInt8]
+        do throws(FileContents.ReadError) {
+            bytes = try FileContents.bytes(of: "/proc/self/status")
+        } catch {
+            throw .unreadable(path: error.path, errno: error.code)
         }
         return try parse(field: "CapEff", fromStatus: String(decoding: bytes, as: UTF8.self))
     }

@@ -24,12 +24,7 @@ final class PolicyTree {
     var runtime: String { root + "/run" }
 
     /// capctl next to the test binary.
-    static let capctl: String = {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let testBinary = String(decoding: buffer.prefix(max(length, 0)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return (testBinary as NSString).deletingLastPathComponent + "/capctl"
-    }()
+    static let capctl = builtProduct("capctl")
 
     init() throws {
         root = "/tmp/capctl-test-" + UUID().uuidString

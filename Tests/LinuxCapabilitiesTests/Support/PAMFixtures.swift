@@ -5,6 +5,7 @@ import Glibc
 #endif
 import LinuxCapabilities
 import Synchronization
+import TestSupport
 
 /// A PAM service directory of the test's own, for `pam_start_confdir`: service files naming
 /// test modules by absolute path, and a pam_matrix password file. No root, no real accounts.
@@ -12,18 +13,7 @@ final class PAMServiceDirectory {
     let path: String
     let passwordFile: String
 
-    /// pam_matrix.so from libpam-wrapper, if installed.
-    static let matrixModule: String? = [
-        "/usr/lib/x86_64-linux-gnu/pam_wrapper/pam_matrix.so", "/usr/lib/aarch64-linux-gnu/pam_wrapper/pam_matrix.so",
-        "/usr/lib64/pam_wrapper/pam_matrix.so", "/usr/lib/pam_wrapper/pam_matrix.so",
-    ].first { FileManager.default.fileExists(atPath: $0) }
-
-    /// The directory of the stock modules (pam_debug.so, pam_echo.so, pam_permit.so).
-    static let stockModules: String? = [
-        "/usr/lib/x86_64-linux-gnu/security", "/usr/lib/aarch64-linux-gnu/security", "/usr/lib64/security", "/lib/security",
-    ].first { FileManager.default.fileExists(atPath: $0 + "/pam_debug.so") }
-
-    static var isAvailable: Bool { matrixModule != nil && stockModules != nil }
+    static var isAvailable: Bool { PAMTestModules.matrix != nil && PAMTestModules.stockDirectory != nil }
 
     /// Creates the directory with `passwords` as `user:password:service` lines.
     init(passwords: [String]) throws {
@@ -37,7 +27,7 @@ final class PAMServiceDirectory {
 
     /// A service authenticating and checking accounts with pam_matrix.
     func matrixService(_ name: String, extraAuth: [String] = [], account: [String]? = nil) throws {
-        let matrix = Self.matrixModule!
+        let matrix = PAMTestModules.matrix!
         let lines = extraAuth + ["auth required \(matrix) passdb=\(passwordFile)"]
             + (account ?? ["account required \(matrix) passdb=\(passwordFile)"])
         try service(name, lines)
@@ -45,7 +35,7 @@ final class PAMServiceDirectory {
 
     /// A service with the given lines; `MODULES/` stands for the stock module directory.
     func service(_ name: String, _ lines: [String]) throws {
-        let text = lines.map { $0.replacingOccurrences(of: "MODULES/", with: Self.stockModules! + "/") }.joined(separator: "\n") + "\n"
+        let text = lines.map { $0.replacingOccurrences(of: "MODULES/", with: PAMTestModules.stockDirectory! + "/") }.joined(separator: "\n") + "\n"
         try text.write(toFile: path + "/" + name, atomically: false, encoding: .utf8)
     }
 }

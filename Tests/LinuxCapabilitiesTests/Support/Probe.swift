@@ -11,10 +11,7 @@ enum Probe {
     /// The probe copied into a directory everyone may enter, so a child with other credentials
     /// can execute it wherever the package was cloned.
     static let executable: String = {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let testBinary = String(decoding: buffer.prefix(max(length, 0)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let built = (testBinary as NSString).deletingLastPathComponent + "/capability-probe"
+        let built = builtProduct("capability-probe")
         let directory = NSTemporaryDirectory() + "capability-probe-" + UUID().uuidString
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         chmod(directory, 0o755)
