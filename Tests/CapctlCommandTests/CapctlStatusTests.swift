@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `capctl status` and layering, run as a user would run the binary.
 @Suite("capctl status and layering", .timeLimit(.minutes(1)))
@@ -25,9 +26,13 @@ struct CapctlStatusTests {
         #expect(entries["home"]?["status"] as? String == "authorized")
         let object = try #require(try run.json() as? [String: Any])
         #expect(object["flags"] is [Any] && object["gates"] is [Any])
-        let table = try tree.capctl(["status"])
-        #expect(table.output.hasPrefix("NAME"))
-        #expect(!table.output.contains("\u{1B}["), "no colour when not on a terminal")
+        // NO_COLOR is unset here, so only "standard output is not a terminal" can keep colour out.
+        var environment = tree.environment
+        environment.removeValue(forKey: "NO_COLOR")
+        environment["TERM"] = "xterm-256color"
+        let table = try runProcess(PolicyTree.capctl, ["status"], environment: environment)
+        #expect(table.standardOutput.hasPrefix("NAME"))
+        #expect(!table.standardOutput.contains("\u{1B}["), "no colour when not on a terminal")
     }
 
     @Test("vendor, admin and runtime files and drop-ins layer; a later definition replaces an earlier one")
