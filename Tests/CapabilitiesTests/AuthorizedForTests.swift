@@ -110,7 +110,7 @@ struct AuthorizedForTests {
         #expect(await gate(AuthorizedFor(readWrite)).ran)
     }
 
-    @Test("an error while reading the status is a denial carrying the error", arguments: [true, false])
+    @Test("an error while reading the status leaves the gate undecided (unavailable), carrying the error", arguments: [true, false])
     func statusErrorFailsClosed(answersAtOnce: Bool) async throws {
         let admin = ScriptedCapability(name: "admin", status: .authorized("ok"), answersAtOnce: answersAtOnce)
         admin.failStatusReads(with: TestError("cannot open /run/faillock"))
@@ -118,18 +118,21 @@ struct AuthorizedForTests {
         #expect(!ran)
         #expect(admin.authorizationCount == 0)
         let error = try #require(failure(of: procedure))
-        #expect(error.status.kind == .denied)
+        #expect(error.status.kind == .unavailable)
         #expect(error.status.reason.contains("cannot open /run/faillock"))
+        #expect(procedure.conditionExplanation?.failedLeaves.first?.outcome == .undecided)
+        // Contract rule 24: no negation turns the error into a pass.
+        #expect(!(await gate(Negated(Silent(AuthorizedFor(admin)))).ran))
     }
 
-    @Test("an error while authorizing is a denial carrying the error")
+    @Test("an error while authorizing leaves the gate undecided, carrying the error")
     func authorizeErrorFailsClosed() async throws {
         let admin = ScriptedCapability(name: "admin")
         admin.answerAuthorizations(.fails(TestError("conversation failed")))
         let (ran, procedure) = await gate(AuthorizedFor(admin))
         #expect(!ran)
         let error = try #require(failure(of: procedure))
-        #expect(error.status.kind == .denied)
+        #expect(error.status.kind == .unavailable)
         #expect(error.status.reason.contains("conversation failed"))
     }
 

@@ -17,14 +17,14 @@ struct CapabilityProcedureTests {
         #expect(admin.statusReadCount == 1)
     }
 
-    @Test("GetAuthorizationStatus reports a read error as a denial")
+    @Test("GetAuthorizationStatus reports a read error as unavailable, never as a definite denial")
     func getStatusError() async throws {
         let admin = ScriptedCapability(name: "admin")
         admin.failStatusReads(with: TestError("permission denied"))
         let get = GetAuthorizationStatus(admin)
         await run(get)
         let status = try await get.value()
-        #expect(status.kind == .denied)
+        #expect(status.kind == .unavailable)
         #expect(status.reason.contains("permission denied"))
     }
 

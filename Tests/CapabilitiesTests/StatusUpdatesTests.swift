@@ -18,14 +18,14 @@ struct StatusUpdatesTests {
         #expect(await updates.next() == .authorized("link up again"))
     }
 
-    @Test("an error while reading is reported as a denial")
+    @Test("an error while reading is reported as unavailable")
     func errorIsDenial() async throws {
         let network = ScriptedCapability(name: "network", status: .authorized("up"))
         var updates = network.statusUpdates().makeAsyncIterator()
         _ = await updates.next()
         network.failStatusReads(with: TestError("netlink socket closed"))
         let status = try #require(await updates.next())
-        #expect(status.kind == .denied)
+        #expect(status.kind == .unavailable)
         #expect(status.reason.contains("netlink socket closed"))
     }
 

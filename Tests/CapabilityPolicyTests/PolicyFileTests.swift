@@ -148,7 +148,8 @@ struct PolicyFileTests {
         }
         #expect(try await !passes("both"))
         #expect(try await passes("either"))
-        #expect(try await passes("absent"))
+        // A missing file is unavailable: undecided, so not even its silent negation holds.
+        #expect(try await !passes("absent"))
         #expect(try await passes("flagged"))
     }
 }

@@ -21,7 +21,8 @@ struct CapctlGateTests {
         #expect(try tree.capctl(["check", "open"]).status == 0)
         let closed = try tree.capctl(["check", "closed"])
         #expect(closed.status == 1)
-        #expect(closed.output.contains("AuthorizedFor(missing): failed"))
+        #expect(closed.output.hasPrefix("closed: undecided"))
+        #expect(closed.output.contains("AuthorizedFor(missing): undecided"))
         #expect(closed.output.contains("/nonexistent/dir does not exist"))
     }
 
@@ -31,9 +32,9 @@ struct CapctlGateTests {
         try tree.write("etc/policy.yaml", Self.policy)
         let explained = try tree.capctl(["check", "closed", "--explain"])
         #expect(explained.output.contains("AuthorizedFor(tmp): passed"))
-        #expect(explained.output.contains("AuthorizedFor(missing): failed"))
+        #expect(explained.output.contains("AuthorizedFor(missing): undecided"))
         let json = try #require(try tree.capctl(["check", "closed", "--json"]).json() as? [String: Any])
-        #expect(json["status"] as? String == "denied")
+        #expect(json["status"] as? String == "undecided")
         #expect(json["explanation"] is [String: Any])
     }
 

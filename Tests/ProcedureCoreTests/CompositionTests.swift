@@ -23,7 +23,7 @@ struct CompositionTests {
 
     @Test("15: Negated keeps its condition's produced dependency")
     func negatedKeepsDependency() async {
-        let inner = ScriptedCondition("x", answer: .undetermined, interactive: true, answerAfterAsking: .failed)
+        let inner = ScriptedCondition("x", answer: .needsInteraction, interactive: true, answerAfterAsking: .failed)
         let (ran, _) = await outcome(of: Negated(inner))
         #expect(inner.dependenciesMade.count == 1)
         #expect(ran)
@@ -31,18 +31,18 @@ struct CompositionTests {
 
     @Test("16: Silent never produces the dependency; it only reads the current state")
     func silent() async {
-        let inner = ScriptedCondition("x", answer: .undetermined, interactive: true)
+        let inner = ScriptedCondition("x", answer: .needsInteraction, interactive: true)
         let (ran, procedure) = await outcome(of: Silent(inner))
         #expect(inner.dependenciesMade.count == 0)
         #expect(!ran)
-        #expect(procedure.conditionExplanation?.failedLeaves.first?.reason.contains("not determined without asking") == true)
+        #expect(procedure.conditionExplanation?.failedLeaves.first?.reason.contains("not asked") == true)
         let authorized = ScriptedCondition("y", answer: .satisfied, interactive: true)
         #expect(await outcome(of: Silent(authorized)).ran)
     }
 
     @Test("17: Negated(Silent(x)) runs only if x is not authorized now, and never asks")
     func negatedSilent() async {
-        let notYet = ScriptedCondition("x", answer: .undetermined, interactive: true)
+        let notYet = ScriptedCondition("x", answer: .needsInteraction, interactive: true)
         #expect(await outcome(of: Negated(Silent(notYet))).ran)
         #expect(notYet.dependenciesMade.count == 0)
         let already = ScriptedCondition("x", answer: .satisfied, interactive: true)
@@ -64,7 +64,7 @@ struct CompositionTests {
 
     @Test("18: AnyOf does not ask when another alternative already passes")
     func anyOfDoesNotAskInVain() async {
-        let interactive = ScriptedCondition("auth", answer: .undetermined, interactive: true)
+        let interactive = ScriptedCondition("auth", answer: .needsInteraction, interactive: true)
         let (ran, procedure) = await outcome(of: AnyOf(interactive, ScriptedCondition("local", answer: .satisfied)))
         #expect(ran)
         #expect(interactive.dependenciesMade.count == 0)
@@ -81,7 +81,7 @@ struct CompositionTests {
         let (_, procedure) = await outcome(of: condition)
         let text = procedure.conditionExplanation?.description ?? ""
         #expect(text == """
-            all conditions: failed: 1 of 1 failed
+            all conditions: failed: 1 of 3 failed
               AllOf(disk, AnyOf(lan, wifi), Negated(maintenance)): failed: 1 of 3 failed
                 disk: passed: disk holds
                 AnyOf(lan, wifi): failed: none of 2 passed
@@ -102,5 +102,92 @@ struct CompositionTests {
         }
         #expect(result.verdict == .satisfied)
         #expect(result.reason == "passed: b")
+    }
+
+    @Test(
+        "15, 24: undecided is never turned into a pass",
+        arguments: [
+            ("Negated(undecided)", false),
+            ("AnyOf(undecided, failed)", false),
+            ("AnyOf(undecided, satisfied)", true),
+            ("AllOf(undecided, satisfied)", false),
+            ("Negated(AllOf(undecided, satisfied))", false),
+            ("Negated(AllOf(undecided, failed))", true),
+            ("Negated(AnyOf(undecided, failed))", false),
+            ("Negated(Silent(undecided))", false),
+            ("AnyOf(Negated(undecided), Negated(undecided))", false),
+        ])
+    func undecidedNeverPasses(expression: String, expectedToRun: Bool) async {
+        let undecided = ScriptedCondition("undecided", answer: .undecided)
+        let failed = ScriptedCondition("failed", answer: .failed)
+        let satisfied = ScriptedCondition("satisfied", answer: .satisfied)
+        let conditions: [String: any ProcedureCondition] = [
+            "Negated(undecided)": Negated(undecided),
+            "AnyOf(undecided, failed)": AnyOf(undecided, failed),
+            "AnyOf(undecided, satisfied)": AnyOf(undecided, satisfied),
+            "AllOf(undecided, satisfied)": AllOf(undecided, satisfied),
+            "Negated(AllOf(undecided, satisfied))": Negated(AllOf(undecided, satisfied)),
+            // Kleene: one definite failure decides an all-of whatever the other part is.
+            "Negated(AllOf(undecided, failed))": Negated(AllOf(undecided, failed)),
+            "Negated(AnyOf(undecided, failed))": Negated(AnyOf(undecided, failed)),
+            "Negated(Silent(undecided))": Negated(Silent(undecided)),
+            "AnyOf(Negated(undecided), Negated(undecided))": AnyOf(Negated(undecided), Negated(undecided)),
+        ]
+        let condition = conditions[expression]!
+        let (ran, procedure) = await outcome(of: condition)
+        #expect(ran == expectedToRun, "\(expression)")
+        let standalone = await condition.check(asking: false)
+        #expect((standalone.verdict == .satisfied) == expectedToRun)
+        if !expectedToRun {
+            let leaves = procedure.conditionExplanation?.failedLeaves ?? []
+            #expect(leaves.contains { $0.outcome == .undecided } || expression.contains("failed"))
+        }
+    }
+
+    @Test("an undecided leaf shows as undecided, with its reason, up the tree")
+    func undecidedExplanation() async {
+        let condition = Negated(ScriptedCondition("backend", answer: .undecided))
+        let report = await condition.check(asking: false)
+        #expect(report.verdict == .undecided)
+        #expect(report.explanation.description == """
+            Negated(backend): undecided: backend could not be decided, so neither can its negation
+              backend: undecided: backend could not be decided
+            """)
+        #expect(report.explanation.failedLeaves.map(\.condition) == ["backend"])
+    }
+
+    @Test("undecided does not ask: an all-of that cannot pass never runs another part's dependency")
+    func undecidedDoesNotAsk() async {
+        let interactive = ScriptedCondition("auth", answer: .needsInteraction, interactive: true)
+        let (ran, _) = await outcome(of: AllOf(ScriptedCondition("backend", answer: .undecided), interactive))
+        #expect(!ran)
+        #expect(interactive.dependenciesMade.count == 0)
+        // An any-of can still pass by asking, so it asks.
+        let other = ScriptedCondition("auth", answer: .needsInteraction, interactive: true)
+        let (anyRan, _) = await outcome(of: AnyOf(ScriptedCondition("backend", answer: .undecided), other))
+        #expect(anyRan)
+        #expect(other.dependenciesMade.count == 1)
+    }
+
+    @Test("checking with and without asking explains a decided condition in the same words")
+    func oneExplanation() async {
+        let condition = AllOf(
+            name: "gate export",
+            [ScriptedCondition("disk", answer: .failed), ScriptedCondition("auth", answer: .needsInteraction, interactive: true)])
+        let asked = await condition.check(asking: true)
+        let notAsked = await condition.check(asking: false)
+        #expect(asked.verdict == .failed)
+        #expect(notAsked.verdict == .failed)
+        #expect(asked.explanation.description == notAsked.explanation.description)
+        #expect(asked.explanation.description.hasPrefix("gate export: failed: 1 of 2 failed"))
+        #expect(asked.explanation.description.contains("auth: not checked: not asked: auth needs asking"))
+    }
+
+    @Test("a thrown error in a BlockCondition is undecided")
+    func thrownErrorIsUndecided() async {
+        struct Broken: Error {}
+        let condition = BlockCondition(name: "probe") { _ -> Bool in throw Broken() }
+        #expect(!(await outcome(of: Negated(condition)).ran))
+        #expect(await condition.check(asking: false).verdict == .undecided)
     }
 }

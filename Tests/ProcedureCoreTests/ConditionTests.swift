@@ -42,7 +42,7 @@ struct ConditionTests {
     func producedDependency() async {
         let log = EventLog()
         let own = BlockProcedure(name: "own") { log.record("own") }
-        let condition = ScriptedCondition("auth", answer: .undetermined, interactive: true)
+        let condition = ScriptedCondition("auth", answer: .needsInteraction, interactive: true)
         let procedure = BlockProcedure(name: "gated") { log.record("gated") }
         procedure.addDependency(own)
         procedure.addCondition(condition)
@@ -81,7 +81,7 @@ struct ConditionTests {
 
     @Test("12: every unmet condition is reported, and nobody is asked when a non-interactive check fails")
     func reportsAllAndNeverAsksInVain() async {
-        let interactive = ScriptedCondition("auth", answer: .undetermined, interactive: true)
+        let interactive = ScriptedCondition("auth", answer: .needsInteraction, interactive: true)
         let first = ScriptedCondition("disk", answer: .failed)
         let second = ScriptedCondition("network", answer: .failed)
         let procedure = BlockProcedure {}
@@ -97,8 +97,8 @@ struct ConditionTests {
 
     @Test("12: interactive checks run one at a time and stop once the gate cannot pass")
     func stopsAskingWhenGateFails() async {
-        let first = ScriptedCondition("first", answer: .undetermined, interactive: true, answerAfterAsking: .failed)
-        let second = ScriptedCondition("second", answer: .undetermined, interactive: true)
+        let first = ScriptedCondition("first", answer: .needsInteraction, interactive: true, answerAfterAsking: .failed)
+        let second = ScriptedCondition("second", answer: .needsInteraction, interactive: true)
         let procedure = BlockProcedure {}
         procedure.addCondition(first)
         procedure.addCondition(second)
@@ -117,7 +117,7 @@ struct ConditionTests {
             var producesDependency: Bool { true }
             func makeDependency(for procedure: Procedure) -> Procedure? { dependency }
             func evaluate(for procedure: Procedure, context: ConditionContext, completion: @escaping @Sendable (ConditionResult) -> Void) {
-                completion(context.mayInteractLater ? .undetermined("ask") : .satisfied())
+                completion(context.mayInteractLater ? .needsInteraction("ask") : .satisfied())
             }
         }
         let ran = Counter()
@@ -202,7 +202,7 @@ struct ConditionTests {
             var producesDependency: Bool { true }
             func makeDependency(for procedure: Procedure) -> Procedure? { BlockProcedure { throw TestError("denied") } }
             func evaluate(for procedure: Procedure, context: ConditionContext, completion: @escaping @Sendable (ConditionResult) -> Void) {
-                completion(context.mayInteractLater ? .undetermined("ask") : .satisfied("fine anyway"))
+                completion(context.mayInteractLater ? .needsInteraction("ask") : .satisfied("fine anyway"))
             }
         }
         let procedure = BlockProcedure {}

@@ -9,7 +9,7 @@ struct ObserverTests {
     func eventsOnceOutsideLocks() async {
         let log = EventLog()
         let procedure = BlockProcedure(name: "p") {}
-        procedure.addCondition(ScriptedCondition("auth", answer: .undetermined, interactive: true))
+        procedure.addCondition(ScriptedCondition("auth", answer: .needsInteraction, interactive: true))
         procedure.addObserver(LoggingObserver(log: log))
         // Reading state inside every callback would deadlock if a lock were held.
         procedure.addObserver(

@@ -6,8 +6,10 @@ import Synchronization
 /// When the status is notDetermined, the condition produces an ``Authorize`` procedure, which
 /// may ask a person; the queue runs it only if every other condition can still pass
 /// (non-interactive checks come first). Then the condition is satisfied if the new status
-/// meets the requirement, and otherwise fails with ``CapabilityError/unavailable(capability:status:)``
-/// or ``CapabilityError/unauthorized(capability:status:requirement:)``.
+/// meets the requirement, and otherwise fails with ``CapabilityError/unauthorized(capability:status:requirement:)``.
+/// An unavailable status (a missing backend or resource, or an error while reading the status)
+/// leaves it undecided with ``CapabilityError/unavailable(capability:status:)``: it never holds,
+/// and neither does its negation.
 ///
 /// Compose it like any condition: `Silent(AuthorizedFor(x))` only reads the status and never
 /// asks; `Negated(Silent(AuthorizedFor(x)))` runs only while `x` is not authorized.
@@ -51,13 +53,14 @@ public struct AuthorizedFor: ProcedureCondition {
 
         func result(for status: CapabilityStatus, mayInteractLater: Bool) -> ConditionResult {
             let capabilityName = capability.name
+            // Unavailable covers errors too: nothing was decided, so no negation may pass on it.
             if status.kind == .unavailable {
-                return .failed(
+                return .undecided(
                     "unavailable: \(status.reason)",
                     error: CapabilityError.unavailable(capability: capabilityName, status: status))
             }
             if requirement.isMet(by: status) { return .satisfied(status.reason) }
-            if status.kind == .notDetermined, mayInteractLater { return .undetermined(status.reason) }
+            if status.kind == .notDetermined, mayInteractLater { return .needsInteraction(status.reason) }
             return .failed(
                 "\(status.kind.rawValue), requires \(requirementText): \(status.reason)",
                 error: CapabilityError.unauthorized(capability: capabilityName, status: status, requirement: requirementText))

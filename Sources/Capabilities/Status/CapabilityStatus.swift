@@ -12,7 +12,7 @@ public struct CapabilityStatus: Sendable, Hashable, CustomStringConvertible {
         case denied
         /// Not granted yet, but could be by asking (for example a password prompt).
         case notDetermined
-        /// The backend or the resource does not exist here.
+        /// The backend or the resource does not exist here, or the status could not be read.
         case unavailable
     }
 
@@ -51,9 +51,11 @@ public struct CapabilityStatus: Sendable, Hashable, CustomStringConvertible {
         CapabilityStatus(.unavailable, reason: reason)
     }
 
-    /// The denial that stands for an error met while determining a status: the framework fails closed.
+    /// The status that stands for an error met while determining a status. It is
+    /// ``Kind/unavailable``, not denied: nothing was decided, so a gate on it, or on its
+    /// negation, never holds.
     public static func failure(_ error: any Error) -> CapabilityStatus {
-        CapabilityStatus(.denied, reason: "could not determine the status: \(error)")
+        CapabilityStatus(.unavailable, reason: "could not determine the status: \(error)")
     }
 
     /// True when the kind is ``Kind/authorized``.

@@ -43,125 +43,66 @@ public final class LoadedPolicy: Sendable {
         return capability
     }
 
-    /// The condition for gate `name`, to add to a procedure.
+    /// The condition for gate `name`, to add to a procedure. It shows in explanations as
+    /// `gate NAME`, and so does every gate it uses.
     public func condition(forGate name: String) throws(PolicyError) -> any ProcedureCondition {
-        guard let gate = policy.gates[name] else {
+        guard policy.gates[name] != nil else {
             throw PolicyError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys))
         }
-        return condition(for: gate.expression)
+        var built: [String: any ProcedureCondition] = [:]
+        return condition(forGate: name, built: &built)
     }
 
-    private func condition(for expression: GateExpression) -> any ProcedureCondition {
+    /// Each gate is built once, however often other gates use it (loading bounded how large the
+    /// expansion may be).
+    private func condition(forGate name: String, built: inout [String: any ProcedureCondition]) -> any ProcedureCondition {
+        if let done = built[name] { return done }
+        // Every reference was checked, and cycles refused, when the policy loaded.
+        let label = "gate \(name)"
+        let gate: any ProcedureCondition =
+            switch policy.gates[name]!.expression {
+            case .allOf(let parts): AllOf(name: label, parts.map { condition(for: $0, built: &built) })
+            case .anyOf(let parts): AnyOf(name: label, parts.map { condition(for: $0, built: &built) })
+            case let other: AllOf(name: label, [condition(for: other, built: &built)])
+            }
+        built[name] = gate
+        return gate
+    }
+
+    private func condition(for expression: GateExpression, built: inout [String: any ProcedureCondition])
+        -> any ProcedureCondition
+    {
         switch expression {
         case .capability(let name, _):
-            // Every reference was checked when the policy loaded.
             return AuthorizedFor(capabilities[name]!, label: name)
         case .flag(let key, _):
             return FlagIsOn(key, in: flags)
         case .gate(let name, _):
-            return AllOf([condition(for: policy.gates[name]!.expression)])
+            return condition(forGate: name, built: &built)
         case .allOf(let parts):
-            return AllOf(parts.map(condition(for:)))
+            return AllOf(parts.map { condition(for: $0, built: &built) })
         case .anyOf(let parts):
-            return AnyOf(parts.map(condition(for:)))
+            return AnyOf(parts.map { condition(for: $0, built: &built) })
         case .not(let part):
-            return Negated(condition(for: part))
+            return Negated(condition(for: part, built: &built))
         case .silent(let part):
-            return Silent(condition(for: part))
+            return Silent(condition(for: part, built: &built))
         }
     }
 
-    /// Evaluates gate `name` without asking anyone: each capability's current status, each flag's value.
+    /// Evaluates gate `name` without asking anyone: each capability's current status, each
+    /// flag's value. The same evaluation as a procedure gated on ``condition(forGate:)`` gets,
+    /// with the same explanation, only without running authorization requests.
     public func evaluateWithoutAsking(gate name: String) async throws(PolicyError) -> GateEvaluation {
-        guard let gate = policy.gates[name] else {
-            throw PolicyError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys))
-        }
-        let node = await evaluate(gate.expression, silent: false)
-        return GateEvaluation(gate: name, outcome: node.outcome, explanation: node.explanation(named: "gate \(name)"))
+        let report = try await condition(forGate: name).check(asking: false)
+        return GateEvaluation(gate: name, report: report)
     }
 
-    private struct Node {
-        var outcome: GateEvaluation.Outcome
-        var explanation: ConditionExplanation
-
-        func explanation(named name: String) -> ConditionExplanation {
-            ConditionExplanation(
-                condition: name, outcome: explanation.outcome, reason: explanation.reason, error: explanation.error,
-                children: [explanation])
-        }
-    }
-
-    private func evaluate(_ expression: GateExpression, silent: Bool) async -> Node {
-        func leaf(_ name: String, _ outcome: GateEvaluation.Outcome, _ reason: String) -> Node {
-            let shown: ConditionExplanation.Outcome =
-                switch outcome {
-                case .satisfied: .passed
-                case .failed: .failed
-                case .needsAuthorization: .notChecked
-                }
-            return Node(outcome: outcome, explanation: ConditionExplanation(condition: name, outcome: shown, reason: reason))
-        }
-        func combine(_ name: String, _ outcome: GateEvaluation.Outcome, _ reason: String, _ parts: [Node]) -> Node {
-            var node = leaf(name, outcome, reason)
-            node.explanation.children = parts.map(\.explanation)
-            return node
-        }
-        switch expression {
-        case .capability(let name, _):
-            let capability = capabilities[name]!
-            let status = await capability.resolveStatus()
-            let label = "AuthorizedFor(\(name))"
-            if status.kind != .unavailable, capability.isMet(by: status) { return leaf(label, .satisfied, status.description) }
-            if status.kind == .notDetermined, !silent { return leaf(label, .needsAuthorization, "would ask: \(status.reason)") }
-            return leaf(label, .failed, status.description)
-        case .flag(let key, _):
-            let details = flags.booleanDetails(key, default: false)
-            let on = details.value && details.reason != .error
-            return leaf("FlagIsOn(\(key))", on ? .satisfied : .failed, details.description)
-        case .gate(let name, _):
-            let inner = await evaluate(policy.gates[name]!.expression, silent: silent)
-            return combine("gate \(name)", inner.outcome, inner.explanation.reason, [inner])
-        case .allOf(let parts), .anyOf(let parts):
-            var nodes: [Node] = []
-            for part in parts { nodes.append(await evaluate(part, silent: silent)) }
-            let isAll: Bool = if case .allOf = expression { true } else { false }
-            let outcome: GateEvaluation.Outcome
-            if isAll {
-                outcome = nodes.contains { $0.outcome == .failed } ? .failed
-                    : (nodes.contains { $0.outcome == .needsAuthorization } ? .needsAuthorization : .satisfied)
-            } else {
-                outcome = nodes.contains { $0.outcome == .satisfied } ? .satisfied
-                    : (nodes.contains { $0.outcome == .needsAuthorization } ? .needsAuthorization : .failed)
-            }
-            let failed = nodes.filter { $0.outcome == .failed }.count
-            let reason: String =
-                switch outcome {
-                case .satisfied: isAll ? "all \(nodes.count) hold" : "at least one of \(nodes.count) holds"
-                case .failed: isAll ? "\(failed) of \(nodes.count) do not hold" : "none of \(nodes.count) holds"
-                case .needsAuthorization: "holds only after asking"
-                }
-            let names = nodes.map(\.explanation.condition).joined(separator: ", ")
-            return combine(isAll ? "AllOf(\(names))" : "AnyOf(\(names))", outcome, reason, nodes)
-        case .not(let part):
-            let inner = await evaluate(part, silent: silent)
-            let outcome: GateEvaluation.Outcome =
-                switch inner.outcome {
-                case .satisfied: .failed
-                case .failed: .satisfied
-                case .needsAuthorization: .needsAuthorization
-                }
-            let name = inner.explanation.condition
-            let reason: String =
-                switch outcome {
-                case .failed: "\(name) holds"
-                case .satisfied: "\(name) does not hold"
-                case .needsAuthorization: "decided only after asking"
-                }
-            return combine("Negated(\(name))", outcome, reason, [inner])
-        case .silent(let part):
-            let inner = await evaluate(part, silent: true)
-            return combine("Silent(\(inner.explanation.condition))", inner.outcome, "checked without asking: \(inner.explanation.reason)", [inner])
-        }
+    /// Evaluates gate `name`, asking for authorization where the gate could still pass (a
+    /// password prompt, for example), as a procedure gated on it would.
+    public func evaluate(gate name: String) async throws(PolicyError) -> GateEvaluation {
+        let report = try await condition(forGate: name).check(asking: true)
+        return GateEvaluation(gate: name, report: report)
     }
 
     private static func known(_ names: some Collection<String>) -> String {
@@ -169,7 +110,7 @@ public final class LoadedPolicy: Sendable {
     }
 }
 
-/// The result of evaluating a gate without asking anyone.
+/// The result of evaluating a gate.
 public struct GateEvaluation: Sendable {
     /// How a gate stands.
     public enum Outcome: Sendable, Equatable {
@@ -177,6 +118,9 @@ public struct GateEvaluation: Sendable {
         case satisfied
         /// It does not hold, and asking would not change that.
         case failed
+        /// Whether it holds could not be decided (an error, an unavailable backend, a flag that
+        /// cannot be evaluated). It does not hold: gates fail closed.
+        case undecided
         /// It would hold only if someone authorized a capability (a password, for example).
         case needsAuthorization
     }
@@ -185,6 +129,21 @@ public struct GateEvaluation: Sendable {
     public let gate: String
     /// How it stands.
     public let outcome: Outcome
-    /// Every part with passed, failed or "not checked" (would ask), and why.
+    /// Every part with passed, failed, undecided or not checked (not asked), and why.
     public let explanation: ConditionExplanation
+
+    /// Whether the gate holds.
+    public var holds: Bool { outcome == .satisfied }
+
+    init(gate: String, report: ConditionReport) {
+        self.gate = gate
+        self.explanation = report.explanation
+        self.outcome =
+            switch report.verdict {
+            case .satisfied: .satisfied
+            case .failed: .failed
+            case .undecided: .undecided
+            case .needsInteraction: .needsAuthorization
+            }
+    }
 }

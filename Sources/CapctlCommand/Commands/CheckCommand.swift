@@ -47,44 +47,28 @@ struct CheckCommand: AsyncParsableCommand {
         var explanation: ConditionExplanation
     }
 
-    /// Evaluates `gate`: through a real procedure when prompting is allowed (AuthorizedFor asks only
-    /// when everything else can still pass), or from current statuses when it is not.
+    /// Evaluates `gate` with the policy's one evaluator: asking for authorization where the gate
+    /// could still pass when prompting is allowed, reading current statuses when it is not.
     static func evaluate(gate: String, options: CommonOptions, prompting: Bool, policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false)) async throws -> Outcome {
         let policy = try PolicyContext.load(options, policyOptions: policyOptions)
-        guard prompting else {
-            let evaluation: GateEvaluation
-            do {
-                evaluation = try await policy.evaluateWithoutAsking(gate: gate)
-            } catch {
-                throw CommandFailure(message: "capctl: \(error)", status: ExitStatus.usage)
-            }
-            switch evaluation.outcome {
-            case .satisfied: return Outcome(status: "authorized", exit: ExitStatus.satisfied, explanation: evaluation.explanation)
-            case .failed: return Outcome(status: "denied", exit: ExitStatus.denied, explanation: evaluation.explanation)
-            case .needsAuthorization:
-                return Outcome(status: "notDetermined", exit: ExitStatus.needsAuthorization, explanation: evaluation.explanation)
-            }
-        }
-        let condition: any ProcedureCondition
+        let evaluation: GateEvaluation
         do {
-            condition = try policy.condition(forGate: gate)
+            evaluation = prompting ? try await policy.evaluate(gate: gate) : try await policy.evaluateWithoutAsking(gate: gate)
         } catch {
             throw CommandFailure(message: "capctl: \(error)", status: ExitStatus.usage)
         }
-        let procedure = BlockProcedure(name: gate) {}
-        procedure.addCondition(condition)
-        let queue = ProcedureQueue()
-        queue.addProcedure(procedure)
-        await procedure.waitUntilFinished()
-        let explanation = procedure.conditionExplanation
-            ?? ConditionExplanation(condition: gate, outcome: .failed, reason: procedure.error.map { "\($0)" } ?? "not evaluated")
-        if procedure.error == nil, !procedure.isCancelled {
-            return Outcome(status: "authorized", exit: ExitStatus.satisfied, explanation: explanation)
+        let explanation = evaluation.explanation
+        switch evaluation.outcome {
+        case .satisfied: return Outcome(status: "authorized", exit: ExitStatus.satisfied, explanation: explanation)
+        case .undecided: return Outcome(status: "undecided", exit: ExitStatus.denied, explanation: explanation)
+        case .needsAuthorization:
+            return Outcome(status: "notDetermined", exit: ExitStatus.needsAuthorization, explanation: explanation)
+        case .failed:
+            let dismissed = explanation.failedLeaves.contains { leaf in
+                (leaf.error as? CapabilityError)?.status.reason.hasPrefix("dismissed") == true
+            }
+            return Outcome(status: dismissed ? "dismissed" : "denied", exit: dismissed ? ExitStatus.dismissed : ExitStatus.denied, explanation: explanation)
         }
-        let dismissed = explanation.failedLeaves.contains { leaf in
-            (leaf.error as? CapabilityError)?.status.reason.hasPrefix("dismissed") == true
-        }
-        return Outcome(status: dismissed ? "dismissed" : "denied", exit: dismissed ? ExitStatus.dismissed : ExitStatus.denied, explanation: explanation)
     }
 
     /// The explanation as an indented tree, like `systemd-analyze condition`.
@@ -95,6 +79,7 @@ struct CheckCommand: AsyncParsableCommand {
                 switch node.outcome {
                 case .passed: "passed"
                 case .failed: "failed"
+                case .undecided: "undecided"
                 case .notChecked: "not checked"
                 }
             if explainAll || node.outcome != .passed {

@@ -74,6 +74,7 @@ struct StatusCommand: AsyncParsableCommand {
                 switch evaluation.outcome {
                 case .satisfied: "authorized"
                 case .failed: "denied"
+                case .undecided: "undecided"
                 case .needsAuthorization: "notDetermined"
                 }
             let failing = evaluation.explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }

@@ -85,6 +85,7 @@ struct GateStatus: CapabilityType {
         switch evaluation.outcome {
         case .satisfied: return .authorized("all requirements hold")
         case .failed: return .denied(reason)
+        case .undecided: return .unavailable(reason)
         case .needsAuthorization: return .notDetermined("holds only after asking")
         }
     }

@@ -1,8 +1,9 @@
 import Capabilities
 import ProcedureCore
 
-/// A condition satisfied while a Boolean flag is on. Anything else (off, disabled, unknown,
-/// not Boolean, failing to evaluate) fails it, with the evaluation's details as reason.
+/// A condition satisfied while a Boolean flag is on, failed while it is off or disabled, and
+/// undecided when it cannot be evaluated (unknown, not Boolean, targeting failed): then
+/// neither it nor its negation holds.
 public struct FlagIsOn: SynchronousCondition {
     /// The flag's key.
     public let key: String
@@ -20,12 +21,13 @@ public struct FlagIsOn: SynchronousCondition {
 
     public func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
         let details = store.booleanDetails(key, default: false, context: self.context)
-        if details.value, details.reason != .error { return .satisfied(details.description) }
-        return .failed(details.description)
+        if details.reason == .error { return .undecided(details.description) }
+        return details.value ? .satisfied(details.description) : .failed(details.description)
     }
 }
 
-/// A condition satisfied while a flag evaluates to a given value.
+/// A condition satisfied while a flag evaluates to a given value; undecided when the flag cannot
+/// be evaluated.
 public struct FlagEquals: SynchronousCondition {
     /// The flag's key.
     public let key: String
@@ -46,7 +48,8 @@ public struct FlagEquals: SynchronousCondition {
 
     public func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
         let details = store.valueDetails(key, default: .null, context: self.context)
-        if details.reason != .error, details.variant != nil, details.value == expected { return .satisfied(details.description) }
+        if details.reason == .error { return .undecided(details.description) }
+        if details.variant != nil, details.value == expected { return .satisfied(details.description) }
         return .failed(details.description)
     }
 }

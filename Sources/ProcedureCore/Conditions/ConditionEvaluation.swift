@@ -51,7 +51,7 @@ final class ConditionEvaluation: Sendable {
                 let mayStay = tree.isInteractive(index)
                 let context = ConditionContext(mayInteractLater: mayStay)
                 guard let result = tree.leaves[index].evaluateImmediately(for: procedure, context: context) else { break }
-                results.append(ConditionTree.normalize(result, mayStayUndetermined: mayStay))
+                results.append(ConditionTree.normalize(result, mayStayOpen: mayStay))
             }
             firstUnchecked = results.count
             while results.count < count { results.append(nil) }
@@ -62,8 +62,8 @@ final class ConditionEvaluation: Sendable {
             guard firstUnchecked == results.count else { return nil }
             switch tree.verdict(results: results) {
             case .satisfied: return true
-            case .failed: return false
-            case .undetermined: return nil
+            case .failed, .undecided: return false
+            case .needsInteraction: return nil
             }
         }
     }
@@ -79,19 +79,19 @@ final class ConditionEvaluation: Sendable {
             let leaf = tree.leaves[index]
             let context = ConditionContext(mayInteractLater: mayStay)
             if let result = leaf.evaluateImmediately(for: procedure, context: context) {
-                record(result, at: index, mayStayUndetermined: mayStay)
+                record(result, at: index, mayStayOpen: mayStay)
             } else {
                 leaf.evaluate(for: procedure, context: context) { [self] result in
-                    record(result, at: index, mayStayUndetermined: mayStay)
+                    record(result, at: index, mayStayOpen: mayStay)
                 }
             }
         }
     }
 
-    private func record(_ result: ConditionResult, at index: Int, mayStayUndetermined: Bool) {
+    private func record(_ result: ConditionResult, at index: Int, mayStayOpen: Bool) {
         let complete = state.withLock { state -> Bool in
             guard !state.isCancelled, state.results[index] == nil else { return false }
-            state.results[index] = ConditionTree.normalize(result, mayStayUndetermined: mayStayUndetermined)
+            state.results[index] = ConditionTree.normalize(result, mayStayOpen: mayStayOpen)
             state.outstanding -= 1
             return state.outstanding == 0
         }
@@ -115,7 +115,7 @@ final class ConditionEvaluation: Sendable {
         }
         let step = state.withLock { state -> Step? in
             guard !state.isCancelled, !state.isDecided else { return nil }
-            if runsDependencies, tree.verdict(results: state.results) == .undetermined {
+            if runsDependencies, tree.verdict(results: state.results) == .needsInteraction {
                 if state.asked.isEmpty { state.asked = Array(repeating: false, count: state.results.count) }
                 if let next = tree.nextLeafToAsk(results: state.results, asked: state.asked) {
                     state.asked[next] = true
@@ -132,10 +132,10 @@ final class ConditionEvaluation: Sendable {
             ask(index)
         case .done(var results):
             // A verdict still open with nothing left to ask cannot pass: fail closed.
-            if runsDependencies, tree.verdict(results: results) == .undetermined {
+            if runsDependencies, tree.verdict(results: results) == .needsInteraction {
                 for index in results.indices {
-                    if let result = results[index], result.verdict == .undetermined {
-                        results[index] = ConditionTree.normalize(result, mayStayUndetermined: false)
+                    if let result = results[index], result.verdict == .needsInteraction {
+                        results[index] = ConditionTree.normalize(result, mayStayOpen: false)
                     }
                 }
             }
@@ -175,7 +175,7 @@ final class ConditionEvaluation: Sendable {
             [self] result in
             let proceed = state.withLock { state -> Bool in
                 guard !state.isCancelled else { return false }
-                state.results[index] = ConditionTree.normalize(result, mayStayUndetermined: false)
+                state.results[index] = ConditionTree.normalize(result, mayStayOpen: false)
                 return true
             }
             if proceed { decide() }

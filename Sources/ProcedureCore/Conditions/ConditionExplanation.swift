@@ -5,6 +5,8 @@ public struct ConditionExplanation: Sendable, CustomStringConvertible {
     public enum Outcome: String, Sendable, Equatable {
         case passed
         case failed
+        /// Could not be decided (an error, an unavailable backend); never counts as passing.
+        case undecided
         /// Not evaluated, because the verdict was decided without it.
         case notChecked
     }
@@ -35,14 +37,16 @@ public struct ConditionExplanation: Sendable, CustomStringConvertible {
     /// Whether this node passed.
     public var passed: Bool { outcome == .passed }
 
-    /// Every failed leaf below (or at) this node, in order.
+    /// Every failed or undecided leaf below (or at) this node, in order.
     ///
     /// A failed node none of whose parts failed (a negation whose condition held) counts as
     /// a leaf here, so every failure is named.
     public var failedLeaves: [ConditionExplanation] {
-        if children.isEmpty { return outcome == .failed ? [self] : [] }
+        let isFailure = outcome == .failed || outcome == .undecided
+        guard isFailure else { return [] }
+        if children.isEmpty { return [self] }
         let below = children.flatMap(\.failedLeaves)
-        return below.isEmpty && outcome == .failed ? [self] : below
+        return below.isEmpty ? [self] : below
     }
 
     /// The tree as indented text, one node per line.
@@ -58,6 +62,7 @@ public struct ConditionExplanation: Sendable, CustomStringConvertible {
             switch outcome {
             case .passed: "passed"
             case .failed: "failed"
+            case .undecided: "undecided"
             case .notChecked: "not checked"
             }
         lines.append("\(indent)\(condition): \(mark): \(reason)")

@@ -1,18 +1,30 @@
 /// The answer of one condition.
+///
+/// There are three final answers: the condition holds (``Verdict/satisfied``), it definitely
+/// does not hold (``Verdict/failed``: a denied status, a flag that is off), or it could not be
+/// decided (``Verdict/undecided``: an error, an unavailable backend, a value of the wrong type).
+/// Compositions keep the last two apart, so no negation or any-of turns "could not decide"
+/// into a pass. A fourth, provisional answer, ``Verdict/needsInteraction``, lets a condition that
+/// produces a dependency say "this could pass if we ask".
 public struct ConditionResult: Sendable {
-    /// Satisfied, failed, or not known without asking a person.
+    /// Satisfied, failed, undecided, or not known without asking a person.
     public enum Verdict: Sendable, Equatable {
+        /// The condition holds.
         case satisfied
+        /// The condition definitely does not hold.
         case failed
+        /// Whether the condition holds could not be decided. It never counts as holding, and
+        /// its negation never holds either.
+        case undecided
         /// Could pass by asking (only meaningful while ``ConditionContext/mayInteractLater`` is true).
-        case undetermined
+        case needsInteraction
     }
 
     /// The verdict.
     public var verdict: Verdict
     /// Why, in words a person can read.
     public var reason: String
-    /// The underlying error, if one caused a failure.
+    /// The underlying error, if one caused a failure or left the condition undecided.
     public var error: (any Error)?
 
     /// Creates a result.
@@ -27,13 +39,18 @@ public struct ConditionResult: Sendable {
         ConditionResult(verdict: .satisfied, reason: reason)
     }
 
-    /// The condition does not hold.
+    /// The condition definitely does not hold.
     public static func failed(_ reason: String, error: (any Error)? = nil) -> ConditionResult {
         ConditionResult(verdict: .failed, reason: reason, error: error)
     }
 
+    /// Whether the condition holds could not be decided (an error, an unavailable backend).
+    public static func undecided(_ reason: String, error: (any Error)? = nil) -> ConditionResult {
+        ConditionResult(verdict: .undecided, reason: reason, error: error)
+    }
+
     /// The condition could hold after its produced dependency asks.
-    public static func undetermined(_ reason: String) -> ConditionResult {
-        ConditionResult(verdict: .undetermined, reason: reason)
+    public static func needsInteraction(_ reason: String) -> ConditionResult {
+        ConditionResult(verdict: .needsInteraction, reason: reason)
     }
 }

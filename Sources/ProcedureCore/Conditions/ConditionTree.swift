@@ -65,25 +65,22 @@ struct ConditionTree: Sendable {
 
     /// A leaf's answer as the tree counts it: only an interactive leaf may stay undetermined,
     /// and only before its dependency ran. Anything else that is not known fails closed.
-    static func normalize(_ result: ConditionResult, mayStayUndetermined: Bool) -> ConditionResult {
-        guard result.verdict == .undetermined, !mayStayUndetermined else { return result }
-        return .failed("not determined without asking: \(result.reason)")
+    static func normalize(_ result: ConditionResult, mayStayOpen: Bool) -> ConditionResult {
+        guard result.verdict == .needsInteraction, !mayStayOpen else { return result }
+        return .failed("not asked: \(result.reason)")
     }
 
     // MARK: Verdicts
 
-    /// The three-valued verdict of the whole tree given the leaves' results (nil: no answer yet).
+    /// The verdict of the whole tree given the leaves' results (nil: no answer yet, still open).
     func verdict(results: [ConditionResult?]) -> ConditionResult.Verdict {
         guard let root else {
-            var open = false
+            var combined = Combination(all: true)
             for result in results {
-                switch result?.verdict ?? .undetermined {
-                case .failed: return .failed
-                case .undetermined: open = true
-                case .satisfied: break
-                }
+                combined.add(result?.verdict ?? .needsInteraction)
+                if combined.isFinal { break }
             }
-            return open ? .undetermined : .satisfied
+            return combined.verdict
         }
         return verdict(of: root, results: results)
     }
@@ -91,42 +88,63 @@ struct ConditionTree: Sendable {
     private func verdict(of node: Node, results: [ConditionResult?]) -> ConditionResult.Verdict {
         switch node {
         case .leaf(let index):
-            return results[index]?.verdict ?? .undetermined
-        case .allOf(_, let children):
-            var open = false
+            return results[index]?.verdict ?? .needsInteraction
+        case .allOf(_, let children), .anyOf(_, let children):
+            let isAll: Bool = if case .allOf = node { true } else { false }
+            var combined = Combination(all: isAll)
             for child in children {
-                switch verdict(of: child, results: results) {
-                case .failed: return .failed
-                case .undetermined: open = true
-                case .satisfied: break
-                }
+                combined.add(verdict(of: child, results: results))
+                if combined.isFinal { break }
             }
-            return open ? .undetermined : .satisfied
-        case .anyOf(_, let children):
-            var open = false
-            for child in children {
-                switch verdict(of: child, results: results) {
-                case .satisfied: return .satisfied
-                case .undetermined: open = true
-                case .failed: break
-                }
-            }
-            return open ? .undetermined : .failed
+            return combined.verdict
         case .negated(_, let inner):
             switch verdict(of: inner, results: results) {
             case .satisfied: return .failed
             case .failed: return .satisfied
-            case .undetermined: return .undetermined
+            case let other: return other
             }
         case .silent(_, let inner):
             return verdict(of: inner, results: results)
         }
     }
 
+    /// All-of and any-of over four verdicts, in Kleene's three-valued logic with "could pass by
+    /// asking" in between: a definite answer of the deciding kind wins (failed for all-of,
+    /// satisfied for any-of); otherwise all-of is undecided before it is open, and any-of is
+    /// open before it is undecided (asking could still make it pass).
+    private struct Combination {
+        let all: Bool
+        var sawUndecided = false
+        var sawOpen = false
+        var decided = false
+
+        init(all: Bool) { self.all = all }
+
+        var isFinal: Bool { decided }
+
+        mutating func add(_ verdict: ConditionResult.Verdict) {
+            switch verdict {
+            case .failed where all, .satisfied where !all: decided = true
+            case .undecided: sawUndecided = true
+            case .needsInteraction: sawOpen = true
+            case .failed, .satisfied: break
+            }
+        }
+
+        var verdict: ConditionResult.Verdict {
+            if all {
+                if decided { return .failed }
+                return sawUndecided ? .undecided : (sawOpen ? .needsInteraction : .satisfied)
+            }
+            if decided { return .satisfied }
+            return sawOpen ? .needsInteraction : (sawUndecided ? .undecided : .failed)
+        }
+    }
+
     /// The first interactive leaf, in tree order, still undetermined and not yet asked.
     func nextLeafToAsk(results: [ConditionResult?], asked: [Bool]) -> Int? {
         leaves.indices.first { index in
-            !asked[index] && results[index]?.verdict == .undetermined && isInteractive(index)
+            !asked[index] && results[index]?.verdict == .needsInteraction && isInteractive(index)
         }
     }
 
@@ -147,17 +165,18 @@ struct ConditionTree: Sendable {
             guard let result = results[index] else {
                 return ConditionExplanation(condition: name, outcome: .notChecked, reason: "not evaluated")
             }
-            let reason =
-                outcome == .notChecked ? "not asked, the verdict did not need it: \(result.reason)" : result.reason
+            let reason = outcome == .notChecked ? "not asked: \(result.reason)" : result.reason
             return ConditionExplanation(condition: name, outcome: outcome, reason: reason, error: result.error)
         case .allOf(let name, let children):
             let parts = children.map { explain($0, results: results) }
-            let failed = parts.filter { $0.outcome == .failed }.count
+            // A named group of one (a gate naming another) reads as its only part.
             let reason =
                 switch outcome {
+                case _ where parts.count == 1: parts[0].reason
                 case .passed: parts.isEmpty ? "no conditions" : "all \(parts.count) passed"
-                case .failed: "\(failed) of \(parts.count) failed"
-                case .notChecked: "not decided"
+                case .failed: "\(parts.count { $0.outcome == .failed }) of \(parts.count) failed"
+                case .undecided: "\(parts.count { $0.outcome == .undecided }) of \(parts.count) could not be decided"
+                case .notChecked: "holds only after asking"
                 }
             return ConditionExplanation(condition: name, outcome: outcome, reason: reason, children: parts)
         case .anyOf(let name, let children):
@@ -166,7 +185,8 @@ struct ConditionTree: Sendable {
                 switch outcome {
                 case .passed: "passed: " + (parts.first(where: \.passed)?.condition ?? "")
                 case .failed: parts.isEmpty ? "no alternatives" : "none of \(parts.count) passed"
-                case .notChecked: "not decided"
+                case .undecided: "none of \(parts.count) passed, and \(parts.count { $0.outcome == .undecided }) could not be decided"
+                case .notChecked: "holds only after asking"
                 }
             return ConditionExplanation(condition: name, outcome: outcome, reason: reason, children: parts)
         case .negated(let name, let inner):
@@ -175,7 +195,8 @@ struct ConditionTree: Sendable {
                 switch outcome {
                 case .passed: "\(part.condition) is not satisfied"
                 case .failed: "\(part.condition) is satisfied"
-                case .notChecked: "not decided"
+                case .undecided: "\(part.condition) could not be decided, so neither can its negation"
+                case .notChecked: "decided only after asking"
                 }
             return ConditionExplanation(condition: name, outcome: outcome, reason: reason, children: [part])
         case .silent(let name, let inner):
@@ -190,7 +211,8 @@ struct ConditionTree: Sendable {
         switch verdict {
         case .satisfied: .passed
         case .failed: .failed
-        case .undetermined: .notChecked
+        case .undecided: .undecided
+        case .needsInteraction: .notChecked
         }
     }
 }

@@ -7,7 +7,7 @@
 ///
 /// Evaluation happens in two phases:
 /// 1. Every condition is checked without interaction. A condition that produces a dependency
-///    may answer ``ConditionResult/undetermined(_:)`` here ("could pass if we ask").
+///    may answer ``ConditionResult/needsInteraction(_:)`` here ("could pass if we ask").
 /// 2. Only if the verdict is still open, produced dependencies run one at a time, and each
 ///    such condition is checked once more, with ``ConditionContext/mayInteractLater`` false.
 public protocol ProcedureCondition: Sendable {
@@ -62,7 +62,7 @@ extension SynchronousCondition {
 /// What a condition is told when it is evaluated.
 public struct ConditionContext: Sendable {
     /// True in the first phase for a condition whose produced dependency will run if it answers
-    /// ``ConditionResult/undetermined(_:)``. False otherwise: the answer must then be final.
+    /// ``ConditionResult/needsInteraction(_:)``. False otherwise: the answer must then be final.
     public let mayInteractLater: Bool
 
     /// Creates a context.

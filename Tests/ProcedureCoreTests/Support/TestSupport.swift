@@ -55,7 +55,8 @@ final class ScriptedCondition: ProcedureCondition, @unchecked Sendable {
         switch answer.withLock({ $0 }) {
         case .satisfied: completion(.satisfied("\(name) holds"))
         case .failed: completion(.failed("\(name) does not hold"))
-        case .undetermined: completion(.undetermined("\(name) needs asking"))
+        case .undecided: completion(.undecided("\(name) could not be decided"))
+        case .needsInteraction: completion(.needsInteraction("\(name) needs asking"))
         }
     }
 }

@@ -15,14 +15,15 @@ public struct BlockCondition: SynchronousCondition {
 
     public var name: String { check.name }
 
-    /// A condition satisfied when `check` returns true. A thrown error fails it, with the error as reason.
+    /// A condition satisfied when `check` returns true. A thrown error leaves it undecided (it
+    /// never holds, and neither does its negation), with the error as reason.
     public init(name: String = "BlockCondition", _ check: @escaping @Sendable (Procedure) throws -> Bool) {
         self.check = Check(name: name) { procedure in
             try check(procedure) ? .satisfied() : .failed("the check returned false")
         }
     }
 
-    /// A condition whose closure returns the full result. A thrown error fails it.
+    /// A condition whose closure returns the full result. A thrown error leaves it undecided.
     public init(name: String = "BlockCondition", result check: @escaping @Sendable (Procedure) throws -> ConditionResult) {
         self.check = Check(name: name, body: check)
     }
@@ -31,7 +32,7 @@ public struct BlockCondition: SynchronousCondition {
         do {
             return try check.body(procedure)
         } catch {
-            return .failed("the check threw: \(error)", error: error)
+            return .undecided("the check threw: \(error)", error: error)
         }
     }
 }

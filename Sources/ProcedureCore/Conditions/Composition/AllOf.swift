@@ -5,12 +5,24 @@ public struct AllOf: ProcedureCondition, ComposedCondition {
     public let conditions: [any ProcedureCondition]
 
     /// Creates a condition satisfied when all `conditions` are. An empty list is satisfied.
-    public init(_ conditions: [any ProcedureCondition]) { self.conditions = conditions }
+    public init(_ conditions: [any ProcedureCondition]) {
+        self.conditions = conditions
+        label = nil
+    }
+
+    /// Creates a condition shown in explanations as `name` (a gate's name, say) instead of
+    /// `AllOf(...)`.
+    public init(name: String, _ conditions: [any ProcedureCondition]) {
+        self.conditions = conditions
+        label = name
+    }
+
+    private let label: String?
 
     /// Creates a condition satisfied when all `conditions` are.
-    public init(_ conditions: any ProcedureCondition...) { self.conditions = conditions }
+    public init(_ conditions: any ProcedureCondition...) { self.init(conditions) }
 
-    public var name: String { "AllOf(" + conditions.map(\.name).joined(separator: ", ") + ")" }
+    public var name: String { label ?? "AllOf(" + conditions.map(\.name).joined(separator: ", ") + ")" }
 
     public var producesDependency: Bool { conditions.contains(where: \.producesDependency) }
 

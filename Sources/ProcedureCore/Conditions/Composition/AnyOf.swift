@@ -5,12 +5,24 @@ public struct AnyOf: ProcedureCondition, ComposedCondition {
     public let conditions: [any ProcedureCondition]
 
     /// Creates a condition satisfied when any of `conditions` is.
-    public init(_ conditions: [any ProcedureCondition]) { self.conditions = conditions }
+    public init(_ conditions: [any ProcedureCondition]) {
+        self.conditions = conditions
+        label = nil
+    }
+
+    /// Creates a condition shown in explanations as `name` (a gate's name, say) instead of
+    /// `AnyOf(...)`.
+    public init(name: String, _ conditions: [any ProcedureCondition]) {
+        self.conditions = conditions
+        label = name
+    }
+
+    private let label: String?
 
     /// Creates a condition satisfied when any of `conditions` is.
-    public init(_ conditions: any ProcedureCondition...) { self.conditions = conditions }
+    public init(_ conditions: any ProcedureCondition...) { self.init(conditions) }
 
-    public var name: String { "AnyOf(" + conditions.map(\.name).joined(separator: ", ") + ")" }
+    public var name: String { label ?? "AnyOf(" + conditions.map(\.name).joined(separator: ", ") + ")" }
 
     public var producesDependency: Bool { conditions.contains(where: \.producesDependency) }
 

@@ -1,0 +1,50 @@
+/// The verdict on a condition checked outside a procedure's run, with its explanation.
+public struct ConditionReport: Sendable {
+    /// ``ConditionResult/Verdict/satisfied``, ``ConditionResult/Verdict/failed`` or
+    /// ``ConditionResult/Verdict/undecided``; or ``ConditionResult/Verdict/needsInteraction``
+    /// when asking was not allowed and only asking could make it pass.
+    public let verdict: ConditionResult.Verdict
+    /// Every part of the condition, with its outcome and why.
+    public let explanation: ConditionExplanation
+}
+
+extension ProcedureCondition {
+    /// Checks this condition now, with the same evaluation a procedure's conditions get, so a
+    /// tool that only checks and a program that gates work on it can never disagree.
+    ///
+    /// - Parameter asking: When true, produced dependencies (authorization requests) run on a
+    ///   queue of their own, as they would for a procedure, and only while the condition can
+    ///   still pass. When false, nothing is asked: a condition that could pass only by asking
+    ///   reports ``ConditionResult/Verdict/needsInteraction``.
+    public func check(asking: Bool) async -> ConditionReport {
+        let procedure = BlockProcedure(name: name) {}
+        guard asking else {
+            let tree = ConditionTree(condition: self, silenced: false)
+            return await withCheckedContinuation { continuation in
+                let evaluation = ConditionEvaluation(procedure: procedure, tree: tree, runsDependencies: false) {
+                    record, _ in
+                    continuation.resume(
+                        returning: ConditionReport(
+                            verdict: tree.verdict(results: record.results), explanation: record.explanation))
+                }
+                evaluation.start()
+            }
+        }
+        procedure.addCondition(self)
+        ProcedureQueue().addProcedure(procedure)
+        await procedure.waitUntilFinished()
+        // The procedure's explanation has its conditions under one root; this condition is the only one.
+        guard let explanation = procedure.conditionExplanation?.children.first else {
+            let reason = procedure.error.map { "\($0)" } ?? "not evaluated"
+            return ConditionReport(
+                verdict: .undecided, explanation: ConditionExplanation(condition: name, outcome: .undecided, reason: reason))
+        }
+        let verdict: ConditionResult.Verdict =
+            switch explanation.outcome {
+            case .passed: .satisfied
+            case .failed: .failed
+            case .undecided, .notChecked: .undecided
+            }
+        return ConditionReport(verdict: verdict, explanation: explanation)
+    }
+}
