@@ -110,7 +110,7 @@ struct FlagDefinitionErrorTests {
         do {
             _ = try FlagSet.load(contentsOf: "/nonexistent/flags.json")
         } catch {
-            #expect(error.description.hasPrefix("/nonexistent/flags.json: cannot read the file"))
+            #expect(error.description.hasPrefix("/nonexistent/flags.json: /nonexistent: No such file or directory"))
         }
     }
 }

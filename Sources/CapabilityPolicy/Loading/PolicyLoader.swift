@@ -1,4 +1,5 @@
 import FeatureFlags
+import LinuxCapabilities
 
 #if canImport(Glibc)
 import Glibc
@@ -10,29 +11,37 @@ import Glibc
 /// `.json`), then every `*.yaml`, `*.yml` and `*.json` in `policy.d/` in lexical order. A later
 /// definition of a capability or gate replaces an earlier one of the same name; flag sources
 /// add up. Given explicit files (`--policy`), only those are read, in order.
+///
+/// Every directory listed and every file read must pass ``TrustedFile``'s checks (owned by root
+/// or this user, writable by nobody else, all the way up). A root that does not exist is
+/// skipped; anything else that cannot be used (a dangling link, a FIFO, a directory named like
+/// a policy file) is an error, never skipped, since a skipped layer changes which gate wins.
 public enum PolicyLoader {
-    /// The policy files to read, in precedence order.
-    public static func files(in searchPath: PolicySearchPath) -> [String] {
+    private static let policyNames = ["policy.yaml", "policy.yml", "policy.json"]
+    private static let dropInSuffixes = [".yaml", ".yml", ".json"]
+
+    /// The policy files to read, in precedence order. Throws every root or drop-in directory
+    /// that cannot be trusted or listed.
+    public static func files(in searchPath: PolicySearchPath) throws(PolicyErrors) -> [String] {
         var files: [String] = []
+        var errors: [PolicyError] = []
         for root in searchPath.directories {
-            for name in ["policy.yaml", "policy.yml", "policy.json"] where access(root + "/" + name, F_OK) == 0 {
-                files.append(root + "/" + name)
+            do throws(TrustedFile.Refusal) {
+                guard TrustedFile.exists(root) else { continue }
+                let names = Set(try TrustedFile.entries(of: root))
+                files += policyNames.filter(names.contains).map { root + "/" + $0 }
+                if names.contains("policy.d") { files += try dropIns(root + "/policy.d") }
+            } catch {
+                errors.append(PolicyError(error.reason, file: error.path))
             }
-            files += dropIns(root + "/policy.d")
         }
+        guard errors.isEmpty else { throw PolicyErrors(errors: errors) }
         return files
     }
 
-    private static func dropIns(_ directory: String) -> [String] {
-        guard let handle = opendir(directory) else { return [] }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard !name.hasPrefix("."), [".yaml", ".yml", ".json"].contains(where: { name.hasSuffix($0) }) else { continue }
-            names.append(name)
+    private static func dropIns(_ directory: String) throws(TrustedFile.Refusal) -> [String] {
+        let names = try TrustedFile.entries(of: directory).filter { name in
+            !name.hasPrefix(".") && dropInSuffixes.contains(where: { name.hasSuffix($0) })
         }
         return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { directory + "/" + $0 }
     }
@@ -41,17 +50,7 @@ public enum PolicyLoader {
     public static func load(files: [String]) throws(PolicyErrors) -> Policy {
         var policy = Policy()
         var errors: [PolicyError] = []
-        var checkedDirectories: Set<String> = []
         for file in files {
-            let directory = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
-            if checkedDirectories.insert(directory).inserted, let problem = PolicyFileSecurity.problem(with: directory, isDirectory: true) {
-                errors.append(PolicyError(problem, file: directory))
-                continue
-            }
-            if let problem = PolicyFileSecurity.problem(with: file, isDirectory: false) {
-                errors.append(PolicyError(problem, file: file))
-                continue
-            }
             let text: String
             do throws(FlagDefinitionError) {
                 text = try DefinitionFile.text(file)

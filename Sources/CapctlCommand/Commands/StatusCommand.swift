@@ -50,7 +50,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     static func report(_ options: CommonOptions) async throws -> Report {
         var report = Report()
-        let files = PolicyContext.files(options)
+        let files = try PolicyContext.files(options)
         guard !files.isEmpty else {
             report.capabilities = await HostReport.current().entries
             return report

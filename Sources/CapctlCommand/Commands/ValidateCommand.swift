@@ -18,9 +18,13 @@ struct ValidateCommand: AsyncParsableCommand {
     func run() async throws {
         var errors: [String] = []
         var checked: [String] = []
-        let policyFiles: [String]
+        var policyFiles: [String] = []
         if paths.isEmpty {
-            policyFiles = PolicyContext.files(options)
+            do throws(PolicyErrors) {
+                policyFiles = try PolicyContext.policyFiles(options)
+            } catch {
+                errors += error.errors.map(\.description)
+            }
         } else {
             var policies: [String] = []
             for path in paths.map(PolicyContext.absolute) {

@@ -53,7 +53,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     static func sources(_ options: CommonOptions) async throws -> [Source] {
-        guard !PolicyContext.files(options).isEmpty else {
+        guard try !PolicyContext.files(options).isEmpty else {
             return HostReport.capabilities().compactMap { entry in
                 entry.capability.map { Source(name: entry.name, kind: entry.kind, updates: $0.statusUpdates()) }
             }
