@@ -1,5 +1,8 @@
 import Capabilities
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import LinuxCapabilities
 import ProcedureCore
 import Testing
@@ -165,5 +168,45 @@ struct PAMLoginTests {
         #expect(throws: CapabilityConfigurationError.self) { try PAMLogin(service: "../etc/passwd") }
         #expect(throws: CapabilityConfigurationError.self) { try PAMLogin(service: "login", serviceDirectory: "relative/dir") }
         #expect(throws: CapabilityConfigurationError.self) { try PAMLogin(service: "") }
+    }
+
+    @Test(
+        "service names Linux-PAM would not map to their own file are refused",
+        arguments: ["LockedDown", "Login", ".", "..", "a b", "sudo\n", "login/x", "ü"])
+    func serviceNamesPAMRewrites(name: String) {
+        #expect(throws: CapabilityConfigurationError.self) { try PAMLogin(service: name) }
+    }
+
+    @Test("a service without its own file never falls back to the `other` stack")
+    func noOtherFallback() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:other"])
+        // `other` permits everyone: libpam would run it for any service whose file is missing.
+        try directory.service("other", ["auth required MODULES/pam_permit.so", "account required MODULES/pam_permit.so"])
+        let (status, recorder) = try await login(directory, service: "lockeddown", password: "secret")
+        #expect(status.kind == .unavailable, "\(status)")
+        #expect(status.reason.contains("no PAM service file \(directory.path)/lockeddown"))
+        #expect(recorder.prompts == 0)
+        // Named explicitly, `other` is used.
+        let (named, _) = try await login(directory, service: "other", password: "secret")
+        #expect(named.kind == .authorized, "\(named)")
+    }
+
+    @Test("a service file others can write, or a service directory others can write, is not used")
+    func untrustedServiceFile() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("test")
+        chmod(directory.path + "/test", 0o646)
+        let (status, recorder) = try await login(directory, password: "secret")
+        #expect(status.kind == .unavailable, "\(status)")
+        #expect(status.reason.contains("can be written by anyone"), "\(status)")
+        #expect(recorder.prompts == 0)
+        chmod(directory.path + "/test", 0o644)
+        chmod(directory.path, 0o777)
+        let (inWritable, _) = try await login(directory, password: "secret")
+        #expect(inWritable.kind == .unavailable, "\(inWritable)")
+        #expect(inWritable.reason.contains("the directory holding it"), "\(inWritable)")
+        chmod(directory.path, 0o700)
+        let (trusted, _) = try await login(directory, password: "secret")
+        #expect(trusted.kind == .authorized, "\(trusted)")
     }
 }

@@ -18,7 +18,8 @@ import Glibc
 /// service that fails to load a module is unavailable; a conversation the person cancelled
 /// is notDetermined (dismissed).
 public struct PAMLogin: CapabilityType {
-    /// The PAM service (the file name under /etc/pam.d or the service directory).
+    /// The PAM service: the name of a file in /etc/pam.d or in the service directory, which
+    /// must exist (PAM's `other` fallback is never used unless named).
     public let service: String
     /// The user to authenticate.
     public let user: String
@@ -35,7 +36,7 @@ public struct PAMLogin: CapabilityType {
 
     /// A PAM login.
     /// - Parameters:
-    ///   - service: The PAM service name, such as `login` or `myservice`.
+    ///   - service: The PAM service name, such as `login` or `myservice`: lowercase, as the file is named.
     ///   - user: The user; by default the user this process runs as.
     ///   - serviceDirectory: An absolute directory of service files to use instead of /etc/pam.d.
     ///   - conversation: Who answers PAM's questions; by default the controlling terminal.
@@ -51,9 +52,7 @@ public struct PAMLogin: CapabilityType {
         establishesCredentials: Bool = false,
         library: String = "libpam.so.0"
     ) throws(CapabilityConfigurationError) {
-        guard !service.isEmpty, !service.contains("/"), !service.utf8.contains(0) else {
-            throw CapabilityConfigurationError("\"\(service)\" is not a PAM service name (a file name, without /)")
-        }
+        try Self.checkServiceName(service)
         if let serviceDirectory, !serviceDirectory.hasPrefix("/") {
             throw CapabilityConfigurationError("a PAM service directory must be an absolute path, got \"\(serviceDirectory)\"")
         }
@@ -91,11 +90,32 @@ public struct PAMLogin: CapabilityType {
 
     private func currentStatus() -> CapabilityStatus {
         if case .unavailable(let reason) = availability { return .unavailable(reason) }
-        let directories = serviceDirectory.map { [$0] } ?? ["/etc/pam.d", "/usr/lib/pam.d"]
-        guard directories.contains(where: { access($0 + "/" + service, F_OK) == 0 }) else {
-            return .unavailable("no PAM service file \"\(service)\" in \(directories.joined(separator: " or "))")
+        // Linux-PAM runs the `other` stack when the service file is missing: never let that happen
+        // by accident. The file must exist where libpam looks first, and be trusted like a policy.
+        let file = (serviceDirectory ?? Self.systemDirectory) + "/" + service
+        do throws(TrustedFile.Refusal) {
+            try TrustedFile.check(file: file)
+        } catch {
+            if error.isMissing { return .unavailable("no PAM service file \(file)") }
+            return .unavailable("PAM service file \(file) is not trusted: \(error.reason)")
         }
         return .notDetermined("PAM service \(service) will ask \(user) to authenticate")
+    }
+
+    /// Where libpam reads service files when no directory is given. Vendor directories
+    /// (/usr/lib/pam.d) are not searched by every build of libpam, so a service only there
+    /// needs an explicit service directory.
+    static let systemDirectory = "/etc/pam.d"
+
+    /// Linux-PAM lowercases the service name and falls back to `other` when no file matches, so
+    /// only names that it maps to themselves, and that name a file in the directory, are accepted.
+    static func checkServiceName(_ service: String) throws(CapabilityConfigurationError) {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789-_.+@:".utf8)
+        guard !service.isEmpty, service != ".", service != "..", service.utf8.allSatisfy(allowed.contains) else {
+            throw CapabilityConfigurationError(
+                "\"\(service)\" is not a usable PAM service name: Linux-PAM lowercases names and falls back to the"
+                    + " \"other\" service, so use the service file's exact name (lowercase letters, digits and - _ . + @ :)")
+        }
     }
 
     /// Runs the PAM transaction on a thread of its own (it blocks while a person types).
