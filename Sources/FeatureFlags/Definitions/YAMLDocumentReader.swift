@@ -6,6 +6,9 @@ import Yams
 /// `true`/`false` are Booleans, so a variant named `on` or `off` stays a string.
 package enum YAMLDocumentReader {
     package static func read(_ text: String, file: String) throws(FlagDefinitionError) -> DocumentNode {
+        if let finding = YAMLExtensionScanner.firstExtension(in: text) {
+            throw FlagDefinitionError(finding.what, at: FileLocation(file: file, line: finding.line, column: finding.column))
+        }
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -15,7 +18,18 @@ package enum YAMLDocumentReader {
             throw FlagDefinitionError("cannot read YAML: \(error)", file: file)
         }
         guard let root else { throw FlagDefinitionError("the document is empty", at: FileLocation(file: file, line: 1, column: 1)) }
-        return try convert(root, file: file)
+        return try convert(root, file: file, depth: 0)
+    }
+
+    /// As deep as the JSON reader goes: far beyond any real file, far below the stack's limit.
+    static let maximumDepth = 256
+
+    /// Anchors and aliases are refused (``YAMLExtensionScanner`` already refused them, and
+    /// tags, before composing; this is the second line of defence).
+    private static func refuseExtensions(_ node: Node, at location: FileLocation) throws(FlagDefinitionError) {
+        if let anchor = node.anchor {
+            throw FlagDefinitionError("YAML anchors are not allowed (found &\(anchor.rawValue))", at: location)
+        }
     }
 
     private static func location(_ mark: Mark?, file: String) -> FileLocation {
@@ -38,14 +52,21 @@ package enum YAMLDocumentReader {
         }
     }
 
-    private static func convert(_ node: Node, file: String) throws(FlagDefinitionError) -> DocumentNode {
+    private static func convert(_ node: Node, file: String, depth: Int) throws(FlagDefinitionError) -> DocumentNode {
         let here = location(node.mark, file: file)
+        if case .alias = node {
+            throw FlagDefinitionError("YAML anchors and aliases are not allowed", at: here)
+        }
+        try refuseExtensions(node, at: here)
+        guard depth < maximumDepth else {
+            throw FlagDefinitionError("nested more than \(maximumDepth) levels deep", at: here)
+        }
         switch node {
         case .scalar(let scalar):
             return DocumentNode(kind: try scalarKind(scalar, at: here), location: here)
         case .sequence(let sequence):
             var elements: [DocumentNode] = []
-            for element in sequence { elements.append(try convert(element, file: file)) }
+            for element in sequence { elements.append(try convert(element, file: file, depth: depth + 1)) }
             return DocumentNode(kind: .array(elements), location: here)
         case .mapping(let mapping):
             var members: [DocumentNode.Member] = []
@@ -55,15 +76,16 @@ package enum YAMLDocumentReader {
                 guard case .scalar(let keyScalar) = key else {
                     throw FlagDefinitionError("mapping keys must be plain strings", at: keyLocation)
                 }
+                try refuseExtensions(key, at: keyLocation)
                 guard seen.insert(keyScalar.string).inserted else {
                     throw FlagDefinitionError("duplicate key \"\(keyScalar.string)\"", at: keyLocation)
                 }
                 members.append(
-                    DocumentNode.Member(key: keyScalar.string, keyLocation: keyLocation, value: try convert(value, file: file)))
+                    DocumentNode.Member(key: keyScalar.string, keyLocation: keyLocation, value: try convert(value, file: file, depth: depth + 1)))
             }
             return DocumentNode(kind: .object(members), location: here)
         case .alias:
-            throw FlagDefinitionError("YAML aliases are not supported in flag definitions", at: here)
+            throw FlagDefinitionError("YAML anchors and aliases are not allowed", at: here)
         }
     }
 
