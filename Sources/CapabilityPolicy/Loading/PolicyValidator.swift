@@ -37,24 +37,116 @@ enum PolicyValidator {
         return errors.sorted { ($0.file, $0.location?.line ?? 0, $0.location?.column ?? 0) < ($1.file, $1.location?.line ?? 0, $1.location?.column ?? 0) }
     }
 
-    /// Each cycle between gates, once.
-    private static func cycles(_ policy: Policy) -> [PolicyError] {
-        var errors: [PolicyError] = []
-        var finished: Set<String> = []
-        func visit(_ name: String, path: [String]) {
-            guard !finished.contains(name), let gate = policy.gates[name] else { return }
-            if let start = path.firstIndex(of: name) {
-                let cycle = path[start...] + [name]
-                errors.append(PolicyError("gates depend on each other in a cycle: " + cycle.joined(separator: " -> "), at: gate.location))
-                return
-            }
-            for reference in gate.expression.references where reference.kind == "gate" {
-                visit(reference.name, path: path + [name])
-            }
-            finished.insert(name)
+    /// The most conditions one gate may expand to, counting every use of another gate in full:
+    /// evaluation visits each, so a few gates that each use the next twice must not explode.
+    static let maximumExpandedSize = 10_000
+    /// The deepest nesting one gate may reach through the gates it uses.
+    static let maximumExpandedDepth = 64
+
+    /// Each cycle between gates, once, and each gate that expands beyond the limits; in time
+    /// linear in the number of gates and references (an iterative depth-first search, each
+    /// gate's expansion measured once).
+    static func cycles(_ policy: Policy) -> [PolicyError] {
+        enum Mark { case visiting, done }
+        struct Frame {
+            let name: String
+            let references: [String]
+            var next = 0
         }
-        for name in policy.gates.keys.sorted() { visit(name, path: []) }
-        return errors
+        var errors: [PolicyError] = []
+        var tooLarge: [PolicyError] = []
+        var marks: [String: Mark] = [:]
+        var position: [String: Int] = [:]
+        var measures: [String: Measure] = [:]
+        var frames: [Frame] = []
+        func enter(_ name: String) {
+            let references = policy.gates[name]!.expression.references.filter { $0.kind == "gate" }.map(\.name)
+            marks[name] = .visiting
+            position[name] = frames.count
+            frames.append(Frame(name: name, references: references))
+        }
+        for root in policy.gates.keys.sorted() where marks[root] == nil {
+            enter(root)
+            while let top = frames.last {
+                if top.next < top.references.count {
+                    let reference = top.references[top.next]
+                    frames[frames.count - 1].next += 1
+                    guard policy.gates[reference] != nil else { continue }  // reported as undefined
+                    switch marks[reference] {
+                    case nil:
+                        enter(reference)
+                    case .visiting:
+                        let cycle = frames[position[reference]!...].map(\.name) + [reference]
+                        // A long cycle is named by its ends, so the message stays readable.
+                        let shown =
+                            cycle.count <= 12
+                            ? cycle.joined(separator: " -> ")
+                            : (cycle.prefix(6) + ["... (\(cycle.count - 12) more)"] + cycle.suffix(6)).joined(separator: " -> ")
+                        errors.append(
+                            PolicyError("gates depend on each other in a cycle: " + shown, at: policy.gates[top.name]!.location))
+                    case .done:
+                        break
+                    }
+                    continue
+                }
+                frames.removeLast()
+                marks[top.name] = .done
+                let gate = policy.gates[top.name]!
+                let measure = Measure(of: gate.expression, gates: measures)
+                measures[top.name] = measure
+                let usedTooLarge = top.references.contains { measures[$0]?.isTooLarge == true }
+                if measure.isTooLarge, !usedTooLarge {
+                    tooLarge.append(PolicyError(measure.problem(gate: top.name), at: gate.location))
+                }
+            }
+        }
+        // A cycle makes every gate on it look deep; the cycle is the problem to report.
+        return errors.isEmpty ? tooLarge : errors
+    }
+
+    /// How large and how deep a gate's expression is once the gates it uses are expanded.
+    struct Measure {
+        var size: Int
+        var depth: Int
+
+        var isTooLarge: Bool { size > PolicyValidator.maximumExpandedSize || depth > PolicyValidator.maximumExpandedDepth }
+
+        func problem(gate: String) -> String {
+            if depth > PolicyValidator.maximumExpandedDepth {
+                return "gate \"\(gate)\" nests more than \(PolicyValidator.maximumExpandedDepth) levels deep through the gates it uses"
+            }
+            return "gate \"\(gate)\" expands to more than \(PolicyValidator.maximumExpandedSize) conditions through the gates it uses"
+        }
+
+        /// Measures `expression`, with the measures of the gates it uses (a gate on a cycle, not
+        /// measured yet, counts as one: the cycle is an error of its own).
+        init(of expression: GateExpression, gates: [String: Measure]) {
+            let cap = PolicyValidator.maximumExpandedSize + 1
+            switch expression {
+            case .capability, .flag:
+                self.init(size: 1, depth: 1)
+            case .gate(let name, _):
+                let used = gates[name] ?? Measure(size: 1, depth: 1)
+                self.init(size: min(cap, used.size + 1), depth: used.depth + 1)
+            case .allOf(let parts), .anyOf(let parts):
+                var size = 1
+                var depth = 0
+                for part in parts {
+                    let measure = Measure(of: part, gates: gates)
+                    size = min(cap, size + measure.size)
+                    depth = max(depth, measure.depth)
+                }
+                self.init(size: size, depth: depth + 1)
+            case .not(let part), .silent(let part):
+                let measure = Measure(of: part, gates: gates)
+                self.init(size: min(cap, measure.size + 1), depth: measure.depth + 1)
+            }
+        }
+
+        init(size: Int, depth: Int) {
+            self.size = size
+            self.depth = depth
+        }
     }
 
     private static func suggestion(_ name: String, among names: [String]) -> String {
