@@ -93,21 +93,35 @@ struct PolicyFileReader {
         !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }
     }
 
-    /// "300ms", "2s", "5m", "1h", or a number of seconds.
+    /// The longest duration a policy may give: a year is beyond any timeout or kept login.
+    static let maximumDurationMilliseconds: Int64 = 366 * 24 * 3_600_000
+
+    /// "300ms", "2s", "5m", "1h", or a number of seconds, more than zero and at most a year.
+    /// Every conversion is checked: `1e300`, `Infinity` or `9223372036854775807h` is an error.
     private mutating func duration(_ node: DocumentNode, _ key: String) -> Duration? {
+        let limit = Self.maximumDurationMilliseconds
+        var milliseconds: Int64?
         switch node.kind {
-        case .number(let seconds) where seconds > 0:
-            return .milliseconds(Int64((seconds * 1000).rounded()))
+        case .number(let seconds) where seconds.isFinite && seconds > 0 && seconds * 1000 <= Double(limit):
+            milliseconds = Int64(exactly: (seconds * 1000).rounded(.up))
         case .string(let text):
             let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
-            for (suffix, milliseconds) in units where text.hasSuffix(suffix) {
+            for (suffix, unit) in units where text.hasSuffix(suffix) {
                 let number = text.dropLast(suffix.count)
-                if let value = Int64(number), value > 0, !(suffix == "m" && number.hasSuffix("m")) {
-                    return .milliseconds(value * milliseconds)
+                guard !(suffix == "m" && number.hasSuffix("m")), number.allSatisfy(\.isASCII) else { continue }
+                if let value = Int64(number), value > 0 {
+                    let (product, overflow) = value.multipliedReportingOverflow(by: unit)
+                    milliseconds = overflow ? Int64.max : product
                 }
+                break
             }
         default:
             break
+        }
+        if let milliseconds, milliseconds > 0, milliseconds <= limit { return .milliseconds(milliseconds) }
+        if milliseconds != nil || node.value.numberValue.map({ $0 > 0 }) == true {
+            fail("\"\(key)\" must be at most 366 days, found \(node.value)", node.location)
+            return nil
         }
         fail("\"\(key)\" must be a duration such as 300ms, 30s, 5m or 1h, found \(node.value)", node.location)
         return nil

@@ -180,7 +180,7 @@ private struct FlagSetReader {
             guard case .object(let rule) = targetingMember.value.kind else {
                 throw FlagDefinitionError("\"targeting\" must be a rule object, found a \(targetingMember.value.typeName)", at: targetingMember.value.location)
             }
-            if !rule.isEmpty { targeting = try compiler.compile(targetingMember.value) }
+            if !rule.isEmpty { targeting = try compiler.compileRule(targetingMember.value) }
         }
 
         var metadata = setMetadata

@@ -7,19 +7,58 @@ struct TargetingCompiler {
     let evaluators: [String: DocumentNode]
     private var resolving: [String] = []
 
+    /// The most operations and values one rule may expand to with its `$ref`s in full, and the
+    /// deepest it may nest: evaluation visits every one, recursively, on the caller's thread.
+    static let maximumExpandedSize = 10_000
+    static let maximumExpandedDepth = 128
+
+    /// Each shared evaluator compiled once: its expression, expanded size and depth.
+    private var compiled: [String: (expression: TargetingExpression, size: Int, depth: Int)] = [:]
+    private var depth = 0
+    private var expandedSize = 0
+    private var deepest = 0
+
     init(evaluators: [String: DocumentNode]) {
         self.evaluators = evaluators
     }
 
     /// Compiles the shared evaluator `name` on its own, so a broken one is reported even when unused.
     mutating func compileEvaluator(named name: String) throws(FlagDefinitionError) {
-        guard let node = evaluators[name] else { return }
-        resolving.append(name)
-        defer { resolving.removeLast() }
-        _ = try compile(node)
+        guard evaluators[name] != nil else { return }
+        startRule()
+        _ = try evaluator(named: name, at: nil)
+    }
+
+    /// Compiles one flag's targeting rule.
+    mutating func compileRule(_ node: DocumentNode) throws(FlagDefinitionError) -> TargetingExpression {
+        startRule()
+        return try compile(node)
+    }
+
+    private mutating func startRule() {
+        depth = 0
+        expandedSize = 0
+        deepest = 0
+    }
+
+    private mutating func count(size: Int, depth reached: Int, at location: FileLocation) throws(FlagDefinitionError) {
+        expandedSize += size
+        deepest = max(deepest, reached)
+        guard reached <= Self.maximumExpandedDepth else {
+            throw FlagDefinitionError(
+                "the rule nests more than \(Self.maximumExpandedDepth) levels deep (counting $ref)", at: location)
+        }
+        guard expandedSize <= Self.maximumExpandedSize else {
+            throw FlagDefinitionError(
+                "the rule expands to more than \(Self.maximumExpandedSize) operations and values (counting each $ref in full)",
+                at: location)
+        }
     }
 
     mutating func compile(_ node: DocumentNode) throws(FlagDefinitionError) -> TargetingExpression {
+        depth += 1
+        defer { depth -= 1 }
+        try count(size: 1, depth: depth, at: node.location)
         switch node.kind {
         case .null, .bool, .number, .string:
             return .literal(node.value)
@@ -45,19 +84,35 @@ struct TargetingCompiler {
         guard case .string(let name) = member.value.kind else {
             throw FlagDefinitionError("$ref must name a shared evaluator, found a \(member.value.typeName)", at: member.value.location)
         }
-        guard let evaluator = evaluators[name] else {
+        guard evaluators[name] != nil else {
             let known = evaluators.keys.sorted().joined(separator: ", ")
             throw FlagDefinitionError(
                 "$ref \"\(name)\" names no entry in $evaluators" + (known.isEmpty ? "" : " (defined: \(known))"),
                 at: member.value.location)
         }
+        return try evaluator(named: name, at: member.value.location)
+    }
+
+    /// The compiled shared evaluator `name`, compiled once however often it is used.
+    private mutating func evaluator(named name: String, at location: FileLocation?) throws(FlagDefinitionError)
+        -> TargetingExpression
+    {
+        if let done = compiled[name] {
+            try count(size: done.size, depth: depth + done.depth, at: location ?? evaluators[name]!.location)
+            return done.expression
+        }
         guard !resolving.contains(name) else {
             throw FlagDefinitionError(
-                "$ref cycle: " + (resolving + [name]).joined(separator: " -> "), at: member.value.location)
+                "$ref cycle: " + (resolving + [name]).joined(separator: " -> "), at: location ?? evaluators[name]!.location)
         }
         resolving.append(name)
         defer { resolving.removeLast() }
-        return try compile(evaluator)
+        let (sizeBefore, deepestBefore) = (expandedSize, deepest)
+        deepest = depth
+        let expression = try compile(evaluators[name]!)
+        compiled[name] = (expression, expandedSize - sizeBefore, deepest - depth)
+        deepest = max(deepest, deepestBefore)
+        return expression
     }
 
     private mutating func compile(_ op: TargetingOperator, _ member: DocumentNode.Member) throws(FlagDefinitionError) -> TargetingExpression {

@@ -296,12 +296,16 @@ extension TargetingExpression {
     private static func substring(_ text: String, start: Double, length: Double?) -> String {
         let characters = Array(text)
         let count = characters.count
-        var from = start.isNaN ? 0 : Int(start.rounded(.towardZero))
+        // Clamped before converting: an index such as 1e300 or -Infinity must not trap.
+        func index(_ value: Double) -> Int {
+            value.isNaN ? 0 : Int(Swift.min(Swift.max(value, -Double(count) - 1), Double(count) + 1).rounded(.towardZero))
+        }
+        var from = index(start)
         if from < 0 { from = Swift.max(0, count + from) }
         from = Swift.min(from, count)
         var to = count
         if let length, !length.isNaN {
-            let taken = Int(length.rounded(.towardZero))
+            let taken = index(length)
             to = taken < 0 ? Swift.max(from, count + taken) : Swift.min(count, from + taken)
         }
         return String(characters[from..<to])

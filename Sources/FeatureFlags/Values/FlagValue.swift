@@ -81,8 +81,23 @@ extension FlagValue: CustomStringConvertible {
     static func format(_ number: Double) -> String {
         if number.isNaN { return "NaN" }
         if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
-        if number.rounded(.towardZero) == number, abs(number) < 1e21 { return String(Int64(number)) }
+        if number.rounded(.towardZero) == number, abs(number) < 1e21 {
+            if let integer = Int64(exactly: number) { return String(integer) }
+            return integerDigits(number)
+        }
         return String(number)
+    }
+
+    /// An integral number of 2^63 or more (and under 1e21) written out in full, as JavaScript
+    /// does: the shortest digits that read back as the same double, then zeros.
+    private static func integerDigits(_ number: Double) -> String {
+        let shortest = String(abs(number))  // such as "1.2345678901234568e+20" or "1e+20"
+        guard let e = shortest.firstIndex(of: "e"), let exponent = Int(shortest[shortest.index(after: e)...]) else {
+            return shortest
+        }
+        let digits = shortest[..<e].filter { $0 != "." }
+        let zeros = max(0, exponent - (digits.count - 1))
+        return (number < 0 ? "-" : "") + digits + String(repeating: "0", count: zeros)
     }
 
     private static func quote(_ text: String) -> String {
