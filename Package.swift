@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "CapctlCommand",
             dependencies: [
-                "CapabilityPolicy", "LinuxCapabilities", "Capabilities", "FeatureFlags", "ProcedureCore",
+                "CapabilityPolicy", "LinuxCapabilities", "Capabilities", "FeatureFlags", "ProcedureCore", "CLinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -13,3 +13,88 @@ int clinux_open_pseudo_terminal(char *device_name, size_t size) {
     }
     return master;
 }
+
+// MARK: Terminal echo restored on a signal
+
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <termios.h>
+
+static const int guarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define GUARDED_COUNT (sizeof guarded_signals / sizeof guarded_signals[0])
+static volatile sig_atomic_t guarded_fd = -1;
+static struct termios guarded_settings;
+static struct sigaction previous_actions[GUARDED_COUNT];
+
+static void restore_and_reraise(int signal_number) {
+    int fd = guarded_fd;
+    if (fd >= 0) tcsetattr(fd, TCSAFLUSH, &guarded_settings);
+    for (size_t i = 0; i < GUARDED_COUNT; i++) {
+        if (guarded_signals[i] == signal_number) sigaction(signal_number, &previous_actions[i], NULL);
+    }
+    guarded_fd = -1;
+    raise(signal_number);
+}
+
+int clinux_guard_terminal(int fd, const struct termios *settings) {
+    memcpy(&guarded_settings, settings, sizeof guarded_settings);
+    guarded_fd = fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = restore_and_reraise;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < GUARDED_COUNT; i++) {
+        if (sigaction(guarded_signals[i], &action, &previous_actions[i]) != 0) return -1;
+    }
+    return 0;
+}
+
+void clinux_release_terminal(void) {
+    for (size_t i = 0; i < GUARDED_COUNT; i++) sigaction(guarded_signals[i], &previous_actions[i], NULL);
+    guarded_fd = -1;
+}
+
+// MARK: A clean process image for exec
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/syscall.h>
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+int clinux_mark_descriptors_close_on_exec(int first) {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, (unsigned)first, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return 0;
+#endif
+    // Older kernels: walk /proc/self/fd instead.
+    DIR *directory = opendir("/proc/self/fd");
+    if (directory == NULL) return -1;
+    int own = dirfd(directory);
+    struct dirent *entry;
+    while ((entry = readdir(directory)) != NULL) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        int fd = atoi(entry->d_name);
+        if (fd < first || fd == own) continue;
+        int flags = fcntl(fd, F_GETFD);
+        if (flags >= 0) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+    }
+    closedir(directory);
+    return 0;
+}
+
+int clinux_exec_clean(const char *file, char *const argv[]) {
+    // Dispositions: a handled signal resets at exec by itself, an ignored one would stay ignored.
+    for (int signal_number = 1; signal_number < NSIG; signal_number++) {
+        if (signal_number == SIGKILL || signal_number == SIGSTOP) continue;
+        signal(signal_number, SIG_DFL);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    pthread_sigmask(SIG_SETMASK, &none, NULL);
+    clinux_mark_descriptors_close_on_exec(3);
+    execvp(file, argv);
+    return errno;
+}

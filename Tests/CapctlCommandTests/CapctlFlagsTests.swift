@@ -33,16 +33,18 @@ struct CapctlFlagsTests {
         #expect(number["value"] as? Int == 100)
     }
 
-    @Test("errors come back as details, with exit status 1")
+    @Test("errors come back as details: exit status 64 for an unknown flag name (as for gates), 1 for an evaluation error")
     func errors() throws {
         let tree = try PolicyTree()
         let file = try tree.write("flags.json", Self.flags)
         let missing = try tree.capctl(["flags", "get", "nothing", "--file", file, "--default", "true", "--json"])
-        #expect(missing.status == 1)
+        #expect(missing.status == 64)
         let object = try #require(try missing.json() as? [String: Any])
         #expect(object["errorCode"] as? String == "FLAG_NOT_FOUND")
         #expect(object["value"] as? Bool == true)
-        let mismatch = try #require(try tree.capctl(["flags", "get", "color", "--type", "bool", "--file", file, "--json"]).json() as? [String: Any])
+        let mismatchRun = try tree.capctl(["flags", "get", "color", "--type", "bool", "--file", file, "--json"])
+        #expect(mismatchRun.status == 1)
+        let mismatch = try #require(try mismatchRun.json() as? [String: Any])
         #expect(mismatch["errorCode"] as? String == "TYPE_MISMATCH")
     }
 

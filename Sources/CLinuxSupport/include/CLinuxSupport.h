@@ -11,4 +11,19 @@
 /// Opens a pseudo-terminal master and writes its slave's device name; returns the master or -1.
 int clinux_open_pseudo_terminal(char *device_name, size_t size);
 
+#include <termios.h>
+
+/// Until `clinux_release_terminal`, SIGINT, SIGTERM, SIGHUP and SIGQUIT first restore `settings`
+/// on `fd` (the echo a password prompt turned off), then take their previous action.
+int clinux_guard_terminal(int fd, const struct termios *settings);
+void clinux_release_terminal(void);
+
+/// Marks every descriptor from `first` on close-on-exec; 0 on success.
+int clinux_mark_descriptors_close_on_exec(int first);
+
+/// Replaces this process with `file` (looked up in PATH as a shell would), with every signal
+/// at its default action, no signal blocked, and only descriptors 0, 1 and 2 kept. Returns
+/// errno when exec fails.
+int clinux_exec_clean(const char *file, char *const argv[]);
+
 #endif

@@ -59,8 +59,9 @@ extension PolicyOptions {
     }
 }
 
-/// Answers the first secret prompt with one line of standard input, read straight into a
-/// buffer that is zeroed after use; later prompts, and end of input, dismiss the login.
+/// Answers the first secret prompt with exactly one line of standard input (see ``SecretLine``:
+/// nothing after the newline is consumed, so no part of the secret reaches a command run after
+/// it); later prompts, end of input, an overlong line or a NUL dismiss the login.
 struct StandardInputPassword: PAMConversation {
     private final class Used: @unchecked Sendable {
         // Only touched on the PAM transaction's thread.
@@ -72,22 +73,23 @@ struct StandardInputPassword: PAMConversation {
     func answer(_ prompt: PAMMessage) -> PAMAnswer {
         guard !used.value else { return .cancel }
         used.value = true
-        let capacity = 1024
-        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: capacity)
-        buffer.initialize(repeating: 0)
-        defer {
-            explicit_bzero(buffer.baseAddress!, capacity)
-            buffer.deallocate()
+        switch SecretLine.read(from: STDIN_FILENO) {
+        case .line(let line):
+            defer {
+                explicit_bzero(line.baseAddress!, line.count)
+                line.deallocate()
+            }
+            guard line.count > 1 else { return .cancel }
+            return .secret(PAMSecret(copying: UnsafeBufferPointer(rebasing: line[..<(line.count - 1)])))
+        case .tooLong:
+            show(PAMMessage(style: .error, text: "capctl: the password line is longer than \(SecretLine.limit) bytes"))
+            return .cancel
+        case .containsNUL:
+            show(PAMMessage(style: .error, text: "capctl: the password line contains a NUL byte"))
+            return .cancel
+        case .endOfInput, .failed:
+            return .cancel
         }
-        var count = 0
-        var byte: UInt8 = 0
-        while count < capacity - 1, read(STDIN_FILENO, &byte, 1) == 1, byte != UInt8(ascii: "\n") {
-            buffer[count] = byte
-            count += 1
-        }
-        byte = 0
-        guard count > 0 else { return .cancel }
-        return .secret(PAMSecret(copying: UnsafeBufferPointer(rebasing: buffer[..<count])))
     }
 
     func show(_ message: PAMMessage) {

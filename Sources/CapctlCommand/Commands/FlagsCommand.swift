@@ -113,6 +113,8 @@ struct FlagsCommand: AsyncParsableCommand {
             } else {
                 print(details.description)
             }
+            // An unknown name is a usage error, as for gates and capabilities (Docs/capctl.md).
+            if details.errorCode == .flagNotFound { throw ExitStatus.usage }
             if details.reason == .error { throw ExitStatus.denied }
         }
 

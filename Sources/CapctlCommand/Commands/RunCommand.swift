@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinuxSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -10,7 +11,11 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a command only if a gate holds, and exit with its status.",
-        discussion: "When the gate does not hold, prints why and exits 77 (EX_NOPERM) without running the command."
+        discussion: """
+            When the gate holds, capctl replaces itself with the command (exec), which then has its own signals, \
+            exit status and standard input. When the gate does not hold, prints why and exits 77 (EX_NOPERM) \
+            without running the command. A command that is not found exits 127; one that cannot be executed, 126.
+            """
     )
 
     @OptionGroup var options: CommonOptions
@@ -40,27 +45,21 @@ struct RunCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data(message.utf8))
             throw ExitStatus.refused
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.resolve(command[0]))
-        process.arguments = Array(command.dropFirst())
-        do {
-            try process.run()
-        } catch {
-            throw CommandFailure(message: "capctl: cannot run \(command[0]): \(error.localizedDescription)", status: ExitCode(127))
-        }
-        process.waitUntilExit()
-        if process.terminationReason == .uncaughtSignal { throw ExitCode(128 + process.terminationStatus) }
-        throw ExitCode(process.terminationStatus)
+        Self.execute(command)
     }
 
-    /// A command name looked up in PATH, as a shell would.
-    static func resolve(_ name: String) -> String {
-        guard !name.contains("/") else { return name }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") {
-            let candidate = directory + "/" + name
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        return name
+    /// Replaces capctl with the command, so signals, job control and the exit status are the
+    /// command's own: every signal at its default action and unblocked, and no descriptor of
+    /// capctl's but standard input, output and error left open. Returns only on failure, with a
+    /// shell's statuses: 127 when the command is not found, 126 when it cannot be executed.
+    static func execute(_ command: [String]) -> Never {
+        fflush(nil)
+        var arguments: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) }
+        arguments.append(nil)
+        let code = clinux_exec_clean(command[0], &arguments)
+        let status: Int32 = code == ENOENT || code == ENOTDIR ? 127 : 126
+        let message = "capctl: cannot run \(command[0]): \(String(cString: strerror(code)))\n"
+        _ = message.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+        Glibc.exit(status)
     }
 }

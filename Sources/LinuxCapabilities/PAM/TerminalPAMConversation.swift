@@ -1,3 +1,5 @@
+import CLinuxSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,10 +29,17 @@ public struct TerminalPAMConversation: PAMConversation {
             var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHO)
             quiet.c_lflag |= tcflag_t(ECHONL)
+            // Interrupted at the prompt, the terminal must not be left without echo.
+            clinux_guard_terminal(fd, &saved)
             tcsetattr(fd, TCSAFLUSH, &quiet)
         }
-        defer { if hidden, canHide { tcsetattr(fd, TCSAFLUSH, &saved) } }
-        guard let line = readLine(fd) else { return .cancel }
+        defer {
+            if hidden, canHide {
+                tcsetattr(fd, TCSAFLUSH, &saved)
+                clinux_release_terminal()
+            }
+        }
+        guard case .line(let line) = SecretLine.read(from: fd) else { return .cancel }
         if hidden { return .secret(PAMSecret(adopting: line)) }
         let text = String(decoding: UnsafeBufferPointer(rebasing: line[..<(line.count - 1)]), as: UTF8.self)
         explicit_bzero(line.baseAddress!, line.count)
@@ -48,35 +57,5 @@ public struct TerminalPAMConversation: PAMConversation {
     private func write(_ fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)
         _ = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-    }
-
-    /// One line, without its newline, in a buffer with a terminating NUL; nil at end of input.
-    private func readLine(_ fd: Int32) -> UnsafeMutableBufferPointer<UInt8>? {
-        let capacity = 1024
-        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: capacity)
-        buffer.initialize(repeating: 0)
-        var count = 0
-        var byte: UInt8 = 0
-        while count < capacity - 1 {
-            let got = read(fd, &byte, 1)
-            if got < 0, errno == EINTR { continue }
-            if got <= 0 {
-                if count == 0 {
-                    buffer.deallocate()
-                    return nil
-                }
-                break
-            }
-            if byte == UInt8(ascii: "\n") { break }
-            buffer[count] = byte
-            count += 1
-        }
-        byte = 0
-        let line = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: count + 1)
-        _ = line.initialize(from: buffer[..<count])
-        line[count] = 0
-        explicit_bzero(buffer.baseAddress!, capacity)
-        buffer.deallocate()
-        return line
     }
 }
