@@ -89,7 +89,12 @@ int clinux_exec_clean(const char *file, char *const argv[]) {
     // Dispositions: a handled signal resets at exec by itself, an ignored one would stay ignored.
     for (int signal_number = 1; signal_number < NSIG; signal_number++) {
         if (signal_number == SIGKILL || signal_number == SIGSTOP) continue;
-        signal(signal_number, SIG_DFL);
+        if (signal(signal_number, SIG_DFL) == SIG_ERR) {
+            // glibc keeps two real-time signals for itself and refuses them; the kernel does not.
+            // A kernel sigaction of all zeros is SIG_DFL with no flags and an empty mask.
+            unsigned long zeros[4] = {0, 0, 0, 0};
+            syscall(SYS_rt_sigaction, signal_number, zeros, NULL, sizeof(unsigned long));
+        }
     }
     sigset_t none;
     sigemptyset(&none);

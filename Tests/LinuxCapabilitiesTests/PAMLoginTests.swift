@@ -204,7 +204,7 @@ struct PAMLoginTests {
         chmod(directory.path, 0o777)
         let (inWritable, _) = try await login(directory, password: "secret")
         #expect(inWritable.kind == .unavailable, "\(inWritable)")
-        #expect(inWritable.reason.contains("the directory holding it"), "\(inWritable)")
+        #expect(inWritable.reason.contains("the directory holding \(directory.path)/test"), "\(inWritable)")
         chmod(directory.path, 0o700)
         let (trusted, _) = try await login(directory, password: "secret")
         #expect(trusted.kind == .authorized, "\(trusted)")

@@ -162,9 +162,15 @@ package enum TrustedFile {
                 // anyone could add a file beside it, so a file's own directory is never accepted.
                 let sticky = currentInfo.st_mode & S_ISVTX != 0
                 let holdsFile = isLast && expected == .regularFile
-                if holdsFile || !sticky || !isTrustedOwner(info.st_uid) {
-                    let tail = holdsFile ? "the directory holding it" : "a directory on the way"
-                    throw Refusal(path, "\(tail), \(holder), \(problem)")
+                if holdsFile {
+                    throw Refusal(path, "the directory holding \(candidate), \(holder), \(problem)")
+                }
+                if !sticky { throw Refusal(path, "a directory on the way, \(holder), \(problem)") }
+                if !isTrustedOwner(info.st_uid) {
+                    throw Refusal(
+                        path,
+                        "a directory on the way, \(holder), \(problem), and the entry in it, \(candidate), is owned by uid \(info.st_uid), not by root or by uid \(geteuid())"
+                    )
                 }
             }
             if fileType(info) == S_IFLNK {

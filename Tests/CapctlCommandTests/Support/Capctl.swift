@@ -62,4 +62,35 @@ final class PolicyTree {
         let result = try runProcess(Self.capctl, arguments, environment: environment, input: input)
         return CapctlRun(status: result.status, output: result.standardOutput, error: result.standardError)
     }
+
+    /// capctl copied where every user may execute it, wherever the package was cloned.
+    static let sharedCapctl: String = {
+        let directory = "/tmp/capctl-bin-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        chmod(directory, 0o755)
+        let copy = directory + "/capctl"
+        try? FileManager.default.copyItem(atPath: capctl, toPath: copy)
+        chmod(copy, 0o755)
+        return copy
+    }()
+
+    /// Runs capctl as root or as uid 65534 (setpriv, no groups), optionally under an address
+    /// space limit (prlimit) and through a wrapper command that execs its arguments.
+    func capctl(
+        _ arguments: [String], as identity: CapctlSecurityTests.Identity, memoryLimit: Int? = nil,
+        wrapper: [String] = [], input: String = ""
+    ) throws -> CapctlRun {
+        var command = wrapper + [Self.sharedCapctl] + arguments
+        if let memoryLimit { command = ["/usr/bin/prlimit", "--as=\(memoryLimit)", "--"] + command }
+        if identity == .nobody {
+            command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command
+        }
+        let result = try runProcess(command[0], Array(command.dropFirst()), environment: environment, input: input)
+        return CapctlRun(status: result.status, output: result.standardOutput, error: result.standardError)
+    }
+
+    /// Runs capctl as root under an address space limit.
+    func capctl(_ arguments: [String], memoryLimit: Int) throws -> CapctlRun {
+        try capctl(arguments, as: .root, memoryLimit: memoryLimit)
+    }
 }
