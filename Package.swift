@@ -74,7 +74,7 @@ let package = Package(
             name: "LinuxCapabilitiesTests",
             dependencies: ["LinuxCapabilities", "Capabilities", "ProcedureCore", "TestSupport", "CLinuxSupport", "capability-probe"]
         ),
-        .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand", "TestSupport", "capctl"]),
+        .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand", "TestSupport", "CLinuxSupport", "capctl"]),
         .testTarget(name: "CapabilityPolicyTests", dependencies: ["CapabilityPolicy", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,11 @@
+import CLinuxSupport
 import Foundation
 import Testing
 import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A PAM gate answered through --password-stdin against a pam_matrix service directory.
 @Suite(
@@ -54,5 +59,72 @@ struct CapctlPAMTests {
         let dismissed = try tree.capctl(["authorize", "admin", "--password-stdin"], input: "")
         #expect(dismissed.status == 3, "\(dismissed.output)")
         #expect(dismissed.output.contains("dismissed"))
+    }
+
+    @Test("--password-stdin reads exactly one line: the rest of standard input is the command's")
+    func oneLineOnly() throws {
+        let tree = try tree()
+        let run = try tree.capctl(["run", "export", "--password-stdin", "--", "/bin/cat"], input: "secret\nfor the command\n")
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output == "for the command\n")
+    }
+
+    @Test("--password-stdin: an overlong line is drained and refused, a NUL is refused, nothing runs")
+    func hostileLines() throws {
+        let tree = try tree()
+        let long = String(repeating: "x", count: 100_000) + "secret\nrest\n"
+        let overlong = try tree.capctl(["run", "export", "--password-stdin", "--", "/bin/cat"], input: long)
+        #expect(overlong.status == 77)
+        #expect(overlong.error.contains("the password line is longer than 4096 bytes"), "\(overlong.error)")
+        #expect(!overlong.output.contains("rest") && !overlong.output.contains("secret"))
+        let withNUL = try tree.capctl(["authorize", "admin", "--password-stdin"], input: "sec\u{0}ret\n")
+        #expect(withNUL.status == 3, "\(withNUL.output)")
+        #expect(withNUL.error.contains("contains a NUL byte"), "\(withNUL.error)")
+    }
+
+    @Test(
+        "Ctrl-C, SIGTERM or SIGHUP at the terminal's password prompt leaves the terminal's echo on",
+        arguments: [SIGINT, SIGTERM, SIGHUP])
+    func echoRestoredOnSignal(signal: Int32) throws {
+        let tree = try tree()
+        var name = [CChar](repeating: 0, count: 128)
+        let master = clinux_open_pseudo_terminal(&name, name.count)
+        try #require(master >= 0)
+        defer { close(master) }
+        let device = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let slave = open(device, O_RDWR | O_NOCTTY)
+        try #require(slave >= 0)
+        // capctl in a session of its own, with the pseudo-terminal as its controlling terminal.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["--ctty", "--wait", PolicyTree.capctl, "authorize", "admin"]
+        var environment = tree.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        let terminal = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
+        process.standardInput = terminal
+        process.standardOutput = terminal
+        process.standardError = terminal
+        try process.run()
+        var shown = ""
+        var byte: UInt8 = 0
+        while !shown.hasSuffix("assword: "), read(master, &byte, 1) == 1 { shown.append(Character(UnicodeScalar(byte))) }
+        var settings = termios()
+        tcgetattr(master, &settings)
+        #expect(settings.c_lflag & tcflag_t(ECHO) == 0, "echo is off at the prompt")
+        if signal == SIGINT {
+            // Ctrl-C, as a person presses it: the terminal sends SIGINT to capctl.
+            var key: UInt8 = 3
+            #expect(write(master, &key, 1) == 1)
+        } else {
+            // capctl leads the terminal's foreground process group.
+            var group: pid_t = 0
+            try #require(ioctl(master, UInt(TIOCGPGRP), &group) == 0 && group > 0)
+            kill(-group, signal)
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0, "capctl did not finish normally: setsid says so")
+        tcgetattr(master, &settings)
+        #expect(settings.c_lflag & tcflag_t(ECHO) != 0, "echo is back on after signal \(signal)")
     }
 }

@@ -21,7 +21,6 @@ public struct TerminalPAMConversation: PAMConversation {
         let fd = open(device, O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return .cancel }
         defer { close(fd) }
-        write(fd, prompt.text)
         let hidden = prompt.style == .secretPrompt
         var saved = termios()
         let canHide = tcgetattr(fd, &saved) == 0
@@ -39,6 +38,8 @@ public struct TerminalPAMConversation: PAMConversation {
                 clinux_release_terminal()
             }
         }
+        // Echo goes off before the prompt shows, so nothing typed ahead is echoed.
+        write(fd, prompt.text)
         guard case .line(let line) = SecretLine.read(from: fd) else { return .cancel }
         if hidden { return .secret(PAMSecret(adopting: line)) }
         let text = String(decoding: UnsafeBufferPointer(rebasing: line[..<(line.count - 1)]), as: UTF8.self)
