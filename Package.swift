@@ -56,6 +56,14 @@ let package = Package(
             path: "Benchmarks/CoreBench"
         ),
         .target(name: "HeapUsage", path: "Benchmarks/HeapUsage"),
+        // Fuzz targets for the parsers and the targeting evaluator (Docs/Security.md): libFuzzer
+        // entry points when built with `--sanitize fuzzer -Xswiftc -DFUZZING`, corpus replayers otherwise.
+        .target(name: "FuzzSupport", dependencies: ["FeatureFlags"], path: "Fuzz/Support"),
+        .executableTarget(
+            name: "PolicyFuzzer", dependencies: ["CapabilityPolicy", "FuzzSupport"], path: "Fuzz/PolicyFuzzer"),
+        .executableTarget(name: "FlagFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/FlagFuzzer"),
+        .executableTarget(
+            name: "TargetingFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/TargetingFuzzer"),
         .plugin(
             name: "CoreBenchPlugin",
             capability: .command(

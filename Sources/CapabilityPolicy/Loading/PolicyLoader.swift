@@ -68,6 +68,17 @@ public enum PolicyLoader {
         return policy
     }
 
+    /// Parses and checks one policy file's text as if it were the whole policy (no file is
+    /// read but the flag files it names). For fuzzing and tools; ``load(files:)`` is the way to
+    /// load a policy.
+    package static func parse(_ text: String, file: String) -> Result<Policy, PolicyErrors> {
+        var reader = PolicyFileReader(file: file)
+        var policy = Policy()
+        policy.apply(reader.read(text))
+        let errors = reader.errors + PolicyValidator.check(policy)
+        return errors.isEmpty ? .success(policy) : .failure(PolicyErrors(errors: errors))
+    }
+
     /// Loads the files the search path finds.
     public static func load(searchPath: PolicySearchPath) throws(PolicyErrors) -> Policy {
         try load(files: files(in: searchPath))

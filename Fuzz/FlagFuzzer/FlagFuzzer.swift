@@ -1,0 +1,31 @@
+import FeatureFlags
+import FuzzSupport
+
+/// flagd flag files: parsing, then evaluating every flag that loaded with a few contexts.
+func fuzzFlags(_ bytes: [UInt8]) {
+    guard let text = String(validating: bytes, as: UTF8.self) else { return }
+    for format in [FlagFileFormat.json, .yaml] {
+        guard let flagSet = try? FlagSet.parse(text, file: "fuzz", format: format) else { continue }
+        let store = FlagStore(flagSets: [flagSet], files: [], watch: false, context: FlagEvaluationContext())
+        for key in flagSet.flags.keys.sorted() {
+            for context in FuzzContexts.all {
+                _ = store.valueDetails(key, default: .null, context: context)
+                _ = store.booleanDetails(key, default: false, context: context)
+                _ = store.integerDetails(key, default: 0, context: context)
+            }
+        }
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func flagFuzzerInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    fuzzFlags(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+
+#if !FUZZING
+@main
+struct FlagFuzzerReplay {
+    static func main() { FuzzDriver.replay(Array(CommandLine.arguments.dropFirst()), through: fuzzFlags) }
+}
+#endif
