@@ -175,6 +175,18 @@ public func builtProduct(_ name: String) -> String {
     return (testBinary as NSString).deletingLastPathComponent + "/" + name
 }
 
+/// A copy of the built product `name` in a fresh directory under /tmp that every user may
+/// enter, so a child run as another user (setpriv) can execute it wherever the package was cloned.
+public func builtProductForAnyUser(_ name: String) -> String {
+    let directory = "/tmp/\(name)-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    chmod(directory, 0o755)
+    let copy = directory + "/" + name
+    try? FileManager.default.copyItem(atPath: builtProduct(name), toPath: copy)
+    chmod(copy, 0o755)
+    return copy
+}
+
 /// PAM test modules, where installed: pam_matrix.so from libpam-wrapper, and the directory of
 /// the stock modules (pam_debug.so, pam_echo.so, pam_permit.so).
 public enum PAMTestModules {

@@ -64,15 +64,7 @@ final class PolicyTree {
     }
 
     /// capctl copied where every user may execute it, wherever the package was cloned.
-    static let sharedCapctl: String = {
-        let directory = "/tmp/capctl-bin-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        chmod(directory, 0o755)
-        let copy = directory + "/capctl"
-        try? FileManager.default.copyItem(atPath: capctl, toPath: copy)
-        chmod(copy, 0o755)
-        return copy
-    }()
+    static let sharedCapctl = builtProductForAnyUser("capctl")
 
     /// Runs capctl as root or as uid 65534 (setpriv, no groups), optionally under an address
     /// space limit (prlimit) and through a wrapper command that execs its arguments.

@@ -10,16 +10,7 @@ import Glibc
 enum Probe {
     /// The probe copied into a directory everyone may enter, so a child with other credentials
     /// can execute it wherever the package was cloned.
-    static let executable: String = {
-        let built = builtProduct("capability-probe")
-        let directory = NSTemporaryDirectory() + "capability-probe-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        chmod(directory, 0o755)
-        let copy = directory + "/capability-probe"
-        try? FileManager.default.copyItem(atPath: built, toPath: copy)
-        chmod(copy, 0o755)
-        return copy
-    }()
+    static let executable = builtProductForAnyUser("capability-probe")
 
     /// Whether this process can start children as another user (it is root).
     static var canDropPrivileges: Bool { geteuid() == 0 }
