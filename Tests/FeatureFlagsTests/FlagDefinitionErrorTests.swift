@@ -89,7 +89,7 @@ struct FlagDefinitionErrorTests {
         expectError(flag("{\"starts_with\": [\"a\"]}"), line: 2, column: 15, containing: "takes 2 arguments, found 1")
         expectError(flag("{\"==\": [1, 1], \"!=\": [1, 2]}"), line: 2, column: 14, containing: "exactly one operator")
         expectError(flag("{\"fractional\": [[\"on\", 50.5], [\"off\", 50]]}"), line: 2, column: 37, containing: "whole number")
-        expectError(flag("{\"fractional\": [[\"on\", -1], [\"off\", 50]]}"), line: 2, column: 37, containing: "whole number")
+        expectError(flag("{\"fractional\": [[\"on\", -1], [\"off\", 50]]}"), line: 2, column: 37, containing: "counts -1 as 0")
         expectError(flag("{\"$ref\": \"nobody\"}"), line: 2, column: 23, containing: "names no entry in $evaluators")
         expectError(
             """

@@ -128,21 +128,22 @@ struct FlagEvaluationTests {
         #expect(flags.valueDetails("limit", default: .null).value == 10)
     }
 
-    @Test("PARSE_ERROR: targeting returning something that is not a variant")
+    @Test("GENERAL: targeting returning something that is not a variant")
     func invalidVariant() throws {
         let details = try store(Self.flags).booleanDetails("bad-variant", default: true)
         #expect(details.value == true)
         #expect(details.reason == .error)
-        #expect(details.errorCode == .parseError)
+        #expect(details.errorCode == .general)
         #expect(details.errorMessage?.contains("\"onn\"") == true)
     }
 
-    @Test("TARGETING_KEY_MISSING: fractional without a bucketing value needs a targeting key")
-    func targetingKeyMissing() throws {
+    @Test("fractional's short form without a targeting key buckets on the flag key alone, as flagd does")
+    func noTargetingKey() throws {
         let flags = try store(Self.flags)
         let details = flags.stringDetails("rollout", default: "none")
-        #expect(details.value == "none")
-        #expect(details.errorCode == .targetingKeyMissing)
+        #expect(details.reason == .targetingMatch)
+        #expect(["A", "B"].contains(details.value))
+        #expect(flags.stringDetails("rollout", default: "none", context: .init(targetingKey: "")).variant == details.variant)
         let keyed = flags.stringDetails("rollout", default: "none", context: .init(targetingKey: "host-17"))
         #expect(keyed.reason == .targetingMatch)
         #expect(["A", "B"].contains(keyed.value))

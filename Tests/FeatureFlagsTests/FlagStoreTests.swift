@@ -46,9 +46,9 @@ struct FlagStoreTests {
         let flags = FlagStore(files: [file], context: FlagEvaluationContext())
         var events = flags.events().makeAsyncIterator()
 
-        try directory.write("{\"flags\": {\"f\": {\"state\": \"ENABLED\",\n  \"variants\": {\"on\": true, \"off\": false},\n  \"defaultVariant\": \"maybe\"}}}", to: "flags.json")
+        try directory.write("{\"flags\": {\"f\": {\"state\": \"ENABLED\",\n  \"variants\": {\"on\": true, \"off\": false},\n  \"defaultVariant\": \"on\"}}", to: "flags.json")
         guard case .failed(let error) = try await next(&events) else { Issue.record("expected a failure"); return }
-        #expect(error.location == FileLocation(file: file, line: 3, column: 21))
+        #expect(error.location == FileLocation(file: file, line: 3, column: 27))
         #expect(flags.problems == [error])
         let details = flags.booleanDetails("f", default: false)
         #expect(details.value == true)
@@ -58,6 +58,19 @@ struct FlagStoreTests {
         guard case .loaded = try await next(&events) else { Issue.record("expected a load"); return }
         #expect(flags.problems.isEmpty)
         #expect(flags.boolean("f", default: true) == false)
+
+        // A flag that cannot be evaluated loads broken, as in flagd: the others stay usable.
+        try directory.write(
+            "{\"flags\": {\"f\": {\"state\": \"ENABLED\",\n  \"variants\": {\"on\": true, \"off\": false},\n  \"defaultVariant\": \"maybe\"},\n"
+                + "  \"g\": {\"state\": \"ENABLED\", \"variants\": {\"on\": true}, \"defaultVariant\": \"on\"}}}",
+            to: "flags.json")
+        guard case .loaded = try await next(&events) else { Issue.record("expected a load"); return }
+        #expect(flags.problems.map(\.location) == [FileLocation(file: file, line: 3, column: 21)])
+        #expect(flags.loadFailures.isEmpty)
+        let broken = flags.booleanDetails("f", default: true)
+        #expect(broken.value == true)
+        #expect(broken.errorCode == .parseError)
+        #expect(flags.boolean("g", default: false) == true)
     }
 
     @Test("a file that never loaded: its flags are errors, never silently on")

@@ -36,10 +36,13 @@ struct FractionalTests {
         #expect(try color(flagKey, rule, .init(targetingKey: "myKey")).variant == expected)
     }
 
-    @Test("a missing bucketing value falls back to the targeting key")
-    func missingBucketingValue() throws {
+    @Test("a missing or empty bucketing value makes the rule null: the default variant, reason DEFAULT", arguments: [nil, ""])
+    func missingBucketingValue(email: String?) throws {
         let rule = #"{"fractional": [{"var": "email"}, ["red", 25], ["blue", 25], ["green", 25], ["yellow", 25]]}"#
-        #expect(try color("headerColor", rule, .init(targetingKey: "myKey")).variant == "blue")
+        let context = FlagEvaluationContext(targetingKey: "myKey", attributes: email.map { ["email": .string($0)] } ?? [:])
+        let details = try color("headerColor", rule, context)
+        #expect(details.variant == "red")
+        #expect(details.reason == .default)
     }
 
     @Test("a bucket of weight 100 takes everyone, weight 0 nobody")

@@ -37,12 +37,32 @@ struct SemanticVersionTests {
         #expect(try holds(version, op, target) == expected)
     }
 
-    @Test("a version that does not parse makes the comparison false", arguments: ["1.0.0.0", "01.0.0", "1.0.0-", "banana", "", "V1.0.0"])
+    @Test("a version that does not parse makes the whole rule null, so the default variant wins", arguments: ["1.0.0.0", "01.0.0", "1.0.0-", "banana", "", "1.2-beta"])
     func invalidVersions(version: String) throws {
-        #expect(!(try holds(version, "!=", "1.0.0")))
+        let json = """
+            { "flags": { "f": { "state": "ENABLED", "variants": { "yes": true, "no": false, "fallback": false },
+              "defaultVariant": "fallback",
+              "targeting": { "if": [{ "sem_ver": [{ "var": "version" }, "!=", "1.0.0"] }, "yes", "no"] } } } }
+            """
+        let details = try store(json).booleanDetails("f", default: true, context: .init(attributes: ["version": .string(version)]))
+        #expect(details.variant == "fallback")
+        #expect(details.reason == .default)
     }
 
-    @Test("an unknown operator is a load error with its position")
+    @Test("v and V prefixes, and numbers in the context read as JavaScript prints them", arguments: [
+        (FlagValue.string("V1.0.0"), "=", "1.0.0"), (.string("v1.0.0"), "=", "V1"), (.number(2), "=", "2.0.0"),
+        (.number(1.2), "=", "1.2.0"), (.number(1.25), ">", "1.3.0"),
+    ])
+    func prefixesAndNumbers(version: FlagValue, op: String, target: String) throws {
+        let json = """
+            { "flags": { "f": { "state": "ENABLED", "variants": { "yes": true, "no": false }, "defaultVariant": "no",
+              "targeting": { "if": [{ "sem_ver": [{ "var": "version" }, "\(op)", "\(target)"] }, "yes", "no"] } } } }
+            """
+        let details = try store(json).booleanDetails("f", default: false, context: .init(attributes: ["version": version]))
+        #expect(details.variant == "yes", "\(details)")
+    }
+
+    @Test("an unknown operator is reported with its position")
     func unknownOperator() {
         let error = definitionError("""
             { "flags": { "f": { "state": "ENABLED", "variants": { "yes": true }, "defaultVariant": "yes",

@@ -126,13 +126,45 @@ struct TargetingTests {
         #expect(try holds(#"{"==": [{"substr": ["jsonlogic", 4, -2]}, "log"]}"#))
     }
 
-    @Test("starts_with and ends_with; non-strings are false")
+    @Test("starts_with and ends_with; a non-string makes the rule null")
     func stringComparison() throws {
         #expect(try holds(#"{"starts_with": ["192.168.0.1", "192.168"]}"#))
         #expect(!(try holds(#"{"starts_with": ["10.0.0.1", "192.168"]}"#)))
         #expect(try holds(#"{"ends_with": ["noreply@example.com", "@example.com"]}"#))
         #expect(!(try holds(#"{"ends_with": ["noreply@example.com", "@test.com"]}"#)))
         #expect(!(try holds(#"{"starts_with": [{"var": "n"}, "1"]}"#, ["n": 123])))
+    }
+
+    @Test("strings as JavaScript sees them: UTF-16 code units, no normalization")
+    func javaScriptStrings() throws {
+        // "zoe" + combining diaeresis and the precomposed "zoë" are different strings in JavaScript.
+        #expect(!(try holds(#"{"==": [{"var": "name"}, "zo\u00eb"]}"#, ["name": "zoe\u{308}"])))
+        #expect(!(try holds(#"{"===": [{"var": "name"}, "zo\u00eb"]}"#, ["name": "zoe\u{308}"])))
+        #expect(try holds(#"{"===": [{"var": "name"}, "zo\u00eb"]}"#, ["name": "zo\u{EB}"]))
+        #expect(!(try holds(#"{"in": ["zo\u00eb", ["zoe\u0308"]]}"#)))
+        #expect(!(try holds(#"{"in": ["\u00eb", "zoe\u0308"]}"#)))
+        #expect(try holds(#"{"in": ["", "anything"]}"#))
+        #expect(try holds(#"{"in": ["", ""]}"#))
+        // An emoji is two code units: substr and starts_with count them.
+        #expect(try holds(#"{"==": [{"substr": ["\ud83d\ude00abc", 2]}, "abc"]}"#))
+        #expect(try holds(#"{"==": [{"substr": ["a\ud83d\ude00b", -1]}, "b"]}"#))
+        #expect(try holds(#"{"starts_with": ["\ud83d\ude00abc", "\ud83d\ude00"]}"#))
+        #expect(!(try holds(#"{"starts_with": ["e\u0301", "\u00e9"]}"#)))
+        #expect(try holds(#"{"ends_with": ["cafe\u0301", "e\u0301"]}"#))
+        // Ordering by code unit: U+FF5E sorts after the surrogates of U+1F600, unlike scalar order.
+        #expect(try holds(#"{"<": ["\ud83d\ude00", "\uff5e"]}"#))
+        #expect(try holds(#"{"<": ["Z", "a"]}"#))
+    }
+
+    @Test("numbers: integral doubles equal integers, JavaScript's spelling in text, no trap on huge values")
+    func javaScriptNumbers() throws {
+        #expect(try holds(#"{"===": [1, 1.0]}"#))
+        #expect(try holds(#"{"==": [{"var": "n"}, 2]}"#, ["n": 2.0]))
+        #expect(try holds(#"{"==": [{"cat": [0.1, "|", 1e-7, "|", 0.000001, "|", 1e21, "|", 123456789012345680000]}, "0.1|1e-7|0.000001|1e+21|123456789012345680000"]}"#))
+        #expect(try holds(#"{"==": [{"cat": [-1.5, "|", 1.5e300, "|", 2e-7]}, "-1.5|1.5e+300|2e-7"]}"#))
+        #expect(try holds(#"{"==": [{"substr": ["abc", 1e300]}, ""]}"#))
+        #expect(try holds(#"{"==": [{"substr": ["abc", -1e300, 1e300]}, "abc"]}"#))
+        #expect(!(try holds(#"{">": [{"var": "n"}, 1e308]}"#, ["n": 1e308])))
     }
 
     @Test("$ref to shared evaluators, including one evaluator using another")

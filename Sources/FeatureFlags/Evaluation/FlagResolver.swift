@@ -13,12 +13,14 @@ struct FlagResolution: Sendable {
 }
 
 /// Evaluates a flag the way flagd does:
+/// - broken (see ``FlagDefinition/problem``): PARSE_ERROR;
 /// - disabled: the caller's default, reason DISABLED;
 /// - no targeting: the default variant, reason STATIC (the caller's default, reason DEFAULT,
 ///   when the default variant is null or missing);
-/// - targeting returns null: as if it picked nothing, reason DEFAULT;
-/// - targeting returns a variant's name (or `true`/`false` for variants named so): that
-///   variant, reason TARGETING_MATCH; anything else is an error.
+/// - targeting returns null, or one of flagd's operators fails inside it: as if it picked
+///   nothing, reason DEFAULT;
+/// - targeting returns a variant's name (or `true`/`false`/a number, read as the name): that
+///   variant, reason TARGETING_MATCH; any other result is GENERAL.
 enum FlagResolver {
     /// - Parameters:
     ///   - overlay: The caller's context, whose values win over `base`.
@@ -29,6 +31,9 @@ enum FlagResolver {
         now: () -> Int
     ) -> FlagResolution {
         guard flag.isEnabled else { return FlagResolution(value: nil, variant: nil, reason: .disabled) }
+        if let problem = flag.problem {
+            return .failure(.parseError, "flag \"\(flag.key)\" cannot be evaluated: \(problem)")
+        }
         guard let targeting = flag.targeting else { return defaultResolution(flag, reason: .static) }
 
         if let path = overlay?.firstInvalidAttribute() ?? baseProblem {
@@ -40,9 +45,7 @@ enum FlagResolver {
         do {
             result = try targeting.evaluate(scope)
         } catch {
-            return .failure(
-                .targetingKeyMissing,
-                "flag \"\(flag.key)\" buckets with fractional on the targeting key, and the context has none")
+            return defaultResolution(flag, reason: .default)
         }
         let name: String
         switch result {
@@ -51,14 +54,14 @@ enum FlagResolver {
         case .bool(let value): name = value ? "true" : "false"
         case .number(let number): name = FlagValue.format(number)
         case .list, .structure:
-            return .failure(.parseError, "targeting of flag \"\(flag.key)\" returned \(result), not a variant name")
+            return .failure(.general, "targeting of flag \"\(flag.key)\" returned \(result), not a variant name")
         }
-        guard let value = flag.variants[name] else {
+        guard let variant = flag.variant(named: name) else {
             let known = flag.variants.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
             return .failure(
-                .parseError, "targeting of flag \"\(flag.key)\" returned \"\(name)\", which is not one of its variants (\(known))")
+                .general, "targeting of flag \"\(flag.key)\" returned \"\(name)\", which is not one of its variants (\(known))")
         }
-        return FlagResolution(value: value, variant: name, reason: .targetingMatch)
+        return FlagResolution(value: variant.value, variant: variant.name, reason: .targetingMatch)
     }
 
     private static func defaultResolution(_ flag: FlagDefinition, reason: FlagEvaluationReason) -> FlagResolution {

@@ -1,12 +1,12 @@
 /// A Swift type a flag can be evaluated as, with how to read it from a variant's value.
 protocol FlagValueType {
-    /// The JSON type of variants this reads ("boolean", "string", "number", "object").
-    static var flagType: String { get }
+    /// What the caller asked for, for messages ("a boolean", "an integer").
+    static var requested: String { get }
     init?(flagValue: FlagValue)
 }
 
 extension Bool: FlagValueType {
-    static var flagType: String { "boolean" }
+    static var requested: String { "a boolean" }
     init?(flagValue: FlagValue) {
         guard case .bool(let value) = flagValue else { return nil }
         self = value
@@ -14,7 +14,7 @@ extension Bool: FlagValueType {
 }
 
 extension String: FlagValueType {
-    static var flagType: String { "string" }
+    static var requested: String { "a string" }
     init?(flagValue: FlagValue) {
         guard case .string(let value) = flagValue else { return nil }
         self = value
@@ -22,7 +22,7 @@ extension String: FlagValueType {
 }
 
 extension Int: FlagValueType {
-    static var flagType: String { "number" }
+    static var requested: String { "an integer" }
     init?(flagValue: FlagValue) {
         guard let value = flagValue.integerValue else { return nil }
         self = value
@@ -30,7 +30,7 @@ extension Int: FlagValueType {
 }
 
 extension Double: FlagValueType {
-    static var flagType: String { "number" }
+    static var requested: String { "a number" }
     init?(flagValue: FlagValue) {
         guard case .number(let value) = flagValue else { return nil }
         self = value
@@ -38,7 +38,7 @@ extension Double: FlagValueType {
 }
 
 extension FlagValue: FlagValueType {
-    static var flagType: String { "object" }
+    static var requested: String { "an object" }
     init?(flagValue: FlagValue) {
         switch flagValue {
         case .list, .structure: self = flagValue

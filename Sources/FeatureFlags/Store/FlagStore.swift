@@ -90,7 +90,16 @@ public final class FlagStore: Sendable {
     public var flags: [String: FlagDefinition] { state.withLock { $0.flags } }
 
     /// The files that currently fail to load, and why. Their last good flags stay in effect.
-    public var problems: [FlagDefinitionError] { state.withLock { $0.sources.compactMap(\.problem) } }
+    public var loadFailures: [FlagDefinitionError] { state.withLock { $0.sources.compactMap(\.problem) } }
+
+    /// Everything wrong in the files: those that fail to load (``loadFailures``), then the
+    /// problems of the flags in effect (``FlagSet/problems``: broken flags and mistakes flagd
+    /// tolerates). Empty when every file passes strict validation.
+    public var problems: [FlagDefinitionError] {
+        state.withLock { state in
+            state.sources.compactMap(\.problem) + state.sources.flatMap { $0.flags?.problems ?? [] }
+        }
+    }
 
     /// Every load and failure from now on, as they happen.
     public func events() -> AsyncStream<FlagStoreEvent> {
@@ -153,7 +162,7 @@ public final class FlagStore: Sendable {
 
     /// Evaluates `key` as `T`, never throwing.
     private func details<T: FlagValueType & Sendable>(
-        _ key: String, default defaultValue: T, context: FlagEvaluationContext?, checkType: Bool = true
+        _ key: String, default defaultValue: T, context: FlagEvaluationContext?
     ) -> FlagEvaluationDetails<T> {
         let (flag, unloaded) = state.withLock { state -> (FlagDefinition?, FlagDefinitionError?) in
             if let flag = state.flags[key] { return (flag, nil) }
@@ -170,11 +179,8 @@ public final class FlagStore: Sendable {
                 flagKey: key, value: defaultValue, reason: .error, errorCode: .flagNotFound,
                 errorMessage: "no flag \"\(key)\"")
         }
-        if checkType, flag.isEnabled, flag.valueType != T.flagType {
-            return FlagEvaluationDetails(
-                flagKey: key, value: defaultValue, reason: .error, errorCode: .typeMismatch,
-                errorMessage: "flag \"\(key)\" has \(flag.valueType) variants, not \(T.flagType)", flagMetadata: flag.metadata)
-        }
+        // Resolved before the type is checked: a rule that names no variant is reported as such,
+        // and the caller's default (a disabled flag, no default variant) is never type-checked.
         let resolution = FlagResolver.resolve(
             flag, overlay: context, base: baseContext, baseProblem: baseContextProblem, now: { Int(time(nil)) })
         guard let value = resolution.value else {
@@ -185,7 +191,7 @@ public final class FlagStore: Sendable {
         guard let typed = T(flagValue: value) else {
             return FlagEvaluationDetails(
                 flagKey: key, value: defaultValue, reason: .error, errorCode: .typeMismatch,
-                errorMessage: "variant \"\(resolution.variant ?? "")\" of flag \"\(key)\" is \(value), not a \(T.self)",
+                errorMessage: "variant \"\(resolution.variant ?? "")\" of flag \"\(key)\" is a \(value.typeName) (\(value)), not \(T.requested)",
                 flagMetadata: flag.metadata)
         }
         return FlagEvaluationDetails(
@@ -239,7 +245,7 @@ public final class FlagStore: Sendable {
 
     /// Evaluates a flag of any type, with details: no type mismatch is possible.
     public func valueDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<FlagValue> {
-        let typed: FlagEvaluationDetails<AnyFlagValue> = details(key, default: AnyFlagValue(defaultValue), context: context, checkType: false)
+        let typed: FlagEvaluationDetails<AnyFlagValue> = details(key, default: AnyFlagValue(defaultValue), context: context)
         return FlagEvaluationDetails(
             flagKey: typed.flagKey, value: typed.value.value, variant: typed.variant, reason: typed.reason,
             errorCode: typed.errorCode, errorMessage: typed.errorMessage, flagMetadata: typed.flagMetadata)
@@ -248,7 +254,7 @@ public final class FlagStore: Sendable {
 
 /// Any flag value, for evaluations that do not ask for a type.
 private struct AnyFlagValue: FlagValueType, Sendable {
-    static var flagType: String { "any" }
+    static var requested: String { "any value" }
     let value: FlagValue
     init(_ value: FlagValue) { self.value = value }
     init?(flagValue: FlagValue) { value = flagValue }

@@ -94,10 +94,68 @@ enum JSONLogicSemantics {
         }
     }
 
-    /// JavaScript's `===`, with arrays and objects compared by content.
+    /// JavaScript's `===`, with arrays and objects compared by content. Strings are equal only
+    /// code unit for code unit: Swift's `==` would also equate canonically equivalent strings
+    /// ("zoe\u{308}" and "zo\u{EB}"), which JavaScript does not.
     static func strictEquals(_ a: FlagValue, _ b: FlagValue) -> Bool {
-        if case .number(let x) = a, case .number(let y) = b { return x == y }
-        return a == b
+        switch (a, b) {
+        case (.number(let x), .number(let y)): return x == y
+        case (.string(let x), .string(let y)): return same(x, y)
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.null, .null): return true
+        case (.list(let x), .list(let y)): return x.count == y.count && zip(x, y).allSatisfy { strictEquals($0, $1) }
+        case (.structure(let x), .structure(let y)):
+            guard x.count == y.count else { return false }
+            for (key, value) in x {
+                guard let index = y.index(forKey: key), same(y[index].key, key), strictEquals(value, y[index].value) else {
+                    return false
+                }
+            }
+            return true
+        default: return false
+        }
+    }
+
+    /// Whether two strings have the same code units (UTF-8 and UTF-16 agree on this).
+    static func same(_ a: String, _ b: String) -> Bool {
+        a.utf8.elementsEqual(b.utf8)
+    }
+
+    /// JavaScript's `text.includes(part)`: a search in UTF-16 code units; the empty string is in every string.
+    static func contains(_ text: String, _ part: String) -> Bool {
+        let haystack = Array(text.utf16)
+        let needle = Array(part.utf16)
+        guard !needle.isEmpty else { return true }
+        guard needle.count <= haystack.count else { return false }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+
+    /// JavaScript's `startsWith`, in code units.
+    static func hasPrefix(_ text: String, _ prefix: String) -> Bool {
+        text.utf16.starts(with: prefix.utf16)
+    }
+
+    /// JavaScript's `endsWith`, in code units.
+    static func hasSuffix(_ text: String, _ suffix: String) -> Bool {
+        text.utf16.reversed().starts(with: suffix.utf16.reversed())
+    }
+
+    /// JavaScript's string `<`: UTF-16 code units in order.
+    static func precedes(_ a: String, _ b: String, orEqual: Bool) -> Bool {
+        var left = a.utf16.makeIterator()
+        var right = b.utf16.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return orEqual
+            case (nil, _): return true
+            case (_, nil): return false
+            case (let x?, let y?) where x != y: return x < y
+            default: continue
+            }
+        }
     }
 
     /// JavaScript's `==`.
@@ -106,7 +164,8 @@ enum JSONLogicSemantics {
         case (.null, .null): return true
         case (.null, _), (_, .null): return false
         case (.number, .number), (.string, .string), (.bool, .bool): return strictEquals(a, b)
-        case (.list, .list), (.structure, .structure): return a == b
+        // Objects and arrays are equal only to themselves in JavaScript; equal content is the closest a value model has.
+        case (.list, .list), (.structure, .structure): return strictEquals(a, b)
         case (.bool(let flag), _): return looseEquals(.number(flag ? 1 : 0), b)
         case (_, .bool(let flag)): return looseEquals(a, .number(flag ? 1 : 0))
         case (.number(let x), .string): return x == number(b)
@@ -122,7 +181,7 @@ enum JSONLogicSemantics {
     static func less(_ a: FlagValue, _ b: FlagValue, orEqual: Bool) -> Bool {
         let left = primitive(a)
         let right = primitive(b)
-        if case .string(let x) = left, case .string(let y) = right { return orEqual ? x <= y : x < y }
+        if case .string(let x) = left, case .string(let y) = right { return precedes(x, y, orEqual: orEqual) }
         let x = number(left)
         let y = number(right)
         return orEqual ? x <= y : x < y

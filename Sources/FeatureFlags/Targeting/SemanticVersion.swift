@@ -1,16 +1,26 @@
-/// A semantic version as flagd's `sem_ver` reads it (Go's golang.org/x/mod/semver): an
-/// optional leading `v`, `MAJOR[.MINOR[.PATCH]]` (missing parts are 0, and the short forms
-/// take no suffix), then an optional `-prerelease` and `+build`. Build metadata is ignored
-/// when comparing; a prerelease sorts before its release.
+/// A semantic version as flagd's `sem_ver` reads it: an optional leading `v` or `V`,
+/// `MAJOR[.MINOR[.PATCH]]` (missing parts are 0, and the short forms take no suffix), then an
+/// optional `-prerelease` and `+build`. Build metadata is ignored when comparing; a prerelease
+/// sorts before its release. A number in the context is read as JavaScript prints it (2 as
+/// "2", 1.2 as "1.2").
 struct SemanticVersion: Sendable, Comparable {
     var major: String
     var minor: String
     var patch: String
     var prerelease: [String]
 
-    /// Parses `text` the way flagd does: a `v` is prefixed when missing.
+    /// Reads a context or rule value: a string, or a number in its JavaScript spelling.
+    init?(value: FlagValue) {
+        switch value {
+        case .string(let text): self.init(text)
+        case .number(let number): self.init(FlagValue.format(number))
+        default: return nil
+        }
+    }
+
+    /// Parses `text` the way flagd does.
     init?(_ text: String) {
-        var rest = Substring(text.hasPrefix("v") ? text.dropFirst() : Substring(text))
+        var rest = Substring(text.hasPrefix("v") || text.hasPrefix("V") ? text.dropFirst() : Substring(text))
         func number(_ rest: inout Substring) -> String? {
             let digits = rest.prefix { $0.isASCII && $0.isNumber }
             guard !digits.isEmpty, digits == "0" || digits.first != "0" else { return nil }

@@ -1,10 +1,17 @@
 /// Turns a targeting rule from a flag file into a ``TargetingExpression``, resolving `$ref`s
-/// to shared `$evaluators`, and rejecting what flagd would not evaluate: unknown operators,
-/// wrong argument counts, malformed `fractional` or `sem_ver` arguments. Every error names
-/// the line and column.
+/// to shared `$evaluators`. Every problem names the line and column, in one of two kinds:
+///
+/// - fatal (thrown): flagd cannot evaluate the rule at all (an unknown operator, a `$ref` to
+///   nothing, a JsonLogic operator with the wrong argument count), so the flag is a PARSE_ERROR;
+/// - recorded in ``problems``: flagd evaluates the rule, but one of its own operators returns
+///   null (a `sem_ver` operator that does not exist, `starts_with` with one argument) or reads
+///   a weight leniently (negative counts as 0). The rule compiles and behaves as in flagd;
+///   `capctl validate` reports the problem.
 struct TargetingCompiler {
     /// The file's `$evaluators`, by name.
     let evaluators: [String: DocumentNode]
+    /// Problems that do not stop evaluation, in the order found.
+    private(set) var problems: [FlagDefinitionError] = []
     private var resolving: [String] = []
 
     /// The most operations and values one rule may expand to with its `$ref`s in full, and the
@@ -12,9 +19,11 @@ struct TargetingCompiler {
     static let maximumExpandedSize = 10_000
     static let maximumExpandedDepth = 128
 
-    /// Each shared evaluator compiled once: its expression, expanded size and depth.
-    private var compiled: [String: (expression: TargetingExpression, size: Int, depth: Int)] = [:]
+    /// Each shared evaluator compiled once: its expression, expanded size and depth, or why it failed.
+    private var compiled: [String: Result<(expression: TargetingExpression, size: Int, depth: Int), FlagDefinitionError>] = [:]
     private var depth = 0
+    /// Set when a size or depth limit was passed: that depends on the rule, not on the evaluator compiled.
+    private var limitExceeded = false
     private var expandedSize = 0
     private var deepest = 0
 
@@ -36,6 +45,7 @@ struct TargetingCompiler {
     }
 
     private mutating func startRule() {
+        limitExceeded = false
         depth = 0
         expandedSize = 0
         deepest = 0
@@ -45,10 +55,12 @@ struct TargetingCompiler {
         expandedSize += size
         deepest = max(deepest, reached)
         guard reached <= Self.maximumExpandedDepth else {
+            limitExceeded = true
             throw FlagDefinitionError(
                 "the rule nests more than \(Self.maximumExpandedDepth) levels deep (counting $ref)", at: location)
         }
         guard expandedSize <= Self.maximumExpandedSize else {
+            limitExceeded = true
             throw FlagDefinitionError(
                 "the rule expands to more than \(Self.maximumExpandedSize) operations and values (counting each $ref in full)",
                 at: location)
@@ -68,7 +80,8 @@ struct TargetingCompiler {
             return Self.fold(compiled)
         case .object(let members):
             guard members.count == 1, let member = members.first else {
-                if members.isEmpty { throw FlagDefinitionError("empty rule {}: a rule object needs one operator", at: node.location) }
+                // JsonLogic reads an object without an operator as data.
+                if members.isEmpty { return .literal(.structure([:])) }
                 let keys = members.map { "\"\($0.key)\"" }.joined(separator: ", ")
                 throw FlagDefinitionError("a rule object has exactly one operator, found \(members.count): \(keys)", at: node.location)
             }
@@ -98,8 +111,13 @@ struct TargetingCompiler {
         -> TargetingExpression
     {
         if let done = compiled[name] {
-            try count(size: done.size, depth: depth + done.depth, at: location ?? evaluators[name]!.location)
-            return done.expression
+            switch done {
+            case .success(let done):
+                try count(size: done.size, depth: depth + done.depth, at: location ?? evaluators[name]!.location)
+                return done.expression
+            case .failure(let error):
+                throw error
+            }
         }
         guard !resolving.contains(name) else {
             throw FlagDefinitionError(
@@ -109,8 +127,15 @@ struct TargetingCompiler {
         defer { resolving.removeLast() }
         let (sizeBefore, deepestBefore) = (expandedSize, deepest)
         deepest = depth
-        let expression = try compile(evaluators[name]!)
-        compiled[name] = (expression, expandedSize - sizeBefore, deepest - depth)
+        let expression: TargetingExpression
+        do {
+            expression = try compile(evaluators[name]!)
+        } catch {
+            // Size and depth limits depend on where the evaluator is used, so only its own errors are kept.
+            if resolving.count == 1, !limitExceeded { compiled[name] = .failure(error) }
+            throw error
+        }
+        compiled[name] = .success((expression, expandedSize - sizeBefore, deepest - depth))
         deepest = max(deepest, deepestBefore)
         return expression
     }
@@ -120,9 +145,9 @@ struct TargetingCompiler {
         if case .array(let elements) = member.value.kind { argumentNodes = elements } else { argumentNodes = [member.value] }
         if let arity = op.arity, !arity.contains(argumentNodes.count) {
             let expected = arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : (arity.upperBound == Int.max ? "at least \(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)")
-            throw FlagDefinitionError(
-                "\"\(op.rawValue)\" takes \(expected) argument\(expected == "1" ? "" : "s"), found \(argumentNodes.count)",
-                at: member.keyLocation)
+            let message = "\"\(op.rawValue)\" takes \(expected) argument\(expected == "1" ? "" : "s"), found \(argumentNodes.count)"
+            guard op.isFlagdOperator else { throw FlagDefinitionError(message, at: member.keyLocation) }
+            note(message, at: member.keyLocation)
         }
         var arguments: [TargetingExpression] = []
         for node in argumentNodes { arguments.append(try compile(node)) }
@@ -144,48 +169,78 @@ struct TargetingCompiler {
                 return .computedVariable(path, fallback: fallback)
             }
         case .semanticVersion:
+            guard arguments.count == 3 else { break }
             if case .literal(let symbol) = arguments[1] {
-                guard case .string(let text) = symbol, SemanticVersionOperator(rawValue: text) != nil else {
+                if case .string(let text) = symbol, SemanticVersionOperator(rawValue: text) != nil {
+                } else {
                     let allowed = SemanticVersionOperator.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-                    throw FlagDefinitionError("sem_ver operator \(symbol) is not one of \(allowed)", at: argumentNodes[1].location)
+                    note("sem_ver operator \(symbol) is not one of \(allowed)", at: argumentNodes[1].location)
                 }
             }
             for index in [0, 2] {
-                if case .literal(.string(let text)) = arguments[index], SemanticVersion(text) == nil {
-                    throw FlagDefinitionError("\"\(text)\" is not a semantic version", at: argumentNodes[index].location)
+                if case .literal(let value) = arguments[index], value != .null, SemanticVersion(value: value) == nil {
+                    note("\(value) is not a semantic version", at: argumentNodes[index].location)
                 }
             }
             if case .literal(.string(let symbol)) = arguments[1], let comparison = SemanticVersionOperator(rawValue: symbol),
-                case .literal(.string(let text)) = arguments[2], let target = SemanticVersion(text)
+                case .literal(let text) = arguments[2], let target = SemanticVersion(value: text)
             {
                 return .semanticVersion(arguments[0], comparison, target)
             }
         case .fractional:
-            let first = argumentNodes.first.map { node -> Bool in if case .array = node.kind { return true } else { return false } } ?? false
-            for (index, node) in argumentNodes.enumerated() where index > 0 || first {
-                try Self.checkDistribution(node)
+            guard let first = argumentNodes.first else { break }
+            let isShortForm: Bool
+            if case .array = first.kind { isShortForm = true } else { isShortForm = false }
+            for node in argumentNodes.dropFirst(isShortForm ? 0 : 1) { checkBucket(node) }
+            let literalWeights = argumentNodes.dropFirst(isShortForm ? 0 : 1).map { node -> Double? in
+                guard case .array(let entry) = node.kind else { return nil }
+                guard entry.count == 2 else { return 1 }
+                if case .number(let weight) = entry[1].kind { return max(0, weight.rounded(.towardZero)) }
+                return nil
             }
+            if !literalWeights.isEmpty, !literalWeights.contains(nil), literalWeights.reduce(0, { $0 + $1! }) == 0 {
+                note("the fractional weights add up to 0, so flagd evaluates this rule to null", at: member.keyLocation)
+            }
+            if argumentNodes.count == (isShortForm ? 0 : 1) { note("\"fractional\" needs at least one bucket", at: member.keyLocation) }
+            return .fractional(seed: isShortForm ? nil : arguments[0], buckets: Array(arguments.dropFirst(isShortForm ? 0 : 1)))
         default:
             break
         }
         return .operation(op, arguments)
     }
 
-    /// A `fractional` bucket must be `[variant]` or `[variant, weight]` with a whole, non-negative weight.
-    private static func checkDistribution(_ node: DocumentNode) throws(FlagDefinitionError) {
+    /// A `fractional` bucket is `[variant]` or `[variant, weight]` with a whole, non-negative
+    /// weight. flagd reads a negative weight as 0 and drops a fraction; anything else makes the
+    /// rule null when evaluated.
+    private mutating func checkBucket(_ node: DocumentNode) {
         guard case .array(let entry) = node.kind, (1...2).contains(entry.count) else {
-            throw FlagDefinitionError("a fractional bucket is [variant, weight], found \(node.value)", at: node.location)
+            if case .object = node.kind { return }  // computed: checked when evaluated
+            note("a fractional bucket is [variant, weight], found \(node.value)", at: node.location)
+            return
         }
-        if entry.count == 2, case .number(let weight) = entry[1].kind {
-            guard weight >= 0, weight.rounded(.towardZero) == weight, weight <= Double(Int32.max) else {
-                throw FlagDefinitionError("a fractional weight is a whole number from 0 to \(Int32.max), found \(FlagValue.format(weight))", at: entry[1].location)
+        if case .array = entry[0].kind {
+            note("a fractional bucket's variant is a string, Boolean, number or null, found an array", at: entry[0].location)
+        }
+        guard entry.count == 2 else { return }
+        switch entry[1].kind {
+        case .number(let weight):
+            if weight < 0 {
+                note("a fractional weight is not negative; flagd counts \(FlagValue.format(weight)) as 0", at: entry[1].location)
+            } else if weight.rounded(.towardZero) != weight {
+                note("a fractional weight is a whole number; flagd drops the fraction of \(FlagValue.format(weight))", at: entry[1].location)
+            } else if weight > Double(Int32.max) {
+                note("fractional weights add up to at most \(Int32.max), found \(FlagValue.format(weight))", at: entry[1].location)
             }
-        } else if entry.count == 2, case .object = entry[1].kind {
-            // computed weight: checked when evaluated
-        } else if entry.count == 2, case .null = entry[1].kind {
-        } else if entry.count == 2 {
-            throw FlagDefinitionError("a fractional weight is a number, found a \(entry[1].typeName)", at: entry[1].location)
+        case .object:
+            break  // computed: checked when evaluated
+        default:
+            note("a fractional weight is a number, found a \(entry[1].typeName)", at: entry[1].location)
         }
+    }
+
+    private mutating func note(_ message: String, at location: FileLocation) {
+        let problem = FlagDefinitionError(message, at: location)
+        if !problems.contains(problem) { problems.append(problem) }
     }
 
     private static func fold(_ elements: [TargetingExpression]) -> TargetingExpression {

@@ -10,6 +10,8 @@ indirect enum TargetingExpression: Sendable {
     case operation(TargetingOperator, [TargetingExpression])
     /// `sem_ver` against a constant version with a constant operator, parsed once.
     case semanticVersion(TargetingExpression, SemanticVersionOperator, SemanticVersion)
+    /// `fractional`; `seed` is nil in the short form, which buckets on the flag and targeting keys.
+    case fractional(seed: TargetingExpression?, buckets: [TargetingExpression])
 
     /// Whether evaluating this may read `$flagd.timestamp`, so the clock is read only when needed.
     var readsTimestamp: Bool {
@@ -22,15 +24,15 @@ indirect enum TargetingExpression: Sendable {
         case .computedVariable: true
         case .operation(_, let arguments): arguments.contains { $0.readsTimestamp }
         case .semanticVersion(let version, _, _): version.readsTimestamp
+        case .fractional(let seed, let buckets): seed?.readsTimestamp == true || buckets.contains { $0.readsTimestamp }
         }
     }
 }
 
-/// Why a targeting evaluation could not produce a value.
-enum TargetingFailure: Error, Sendable {
-    /// `fractional` had no bucketing value and the context no targeting key.
-    case targetingKeyMissing
-}
+/// One of flagd's own operators (`fractional`, `sem_ver`, `starts_with`, `ends_with`) could not
+/// work with its arguments. As in flagd, the whole rule then evaluates to null, so the default
+/// variant is used.
+struct TargetingFailure: Error, Sendable {}
 
 /// What a targeting rule is evaluated against.
 struct TargetingScope {
@@ -116,17 +118,17 @@ extension TargetingExpression {
             if let value = scope.lookup(components), value != .null { return value }
             return try fallback?.evaluate(scope) ?? .null
         case .semanticVersion(let versionExpression, let comparison, let target):
-            guard case .string(let text) = try versionExpression.evaluate(scope), let version = SemanticVersion(text) else {
-                return false
-            }
+            guard let version = SemanticVersion(value: try versionExpression.evaluate(scope)) else { throw TargetingFailure() }
             return .bool(comparison.holds(version, target))
+        case .fractional(let seed, let buckets):
+            return try Fractional.evaluate(seed: seed, buckets: buckets, scope)
         case .operation(let op, let arguments):
             if op.isLazy { return try Self.evaluateLazy(op, arguments, scope) }
             if arguments.count <= 2, op.hasFixedArguments {
                 // Most operators take one or two arguments: skip the array.
                 let first = arguments.isEmpty ? FlagValue.null : try arguments[0].evaluate(scope)
                 let second = arguments.count < 2 ? FlagValue.null : try arguments[1].evaluate(scope)
-                return Self.apply(op, first, second, count: arguments.count)
+                return try Self.apply(op, first, second, count: arguments.count)
             }
             var values: [FlagValue] = []
             values.reserveCapacity(arguments.count)
@@ -201,7 +203,9 @@ extension TargetingExpression {
     }
 
     /// Operators of one or two arguments, evaluated without an argument array.
-    private static func apply(_ op: TargetingOperator, _ a: FlagValue, _ b: FlagValue, count: Int) -> FlagValue {
+    private static func apply(
+        _ op: TargetingOperator, _ a: FlagValue, _ b: FlagValue, count: Int
+    ) throws(TargetingFailure) -> FlagValue {
         typealias JS = JSONLogicSemantics
         switch op {
         case .equal: return .bool(JS.looseEquals(a, b))
@@ -221,7 +225,7 @@ extension TargetingExpression {
         case .remainder: return .number(JS.number(a).truncatingRemainder(dividingBy: JS.number(b)))
         case .in:
             switch b {
-            case .string(let text): return .bool(text.contains(JS.string(a)))
+            case .string(let text): return .bool(JS.contains(text, JS.string(a)))
             case .list(let elements): return .bool(elements.contains { JS.strictEquals($0, a) })
             default: return false
             }
@@ -229,9 +233,11 @@ extension TargetingExpression {
             return .string(Self.substring(JS.string(a), start: JS.number(b), length: nil))
         case .log:
             return a
+        case .fractional, .semanticVersion:
+            throw TargetingFailure()  // reached only with arguments flagd cannot use
         case .startsWith, .endsWith:
-            guard case .string(let text) = a, case .string(let affix) = b else { return false }
-            return .bool(op == .startsWith ? text.hasPrefix(affix) : text.hasSuffix(affix))
+            guard count == 2, case .string(let text) = a, case .string(let affix) = b else { throw TargetingFailure() }
+            return .bool(op == .startsWith ? JS.hasPrefix(text, affix) : JS.hasSuffix(text, affix))
         default:
             return .null
         }
@@ -274,15 +280,13 @@ extension TargetingExpression {
         case .substr:
             return .string(Self.substring(JS.string(argument(0)), start: JS.number(argument(1)), length: values.count > 2 ? JS.number(argument(2)) : nil))
         case .semanticVersion:
-            guard case .string(let a) = argument(0), case .string(let symbol) = argument(1), case .string(let b) = argument(2),
+            guard values.count == 3, case .string(let symbol) = values[1],
                 let comparison = SemanticVersionOperator(rawValue: symbol),
-                let left = SemanticVersion(a), let right = SemanticVersion(b)
-            else { return false }
+                let left = SemanticVersion(value: values[0]), let right = SemanticVersion(value: values[2])
+            else { throw TargetingFailure() }
             return .bool(comparison.holds(left, right))
-        case .fractional:
-            return try Fractional.evaluate(values, scope)
         default:
-            return apply(op, argument(0), argument(1), count: values.count)
+            return try apply(op, argument(0), argument(1), count: values.count)
         }
     }
 
@@ -292,10 +296,11 @@ extension TargetingExpression {
         return value == .null || value == .string("")
     }
 
-    /// JavaScript's `substr`, with negative start and length counted from the end.
+    /// JavaScript's `substr`, counting UTF-16 code units, with negative start and length
+    /// counted from the end. (Half of a surrogate pair cannot live in a Swift string: it becomes U+FFFD.)
     private static func substring(_ text: String, start: Double, length: Double?) -> String {
-        let characters = Array(text)
-        let count = characters.count
+        let units = Array(text.utf16)
+        let count = units.count
         // Clamped before converting: an index such as 1e300 or -Infinity must not trap.
         func index(_ value: Double) -> Int {
             value.isNaN ? 0 : Int(Swift.min(Swift.max(value, -Double(count) - 1), Double(count) + 1).rounded(.towardZero))
@@ -308,6 +313,6 @@ extension TargetingExpression {
             let taken = index(length)
             to = taken < 0 ? Swift.max(from, count + taken) : Swift.min(count, from + taken)
         }
-        return String(characters[from..<to])
+        return String(decoding: units[from..<to], as: UTF16.self)
     }
 }

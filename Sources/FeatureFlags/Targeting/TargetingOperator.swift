@@ -47,6 +47,14 @@ enum TargetingOperator: String, CaseIterable, Sendable {
     case startsWith = "starts_with"
     case endsWith = "ends_with"
 
+    /// flagd's own operators: misused, they make the rule null instead of failing to load.
+    var isFlagdOperator: Bool {
+        switch self {
+        case .fractional, .semanticVersion, .startsWith, .endsWith: true
+        default: false
+        }
+    }
+
     /// Operators whose arguments are not all evaluated up front.
     var isLazy: Bool {
         switch self {

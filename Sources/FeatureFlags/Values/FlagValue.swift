@@ -77,27 +77,49 @@ extension FlagValue: CustomStringConvertible {
         }
     }
 
-    /// A number as JSON and JavaScript print it: integers without a fraction.
+    /// A number as JavaScript's `String(number)` prints it (ECMAScript's Number::toString):
+    /// integers without a fraction, decimal notation from 1e-7 up to 1e21, exponents outside it
+    /// (`1e-7`, `1.5e+300`). Rules that concatenate or compare numbers as text see what flagd's
+    /// JavaScript-derived evaluators see.
     static func format(_ number: Double) -> String {
         if number.isNaN { return "NaN" }
         if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
-        if number.rounded(.towardZero) == number, abs(number) < 1e21 {
-            if let integer = Int64(exactly: number) { return String(integer) }
-            return integerDigits(number)
+        if number == 0 { return "0" }
+        if let integer = Int64(exactly: number), abs(integer) < 1 << 53 { return String(integer) }
+        // Swift prints the shortest digits that read back as the same double; only the layout differs.
+        let shortest = String(abs(number))  // "0.1", "1e-05", "1.2345678901234568e+20"
+        let mantissa: Substring
+        var exponent = 0
+        if let e = shortest.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            mantissa = shortest[..<e]
+            exponent = Int(shortest[shortest.index(after: e)...]) ?? 0
+        } else {
+            mantissa = shortest[...]
         }
-        return String(number)
-    }
-
-    /// An integral number of 2^63 or more (and under 1e21) written out in full, as JavaScript
-    /// does: the shortest digits that read back as the same double, then zeros.
-    private static func integerDigits(_ number: Double) -> String {
-        let shortest = String(abs(number))  // such as "1.2345678901234568e+20" or "1e+20"
-        guard let e = shortest.firstIndex(of: "e"), let exponent = Int(shortest[shortest.index(after: e)...]) else {
-            return shortest
+        let point = mantissa.firstIndex(of: ".") ?? mantissa.endIndex
+        let whole = mantissa[..<point]
+        let fraction = point == mantissa.endIndex ? "" : mantissa[mantissa.index(after: point)...]
+        var digits = String(whole) + fraction
+        // n: where the decimal point falls relative to the digits, as in the specification.
+        var n = whole.count + exponent
+        let leadingZeros = digits.prefix { $0 == "0" }.count
+        digits.removeFirst(leadingZeros)
+        n -= leadingZeros
+        while digits.count > 1, digits.last == "0" { digits.removeLast() }
+        let k = digits.count
+        let text: String
+        if k <= n, n <= 21 {
+            text = digits + String(repeating: "0", count: n - k)
+        } else if 0 < n, n <= 21 {
+            text = String(digits.prefix(n)) + "." + digits.dropFirst(n)
+        } else if -6 < n, n <= 0 {
+            text = "0." + String(repeating: "0", count: -n) + digits
+        } else {
+            let power = n - 1
+            let sign = power < 0 ? "-" : "+"
+            text = String(digits.prefix(1)) + (k > 1 ? "." + digits.dropFirst() : "") + "e" + sign + String(abs(power))
         }
-        let digits = shortest[..<e].filter { $0 != "." }
-        let zeros = max(0, exponent - (digits.count - 1))
-        return (number < 0 ? "-" : "") + digits + String(repeating: "0", count: zeros)
+        return (number < 0 ? "-" : "") + text
     }
 
     private static func quote(_ text: String) -> String {

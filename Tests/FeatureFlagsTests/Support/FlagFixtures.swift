@@ -6,11 +6,11 @@ func store(_ json: String, context: FlagEvaluationContext = FlagEvaluationContex
     FlagStore([try FlagSet.parse(json, file: "flags.json")], context: context)
 }
 
-/// The error `text` produces when parsed as a flag file named `flags.json` (or `.yaml`).
+/// The first problem strict validation finds in `text`, parsed as a flag file named `flags.json`
+/// (or `.yaml`): the error that stops the whole file, or else the first problem of a flag.
 func definitionError(_ text: String, format: FlagFileFormat = .json) -> FlagDefinitionError? {
     do {
-        _ = try FlagSet.parse(text, file: format == .json ? "flags.json" : "flags.yaml", format: format)
-        return nil
+        return try FlagSet.parse(text, file: format == .json ? "flags.json" : "flags.yaml", format: format).problems.first
     } catch {
         return error
     }
