@@ -77,7 +77,7 @@ struct CapctlStatusTests {
         #expect(unknown.error.contains("no capability, flag or gate named \"nothing\""))
     }
 
-    @Test("flags show as enabled or disabled, with their evaluation")
+    @Test("flags show their evaluated value and OpenFeature's reason, not their state")
     func flags() throws {
         let tree = try PolicyTree()
         let flagFile = try tree.write("flags/flags.json", """
@@ -86,9 +86,78 @@ struct CapctlStatusTests {
             """)
         try tree.write("etc/policy.yaml", "flags:\n  files: [\(flagFile)]\n")
         let entries = try statuses(try tree.capctl(["status", "--json"]))
-        #expect(entries["beta"]?["status"] as? String == "disabled")
-        #expect(entries["export"]?["status"] as? String == "enabled")
+        #expect(entries["beta"]?["status"] as? String == "(code default)")
+        #expect(entries["beta"]?["reason"] as? String == "DISABLED")
+        #expect(entries["export"]?["status"] as? String == "true")
+        #expect(entries["export"]?["reason"] as? String == "STATIC, variant on")
         #expect(entries["export"]?["value"] as? Bool == true)
         #expect(entries["export"]?["kind"] as? String == "flag")
+    }
+
+    @Test("--context: status, check and run see the flags a service sees with its context")
+    func flagContext() throws {
+        let tree = try PolicyTree()
+        let flagFile = try tree.write("flags/flags.json", """
+            {"flags": {"gold-export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+              "targeting": {"if": [{"in": [{"var": "tier"}, ["gold", "platinum"]]}, "on"]}}}}
+            """)
+        try tree.write("etc/policy.yaml", """
+            flags:
+              files: [\(flagFile)]
+            gates:
+              export: { require: { flag: gold-export } }
+              not-export: { require: { not: { flag: gold-export } } }
+            """)
+        let plain = try statuses(try tree.capctl(["status", "--json"]))
+        #expect(plain["gold-export"]?["status"] as? String == "false")
+        #expect(plain["export"]?["status"] as? String == "denied")
+        let gold = try statuses(try tree.capctl(["status", "--json", "--context", "tier=gold"]))
+        #expect(gold["gold-export"]?["status"] as? String == "true")
+        #expect(gold["gold-export"]?["reason"] as? String == "TARGETING_MATCH, variant on")
+        #expect(gold["export"]?["status"] as? String == "authorized")
+        #expect(gold["not-export"]?["status"] as? String == "denied")
+
+        #expect(try tree.capctl(["check", "export"]).status == 1)
+        #expect(try tree.capctl(["check", "export", "--context", "tier=gold"]).status == 0)
+        #expect(try tree.capctl(["check", "not-export", "--context", "tier=\"gold\""]).status == 1)
+        #expect(try tree.capctl(["run", "export", "--context", "tier=gold", "--", "/bin/true"]).status == 0)
+        #expect(try tree.capctl(["run", "export", "--context", "tier=iron", "--", "/bin/true"]).status == 77)
+        let bad = try tree.capctl(["check", "export", "--context", "=gold"])
+        #expect(bad.status == 64)
+        #expect(bad.error.contains("--context takes key=value"))
+    }
+
+    @Test("a file mixing valid and broken flags: the valid ones work, the broken ones are errors and fail their gates closed")
+    func brokenFlags() throws {
+        let tree = try PolicyTree()
+        let flagFile = try tree.write("flags/flags.json", """
+            {"flags": {
+              "good": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"},
+              "broken": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                "targeting": {"if": [{"no_such_op": [1]}, "on", "off"]}}}}
+            """)
+        try tree.write("etc/policy.yaml", """
+            flags:
+              files: [\(flagFile)]
+            gates:
+              good-gate: { require: { flag: good } }
+              not-broken: { require: { not: { flag: broken } } }
+            """)
+        let status = try tree.capctl(["status", "--json"])
+        #expect(status.status == 0)
+        #expect(status.error.contains("warning: \(flagFile):4:27: unknown operator \"no_such_op\""), "\(status.error)")
+        let entries = try statuses(status)
+        #expect(entries["good"]?["status"] as? String == "true")
+        #expect(entries["good-gate"]?["status"] as? String == "authorized")
+        #expect(entries["broken"]?["status"] as? String == "error")
+        #expect((entries["broken"]?["reason"] as? String)?.hasPrefix("PARSE_ERROR") == true)
+        #expect(entries["not-broken"]?["status"] as? String == "undecided")
+        #expect(try tree.capctl(["check", "good-gate"]).status == 0)
+        #expect(try tree.capctl(["check", "not-broken"]).status == 1)
+        let validate = try tree.capctl(["validate"])
+        #expect(validate.status == 78)
+        #expect(validate.output.contains("unknown operator \"no_such_op\"") || validate.error.contains("unknown operator \"no_such_op\""))
+        let flags = try tree.capctl(["flags", "get", "good"])
+        #expect(flags.status == 0)
     }
 }

@@ -10,7 +10,9 @@ enum PolicyValidator {
             if knownFlags == nil {
                 let store = FlagStore(flagSets: policy.inlineFlags, files: policy.flagFiles, watch: false, context: FlagEvaluationContext())
                 knownFlags = Set(store.flags.keys)
-                for problem in store.problems { errors.append(PolicyError(problem)) }
+                // A flag file that cannot be read is an error here; problems of single flags are
+                // not (those flags evaluate as in flagd), and `capctl validate` reports them.
+                for problem in store.loadFailures { errors.append(PolicyError(problem)) }
             }
             return knownFlags!.contains(key)
         }

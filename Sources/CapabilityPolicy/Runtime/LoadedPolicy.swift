@@ -45,63 +45,78 @@ public final class LoadedPolicy: Sendable {
 
     /// The condition for gate `name`, to add to a procedure. It shows in explanations as
     /// `gate NAME`, and so does every gate it uses.
-    public func condition(forGate name: String) throws(PolicyError) -> any ProcedureCondition {
+    /// - Parameter context: Laid over the flag store's context (the host's) wherever the gate
+    ///   reads a flag, directly or through a `kind: flag` capability: the attributes a service
+    ///   evaluates its flags with (`tier`, a user's targeting key), so the gate sees what the
+    ///   service sees.
+    public func condition(forGate name: String, context: FlagEvaluationContext? = nil) throws(PolicyError)
+        -> any ProcedureCondition
+    {
         guard policy.gates[name] != nil else {
             throw PolicyError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys))
         }
         var built: [String: any ProcedureCondition] = [:]
-        return condition(forGate: name, built: &built)
+        return condition(forGate: name, context: context, built: &built)
     }
 
     /// Each gate is built once, however often other gates use it (loading bounded how large the
     /// expansion may be).
-    private func condition(forGate name: String, built: inout [String: any ProcedureCondition]) -> any ProcedureCondition {
+    private func condition(
+        forGate name: String, context: FlagEvaluationContext?, built: inout [String: any ProcedureCondition]
+    ) -> any ProcedureCondition {
         if let done = built[name] { return done }
         // Every reference was checked, and cycles refused, when the policy loaded.
         let label = "gate \(name)"
         let gate: any ProcedureCondition =
             switch policy.gates[name]!.expression {
-            case .allOf(let parts): AllOf(name: label, parts.map { condition(for: $0, built: &built) })
-            case .anyOf(let parts): AnyOf(name: label, parts.map { condition(for: $0, built: &built) })
-            case let other: AllOf(name: label, [condition(for: other, built: &built)])
+            case .allOf(let parts): AllOf(name: label, parts.map { condition(for: $0, context: context, built: &built) })
+            case .anyOf(let parts): AnyOf(name: label, parts.map { condition(for: $0, context: context, built: &built) })
+            case let other: AllOf(name: label, [condition(for: other, context: context, built: &built)])
             }
         built[name] = gate
         return gate
     }
 
-    private func condition(for expression: GateExpression, built: inout [String: any ProcedureCondition])
-        -> any ProcedureCondition
-    {
+    private func condition(
+        for expression: GateExpression, context: FlagEvaluationContext?, built: inout [String: any ProcedureCondition]
+    ) -> any ProcedureCondition {
         switch expression {
         case .capability(let name, _):
+            if let context, let flag = capabilities[name] as? FeatureFlag {
+                return AuthorizedFor(FeatureFlag(flag.key, in: flags, equals: flag.expected, context: context), label: name)
+            }
             return AuthorizedFor(capabilities[name]!, label: name)
         case .flag(let key, _):
-            return FlagIsOn(key, in: flags)
+            return FlagIsOn(key, in: flags, context: context)
         case .gate(let name, _):
-            return condition(forGate: name, built: &built)
+            return condition(forGate: name, context: context, built: &built)
         case .allOf(let parts):
-            return AllOf(parts.map { condition(for: $0, built: &built) })
+            return AllOf(parts.map { condition(for: $0, context: context, built: &built) })
         case .anyOf(let parts):
-            return AnyOf(parts.map { condition(for: $0, built: &built) })
+            return AnyOf(parts.map { condition(for: $0, context: context, built: &built) })
         case .not(let part):
-            return Negated(condition(for: part, built: &built))
+            return Negated(condition(for: part, context: context, built: &built))
         case .silent(let part):
-            return Silent(condition(for: part, built: &built))
+            return Silent(condition(for: part, context: context, built: &built))
         }
     }
 
     /// Evaluates gate `name` without asking anyone: each capability's current status, each
     /// flag's value. The same evaluation as a procedure gated on ``condition(forGate:)`` gets,
     /// with the same explanation, only without running authorization requests.
-    public func evaluateWithoutAsking(gate name: String) async throws(PolicyError) -> GateEvaluation {
-        let report = try await condition(forGate: name).check(asking: false)
+    public func evaluateWithoutAsking(gate name: String, context: FlagEvaluationContext? = nil) async throws(PolicyError)
+        -> GateEvaluation
+    {
+        let report = try await condition(forGate: name, context: context).check(asking: false)
         return GateEvaluation(gate: name, report: report)
     }
 
     /// Evaluates gate `name`, asking for authorization where the gate could still pass (a
     /// password prompt, for example), as a procedure gated on it would.
-    public func evaluate(gate name: String) async throws(PolicyError) -> GateEvaluation {
-        let report = try await condition(forGate: name).check(asking: true)
+    public func evaluate(gate name: String, context: FlagEvaluationContext? = nil) async throws(PolicyError)
+        -> GateEvaluation
+    {
+        let report = try await condition(forGate: name, context: context).check(asking: true)
         return GateEvaluation(gate: name, report: report)
     }
 

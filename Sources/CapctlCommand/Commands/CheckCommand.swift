@@ -26,9 +26,12 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Answer a password prompt with one line of standard input instead of the terminal.")
     var passwordStdin = false
 
+    @OptionGroup var flagContext: FlagContextOptions
+
     func run() async throws {
         let outcome = try await Self.evaluate(
-            gate: gate, options: options, prompting: !noPrompt, policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin))
+            gate: gate, options: options, prompting: !noPrompt, context: try flagContext.evaluationContext(),
+            policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin))
         if options.json {
             print(JSONText.string(.structure([
                 "gate": .string(gate), "status": .string(outcome.status),
@@ -49,11 +52,18 @@ struct CheckCommand: AsyncParsableCommand {
 
     /// Evaluates `gate` with the policy's one evaluator: asking for authorization where the gate
     /// could still pass when prompting is allowed, reading current statuses when it is not.
-    static func evaluate(gate: String, options: CommonOptions, prompting: Bool, policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false)) async throws -> Outcome {
+    static func evaluate(
+        gate: String, options: CommonOptions, prompting: Bool, context: FlagEvaluationContext? = nil,
+        policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false)
+    ) async throws -> Outcome {
         let policy = try PolicyContext.load(options, policyOptions: policyOptions)
+        FlagsCommand.warn(about: policy.flags)
         let evaluation: GateEvaluation
         do {
-            evaluation = prompting ? try await policy.evaluate(gate: gate) : try await policy.evaluateWithoutAsking(gate: gate)
+            evaluation =
+                prompting
+                ? try await policy.evaluate(gate: gate, context: context)
+                : try await policy.evaluateWithoutAsking(gate: gate, context: context)
         } catch {
             throw CommandFailure(message: "capctl: \(error)", status: ExitStatus.usage)
         }

@@ -11,20 +11,28 @@ struct FlagsCommand: AsyncParsableCommand {
         subcommands: [List.self, Get.self]
     )
 
-    /// The flag store: the given flag files, or the policy's flags.
+    /// The flag store: the given flag files, or the policy's flags. A file that cannot be read
+    /// at all is an error; problems of single flags are warnings, because those flags evaluate
+    /// as flagd evaluates them (the broken ones to PARSE_ERROR) and the rest are usable.
     static func store(files: [String], options: CommonOptions) throws -> FlagStore {
-        guard files.isEmpty else {
-            let store = FlagStore(files: files.map(PolicyContext.absolute), watch: false)
-            if !store.problems.isEmpty {
-                throw CommandFailure(message: store.problems.map(\.description).joined(separator: "\n"), status: ExitStatus.configuration)
-            }
-            return store
+        let store: FlagStore
+        if files.isEmpty {
+            store = try PolicyContext.load(options).flags
+        } else {
+            store = FlagStore(files: files.map(PolicyContext.absolute), watch: false)
         }
-        let policy = try PolicyContext.load(options)
-        if !policy.flags.problems.isEmpty {
-            throw CommandFailure(message: policy.flags.problems.map(\.description).joined(separator: "\n"), status: ExitStatus.configuration)
+        if !store.loadFailures.isEmpty {
+            throw CommandFailure(message: store.loadFailures.map(\.description).joined(separator: "\n"), status: ExitStatus.configuration)
         }
-        return policy.flags
+        warn(about: store)
+        return store
+    }
+
+    /// Prints the problems of single flags to standard error, once each.
+    static func warn(about store: FlagStore) {
+        for problem in store.problems {
+            FileHandle.standardError.write(Data("capctl: warning: \(problem)\n".utf8))
+        }
     }
 
     struct List: AsyncParsableCommand {
@@ -43,10 +51,10 @@ struct FlagsCommand: AsyncParsableCommand {
                 print(JSONText.string(.list(evaluations.map(JSONText.details))))
                 return
             }
-            var table = Table(header: ["KEY", "STATE", "VALUE", "VARIANT", "REASON"], statusColumn: 1)
+            var table = Table(header: ["KEY", "VALUE", "VARIANT", "REASON"], statusColumn: nil)
             for details in evaluations {
-                let state = store.flags[details.flagKey]?.isEnabled == true ? "enabled" : "disabled"
-                table.rows.append([details.flagKey, state, "\(details.value)", details.variant ?? "-", details.reason.rawValue])
+                let reason = details.errorCode.map { "\(details.reason.rawValue) \($0.rawValue)" } ?? details.reason.rawValue
+                table.rows.append([details.flagKey, details.variant == nil ? "-" : "\(details.value)", details.variant ?? "-", reason])
             }
             print(table.render())
         }
@@ -73,25 +81,14 @@ struct FlagsCommand: AsyncParsableCommand {
         @Option(name: .long, help: "The value to return when the flag cannot be evaluated.")
         var `default`: String?
 
-        @Option(name: .customLong("targeting-key"), help: "The targeting key.")
-        var targetingKey: String?
-
-        @Option(name: .long, help: ArgumentHelp("A context attribute (repeatable).", valueName: "key=value"))
-        var context: [String] = []
+        @OptionGroup var flagContext: FlagContextOptions
 
         @Option(name: .long, help: ArgumentHelp("Use this flag definition file instead of the policy's flags (repeatable).", valueName: "path"))
         var file: [String] = []
 
         func run() async throws {
             let store = try FlagsCommand.store(files: file, options: options)
-            var attributes: [String: FlagValue] = [:]
-            for pair in context {
-                guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                    throw CommandFailure(message: "capctl: --context takes key=value, got \"\(pair)\"", status: ExitStatus.usage)
-                }
-                attributes[String(pair[..<equals])] = Self.parse(String(pair[pair.index(after: equals)...]))
-            }
-            let evaluationContext = FlagEvaluationContext(targetingKey: targetingKey, attributes: attributes)
+            let evaluationContext = try flagContext.evaluationContext()
             let fallback = try defaultValue()
             let details: FlagEvaluationDetails<FlagValue>
             switch type {
@@ -120,7 +117,7 @@ struct FlagsCommand: AsyncParsableCommand {
 
         private func defaultValue() throws -> FlagValue {
             guard let text = self.default else { return type == .object ? .structure([:]) : .null }
-            let value = Self.parse(text)
+            let value = FlagContextOptions.parse(text)
             let fits: Bool =
                 switch type {
                 case .bool: value.boolValue != nil
@@ -134,12 +131,6 @@ struct FlagsCommand: AsyncParsableCommand {
                 throw CommandFailure(message: "capctl: --default \(text) is not a \(type!.rawValue)", status: ExitStatus.usage)
             }
             return type == .string ? .string(text) : value
-        }
-
-        /// A context or default value: JSON when it parses as JSON, a string otherwise.
-        static func parse(_ text: String) -> FlagValue {
-            guard let node = try? JSONDocumentReader.read(text, file: "--context") else { return .string(text) }
-            return node.value
         }
 
         static func erase<T>(_ details: FlagEvaluationDetails<T>, _ wrap: (T) -> FlagValue) -> FlagEvaluationDetails<FlagValue> {

@@ -29,6 +29,8 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Answer a password prompt with one line of standard input instead of the terminal.")
     var passwordStdin = false
 
+    @OptionGroup var flagContext: FlagContextOptions
+
     @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.")
     var command: [String] = []
 
@@ -38,7 +40,8 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let outcome = try await CheckCommand.evaluate(
-            gate: gate, options: options, prompting: !noPrompt, policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin))
+            gate: gate, options: options, prompting: !noPrompt, context: try flagContext.evaluationContext(),
+            policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin))
         guard outcome.exit == ExitStatus.satisfied else {
             var message = "capctl: not running \(command[0]): gate \(gate) is \(outcome.status)\n" + CheckCommand.tree(outcome.explanation, explainAll: false)
             message += "\n"

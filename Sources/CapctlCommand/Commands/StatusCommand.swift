@@ -19,6 +19,8 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var options: CommonOptions
 
+    @OptionGroup var flagContext: FlagContextOptions
+
     @Argument(help: "Only these capabilities, flags or gates.")
     var names: [String] = []
 
@@ -29,7 +31,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let report = try await Self.report(options)
+        let report = try await Self.report(options, context: try flagContext.evaluationContext())
         var selected = report
         if !names.isEmpty {
             let known = Set(report.capabilities.map(\.name) + report.flags.map(\.entry.name) + report.gates.map(\.name))
@@ -43,12 +45,12 @@ struct StatusCommand: AsyncParsableCommand {
         print(options.json ? Self.json(selected) : Self.table(selected))
         guard !names.isEmpty else { return }
         let statuses = selected.capabilities.map(\.status) + selected.gates.map(\.status)
-            + selected.flags.map { $0.details.reason == .error ? "denied" : ($0.details.value == true ? "authorized" : "denied") }
+            + selected.flags.map { $0.details.reason == .error ? "unavailable" : ($0.details.value == true ? "authorized" : "denied") }
         if statuses.contains(where: { $0 == "denied" || $0 == "unavailable" }) { throw ExitStatus.denied }
         if statuses.contains("notDetermined") { throw ExitStatus.needsAuthorization }
     }
 
-    static func report(_ options: CommonOptions) async throws -> Report {
+    static func report(_ options: CommonOptions, context: FlagEvaluationContext? = nil) async throws -> Report {
         var report = Report()
         let files = try PolicyContext.files(options)
         guard !files.isEmpty else {
@@ -56,20 +58,23 @@ struct StatusCommand: AsyncParsableCommand {
             return report
         }
         let policy = try PolicyContext.load(options)
+        FlagsCommand.warn(about: policy.flags)
         for name in policy.policy.capabilities.keys.sorted() {
             let declaration = policy.policy.capabilities[name]!
-            let status = await (try policy.capability(named: name)).resolveStatus()
+            var capability = try policy.capability(named: name)
+            if let context, let flag = capability as? FeatureFlag {
+                capability = FeatureFlag(flag.key, in: policy.flags, equals: flag.expected, context: context)
+            }
+            let status = await capability.resolveStatus()
             report.capabilities.append(
                 StatusEntry(name: name, kind: declaration.specification.kind, status: status.kind.rawValue, reason: status.reason))
         }
         for (key, flag) in policy.flags.flags.sorted(by: { $0.key < $1.key }) {
-            let details = policy.flags.valueDetails(key, default: .null)
-            report.flags.append(
-                (StatusEntry(name: key, kind: "flag", status: flag.isEnabled ? "enabled" : "disabled", reason: details.description),
-                 details, flag.isEnabled))
+            let details = policy.flags.valueDetails(key, default: .null, context: context)
+            report.flags.append((StatusEntry(name: key, kind: "flag", status: Self.value(details), reason: Self.reason(details)), details, flag.isEnabled))
         }
         for name in policy.policy.gates.keys.sorted() {
-            let evaluation = try await policy.evaluateWithoutAsking(gate: name)
+            let evaluation = try await policy.evaluateWithoutAsking(gate: name, context: context)
             let status =
                 switch evaluation.outcome {
                 case .satisfied: "authorized"
@@ -82,6 +87,18 @@ struct StatusCommand: AsyncParsableCommand {
             report.gates.append(StatusEntry(name: name, kind: "gate", status: status, reason: reason))
         }
         return report
+    }
+
+    /// A flag's evaluated value as JSON, or what stands in for it: the caller's default is no value.
+    static func value(_ details: FlagEvaluationDetails<FlagValue>) -> String {
+        if details.errorCode != nil { return "error" }
+        return details.variant == nil ? "(code default)" : "\(details.value)"
+    }
+
+    /// Why the flag has that value: OpenFeature's reason, the variant, or the error.
+    static func reason(_ details: FlagEvaluationDetails<FlagValue>) -> String {
+        if let code = details.errorCode { return "\(code.rawValue): \(details.errorMessage ?? "")" }
+        return details.reason.rawValue + (details.variant.map { ", variant \($0)" } ?? "")
     }
 
     static func table(_ report: Report) -> String {

@@ -31,7 +31,8 @@ struct ValidateCommand: AsyncParsableCommand {
                 if Self.isFlagFile(path) {
                     checked.append(path)
                     do throws(FlagDefinitionError) {
-                        _ = try FlagSet.load(contentsOf: path)
+                        // Strict: every problem, including those flagd tolerates at run time.
+                        errors += try FlagSet.load(contentsOf: path).problems.map(\.description)
                     } catch {
                         errors.append(error.description)
                     }
@@ -46,6 +47,9 @@ struct ValidateCommand: AsyncParsableCommand {
             do throws(PolicyErrors) {
                 let policy = try PolicyLoader.load(files: policyFiles)
                 checked += policy.flagFiles
+                // Strict: every flag's problems too, though the flags load and evaluate as in flagd.
+                let flags = FlagStore(flagSets: policy.inlineFlags, files: policy.flagFiles, watch: false, context: FlagEvaluationContext())
+                errors += flags.problems.map(\.description)
             } catch {
                 errors += error.errors.map(\.description)
             }

@@ -14,11 +14,13 @@ struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup var options: CommonOptions
 
+    @OptionGroup var flagContext: FlagContextOptions
+
     @Argument(help: "Only these capabilities or gates.")
     var names: [String] = []
 
     func run() async throws {
-        let sources = try await Self.sources(options)
+        let sources = try await Self.sources(options, context: try flagContext.evaluationContext())
         let selected = names.isEmpty ? sources : sources.filter { names.contains($0.name) }
         if let unknown = names.first(where: { name in !sources.contains { $0.name == name } }) {
             throw CommandFailure(message: "capctl: no capability or gate named \"\(unknown)\"", status: ExitStatus.usage)
@@ -52,7 +54,7 @@ struct WatchCommand: AsyncParsableCommand {
         var updates: CapabilityStatusUpdates
     }
 
-    static func sources(_ options: CommonOptions) async throws -> [Source] {
+    static func sources(_ options: CommonOptions, context: FlagEvaluationContext? = nil) async throws -> [Source] {
         guard try !PolicyContext.files(options).isEmpty else {
             return HostReport.capabilities().compactMap { entry in
                 entry.capability.map { Source(name: entry.name, kind: entry.kind, updates: $0.statusUpdates()) }
@@ -61,11 +63,14 @@ struct WatchCommand: AsyncParsableCommand {
         let policy = try PolicyContext.load(options, policyOptions: PolicyOptions(watchesFlagFiles: true))
         var sources: [Source] = []
         for name in policy.policy.capabilities.keys.sorted() {
-            let capability = try policy.capability(named: name)
+            var capability = try policy.capability(named: name)
+            if let context, let flag = capability as? FeatureFlag {
+                capability = FeatureFlag(flag.key, in: policy.flags, equals: flag.expected, context: context)
+            }
             sources.append(Source(name: name, kind: policy.policy.capabilities[name]!.specification.kind, updates: capability.statusUpdates()))
         }
         for name in policy.policy.gates.keys.sorted() {
-            sources.append(Source(name: name, kind: "gate", updates: GateStatus(policy: policy, gate: name).statusUpdates()))
+            sources.append(Source(name: name, kind: "gate", updates: GateStatus(policy: policy, gate: name, context: context).statusUpdates()))
         }
         return sources
     }
@@ -76,11 +81,12 @@ struct WatchCommand: AsyncParsableCommand {
 struct GateStatus: CapabilityType {
     let policy: LoadedPolicy
     let gate: String
+    let context: FlagEvaluationContext?
 
     var name: String { "gate:\(gate)" }
 
     func status() async throws -> CapabilityStatus {
-        let evaluation = try await policy.evaluateWithoutAsking(gate: gate)
+        let evaluation = try await policy.evaluateWithoutAsking(gate: gate, context: context)
         let reason = evaluation.explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }.joined(separator: "; ")
         switch evaluation.outcome {
         case .satisfied: return .authorized("all requirements hold")

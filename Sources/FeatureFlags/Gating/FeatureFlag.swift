@@ -3,10 +3,10 @@ import Capabilities
 /// A feature flag as a capability: authorized while the flag evaluates to an expected value
 /// (by default `true`).
 ///
-/// Statuses: authorized when the value matches; denied when it does not, when the flag is
-/// disabled, or when evaluation fails (fail closed, with the error as reason); unavailable
-/// when no flag has the key. A flag is never authorized by asking, so ``authorize()`` only
-/// reads it again.
+/// Statuses: authorized when the value matches; denied when it does not or the flag is
+/// disabled; unavailable when the flag cannot be evaluated (no flag has the key, a broken
+/// flag, a type mismatch), so that neither it nor its negation lets a gate through. A flag is
+/// never authorized by asking, so ``authorize()`` only reads it again.
 public struct FeatureFlag: CapabilityType {
     /// The flag's key.
     public let key: String
@@ -44,7 +44,7 @@ public struct FeatureFlag: CapabilityType {
         case .error where details.errorCode == .flagNotFound:
             return .unavailable(details.errorMessage ?? "no flag \(key)")
         case .error:
-            return .denied("flag \(key) could not be evaluated (\(details.errorCode?.rawValue ?? "ERROR")): \(details.errorMessage ?? "")")
+            return .unavailable("flag \(key) could not be evaluated (\(details.errorCode?.rawValue ?? "ERROR")): \(details.errorMessage ?? "")")
         default:
             guard details.variant != nil else {
                 return .denied("flag \(key) defers to the code default, which is off (\(how))")
