@@ -1,5 +1,6 @@
-/// Why an evaluation produced its value, in OpenFeature's vocabulary.
-public enum FlagEvaluationReason: String, Sendable, Hashable, CaseIterable {
+/// Why an evaluation produced its value, in OpenFeature's vocabulary; printed as OpenFeature
+/// spells it (`TARGETING_MATCH`).
+public enum FlagEvaluationReason: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The flag has no targeting: its default variant, always.
     case `static` = "STATIC"
     /// Targeting did not pick a variant, so the default variant (or the code default) was used.
@@ -19,15 +20,18 @@ public enum FlagEvaluationReason: String, Sendable, Hashable, CaseIterable {
     case stale = "STALE"
     /// Evaluation failed: the caller's default, with an error code.
     case error = "ERROR"
+
+    public var description: String { rawValue }
 }
 
-/// What went wrong in an evaluation, in OpenFeature's vocabulary.
-public enum FlagErrorCode: String, Sendable, Hashable, CaseIterable {
+/// What went wrong in an evaluation, in OpenFeature's vocabulary; printed as OpenFeature spells
+/// it (`PARSE_ERROR`).
+public enum FlagErrorCode: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The flags were not loaded yet.
     case providerNotReady = "PROVIDER_NOT_READY"
     /// No flag has this key.
     case flagNotFound = "FLAG_NOT_FOUND"
-    /// The flag definition could not be read, or targeting produced something that is not a variant.
+    /// The flag's definition cannot be evaluated (an unknown operator, a `$ref` to nothing, no variants).
     case parseError = "PARSE_ERROR"
     /// The flag's values are not of the requested type.
     case typeMismatch = "TYPE_MISMATCH"
@@ -37,8 +41,10 @@ public enum FlagErrorCode: String, Sendable, Hashable, CaseIterable {
     case invalidContext = "INVALID_CONTEXT"
     /// The source of flags failed for good.
     case providerFatal = "PROVIDER_FATAL"
-    /// Anything else.
+    /// Anything else, such as targeting that names no variant, or a hook that failed.
     case general = "GENERAL"
+
+    public var description: String { rawValue }
 }
 
 /// The full answer of one evaluation, as OpenFeature defines it. Evaluation never throws:

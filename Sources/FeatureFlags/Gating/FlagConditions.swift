@@ -2,25 +2,29 @@ import Capabilities
 import ProcedureCore
 
 /// A condition satisfied while a Boolean flag is on, failed while it is off or disabled, and
-/// undecided when it cannot be evaluated (unknown, not Boolean, targeting failed): then
-/// neither it nor its negation holds.
+/// undecided when it cannot be evaluated (unknown, not Boolean, broken, provider not ready):
+/// then neither it nor its negation holds.
 public struct FlagIsOn: SynchronousCondition {
     /// The flag's key.
     public let key: String
-    private let store: FlagStore
-    private let context: FlagEvaluationContext?
+    private let evaluate: @Sendable () -> FlagEvaluationDetails<Bool>
 
     /// A condition on flag `key` in `store`, evaluated with `context` laid over the store's.
     public init(_ key: String, in store: FlagStore, context: FlagEvaluationContext? = nil) {
         self.key = key
-        self.store = store
-        self.context = context
+        evaluate = { store.booleanDetails(key, default: false, context: context) }
+    }
+
+    /// A condition on flag `key` evaluated through `client`, with its provider, context and hooks.
+    public init(_ key: String, in client: FlagClient, context: FlagEvaluationContext? = nil) {
+        self.key = key
+        evaluate = { client.booleanDetails(key, default: false, context: context) }
     }
 
     public var name: String { "FlagIsOn(\(key))" }
 
     public func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
-        let details = store.booleanDetails(key, default: false, context: self.context)
+        let details = evaluate()
         if details.reason == .error { return .undecided(details.description) }
         return details.value ? .satisfied(details.description) : .failed(details.description)
     }
@@ -33,23 +37,40 @@ public struct FlagEquals: SynchronousCondition {
     public let key: String
     /// The value it must have.
     public let expected: FlagValue
-    private let store: FlagStore
-    private let context: FlagEvaluationContext?
+    private let evaluate: @Sendable () -> FlagEvaluationDetails<FlagValue>
 
     /// A condition that flag `key` in `store` equals `expected`.
     public init(_ key: String, _ expected: FlagValue, in store: FlagStore, context: FlagEvaluationContext? = nil) {
         self.key = key
         self.expected = expected
-        self.store = store
-        self.context = context
+        evaluate = { store.valueDetails(key, default: .null, context: context) }
+    }
+
+    /// A condition that flag `key`, evaluated through `client` as the type of `expected`, equals it.
+    public init(_ key: String, _ expected: FlagValue, in client: FlagClient, context: FlagEvaluationContext? = nil) {
+        self.key = key
+        self.expected = expected
+        evaluate = {
+            func erased<T>(_ details: FlagEvaluationDetails<T>, _ wrap: (T) -> FlagValue) -> FlagEvaluationDetails<FlagValue> {
+                FlagEvaluationDetails(
+                    flagKey: details.flagKey, value: wrap(details.value), variant: details.variant, reason: details.reason,
+                    errorCode: details.errorCode, errorMessage: details.errorMessage, flagMetadata: details.flagMetadata)
+            }
+            switch expected {
+            case .bool: return erased(client.booleanDetails(key, default: false, context: context), FlagValue.bool)
+            case .string: return erased(client.stringDetails(key, default: "", context: context), FlagValue.string)
+            case .number: return erased(client.doubleDetails(key, default: .nan, context: context), FlagValue.number)
+            case .null, .list, .structure: return client.objectDetails(key, default: .null, context: context)
+            }
+        }
     }
 
     public var name: String { "FlagEquals(\(key) == \(expected))" }
 
     public func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
-        let details = store.valueDetails(key, default: .null, context: self.context)
+        let details = evaluate()
         if details.reason == .error { return .undecided(details.description) }
-        if details.variant != nil, details.value == expected { return .satisfied(details.description) }
+        if details.variant != nil, JSONLogicSemantics.strictEquals(details.value, expected) { return .satisfied(details.description) }
         return .failed(details.description)
     }
 }

@@ -1,0 +1,207 @@
+import Synchronization
+
+/// Evaluates flags through an ``OpenFeatureAPI``'s provider, with OpenFeature's evaluation
+/// context merging and hooks. Get one from ``OpenFeatureAPI/client(domain:context:hooks:)``.
+///
+/// The context an evaluation sees is the API's global context, overlaid by the client's, by
+/// the call's, then by what `before` hooks return: later levels win, attribute by attribute,
+/// and so does their targeting key. Evaluation never throws; problems come back as the caller's
+/// default with reason `ERROR` and an error code (`PROVIDER_NOT_READY` before the provider has
+/// initialized, `PROVIDER_FATAL` after it failed for good).
+public final class FlagClient: Sendable {
+    /// The domain the client evaluates in; nil for the default provider.
+    public let domain: String?
+    private let api: OpenFeatureAPI
+    private let settings: Mutex<(context: FlagEvaluationContext, hooks: [any FlagHook])>
+
+    init(api: OpenFeatureAPI, domain: String?, context: FlagEvaluationContext, hooks: [any FlagHook]) {
+        self.api = api
+        self.domain = domain
+        settings = Mutex((context, hooks))
+    }
+
+    /// The client's evaluation context, between the global one and each call's.
+    public var evaluationContext: FlagEvaluationContext { settings.withLock { $0.context } }
+
+    /// Replaces the client's evaluation context.
+    public func setEvaluationContext(_ context: FlagEvaluationContext) {
+        settings.withLock { $0.context = context }
+    }
+
+    /// Adds hooks that run for every evaluation of this client, after the API's.
+    public func addHooks(_ hooks: [any FlagHook]) {
+        settings.withLock { $0.hooks += hooks }
+    }
+
+    /// The state of the provider this client uses.
+    public var providerStatus: ProviderStatus { api.providerStatus(domain: domain) }
+
+    /// The events of the provider this client uses, its current state first.
+    public func events() -> AsyncStream<ProviderEvent> { api.events(forClientOf: domain) }
+
+    // MARK: Evaluation
+
+    /// Evaluates a Boolean flag, with details.
+    public func booleanDetails(
+        _ key: String, default defaultValue: Bool, context: FlagEvaluationContext? = nil,
+        options: FlagEvaluationOptions = FlagEvaluationOptions()
+    ) -> FlagEvaluationDetails<Bool> {
+        evaluate(key, .boolean, defaultValue, FlagValue.bool, context, options) { $0.booleanDetails(key, default: defaultValue, context: $1) }
+    }
+
+    /// Evaluates a Boolean flag.
+    public func boolean(
+        _ key: String, default defaultValue: Bool, context: FlagEvaluationContext? = nil,
+        options: FlagEvaluationOptions = FlagEvaluationOptions()
+    ) -> Bool {
+        booleanDetails(key, default: defaultValue, context: context, options: options).value
+    }
+
+    /// Evaluates a string flag, with details.
+    public func stringDetails(
+        _ key: String, default defaultValue: String, context: FlagEvaluationContext? = nil,
+        options: FlagEvaluationOptions = FlagEvaluationOptions()
+    ) -> FlagEvaluationDetails<String> {
+        evaluate(key, .string, defaultValue, FlagValue.string, context, options) { $0.stringDetails(key, default: defaultValue, context: $1) }
+    }
+
+    /// Evaluates a string flag.
+    public func string(
+        _ key: String, default defaultValue: String, context: FlagEvaluationContext? = nil,
+        options: FlagEvaluationOptions = FlagEvaluationOptions()
+    ) -> String {
+        stringDetails(key, default: defaultValue, context: context, options: options).value
+    }
+
+    /// Evaluates a number flag as an integer, with details.
+    public func integerDetails(
+        _ key: String, default defaultValue: Int, context: FlagEvaluationContext? = nil,
+        options: FlagEvaluationOptions = FlagEvaluationOptions()
+    ) -> FlagEvaluationDetails<Int> {
+        evaluate(key, .integer, defaultValue, { FlagValue.number(Double($0)) }, context, options) {
+            $0.integerDetails(key, default: defaultValue, context: $1)
+        }
+    }
+
+    /// Evaluates a number flag as an integer.
+    public func integer(
+        _ key: String, default defaultValue: Int, context: FlagEvaluationContext? = nil,
+        options: FlagEvaluationOptions = FlagEvaluationOptions()
+    ) -> Int {
+        integerDetails(key, default: defaultValue, context: context, options: options).value
+    }
+
+    /// Evaluates a number flag, with details.
+    public func doubleDetails(
+        _ key: String, default defaultValue: Double, context: FlagEvaluationContext? = nil,
+        options: FlagEvaluationOptions = FlagEvaluationOptions()
+    ) -> FlagEvaluationDetails<Double> {
+        evaluate(key, .double, defaultValue, FlagValue.number, context, options) { $0.doubleDetails(key, default: defaultValue, context: $1) }
+    }
+
+    /// Evaluates a number flag.
+    public func double(
+        _ key: String, default defaultValue: Double, context: FlagEvaluationContext? = nil,
+        options: FlagEvaluationOptions = FlagEvaluationOptions()
+    ) -> Double {
+        doubleDetails(key, default: defaultValue, context: context, options: options).value
+    }
+
+    /// Evaluates an object (JSON) flag, with details.
+    public func objectDetails(
+        _ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil,
+        options: FlagEvaluationOptions = FlagEvaluationOptions()
+    ) -> FlagEvaluationDetails<FlagValue> {
+        evaluate(key, .object, defaultValue, { $0 }, context, options) { $0.objectDetails(key, default: defaultValue, context: $1) }
+    }
+
+    /// Evaluates an object (JSON) flag.
+    public func object(
+        _ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil,
+        options: FlagEvaluationOptions = FlagEvaluationOptions()
+    ) -> FlagValue {
+        objectDetails(key, default: defaultValue, context: context, options: options).value
+    }
+
+    // MARK: The one evaluation path
+
+    private func evaluate<T: Sendable>(
+        _ key: String, _ kind: FlagValueKind, _ defaultValue: T, _ wrap: (T) -> FlagValue,
+        _ invocation: FlagEvaluationContext?, _ options: FlagEvaluationOptions,
+        _ resolve: (any FeatureProvider, FlagEvaluationContext?) -> FlagEvaluationDetails<T>
+    ) -> FlagEvaluationDetails<T> {
+        let snapshot = api.snapshot(domain: domain)
+        let client = settings.withLock { $0 }
+        let merged = Self.merge(snapshot.context, client.context, invocation)
+        let hooks = snapshot.hooks + client.hooks + options.hooks + snapshot.provider.hooks
+
+        func failure(_ code: FlagErrorCode, _ message: String) -> FlagEvaluationDetails<T> {
+            FlagEvaluationDetails(flagKey: key, value: defaultValue, reason: .error, errorCode: code, errorMessage: message)
+        }
+        func ask(_ context: FlagEvaluationContext?) -> FlagEvaluationDetails<T> {
+            switch snapshot.status {
+            case .notReady: failure(.providerNotReady, "provider \(snapshot.provider.metadata.name) is not ready")
+            case .fatal: failure(.providerFatal, "provider \(snapshot.provider.metadata.name) failed for good")
+            default: resolve(snapshot.provider, context)
+            }
+        }
+        // Without hooks nothing can observe the evaluation: no hook context, no erasure.
+        guard !hooks.isEmpty else { return ask(merged) }
+
+        var hookContext = HookContext(
+            flagKey: key, kind: kind, defaultValue: wrap(defaultValue), evaluationContext: merged ?? FlagEvaluationContext(),
+            clientDomain: domain, providerMetadata: snapshot.provider.metadata)
+        let hints = options.hints
+        var details: FlagEvaluationDetails<T>
+        var problem: (any Error)?
+        do {
+            for hook in hooks {
+                if let added = try hook.before(hookContext, hints: hints) {
+                    hookContext.evaluationContext = added.merged(over: hookContext.evaluationContext)
+                }
+            }
+            details = ask(Self.isEmpty(hookContext.evaluationContext) ? nil : hookContext.evaluationContext)
+            if let code = details.errorCode {
+                problem = FlagEvaluationError(code: code, message: details.errorMessage)
+            } else {
+                do {
+                    let erased = Self.erase(details, wrap)
+                    for hook in hooks.reversed() { try hook.after(hookContext, details: erased, hints: hints) }
+                } catch {
+                    problem = HookFailure(stage: "after", underlying: error)
+                    details = failure(.general, "\(problem!)")
+                }
+            }
+        } catch {
+            problem = HookFailure(stage: "before", underlying: error)
+            details = failure(.general, "\(problem!)")
+        }
+        if let problem {
+            for hook in hooks.reversed() { hook.error(hookContext, error: problem, hints: hints) }
+        }
+        let erased = Self.erase(details, wrap)
+        for hook in hooks.reversed() { hook.finally(hookContext, details: erased, hints: hints) }
+        return details
+    }
+
+    /// Global, client and call contexts merged; nil when all are empty, so a provider can skip
+    /// laying an empty context over its own.
+    private static func merge(
+        _ global: FlagEvaluationContext, _ client: FlagEvaluationContext, _ invocation: FlagEvaluationContext?
+    ) -> FlagEvaluationContext? {
+        var merged: FlagEvaluationContext? = isEmpty(global) ? nil : global
+        if !isEmpty(client) { merged = merged.map { client.merged(over: $0) } ?? client }
+        if let invocation, !isEmpty(invocation) { merged = merged.map { invocation.merged(over: $0) } ?? invocation }
+        return merged
+    }
+
+    private static func isEmpty(_ context: FlagEvaluationContext) -> Bool {
+        context.targetingKey == nil && context.attributes.isEmpty
+    }
+
+    private static func erase<T>(_ details: FlagEvaluationDetails<T>, _ wrap: (T) -> FlagValue) -> FlagEvaluationDetails<FlagValue> {
+        FlagEvaluationDetails(
+            flagKey: details.flagKey, value: wrap(details.value), variant: details.variant, reason: details.reason,
+            errorCode: details.errorCode, errorMessage: details.errorMessage, flagMetadata: details.flagMetadata)
+    }
+}

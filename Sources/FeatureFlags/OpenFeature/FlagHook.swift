@@ -1,0 +1,80 @@
+/// Code that runs around every evaluation, as OpenFeature's hooks do: to add context, log,
+/// measure or validate. Every method has a default that does nothing.
+///
+/// Order: `before` hooks run API, client, call, provider; `after`, `error` and `finally`
+/// run in the reverse order. A `before` hook may return context, merged over the evaluation
+/// context for the hooks after it and the provider. A `before` or `after` hook that throws
+/// stops the remaining hooks of that stage; the evaluation then returns the caller's default
+/// with `GENERAL`, and the `error` hooks run. `error` and `finally` hooks cannot fail the evaluation.
+public protocol FlagHook: Sendable {
+    /// Before the provider is asked; the returned context is merged over the current one.
+    func before(_ context: HookContext, hints: HookHints) throws -> FlagEvaluationContext?
+    /// After a successful evaluation.
+    func after(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints) throws
+    /// After a failed one: the provider returned an error code, or a hook threw.
+    func error(_ context: HookContext, error: any Error, hints: HookHints)
+    /// After every evaluation, with what the caller receives.
+    func finally(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints)
+}
+
+extension FlagHook {
+    public func before(_ context: HookContext, hints: HookHints) throws -> FlagEvaluationContext? { nil }
+    public func after(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints) throws {}
+    public func error(_ context: HookContext, error: any Error, hints: HookHints) {}
+    public func finally(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints) {}
+}
+
+/// The type an evaluation asks for.
+public enum FlagValueKind: String, Sendable, Hashable {
+    case boolean, string, integer, double, object
+}
+
+/// What a hook knows about the evaluation it runs around.
+public struct HookContext: Sendable {
+    /// The flag evaluated.
+    public var flagKey: String
+    /// The type asked for.
+    public var kind: FlagValueKind
+    /// The caller's default.
+    public var defaultValue: FlagValue
+    /// The merged evaluation context, including what earlier `before` hooks added.
+    public var evaluationContext: FlagEvaluationContext
+    /// The client's domain, when it has one.
+    public var clientDomain: String?
+    /// The provider asked.
+    public var providerMetadata: ProviderMetadata
+}
+
+/// Values a caller passes to the hooks of one evaluation.
+public typealias HookHints = [String: FlagValue]
+
+/// Options for one evaluation: hooks that run for it alone, and hints for every hook.
+public struct FlagEvaluationOptions: Sendable {
+    /// Hooks for this evaluation, after the API's and the client's.
+    public var hooks: [any FlagHook]
+    /// Passed to every hook.
+    public var hints: HookHints
+
+    /// Creates options.
+    public init(hooks: [any FlagHook] = [], hints: HookHints = [:]) {
+        self.hooks = hooks
+        self.hints = hints
+    }
+}
+
+/// The error a `before` or `after` hook threw, as error hooks and the details see it.
+struct HookFailure: Error, CustomStringConvertible {
+    let stage: String
+    let underlying: any Error
+    var description: String { "\(stage) hook failed: \(underlying)" }
+}
+
+/// A provider's error code, as error hooks see it.
+public struct FlagEvaluationError: Error, Sendable, CustomStringConvertible {
+    /// The code the provider returned.
+    public var code: FlagErrorCode
+    /// The provider's message.
+    public var message: String?
+
+    public var description: String { code.rawValue + (message.map { ": \($0)" } ?? "") }
+}

@@ -1,0 +1,254 @@
+import Capabilities
+import Synchronization
+
+/// OpenFeature's API object: the providers (a default one and one per domain), the global
+/// evaluation context and hooks, and the clients that evaluate through them.
+///
+/// ```swift
+/// let api = OpenFeatureAPI.shared
+/// await api.setProvider(FlagStore(files: ["/etc/myservice/flags.json"]))
+/// api.setEvaluationContext(FlagEvaluationContext(attributes: ["region": "eu-west"]))
+/// let client = api.client()
+/// if client.boolean("new-export", default: false, context: .init(attributes: ["tier": "gold"])) { ... }
+/// ```
+///
+/// ``shared`` is the process-wide instance OpenFeature's specification asks for; separate
+/// instances keep tests and embedded uses apart. Until a provider is set, evaluations return
+/// the caller's default with reason `DEFAULT`.
+public final class OpenFeatureAPI: Sendable {
+    /// The process-wide API.
+    public static let shared = OpenFeatureAPI()
+
+    struct Binding: Sendable {
+        var provider: any FeatureProvider
+        var status: ProviderStatus
+        var generation: Int
+        var listener: Task<Void, Never>?
+    }
+
+    private struct State: Sendable {
+        var defaultBinding = Binding(provider: NoOpFlagProvider(), status: .ready, generation: 0)
+        var domains: [String: Binding] = [:]
+        var context = FlagEvaluationContext()
+        var hooks: [any FlagHook] = []
+        var generation = 0
+    }
+
+    /// What a client reads once per evaluation.
+    struct Snapshot {
+        var provider: any FeatureProvider
+        var status: ProviderStatus
+        var context: FlagEvaluationContext
+        var hooks: [any FlagHook]
+    }
+
+    private let state = Mutex(State())
+    private let broadcast = EventBroadcast<(domain: String?, event: ProviderEvent)>()
+
+    /// Creates an API of its own, with no provider.
+    public init() {}
+
+    // MARK: Providers
+
+    /// Makes `provider` the default (or the one for `domain`), initializes it with the global
+    /// context and returns when it is ready or has failed. The provider it replaces is shut down.
+    public func setProvider(_ provider: any FeatureProvider, domain: String? = nil) async {
+        let (generation, replaced, context) = state.withLock { state -> (Int, Binding?, FlagEvaluationContext) in
+            state.generation += 1
+            let binding = Binding(provider: provider, status: .notReady, generation: state.generation)
+            let old: Binding?
+            if let domain {
+                old = state.domains.updateValue(binding, forKey: domain)
+            } else {
+                old = state.defaultBinding
+                state.defaultBinding = binding
+            }
+            return (state.generation, old, state.context)
+        }
+        if let replaced {
+            replaced.listener?.cancel()
+            if !isStillBound(replaced.provider) { await replaced.provider.shutdown() }
+        }
+        let events = provider.providerEvents()
+        let listener = Task { [weak self] in
+            for await event in events {
+                self?.received(event, domain: domain, generation: generation)
+            }
+        }
+        update(domain: domain, generation: generation) { $0.listener = listener }
+        do {
+            try await provider.initialize(context: context)
+            update(domain: domain, generation: generation) { $0.status = .ready }
+            emit(ProviderEvent(.ready), from: provider, domain: domain)
+        } catch {
+            let fatal = (error as? ProviderError)?.isFatal == true
+            update(domain: domain, generation: generation) { $0.status = fatal ? .fatal : .error }
+            emit(ProviderEvent(.error, message: "\(error)", isFatal: fatal), from: provider, domain: domain)
+        }
+    }
+
+    /// The provider evaluations for `domain` go to (the default one when the domain has none).
+    public func provider(domain: String? = nil) -> any FeatureProvider {
+        binding(domain: domain).provider
+    }
+
+    /// The state of the provider for `domain`.
+    public func providerStatus(domain: String? = nil) -> ProviderStatus {
+        binding(domain: domain).status
+    }
+
+    /// Shuts every provider down and forgets them, the context and the hooks.
+    public func shutdown() async {
+        let bindings = state.withLock { state -> [Binding] in
+            let all = [state.defaultBinding] + Array(state.domains.values)
+            state = State()
+            return all
+        }
+        for binding in bindings {
+            binding.listener?.cancel()
+            await binding.provider.shutdown()
+        }
+    }
+
+    // MARK: Context, hooks, clients, events
+
+    /// Sets the global evaluation context, under every client's and every call's.
+    public func setEvaluationContext(_ context: FlagEvaluationContext) {
+        state.withLock { $0.context = context }
+    }
+
+    /// The global evaluation context.
+    public var evaluationContext: FlagEvaluationContext { state.withLock { $0.context } }
+
+    /// Adds hooks that run for every evaluation, before the client's.
+    public func addHooks(_ hooks: [any FlagHook]) {
+        state.withLock { $0.hooks += hooks }
+    }
+
+    /// Removes every global hook.
+    public func clearHooks() {
+        state.withLock { $0.hooks = [] }
+    }
+
+    /// A client for `domain`: it evaluates with the domain's provider, or the default one.
+    public func client(domain: String? = nil, context: FlagEvaluationContext = FlagEvaluationContext(), hooks: [any FlagHook] = [])
+        -> FlagClient
+    {
+        FlagClient(api: self, domain: domain, context: context, hooks: hooks)
+    }
+
+    /// Every provider's events from now on. A provider already ready (or failed, or stale)
+    /// reports that state first, so a late subscriber does not wait for an event already sent.
+    public func events() -> AsyncStream<ProviderEvent> {
+        events { _ in true }
+    }
+
+    // MARK: Internals
+
+    func snapshot(domain: String?) -> Snapshot {
+        state.withLock { state in
+            let binding = domain.flatMap { state.domains[$0] } ?? state.defaultBinding
+            return Snapshot(provider: binding.provider, status: binding.status, context: state.context, hooks: state.hooks)
+        }
+    }
+
+    /// Events of the provider a client of `domain` uses.
+    func events(forClientOf domain: String?) -> AsyncStream<ProviderEvent> {
+        let bound = state.withLock { state in domain.map { state.domains[$0] != nil } ?? false }
+        return events { source in bound ? source == domain : source == nil }
+    }
+
+    private func events(where accepts: @escaping @Sendable (String?) -> Bool) -> AsyncStream<ProviderEvent> {
+        let upstream = broadcast.subscribe()
+        let current = state.withLock { state -> [(String?, Binding)] in
+            [(nil, state.defaultBinding)] + state.domains.map { ($0.key, $0.value) }
+        }
+        return AsyncStream { continuation in
+            for (domain, binding) in current where accepts(domain) {
+                if let event = Self.event(for: binding.status) {
+                    var event = event
+                    event.providerName = binding.provider.metadata.name
+                    continuation.yield(event)
+                }
+            }
+            let forwarder = Task {
+                for await (domain, event) in upstream where accepts(domain) { continuation.yield(event) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in forwarder.cancel() }
+        }
+    }
+
+    private static func event(for status: ProviderStatus) -> ProviderEvent? {
+        switch status {
+        case .notReady: nil
+        case .ready: ProviderEvent(.ready)
+        case .error: ProviderEvent(.error)
+        case .fatal: ProviderEvent(.error, isFatal: true)
+        case .stale: ProviderEvent(.stale)
+        }
+    }
+
+    private func binding(domain: String?) -> Binding {
+        state.withLock { state in domain.flatMap { state.domains[$0] } ?? state.defaultBinding }
+    }
+
+    /// Applies `change` to the binding of `domain` if it is still the one set at `generation`.
+    private func update(domain: String?, generation: Int, _ change: (inout Binding) -> Void) {
+        state.withLock { state in
+            if let domain {
+                guard var binding = state.domains[domain], binding.generation == generation else { return }
+                change(&binding)
+                state.domains[domain] = binding
+            } else {
+                guard state.defaultBinding.generation == generation else { return }
+                change(&state.defaultBinding)
+            }
+        }
+    }
+
+    private func received(_ event: ProviderEvent, domain: String?, generation: Int) {
+        let provider = binding(domain: domain).provider
+        update(domain: domain, generation: generation) { binding in
+            switch event.kind {
+            case .ready: binding.status = .ready
+            case .error: binding.status = event.isFatal ? .fatal : .error
+            case .stale: binding.status = .stale
+            case .configurationChanged: break
+            }
+        }
+        emit(event, from: provider, domain: domain)
+    }
+
+    private func emit(_ event: ProviderEvent, from provider: any FeatureProvider, domain: String?) {
+        var event = event
+        event.providerName = provider.metadata.name
+        broadcast.send((domain, event))
+    }
+
+    /// Whether `provider` (a class instance) is still bound to some domain or as the default.
+    private func isStillBound(_ provider: any FeatureProvider) -> Bool {
+        guard type(of: provider) is AnyClass else { return false }
+        let identity = ObjectIdentifier(provider as AnyObject)
+        return state.withLock { state in
+            ([state.defaultBinding] + Array(state.domains.values)).contains { binding in
+                type(of: binding.provider) is AnyClass && ObjectIdentifier(binding.provider as AnyObject) == identity
+            }
+        }
+    }
+}
+
+/// The provider in place before any is set: every evaluation is the caller's default.
+struct NoOpFlagProvider: FeatureProvider {
+    var metadata: ProviderMetadata { ProviderMetadata(name: "No-op Provider") }
+
+    private func none<T>(_ key: String, _ value: T) -> FlagEvaluationDetails<T> {
+        FlagEvaluationDetails(flagKey: key, value: value, reason: .default)
+    }
+
+    func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Bool> { none(key, value) }
+    func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?) -> FlagEvaluationDetails<String> { none(key, value) }
+    func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Int> { none(key, value) }
+    func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Double> { none(key, value) }
+    func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?) -> FlagEvaluationDetails<FlagValue> { none(key, value) }
+}

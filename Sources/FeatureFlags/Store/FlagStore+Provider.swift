@@ -1,0 +1,37 @@
+/// A flag store is an OpenFeature provider: flagd's file format, evaluated in process.
+extension FlagStore: FeatureProvider {
+    public var metadata: ProviderMetadata { ProviderMetadata(name: "flagd file") }
+
+    /// Fails when a file cannot be read at all; the flags of the others (and that file's last
+    /// good flags) are served all the same, as OpenFeature's error state allows.
+    public func initialize(context: FlagEvaluationContext) async throws {
+        let failures = loadFailures
+        guard failures.isEmpty else { throw ProviderError(failures.map(\.description).joined(separator: "\n")) }
+    }
+
+    /// Reloads become `PROVIDER_CONFIGURATION_CHANGED`; a file that stops parsing makes the
+    /// provider stale (its last good flags are served) until it parses again.
+    public func providerEvents() -> AsyncStream<ProviderEvent> {
+        let upstream = events()
+        return AsyncStream { continuation in
+            let forwarder = Task {
+                var stale = false
+                for await event in upstream {
+                    switch event {
+                    case .loaded(_, let keys):
+                        continuation.yield(ProviderEvent(.configurationChanged, flagsChanged: keys))
+                        if stale, self.loadFailures.isEmpty {
+                            stale = false
+                            continuation.yield(ProviderEvent(.ready))
+                        }
+                    case .failed(let error):
+                        stale = true
+                        continuation.yield(ProviderEvent(.stale, message: error.description))
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in forwarder.cancel() }
+        }
+    }
+}
