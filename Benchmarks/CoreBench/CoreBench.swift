@@ -1,3 +1,4 @@
+import FeatureFlags
 import Dispatch
 import Foundation
 import ProcedureCore
@@ -75,18 +76,26 @@ struct CoreBench {
         var staticFlag = (seconds: Double.infinity, on: 0)
         var targetedFlag = (seconds: Double.infinity, on: 0)
         var lookup = (seconds: Double.infinity, on: 0)
+        var clientFlag = (seconds: Double.infinity, on: 0)
+        let api = OpenFeatureAPI()
+        await api.setProvider(flags)
+        let client = api.client()
         for _ in 0..<5 {
             let s = GatingWorkloads.staticFlag(flags, evaluations)
             if s.seconds < staticFlag.seconds { staticFlag = s }
+            let c = GatingWorkloads.staticFlag(client, evaluations)
+            if c.seconds < clientFlag.seconds { clientFlag = c }
             let t = GatingWorkloads.targetedFlag(flags, evaluations / 4)
             if t.seconds < targetedFlag.seconds { targetedFlag = t }
             let d = GatingWorkloads.dictionaryLookup(evaluations)
             if d.seconds < lookup.seconds { lookup = d }
         }
         precondition(staticFlag.on == evaluations && targetedFlag.on == evaluations / 4 && lookup.on == evaluations)
+        precondition(clientFlag.on == evaluations)
         let staticNanos = staticFlag.seconds * 1e9 / Double(evaluations)
         report.section("feature flag evaluation, per call")
         report.time("static Boolean flag (no targeting)", staticFlag.seconds, count: evaluations)
+        report.time("static Boolean flag through an OpenFeature client", clientFlag.seconds, count: evaluations)
         report.time("flag with three targeting rules", targetedFlag.seconds, count: evaluations / 4)
         report.time("Dictionary<String, Bool> lookup (floor)", lookup.seconds, count: evaluations)
         report.bound("static Boolean flag, ns per evaluation", staticNanos, target: 200)

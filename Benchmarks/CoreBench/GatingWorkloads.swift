@@ -31,6 +31,15 @@ enum GatingWorkloads {
         return (Workloads.seconds(since: start), on)
     }
 
+    /// Seconds for `count` evaluations of the static Boolean flag through an OpenFeature client
+    /// (no hooks, no context): what the API's layering costs on top of the store.
+    static func staticFlag(_ client: FlagClient, _ count: Int) -> (seconds: Double, on: Int) {
+        var on = 0
+        let start = ContinuousClock.now
+        for _ in 0..<count where client.boolean("static-flag", default: false) { on += 1 }
+        return (Workloads.seconds(since: start), on)
+    }
+
     /// Seconds for `count` evaluations of the flag with three targeting rules; the context
     /// matches only the last rule, so every rule runs.
     static func targetedFlag(_ store: FlagStore, _ count: Int) -> (seconds: Double, on: Int) {

@@ -133,7 +133,10 @@ public final class FlagClient: Sendable {
         let snapshot = api.snapshot(domain: domain)
         let client = settings.withLock { $0 }
         let merged = Self.merge(snapshot.context, client.context, invocation)
-        let hooks = snapshot.hooks + client.hooks + options.hooks + snapshot.provider.hooks
+        let providerHooks = snapshot.provider.hooks
+        let hooks =
+            snapshot.hooks.isEmpty && client.hooks.isEmpty && options.hooks.isEmpty && providerHooks.isEmpty
+            ? [] : snapshot.hooks + client.hooks + options.hooks + providerHooks
 
         func failure(_ code: FlagErrorCode, _ message: String) -> FlagEvaluationDetails<T> {
             FlagEvaluationDetails(flagKey: key, value: defaultValue, reason: .error, errorCode: code, errorMessage: message)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// JsonLogic's value rules, which follow JavaScript: truthiness, loose and strict equality,
 /// number conversion, string conversion and ordering.
 enum JSONLogicSemantics {
@@ -116,31 +118,50 @@ enum JSONLogicSemantics {
         }
     }
 
-    /// Whether two strings have the same code units (UTF-8 and UTF-16 agree on this).
+    /// Whether two strings have the same code units. UTF-8 and UTF-16 agree on this, and on
+    /// prefixes, suffixes and substrings of valid text, so the native UTF-8 bytes are compared.
     static func same(_ a: String, _ b: String) -> Bool {
-        a.utf8.elementsEqual(b.utf8)
+        // Swift's == also equates canonically equivalent strings, so it can only rule equality out,
+        // but it does so without touching the bytes of small strings.
+        guard a == b else { return false }
+        return bytes(a) { x in bytes(b) { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) } }
     }
 
-    /// JavaScript's `text.includes(part)`: a search in UTF-16 code units; the empty string is in every string.
+    /// JavaScript's `text.includes(part)`; the empty string is in every string.
     static func contains(_ text: String, _ part: String) -> Bool {
-        let haystack = Array(text.utf16)
-        let needle = Array(part.utf16)
-        guard !needle.isEmpty else { return true }
-        guard needle.count <= haystack.count else { return false }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        bytes(text) { haystack in
+            bytes(part) { needle in
+                guard !needle.isEmpty else { return true }
+                guard needle.count <= haystack.count else { return false }
+                let first = needle[0]
+                for start in 0...(haystack.count - needle.count) where haystack[start] == first {
+                    if memcmp(haystack.baseAddress! + start, needle.baseAddress!, needle.count) == 0 { return true }
+                }
+                return false
+            }
         }
-        return false
     }
 
-    /// JavaScript's `startsWith`, in code units.
+    /// JavaScript's `startsWith`.
     static func hasPrefix(_ text: String, _ prefix: String) -> Bool {
-        text.utf16.starts(with: prefix.utf16)
+        bytes(text) { x in
+            bytes(prefix) { y in y.count <= x.count && (y.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, y.count) == 0) }
+        }
     }
 
-    /// JavaScript's `endsWith`, in code units.
+    /// JavaScript's `endsWith`.
     static func hasSuffix(_ text: String, _ suffix: String) -> Bool {
-        text.utf16.reversed().starts(with: suffix.utf16.reversed())
+        bytes(text) { x in
+            bytes(suffix) { y in
+                y.count <= x.count && (y.isEmpty || memcmp(x.baseAddress! + (x.count - y.count), y.baseAddress!, y.count) == 0)
+            }
+        }
+    }
+
+    /// The string's UTF-8 bytes, without copying a native string.
+    private static func bytes<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var text = text
+        return text.withUTF8(body)
     }
 
     /// JavaScript's string `<`: UTF-16 code units in order.
