@@ -187,13 +187,19 @@ _capctl() {
 _capctl_status() {
     repeating_flags=()
     non_repeating_flags=(--json -h --help)
-    repeating_options=(--policy)
-    non_repeating_options=()
+    repeating_options=(--policy --context)
+    non_repeating_options=(--targeting-key)
     __capctl_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--policy')
+        return
+        ;;
+    '--context')
+        return
+        ;;
+    '--targeting-key')
         return
         ;;
     esac
@@ -202,13 +208,19 @@ _capctl_status() {
 _capctl_check() {
     repeating_flags=()
     non_repeating_flags=(--json --no-prompt --explain --password-stdin -h --help)
-    repeating_options=(--policy)
-    non_repeating_options=()
+    repeating_options=(--policy --context)
+    non_repeating_options=(--targeting-key)
     __capctl_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--policy')
+        return
+        ;;
+    '--context')
+        return
+        ;;
+    '--targeting-key')
         return
         ;;
     esac
@@ -235,13 +247,19 @@ _capctl_authorize() {
 _capctl_run() {
     repeating_flags=()
     non_repeating_flags=(--json --no-prompt --password-stdin -h --help)
-    repeating_options=(--policy)
-    non_repeating_options=()
+    repeating_options=(--policy --context)
+    non_repeating_options=(--targeting-key)
     __capctl_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--policy')
+        return
+        ;;
+    '--context')
+        return
+        ;;
+    '--targeting-key')
         return
         ;;
     esac
@@ -307,10 +325,10 @@ _capctl_flags_get() {
     '--default')
         return
         ;;
-    '--targeting-key')
+    '--context')
         return
         ;;
-    '--context')
+    '--targeting-key')
         return
         ;;
     '--file')
@@ -337,13 +355,19 @@ _capctl_validate() {
 _capctl_watch() {
     repeating_flags=()
     non_repeating_flags=(--json -h --help)
-    repeating_options=(--policy)
-    non_repeating_options=()
+    repeating_options=(--policy --context)
+    non_repeating_options=(--targeting-key)
     __capctl_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
     '--policy')
+        return
+        ;;
+    '--context')
+        return
+        ;;
+    '--targeting-key')
         return
         ;;
     esac

@@ -77,6 +77,8 @@ _capctl_status() {
     local -ar arg_specs=(
         '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
         '--json[Print JSON instead of a table.]'
+        '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
+        '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '*:names:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -94,6 +96,8 @@ _capctl_check() {
         '--no-prompt[Never ask for authorization; report what would be asked.]'
         '--explain[Print every requirement with passed, failed or not checked, and why.]'
         '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
+        '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
+        '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -124,6 +128,8 @@ _capctl_run() {
         ':gate:'
         '--no-prompt[Never ask for authorization.]'
         '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
+        '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
+        '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '*:command:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -182,8 +188,8 @@ _capctl_flags_get() {
         ':key:'
         '--type[The type to evaluate as (the flag'\''s own type when omitted).]:type:{__capctl_complete "${___type[@]}"}'
         '--default[The value to return when the flag cannot be evaluated.]:default:'
-        '--targeting-key[The targeting key.]:targeting-key:'
-        '*--context[A context attribute (repeatable).]:key=value:'
+        '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
+        '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '*--file[Use this flag definition file instead of the policy'\''s flags (repeatable).]:path:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -210,6 +216,8 @@ _capctl_watch() {
     local -ar arg_specs=(
         '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
         '--json[Print JSON instead of a table.]'
+        '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
+        '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '*:names:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
