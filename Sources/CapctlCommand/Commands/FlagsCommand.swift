@@ -93,13 +93,13 @@ struct FlagsCommand: AsyncParsableCommand {
             let details: FlagEvaluationDetails<FlagValue>
             switch type {
             case .bool:
-                details = Self.erase(store.booleanDetails(key, default: fallback.boolValue ?? false, context: evaluationContext), FlagValue.bool)
+                details = store.booleanDetails(key, default: fallback.boolValue ?? false, context: evaluationContext).map(FlagValue.bool)
             case .string:
-                details = Self.erase(store.stringDetails(key, default: fallback.stringValue ?? "", context: evaluationContext), FlagValue.string)
+                details = store.stringDetails(key, default: fallback.stringValue ?? "", context: evaluationContext).map(FlagValue.string)
             case .int:
-                details = Self.erase(store.integerDetails(key, default: fallback.integerValue ?? 0, context: evaluationContext)) { .number(Double($0)) }
+                details = store.integerDetails(key, default: fallback.integerValue ?? 0, context: evaluationContext).map { .number(Double($0)) }
             case .double:
-                details = Self.erase(store.doubleDetails(key, default: fallback.numberValue ?? 0, context: evaluationContext), FlagValue.number)
+                details = store.doubleDetails(key, default: fallback.numberValue ?? 0, context: evaluationContext).map(FlagValue.number)
             case .object:
                 details = store.objectDetails(key, default: fallback, context: evaluationContext)
             case nil:
@@ -131,12 +131,6 @@ struct FlagsCommand: AsyncParsableCommand {
                 throw CommandFailure(message: "capctl: --default \(text) is not a \(type!.rawValue)", status: ExitStatus.usage)
             }
             return type == .string ? .string(text) : value
-        }
-
-        static func erase<T>(_ details: FlagEvaluationDetails<T>, _ wrap: (T) -> FlagValue) -> FlagEvaluationDetails<FlagValue> {
-            FlagEvaluationDetails(
-                flagKey: details.flagKey, value: wrap(details.value), variant: details.variant, reason: details.reason,
-                errorCode: details.errorCode, errorMessage: details.errorMessage, flagMetadata: details.flagMetadata)
         }
     }
 }

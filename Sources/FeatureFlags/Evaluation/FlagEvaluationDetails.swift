@@ -81,6 +81,15 @@ public struct FlagEvaluationDetails<Value: Sendable>: Sendable {
     }
 }
 
+extension FlagEvaluationDetails {
+    /// The same details with the value transformed (to erase its type, for example).
+    public func map<Other: Sendable>(_ transform: (Value) -> Other) -> FlagEvaluationDetails<Other> {
+        FlagEvaluationDetails<Other>(
+            flagKey: flagKey, value: transform(value), variant: variant, reason: reason, errorCode: errorCode,
+            errorMessage: errorMessage, flagMetadata: flagMetadata)
+    }
+}
+
 extension FlagEvaluationDetails: Equatable where Value: Equatable {}
 
 extension FlagEvaluationDetails: CustomStringConvertible {

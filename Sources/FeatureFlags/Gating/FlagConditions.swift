@@ -51,15 +51,10 @@ public struct FlagEquals: SynchronousCondition {
         self.key = key
         self.expected = expected
         evaluate = {
-            func erased<T>(_ details: FlagEvaluationDetails<T>, _ wrap: (T) -> FlagValue) -> FlagEvaluationDetails<FlagValue> {
-                FlagEvaluationDetails(
-                    flagKey: details.flagKey, value: wrap(details.value), variant: details.variant, reason: details.reason,
-                    errorCode: details.errorCode, errorMessage: details.errorMessage, flagMetadata: details.flagMetadata)
-            }
             switch expected {
-            case .bool: return erased(client.booleanDetails(key, default: false, context: context), FlagValue.bool)
-            case .string: return erased(client.stringDetails(key, default: "", context: context), FlagValue.string)
-            case .number: return erased(client.doubleDetails(key, default: .nan, context: context), FlagValue.number)
+            case .bool: return client.booleanDetails(key, default: false, context: context).map(FlagValue.bool)
+            case .string: return client.stringDetails(key, default: "", context: context).map(FlagValue.string)
+            case .number: return client.doubleDetails(key, default: .nan, context: context).map(FlagValue.number)
             case .null, .list, .structure: return client.objectDetails(key, default: .null, context: context)
             }
         }

@@ -168,7 +168,7 @@ public final class FlagClient: Sendable {
                 problem = FlagEvaluationError(code: code, message: details.errorMessage)
             } else {
                 do {
-                    let erased = Self.erase(details, wrap)
+                    let erased = details.map(wrap)
                     for hook in hooks.reversed() { try hook.after(hookContext, details: erased, hints: hints) }
                 } catch {
                     problem = HookFailure(stage: "after", underlying: error)
@@ -182,7 +182,7 @@ public final class FlagClient: Sendable {
         if let problem {
             for hook in hooks.reversed() { hook.error(hookContext, error: problem, hints: hints) }
         }
-        let erased = Self.erase(details, wrap)
+        let erased = details.map(wrap)
         for hook in hooks.reversed() { hook.finally(hookContext, details: erased, hints: hints) }
         return details
     }
@@ -200,11 +200,5 @@ public final class FlagClient: Sendable {
 
     private static func isEmpty(_ context: FlagEvaluationContext) -> Bool {
         context.targetingKey == nil && context.attributes.isEmpty
-    }
-
-    private static func erase<T>(_ details: FlagEvaluationDetails<T>, _ wrap: (T) -> FlagValue) -> FlagEvaluationDetails<FlagValue> {
-        FlagEvaluationDetails(
-            flagKey: details.flagKey, value: wrap(details.value), variant: details.variant, reason: details.reason,
-            errorCode: details.errorCode, errorMessage: details.errorMessage, flagMetadata: details.flagMetadata)
     }
 }

@@ -246,9 +246,7 @@ public final class FlagStore: Sendable {
     /// Evaluates a flag of any type, with details: no type mismatch is possible.
     public func valueDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<FlagValue> {
         let typed: FlagEvaluationDetails<AnyFlagValue> = details(key, default: AnyFlagValue(defaultValue), context: context)
-        return FlagEvaluationDetails(
-            flagKey: typed.flagKey, value: typed.value.value, variant: typed.variant, reason: typed.reason,
-            errorCode: typed.errorCode, errorMessage: typed.errorMessage, flagMetadata: typed.flagMetadata)
+        return typed.map(\.value)
     }
 }
 
