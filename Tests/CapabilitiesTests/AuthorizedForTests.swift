@@ -80,7 +80,7 @@ struct AuthorizedForTests {
         #expect(pam.statusReadCount == 0)
         #expect(pam.authorizationCount == 0)
         let error = try #require(failure(of: procedure))
-        #expect(error == .unavailable(capability: "pam", status: .unavailable("libpam.so.0 not found")))
+        #expect(error == .unavailable(capability: "pam", status: .unavailable("libpam.so.0 not found", cause: .backendMissing)))
     }
 
     @Test("an unavailable status fails as unavailable")

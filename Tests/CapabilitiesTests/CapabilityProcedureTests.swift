@@ -65,7 +65,7 @@ struct CapabilityProcedureTests {
     @Test("resolveStatus reports an unavailable backend without reading")
     func resolveUnavailable() async {
         let capability = ScriptedCapability(name: "c", availability: .unavailable(reason: "no kernel support"))
-        #expect(await capability.resolveStatus() == .unavailable("no kernel support"))
+        #expect(await capability.resolveStatus() == .unavailable("no kernel support", cause: .backendMissing))
         #expect(capability.statusReadCount == 0)
     }
 }

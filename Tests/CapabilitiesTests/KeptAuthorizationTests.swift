@@ -15,6 +15,7 @@ struct KeptAuthorizationTests {
         let admin = login.keepingAuthorization(for: .seconds(300), clock: clock)
 
         #expect(try await admin.status().kind == .notDetermined)
+        #expect(try await admin.status().cause == nil)
         #expect(try await admin.authorize().kind == .authorized)
         #expect(try await admin.status().kind == .authorized)
         #expect(admin.knownStatus()?.kind == .authorized)
@@ -27,6 +28,14 @@ struct KeptAuthorizationTests {
         clock.advance(by: .seconds(1))
         #expect(try await admin.status().kind == .notDetermined)
         #expect(admin.knownStatus()?.kind == .notDetermined)
+        // Programs tell an expiry from a first login by the cause, not by the words.
+        #expect(try await admin.status().cause == .expired)
+        #expect(admin.knownStatus()?.cause == .expired)
+        login.answerAuthorizations(.returns(.authorized("password accepted again")))
+        #expect(try await admin.authorize().kind == .authorized)
+        #expect(try await admin.status().cause == nil)
+        clock.advance(by: .seconds(300))
+        #expect(try await admin.status().cause == .expired)
     }
 
     @Test("a gate passes on a kept authorization without asking again")

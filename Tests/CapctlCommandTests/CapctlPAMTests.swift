@@ -59,6 +59,9 @@ struct CapctlPAMTests {
         let dismissed = try tree.capctl(["authorize", "admin", "--password-stdin"], input: "")
         #expect(dismissed.status == 3, "\(dismissed.output)")
         #expect(dismissed.output.contains("dismissed"))
+        let dismissedJSON = try tree.capctl(["authorize", "admin", "--password-stdin", "--json"], input: "")
+        #expect(dismissedJSON.status == 3)
+        #expect((try dismissedJSON.json() as? [String: Any])?["cause"] as? String == "dismissed")
     }
 
     @Test("--password-stdin reads exactly one line: the rest of standard input is the command's")

@@ -34,7 +34,9 @@ struct FileAccessTests {
     func missingAndType() async throws {
         let scratch = try ScratchDirectory()
         let file = try scratch.file("data", mode: 0o644)
-        #expect(await (try FileAccess(scratch.path + "/none", access: .read)).resolveStatus().kind == .unavailable)
+        let missing = await (try FileAccess(scratch.path + "/none", access: .read)).resolveStatus()
+        #expect(missing.kind == .unavailable)
+        #expect(missing.cause == .resourceMissing)
         #expect(await (try FileAccess(file + "/below", access: .read)).resolveStatus().kind == .unavailable)
         let notDirectory = await (try FileAccess(file, access: .read, kind: .directory)).resolveStatus()
         #expect(notDirectory.kind == .denied)

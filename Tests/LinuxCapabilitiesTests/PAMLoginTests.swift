@@ -86,6 +86,7 @@ struct PAMLoginTests {
         let (status, recorder) = try await login(directory, password: nil)
         #expect(recorder.prompts == 1)
         #expect(status.kind == .notDetermined)
+        #expect(status.cause == .dismissed, "\(status)")
         #expect(status.reason.hasPrefix("dismissed"), "\(status)")
     }
 
@@ -104,6 +105,7 @@ struct PAMLoginTests {
         let recorder = RecordingConversation(password: "secret")
         let capability = try PAMLogin(service: "absent", user: "alice", serviceDirectory: directory.path, conversation: recorder.conversation)
         #expect(await capability.resolveStatus().kind == .unavailable)
+        #expect(await capability.resolveStatus().cause == .misconfigured)
         #expect(try await capability.authorize().kind == .unavailable)
         #expect(recorder.prompts == 0)
     }

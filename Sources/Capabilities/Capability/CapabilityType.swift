@@ -56,7 +56,7 @@ extension CapabilityType {
     /// The current status, failing closed: ``CapabilityStatus/Kind/unavailable`` when the
     /// backend is missing, and a denial carrying the error when reading the status throws.
     public func resolveStatus() async -> CapabilityStatus {
-        if case .unavailable(let reason) = availability { return .unavailable(reason) }
+        if case .unavailable(let reason) = availability { return .unavailable(reason, cause: .backendMissing) }
         do {
             return try await status()
         } catch {

@@ -104,7 +104,7 @@ public struct AuthorizedFor: ProcedureCondition {
             return gate.result(for: authorized, mayInteractLater: false)
         }
         if let reason = gate.unavailableReason {
-            return gate.result(for: .unavailable(reason), mayInteractLater: false)
+            return gate.result(for: .unavailable(reason, cause: .backendMissing), mayInteractLater: false)
         }
         guard let known = gate.capability.knownStatus() else { return nil }
         return gate.result(for: known, mayInteractLater: context.mayInteractLater)

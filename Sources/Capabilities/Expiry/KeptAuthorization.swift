@@ -14,6 +14,8 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
 
     private struct State {
         var kept: Kept?
+        /// A kept authorization ran out and none was kept since: the base's status says why it is needed again.
+        var expired = false
         var generation = 0
         var expiryTask: Task<Void, Never>?
     }
@@ -52,6 +54,7 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
             guard let kept = state.kept else { return nil }
             guard now < kept.expiry else {
                 state.kept = nil
+                state.expired = true
                 return nil
             }
             return kept.status
@@ -60,11 +63,21 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
 
     public func status() async throws -> CapabilityStatus {
         if let kept = currentKept() { return kept }
-        return try await base.status()
+        return markedIfExpired(try await base.status())
     }
 
     public func knownStatus() -> CapabilityStatus? {
-        currentKept() ?? base.knownStatus()
+        currentKept() ?? base.knownStatus().map(markedIfExpired)
+    }
+
+    /// The base's status, with cause ``CapabilityStatus/Cause/expired`` when a kept
+    /// authorization ran out and the base would have to be asked again.
+    private func markedIfExpired(_ status: CapabilityStatus) -> CapabilityStatus {
+        guard status.kind == .notDetermined, status.cause == nil, state.withLock({ $0.expired }) else { return status }
+        var marked = status
+        marked.cause = .expired
+        marked.reason = "the kept authorization expired; \(status.reason)"
+        return marked
     }
 
     /// Returns the kept authorization when one is held; otherwise asks the base capability and
@@ -101,6 +114,7 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
         let changed = self.changed
         let (previous, generation) = state.withLock { state -> (Task<Void, Never>?, Int) in
             state.kept = Kept(status: kept, expiry: expiry)
+            state.expired = false
             state.generation += 1
             return (state.expiryTask, state.generation)
         }
@@ -112,6 +126,7 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
             let expired = self.state.withLock { state -> Bool in
                 guard state.generation == generation else { return false }
                 state.kept = nil
+                state.expired = true
                 state.expiryTask = nil
                 return true
             }

@@ -16,6 +16,33 @@ public struct CapabilityStatus: Sendable, Hashable, CustomStringConvertible {
         case unavailable
     }
 
+    /// Why a status is what it is, for programs: decisions read this, never ``reason``'s words.
+    /// New causes are added as static members, so switching over them needs a `default`.
+    public struct Cause: Sendable, Hashable, CustomStringConvertible {
+        /// The cause's name, stable across releases.
+        public let name: String
+
+        /// A cause of a backend's own; prefer the predefined ones where they fit.
+        public init(_ name: String) {
+            self.name = name
+        }
+
+        /// The person was asked and cancelled (closed the prompt, pressed Ctrl-D).
+        public static let dismissed = Cause("dismissed")
+        /// Determining the status failed; nothing was decided.
+        public static let error = Cause("error")
+        /// A kept authorization ran out; asking again may grant it.
+        public static let expired = Cause("expired")
+        /// What the backend needs is not on this machine (a library, a daemon, a kernel feature).
+        public static let backendMissing = Cause("backendMissing")
+        /// The thing the capability is about does not exist (a file, a user, a flag).
+        public static let resourceMissing = Cause("resourceMissing")
+        /// The capability is set up wrongly (a missing or untrusted service file, a broken flag).
+        public static let misconfigured = Cause("misconfigured")
+
+        public var description: String { name }
+    }
+
     /// Which state.
     public var kind: Kind
     /// Why, in words a person can read.
@@ -23,12 +50,15 @@ public struct CapabilityStatus: Sendable, Hashable, CustomStringConvertible {
     /// What an authorized status grants, in the capability's own terms (for file access:
     /// `read`, `write`, `execute`). Empty for capabilities that are all or nothing.
     public var grants: Set<String>
+    /// Why, for programs; nil when the kind says it all.
+    public var cause: Cause?
 
     /// Creates a status.
-    public init(_ kind: Kind, reason: String, grants: Set<String> = []) {
+    public init(_ kind: Kind, reason: String, grants: Set<String> = [], cause: Cause? = nil) {
         self.kind = kind
         self.reason = reason
         self.grants = grants
+        self.cause = cause
     }
 
     /// An authorized status.
@@ -37,25 +67,25 @@ public struct CapabilityStatus: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A denied status.
-    public static func denied(_ reason: String) -> CapabilityStatus {
-        CapabilityStatus(.denied, reason: reason)
+    public static func denied(_ reason: String, cause: Cause? = nil) -> CapabilityStatus {
+        CapabilityStatus(.denied, reason: reason, cause: cause)
     }
 
     /// A status that asking could change.
-    public static func notDetermined(_ reason: String) -> CapabilityStatus {
-        CapabilityStatus(.notDetermined, reason: reason)
+    public static func notDetermined(_ reason: String, cause: Cause? = nil) -> CapabilityStatus {
+        CapabilityStatus(.notDetermined, reason: reason, cause: cause)
     }
 
-    /// A status for a backend or resource that does not exist here.
-    public static func unavailable(_ reason: String) -> CapabilityStatus {
-        CapabilityStatus(.unavailable, reason: reason)
+    /// A status for a backend or resource that does not exist here, or that could not be read.
+    public static func unavailable(_ reason: String, cause: Cause? = nil) -> CapabilityStatus {
+        CapabilityStatus(.unavailable, reason: reason, cause: cause)
     }
 
     /// The status that stands for an error met while determining a status. It is
-    /// ``Kind/unavailable``, not denied: nothing was decided, so a gate on it, or on its
-    /// negation, never holds.
+    /// ``Kind/unavailable`` with cause ``Cause/error``, not denied: nothing was decided, so a
+    /// gate on it, or on its negation, never holds.
     public static func failure(_ error: any Error) -> CapabilityStatus {
-        CapabilityStatus(.unavailable, reason: "could not determine the status: \(error)")
+        CapabilityStatus(.unavailable, reason: "could not determine the status: \(error)", cause: .error)
     }
 
     /// True when the kind is ``Kind/authorized``.

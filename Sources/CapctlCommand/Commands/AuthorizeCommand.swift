@@ -41,7 +41,7 @@ struct AuthorizeCommand: AsyncParsableCommand {
         ProcedureQueue().addProcedure(authorize)
         let status = (try? await authorize.value()) ?? .denied("the authorization was cancelled")
         if options.json {
-            print(JSONText.string(JSONText.entry(name: name, kind: policy.policy.capabilities[name]!.specification.kind, status: status.kind.rawValue, reason: status.reason)))
+            print(JSONText.string(JSONText.entry(name: name, kind: policy.policy.capabilities[name]!.specification.kind, status: status.kind.rawValue, reason: status.reason, cause: status.cause?.name)))
         } else {
             print("\(name): \(status.kind.rawValue): \(status.reason)")
         }

@@ -75,7 +75,7 @@ struct CheckCommand: AsyncParsableCommand {
             return Outcome(status: "notDetermined", exit: ExitStatus.needsAuthorization, explanation: explanation)
         case .failed:
             let dismissed = explanation.failedLeaves.contains { leaf in
-                (leaf.error as? CapabilityError)?.status.reason.hasPrefix("dismissed") == true
+                (leaf.error as? CapabilityError)?.status.cause == .dismissed
             }
             return Outcome(status: dismissed ? "dismissed" : "denied", exit: dismissed ? ExitStatus.dismissed : ExitStatus.denied, explanation: explanation)
         }

@@ -67,7 +67,9 @@ struct StatusCommand: AsyncParsableCommand {
             }
             let status = await capability.resolveStatus()
             report.capabilities.append(
-                StatusEntry(name: name, kind: declaration.specification.kind, status: status.kind.rawValue, reason: status.reason))
+                StatusEntry(
+                    name: name, kind: declaration.specification.kind, status: status.kind.rawValue, reason: status.reason,
+                    cause: status.cause?.name))
         }
         for (key, flag) in policy.flags.flags.sorted(by: { $0.key < $1.key }) {
             let details = policy.flags.valueDetails(key, default: .null, context: context)
@@ -111,7 +113,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     static func json(_ report: Report) -> String {
         func entries(_ list: [StatusEntry]) -> FlagValue {
-            .list(list.map { JSONText.entry(name: $0.name, kind: $0.kind, status: $0.status, reason: $0.reason) })
+            .list(list.map { JSONText.entry(name: $0.name, kind: $0.kind, status: $0.status, reason: $0.reason, cause: $0.cause) })
         }
         let flags: [FlagValue] = report.flags.map { flag in
             JSONText.entry(

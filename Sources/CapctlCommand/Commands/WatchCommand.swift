@@ -38,7 +38,7 @@ struct WatchCommand: AsyncParsableCommand {
                 group.addTask {
                     for await status in source.updates {
                         output.yield(json
-                            ? JSONText.string(JSONText.entry(name: source.name, kind: source.kind, status: status.kind.rawValue, reason: status.reason))
+                            ? JSONText.string(JSONText.entry(name: source.name, kind: source.kind, status: status.kind.rawValue, reason: status.reason, cause: status.cause?.name))
                             : "\(source.name)\t\(status.kind.rawValue)\t\(status.reason)")
                     }
                 }

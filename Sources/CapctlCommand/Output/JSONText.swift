@@ -7,13 +7,16 @@ enum JSONText {
 
     static func optional(_ text: String?) -> FlagValue { text.map(FlagValue.string) ?? .null }
 
-    /// A status entry: `name`, `kind`, `status`, `reason`, plus kind-specific details.
-    static func entry(name: String, kind: String, status: String, reason: String, details: [String: FlagValue] = [:]) -> FlagValue {
+    /// A status entry: `name`, `kind`, `status`, `reason`, `cause` when there is one, plus kind-specific details.
+    static func entry(
+        name: String, kind: String, status: String, reason: String, cause: String? = nil, details: [String: FlagValue] = [:]
+    ) -> FlagValue {
         var members = details
         members["name"] = .string(name)
         members["kind"] = .string(kind)
         members["status"] = .string(status)
         members["reason"] = .string(reason)
+        if let cause { members["cause"] = .string(cause) }
         return .structure(members)
     }
 

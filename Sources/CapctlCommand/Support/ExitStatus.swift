@@ -22,7 +22,7 @@ enum ExitStatus {
     static func of(_ status: CapabilityStatus) -> ExitCode {
         switch status.kind {
         case .authorized: satisfied
-        case .notDetermined: status.reason.hasPrefix("dismissed") ? dismissed : needsAuthorization
+        case .notDetermined: status.cause == .dismissed ? dismissed : needsAuthorization
         case .denied, .unavailable: denied
         }
     }

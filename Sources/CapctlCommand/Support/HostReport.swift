@@ -8,6 +8,8 @@ struct StatusEntry: Sendable, Equatable {
     var kind: String
     var status: String
     var reason: String
+    /// The status's cause for programs (`dismissed`, `expired`, `backendMissing`, ...), when it has one.
+    var cause: String? = nil
 }
 
 /// The host's built-in capabilities, reported when there is no policy at all, so `capctl
@@ -57,7 +59,7 @@ struct HostReport {
                 entries.append(fixed)
             } else if let capability {
                 let status = await capability.resolveStatus()
-                entries.append(StatusEntry(name: name, kind: kind, status: status.kind.rawValue, reason: status.reason))
+                entries.append(StatusEntry(name: name, kind: kind, status: status.kind.rawValue, reason: status.reason, cause: status.cause?.name))
             }
         }
         return HostReport(entries: entries)

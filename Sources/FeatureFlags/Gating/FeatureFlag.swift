@@ -42,9 +42,11 @@ public struct FeatureFlag: CapabilityType {
         case .disabled:
             return .denied("flag \(key) is disabled")
         case .error where details.errorCode == .flagNotFound:
-            return .unavailable(details.errorMessage ?? "no flag \(key)")
+            return .unavailable(details.errorMessage ?? "no flag \(key)", cause: .resourceMissing)
         case .error:
-            return .unavailable("flag \(key) could not be evaluated (\(details.errorCode?.rawValue ?? "ERROR")): \(details.errorMessage ?? "")")
+            return .unavailable(
+                "flag \(key) could not be evaluated (\(details.errorCode?.rawValue ?? "ERROR")): \(details.errorMessage ?? "")",
+                cause: details.errorCode == .parseError ? .misconfigured : .error)
         default:
             guard details.variant != nil else {
                 return .denied("flag \(key) defers to the code default, which is off (\(how))")

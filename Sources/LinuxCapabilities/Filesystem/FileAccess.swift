@@ -83,8 +83,8 @@ public struct FileAccess: CapabilityType {
         guard stat(path, &info) == 0 else {
             let code = errno
             switch code {
-            case ENOENT: return .unavailable("\(path) does not exist")
-            case ENOTDIR: return .unavailable("a component of \(path) is not a directory")
+            case ENOENT: return .unavailable("\(path) does not exist", cause: .resourceMissing)
+            case ENOTDIR: return .unavailable("a component of \(path) is not a directory", cause: .resourceMissing)
             default: return .denied("cannot examine \(path): \(Self.describe(code))")
             }
         }

@@ -96,8 +96,8 @@ public struct PAMLogin: CapabilityType {
         do throws(TrustedFile.Refusal) {
             try TrustedFile.check(file: file)
         } catch {
-            if error.isMissing { return .unavailable("no PAM service file \(file)") }
-            return .unavailable("PAM service file \(file) is not trusted: \(error.reason)")
+            if error.isMissing { return .unavailable("no PAM service file \(file)", cause: .misconfigured) }
+            return .unavailable("PAM service file \(file) is not trusted: \(error.reason)", cause: .misconfigured)
         }
         return .notDetermined("PAM service \(service) will ask \(user) to authenticate")
     }

@@ -41,7 +41,7 @@ struct PAMTransaction {
         let started: Int32
         if let directory {
             guard let startInDirectory = library.startInDirectory else {
-                return .unavailable("this libpam has no pam_start_confdir (Linux-PAM 1.4 or later is needed for a service directory)")
+                return .unavailable("this libpam has no pam_start_confdir (Linux-PAM 1.4 or later is needed for a service directory)", cause: .backendMissing)
             }
             started = startInDirectory(service, user, &conversation, directory, &handle)
         } else {
@@ -85,7 +85,7 @@ struct PAMTransaction {
             return .authorized("\(user) authenticated via PAM service \(service)")
         case _ where dismissed:
             // However a module reports a cancelled conversation, the person dismissed the login.
-            return .notDetermined("dismissed: the login for \(subject) was cancelled (\(text))")
+            return .notDetermined("dismissed: the login for \(subject) was cancelled (\(text))", cause: .dismissed)
         case Int(CPAM_AUTH_ERR):
             return .denied("authentication failed for \(subject): \(text)")
         case Int(CPAM_USER_UNKNOWN):
@@ -101,7 +101,7 @@ struct PAMTransaction {
         case Int(CPAM_CRED_INSUFFICIENT), Int(CPAM_CRED_UNAVAIL), Int(CPAM_CRED_EXPIRED), Int(CPAM_CRED_ERR):
             return .denied("credentials refused during \(stage.rawValue) for \(subject): \(text)")
         case Int(CPAM_OPEN_ERR), Int(CPAM_SYMBOL_ERR), Int(CPAM_SERVICE_ERR), Int(CPAM_MODULE_UNKNOWN):
-            return .unavailable("PAM service \(service) is broken (a module failed to load) during \(stage.rawValue): \(text)")
+            return .unavailable("PAM service \(service) is broken (a module failed to load) during \(stage.rawValue): \(text)", cause: .misconfigured)
         case Int(CPAM_AUTHINFO_UNAVAIL):
             return .unavailable("authentication information unavailable for \(subject): \(text)")
         default:
