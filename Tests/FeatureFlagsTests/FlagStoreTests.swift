@@ -1,6 +1,7 @@
 import Capabilities
 import FeatureFlags
 import Testing
+import TestSupport
 
 /// Flag files are watched: edits apply without a restart, and a broken edit keeps the last
 /// good flags and reports the error.

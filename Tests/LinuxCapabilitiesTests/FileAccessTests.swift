@@ -2,6 +2,7 @@ import Capabilities
 import Foundation
 import LinuxCapabilities
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,7 @@ struct FileAccessTests {
 
     @Test("granted access, with what is granted")
     func granted() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         let file = try scratch.file("data", mode: 0o644)
         let status = await (try FileAccess(file, access: [.read, .write], kind: .file)).resolveStatus()
         #expect(status.kind == .authorized)
@@ -32,7 +33,7 @@ struct FileAccessTests {
 
     @Test("a missing path is unavailable; a wrong type is denied")
     func missingAndType() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         let file = try scratch.file("data", mode: 0o644)
         let missing = await (try FileAccess(scratch.path + "/none", access: .read)).resolveStatus()
         #expect(missing.kind == .unavailable)
@@ -47,7 +48,7 @@ struct FileAccessTests {
 
     @Test("as the unprivileged user: no permission is denied, with the reason", .enabled(if: Probe.canDropPrivileges, "needs root to start a child as uid 65534"))
     func deniedWhenUnprivileged() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         let secret = try scratch.file("secret", mode: 0o000)
         let readable = try scratch.file("readable", mode: 0o644)
         let locked = try scratch.directory("locked", mode: 0o555)
@@ -76,7 +77,7 @@ struct FileAccessTests {
 
     @Test("as root with CAP_DAC_OVERRIDE, mode 000 is still readable: why denials need another user", .enabled(if: Probe.canDropPrivileges))
     func rootOverridesPermissions() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         let secret = try scratch.file("secret", mode: 0o000)
         let hasOverride = try LinuxCapabilitySet.effective().contains(LinuxCapabilitySet.number(of: "CAP_DAC_OVERRIDE")!)
         #expect(await (try FileAccess(secret, access: .read)).resolveStatus().kind == (hasOverride ? .authorized : .denied))

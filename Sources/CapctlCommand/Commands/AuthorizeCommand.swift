@@ -24,11 +24,10 @@ struct AuthorizeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The user to authenticate, for a PAM capability whose policy names none.")
     var user: String?
 
-    @Flag(name: .long, help: "Read the password from one line of standard input instead of the terminal.")
-    var passwordStdin = false
+    @OptionGroup var password: PasswordOptions
 
     func run() async throws {
-        var policyOptions = PolicyOptions.forPrompting(passwordFromStandardInput: passwordStdin)
+        var policyOptions = password.policyOptions
         policyOptions.pamUser = user
         let policy = try PolicyContext.load(options, policyOptions: policyOptions)
         let capability: any CapabilityType

@@ -17,21 +17,18 @@ struct CheckCommand: AsyncParsableCommand {
     @Argument(help: "The gate's name.")
     var gate: String
 
-    @Flag(name: .long, help: "Never ask for authorization; report what would be asked.")
-    var noPrompt = false
+    @OptionGroup var prompt: PromptOptions
 
     @Flag(name: .long, help: "Print every requirement with passed, failed or not checked, and why.")
     var explain = false
 
-    @Flag(name: .long, help: "Answer a password prompt with one line of standard input instead of the terminal.")
-    var passwordStdin = false
 
     @OptionGroup var flagContext: FlagContextOptions
 
     func run() async throws {
         let outcome = try await Self.evaluate(
-            gate: gate, options: options, prompting: !noPrompt, context: try flagContext.evaluationContext(),
-            policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin))
+            gate: gate, options: options, prompting: !prompt.noPrompt, context: try flagContext.evaluationContext(),
+            policyOptions: prompt.password.policyOptions)
         if options.json {
             print(JSONText.string(.structure([
                 "gate": .string(gate), "status": .string(outcome.status),

@@ -23,11 +23,7 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The gate's name.")
     var gate: String
 
-    @Flag(name: .long, help: "Never ask for authorization.")
-    var noPrompt = false
-
-    @Flag(name: .long, help: "Answer a password prompt with one line of standard input instead of the terminal.")
-    var passwordStdin = false
+    @OptionGroup var prompt: PromptOptions
 
     @OptionGroup var flagContext: FlagContextOptions
 
@@ -40,8 +36,8 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let outcome = try await CheckCommand.evaluate(
-            gate: gate, options: options, prompting: !noPrompt, context: try flagContext.evaluationContext(),
-            policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin))
+            gate: gate, options: options, prompting: !prompt.noPrompt, context: try flagContext.evaluationContext(),
+            policyOptions: prompt.password.policyOptions)
         guard outcome.exit == ExitStatus.satisfied else {
             var message = "capctl: not running \(command[0]): gate \(gate) is \(outcome.status)\n" + CheckCommand.tree(outcome.explanation, explainAll: false)
             message += "\n"

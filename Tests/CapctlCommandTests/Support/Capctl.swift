@@ -18,7 +18,8 @@ struct CapctlRun {
 /// A temporary policy tree: vendor, admin and runtime roots (CAPCTL_POLICY_ROOTS), an empty
 /// per-user configuration directory, and room for flag files and PAM service directories.
 final class PolicyTree {
-    let root: String
+    private let directory: TemporaryDirectory
+    var root: String { directory.path }
     var vendor: String { root + "/usr-share" }
     var admin: String { root + "/etc" }
     var runtime: String { root + "/run" }
@@ -27,25 +28,14 @@ final class PolicyTree {
     static let capctl = builtProduct("capctl")
 
     init() throws {
-        root = "/tmp/capctl-test-" + UUID().uuidString
-        for directory in [root, root + "/usr-share", root + "/etc", root + "/run", root + "/home", root + "/config"] {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            chmod(directory, 0o755)
-        }
+        directory = try TemporaryDirectory(prefix: "capctl-test")
+        for name in ["usr-share", "etc", "run", "home", "config"] { try directory.directory(name) }
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: root) }
 
     /// Writes `text` to `path` under the tree (creating directories), mode 0644.
     @discardableResult
     func write(_ path: String, _ text: String, mode: mode_t = 0o644) throws -> String {
-        let file = path.hasPrefix("/") ? path : root + "/" + path
-        let directory = (file as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        chmod(directory, 0o755)
-        try text.write(toFile: file, atomically: false, encoding: .utf8)
-        chmod(file, mode)
-        return file
+        try directory.write(text, to: path, mode: mode)
     }
 
     var environment: [String: String] {

@@ -1,5 +1,6 @@
 import FeatureFlags
 import Testing
+import TestSupport
 
 /// The scenarios of flagd's evaluator test kit (open-feature/flagd-testbed, `evaluator/gherkin`
 /// and `gherkin/targeting.feature`) against ``conformanceFlags``, loaded from a file as a

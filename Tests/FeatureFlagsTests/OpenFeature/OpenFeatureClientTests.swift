@@ -2,6 +2,7 @@ import FeatureFlags
 import ProcedureCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// OpenFeature's evaluation API as its specification describes it: context merging (3.2), hooks
 /// (4), provider states and events (1.7, 5), domains (1.1).

@@ -36,32 +36,3 @@ enum Probe {
         var description: String { "probe exited \(output.status): \(output.standardOutput) \(output.standardError)" }
     }
 }
-
-/// A directory under /tmp that unprivileged children can enter, removed afterwards.
-final class ScratchDirectory {
-    let path: String
-
-    init() throws {
-        path = "/tmp/capabilities-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        chmod(path, 0o755)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    /// Creates a file with `mode` and returns its path.
-    func file(_ name: String, mode: mode_t, contents: String = "data\n") throws -> String {
-        let file = path + "/" + name
-        try contents.write(toFile: file, atomically: false, encoding: .utf8)
-        chmod(file, mode)
-        return file
-    }
-
-    /// Creates a directory with `mode` and returns its path.
-    func directory(_ name: String, mode: mode_t) throws -> String {
-        let directory = path + "/" + name
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        chmod(directory, mode)
-        return directory
-    }
-}

@@ -1,0 +1,64 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fresh directory under /tmp, removed with everything in it when the value is released.
+/// It is mode 0755 and so is everything made through it, so a child run as another user
+/// (setpriv) can enter it, and the trusted-file checks accept it when root owns it.
+public final class TemporaryDirectory: @unchecked Sendable {
+    /// The directory's absolute path.
+    public let path: String
+
+    /// Creates `/tmp/PREFIX-UUID`.
+    public init(prefix: String = "capabilities-test") throws {
+        path = "/tmp/\(prefix)-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        chmod(path, 0o755)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// The absolute path of `name` (already absolute paths are kept).
+    public func path(of name: String) -> String {
+        name.hasPrefix("/") ? name : path + "/" + name
+    }
+
+    /// Writes `text` to `name` in place (open, truncate, write, close), creating the
+    /// directories above it, and returns its path.
+    @discardableResult
+    public func write(_ text: String, to name: String, mode: mode_t = 0o644) throws -> String {
+        let file = path(of: name)
+        let parent = (file as NSString).deletingLastPathComponent
+        if !FileManager.default.fileExists(atPath: parent) { _ = try directory(parent, mode: 0o755) }
+        try text.write(toFile: file, atomically: false, encoding: .utf8)
+        chmod(file, mode)
+        return file
+    }
+
+    /// Writes `text` to a temporary name and renames it over `name`, as editors and config tools do.
+    @discardableResult
+    public func replace(_ name: String, with text: String) throws -> String {
+        let file = path(of: name)
+        let staging = (file as NSString).deletingLastPathComponent + "/." + (file as NSString).lastPathComponent + ".tmp"
+        try text.write(toFile: staging, atomically: false, encoding: .utf8)
+        guard rename(staging, file) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        return file
+    }
+
+    /// Creates a file with `mode` and returns its path.
+    @discardableResult
+    public func file(_ name: String, mode: mode_t, contents: String = "data\n") throws -> String {
+        try write(contents, to: name, mode: mode)
+    }
+
+    /// Creates a directory (and those above it) with `mode` and returns its path.
+    @discardableResult
+    public func directory(_ name: String, mode: mode_t = 0o755) throws -> String {
+        let directory = path(of: name)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, mode)
+        return directory
+    }
+}
