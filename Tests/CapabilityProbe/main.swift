@@ -72,7 +72,8 @@ case "watch-path":
     // allowed: a watchdog, not synchronization: a test waiting for a change that never comes fails instead of hanging.
     Task {
         try? await Task.sleep(for: .seconds(30))  // allowed: watchdog
-        fail("no satisfied path within 30 seconds")
+        // Read afresh: authorized here means a change event was missed, denied that the change never happened.
+        fail("no satisfied path within 30 seconds; read afresh now: \(await NetworkPath().resolveStatus())")
     }
     for await status in NetworkPath().statusUpdates() {
         printStatus(status)
