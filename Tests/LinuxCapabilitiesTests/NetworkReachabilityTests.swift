@@ -93,7 +93,7 @@ struct NetworkReachabilityTests {
 
         var last = first
         while let line = await watcher.nextLine() { last = line }
-        #expect(last.hasPrefix("authorized\t"), "\(last)")
+        #expect(last.hasPrefix("authorized\t"), "\(last); the probe said: \(watcher.errorText())")
         #expect(last.contains("default route via v0"))
         #expect(watcher.waitUntilExit() == 0)
     }

@@ -121,7 +121,12 @@ public final class StreamingProcess: @unchecked Sendable {
     // The buffer is only touched by one nextLine() at a time.
     private let process = Process()
     private let output = Pipe()
+    private let errors = Pipe()
     private var buffer = Data()
+    private let errorsRead = DispatchGroup()
+    /// Written once by the reader before it leaves `errorsRead`, read only after waiting on it.
+    private final class ErrorBox: @unchecked Sendable { var data = Data() }
+    private let errorBox = ErrorBox()
 
     /// Starts `command` (an executable path and its arguments), with `environment` if given.
     public init(_ command: [String], environment: [String: String]? = nil) throws {
@@ -129,8 +134,23 @@ public final class StreamingProcess: @unchecked Sendable {
         process.arguments = Array(command.dropFirst())
         if let environment { process.environment = environment }
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         try process.run()
+        // Drained as it comes, so a chatty child never blocks on a full pipe.
+        let reader = errors.fileHandleForReading
+        let box = errorBox
+        errorsRead.enter()
+        DispatchQueue.global().async { [errorsRead] in
+            box.data = reader.readDataToEndOfFile()
+            errorsRead.leave()
+        }
+    }
+
+    /// What the child wrote to standard error, once it has ended (for failure messages).
+    public func errorText() -> String {
+        process.waitUntilExit()
+        errorsRead.wait()
+        return String(decoding: errorBox.data, as: UTF8.self)
     }
 
     /// The next line, or nil at the end of the output. Blocks a dispatch thread, not the caller's.
