@@ -10,7 +10,7 @@ import Glibc
 
 /// Reachability against real sockets on loopback, and the "unsatisfied" and change paths in a
 /// network namespace of the test's own.
-@Suite("Network reachability", .timeLimit(.minutes(1)))
+@Suite("Network reachability", .timeLimit(.minutes(5)))
 struct NetworkReachabilityTests {
     @Test("bad input is refused when the capability is made")
     func badInput() throws {
