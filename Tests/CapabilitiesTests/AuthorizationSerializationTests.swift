@@ -4,7 +4,7 @@ import ProcedureCore
 import Testing
 import TestSupport
 
-/// Contract line 23: authorization requests for one capability are serialized; the gated
+/// Semantics rule 23: authorization requests for one capability are serialized; the gated
 /// work is not. And contract 13 for a gate waiting on a person.
 @Suite("Authorization serialization", .timeLimit(.minutes(1)))
 struct AuthorizationSerializationTests {

@@ -4,7 +4,7 @@ import ProcedureCore
 import Testing
 import TestSupport
 
-/// Contract lines 20 to 24 through the `AuthorizedFor` gate, and its compositions (12, 15-18).
+/// Semantics rules 20 to 24 through the `AuthorizedFor` gate, and its compositions (12, 15-18).
 @Suite("AuthorizedFor", .timeLimit(.minutes(1)))
 struct AuthorizedForTests {
     /// Runs `body` gated by `condition` and reports whether the body ran.
@@ -121,7 +121,7 @@ struct AuthorizedForTests {
         #expect(error.status.kind == .unavailable)
         #expect(error.status.reason.contains("cannot open /run/faillock"))
         #expect(procedure.conditionExplanation?.failedLeaves.first?.outcome == .undecided)
-        // Contract rule 24: no negation turns the error into a pass.
+        // Semantics rule 24: no negation turns the error into a pass.
         #expect(!(await gate(Negated(Silent(AuthorizedFor(admin)))).ran))
     }
 

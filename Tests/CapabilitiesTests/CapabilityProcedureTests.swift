@@ -4,7 +4,7 @@ import ProcedureCore
 import Testing
 import TestSupport
 
-/// Contract lines 20 to 22 for the stand-alone operations, and requirements.
+/// Semantics rules 20 to 22 for the stand-alone operations, and requirements.
 @Suite("Status and authorize operations", .timeLimit(.minutes(1)))
 struct CapabilityProcedureTests {
     @Test("GetAuthorizationStatus reads without asking")

@@ -3,7 +3,7 @@ import CapabilityTesting
 import Testing
 import TestSupport
 
-/// Contract line 25: status changes as an async sequence.
+/// Semantics rule 25: status changes as an async sequence.
 @Suite("Status updates", .timeLimit(.minutes(1)))
 struct StatusUpdatesTests {
     @Test("the first element is the current status, then each change once")

@@ -94,6 +94,7 @@ struct CapctlStatusTests {
         #expect(entries["export"]?["kind"] as? String == "flag")
     }
 
+    /// Semantics rules 40 and 41.
     @Test("--context: status, check and run see the flags a service sees with its context")
     func flagContext() throws {
         let tree = try PolicyTree()

@@ -2,7 +2,7 @@ import Testing
 @testable import ProcedureCore
 import TestSupport
 
-/// Contract lines 15 to 18: composed conditions, and the explanation tree.
+/// Semantics rules 15 to 18: composed conditions, and the explanation tree.
 @Suite(.timeLimit(.minutes(1)))
 struct CompositionTests {
     func outcome(of condition: any ProcedureCondition) async -> (ran: Bool, procedure: BlockProcedure) {

@@ -2,7 +2,7 @@ import Testing
 @testable import ProcedureCore
 import TestSupport
 
-/// Contract lines 8 to 14: conditions.
+/// Semantics rules 8 to 14: conditions.
 @Suite(.timeLimit(.minutes(1)))
 struct ConditionTests {
     @Test("8: conditions are evaluated only after every dependency finished")

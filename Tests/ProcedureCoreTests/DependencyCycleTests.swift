@@ -2,7 +2,7 @@ import Testing
 @testable import ProcedureCore
 import TestSupport
 
-/// Contract line 2: dependency cycles fail instead of hanging.
+/// Semantics rule 2: dependency cycles fail instead of hanging.
 @Suite(.timeLimit(.minutes(1)))
 struct DependencyCycleTests {
     func expectCycle(_ procedure: Procedure, _ names: Set<String>) {

@@ -2,7 +2,7 @@ import Testing
 @testable import ProcedureCore
 import TestSupport
 
-/// Contract lines 26 and 27: mutual exclusivity.
+/// Semantics rules 26 and 27: mutual exclusivity.
 @Suite(.timeLimit(.minutes(1)))
 struct ExclusivityTests {
     @Test("26: procedures sharing a category never overlap across queues, and run in FIFO order")

@@ -2,7 +2,7 @@ import Testing
 @testable import ProcedureCore
 import TestSupport
 
-/// Contract line 30 (groups) and 31 (result injection).
+/// Semantics rule 30 (groups) and 31 (result injection).
 @Suite(.timeLimit(.minutes(1)))
 struct GroupTests {
     @Test("30: children do not start, nor evaluate conditions, before the group executes")

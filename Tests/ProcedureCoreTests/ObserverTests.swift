@@ -2,7 +2,7 @@ import Testing
 @testable import ProcedureCore
 import TestSupport
 
-/// Contract lines 28, 29 and 33 (timeout observer).
+/// Semantics rules 28, 29 and 33 (timeout observer).
 @Suite(.timeLimit(.minutes(1)))
 struct ObserverTests {
     @Test("28: each event once, in order, never under a lock (observers may read the procedure)")

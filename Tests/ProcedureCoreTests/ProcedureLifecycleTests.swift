@@ -2,7 +2,7 @@ import Testing
 @testable import ProcedureCore
 import TestSupport
 
-/// Contract lines 1 to 7: the operation lifecycle.
+/// Semantics rules 1 to 7: the operation lifecycle.
 @Suite(.timeLimit(.minutes(1)))
 struct ProcedureLifecycleTests {
     @Test("1: states move forward to finished; a second finish or cancel is ignored")

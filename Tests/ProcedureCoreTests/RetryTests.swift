@@ -2,7 +2,7 @@ import Testing
 @testable import ProcedureCore
 import TestSupport
 
-/// Contract lines 32 and 33 (delays).
+/// Semantics rules 32 and 33 (delays).
 @Suite(.timeLimit(.minutes(1)))
 struct RetryTests {
     @Test("32: retry runs a fresh procedure per attempt until one succeeds")

@@ -4,7 +4,8 @@ import TestSupport
 
 /// The scenarios of flagd's evaluator test kit (open-feature/flagd-testbed, `evaluator/gherkin`
 /// and `gherkin/targeting.feature`) against ``conformanceFlags``, loaded from a file as a
-/// service would load it: the same value, reason and error code as flagd for every row.
+/// service would load it: the same value, reason and error code as flagd for every row
+/// (Semantics rules 38 and 39).
 @Suite("flagd conformance")
 struct FlagdConformanceTests {
     /// The type a scenario asks for, with the caller's default.
