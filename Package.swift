@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "FeatureFlags", targets: ["FeatureFlags"]),
         .library(name: "LinuxCapabilities", targets: ["LinuxCapabilities"]),
         .library(name: "CapabilityPolicy", targets: ["CapabilityPolicy"]),
+        .library(name: "ConfigurationFiles", targets: ["ConfigurationFiles"]),
         .executable(name: "capctl", targets: ["capctl"]),
         .executable(name: "core-bench", targets: ["CoreBench"]),
     ],
@@ -28,8 +29,18 @@ let package = Package(
         .target(name: "Capabilities", dependencies: ["ProcedureCore"]),
         // Test doubles for code that gates on capabilities: a scripted capability, a manual clock.
         .target(name: "CapabilityTesting", dependencies: ["Capabilities"]),
+        // Configuration files as every reader needs them: JSON and YAML documents with positions,
+        // one located error type, the trusted file reader, and directory watching.
+        .target(
+            name: "ConfigurationFiles",
+            dependencies: ["CLinuxSupport", .product(name: "Yams", package: "Yams")]
+        ),
         // Linux backends: PAM, filesystem, network, process capabilities, users and groups.
-        .target(name: "LinuxCapabilities", dependencies: ["Capabilities", "CLinuxSupport", "CPAM"]),
+        // It supplies the flag evaluation context of this host (user, groups, host name).
+        .target(
+            name: "LinuxCapabilities",
+            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "CLinuxSupport", "CPAM"]
+        ),
         // Kernel headers (netlink) for LinuxCapabilities.
         .target(name: "CLinuxSupport"),
         // Linux-PAM's declarations for loading libpam at run time; checked against the real header when present.
@@ -37,28 +48,32 @@ let package = Package(
         // Feature flags from flagd-format files (JSON or YAML), as capabilities and conditions.
         .target(
             name: "FeatureFlags",
-            dependencies: ["Capabilities", "ProcedureCore", "LinuxCapabilities", .product(name: "Yams", package: "Yams")]
+            dependencies: ["Capabilities", "ProcedureCore", "ConfigurationFiles"]
         ),
         // Policy files: layered search paths, parsing, gates.
-        .target(name: "CapabilityPolicy", dependencies: ["Capabilities", "LinuxCapabilities", "FeatureFlags", "ProcedureCore"]),
+        .target(
+            name: "CapabilityPolicy",
+            dependencies: ["Capabilities", "ConfigurationFiles", "LinuxCapabilities", "FeatureFlags", "ProcedureCore"]
+        ),
         // The `capctl` subcommands, as a library so tests can drive them.
         .target(
             name: "CapctlCommand",
             dependencies: [
-                "CapabilityPolicy", "LinuxCapabilities", "Capabilities", "FeatureFlags", "ProcedureCore", "CLinuxSupport",
+                "CapabilityPolicy", "ConfigurationFiles", "LinuxCapabilities", "Capabilities", "FeatureFlags", "ProcedureCore",
+                "CLinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "capctl", dependencies: ["CapctlCommand"]),
         .executableTarget(
             name: "CoreBench",
-            dependencies: ["ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "HeapUsage"],
+            dependencies: ["ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxCapabilities", "HeapUsage"],
             path: "Benchmarks/CoreBench"
         ),
         .target(name: "HeapUsage", path: "Benchmarks/HeapUsage"),
         // Fuzz targets for the parsers and the targeting evaluator (Docs/Security.md): libFuzzer
         // entry points when built with `--sanitize fuzzer -Xswiftc -DFUZZING`, corpus replayers otherwise.
-        .target(name: "FuzzSupport", dependencies: ["FeatureFlags"], path: "Fuzz/Support"),
+        .target(name: "FuzzSupport", dependencies: ["FeatureFlags", "ConfigurationFiles"], path: "Fuzz/Support"),
         .executableTarget(
             name: "PolicyFuzzer", dependencies: ["CapabilityPolicy", "FuzzSupport"], path: "Fuzz/PolicyFuzzer"),
         .executableTarget(name: "FlagFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/FlagFuzzer"),
@@ -74,16 +89,23 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ProcedureCore"], path: "Tests/TestSupport"),
         .testTarget(name: "ProcedureCoreTests", dependencies: ["ProcedureCore", "TestSupport"]),
         .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport"]),
-        .testTarget(name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "CapabilityTesting", "TestSupport"]),
+        .testTarget(
+            name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "ConfigurationFiles", "CapabilityTesting", "TestSupport"]),
         // Runs one capability in a process of its own, so tests can give it other credentials or namespaces.
         .executableTarget(
             name: "capability-probe", dependencies: ["Capabilities", "LinuxCapabilities"], path: "Tests/CapabilityProbe"),
         .testTarget(
             name: "LinuxCapabilitiesTests",
-            dependencies: ["LinuxCapabilities", "Capabilities", "ProcedureCore", "TestSupport", "CLinuxSupport", "capability-probe"]
+            dependencies: [
+                "LinuxCapabilities", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport", "CLinuxSupport",
+                "capability-probe",
+            ]
         ),
         .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand", "TestSupport", "CLinuxSupport", "capctl"]),
-        .testTarget(name: "CapabilityPolicyTests", dependencies: ["CapabilityPolicy", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport"]),
+        .testTarget(
+            name: "CapabilityPolicyTests",
+            dependencies: ["CapabilityPolicy", "ConfigurationFiles", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

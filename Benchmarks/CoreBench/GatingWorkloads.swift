@@ -1,6 +1,7 @@
 import Capabilities
 import CapabilityTesting
 import FeatureFlags
+import LinuxCapabilities
 import ProcedureCore
 
 /// Workloads for the gating layer: flag evaluation per call, and operations gated by a
@@ -20,7 +21,7 @@ enum GatingWorkloads {
 
     static func makeStore() -> FlagStore {
         // The host context is the base, as in a real service.
-        FlagStore([try! FlagSet.parse(flagFile, file: "bench.json")])
+        FlagStore([try! FlagSet.parse(flagFile, file: "bench.json")], context: .host)
     }
 
     /// Seconds for `count` evaluations of the static Boolean flag.

@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import FeatureFlags
 import FuzzSupport
 

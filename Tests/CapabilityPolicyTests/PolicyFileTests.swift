@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import CapabilityPolicy
 import Capabilities
 import FeatureFlags
@@ -25,14 +26,14 @@ struct PolicyFileTests {
         return (try PolicyLoader.load(files: [file]), file)
     }
 
-    private func errors(_ text: String, name: String = "policy.yaml") -> [PolicyError] {
+    private func errors(_ text: String, name: String = "policy.yaml") -> [ConfigurationError] {
         do {
             _ = try load(text, name: name)
             return []
         } catch let error as PolicyErrors {
             return error.errors
         } catch {
-            return [PolicyError("\(error)")]
+            return [ConfigurationError("\(error)")]
         }
     }
 
@@ -117,8 +118,8 @@ struct PolicyFileTests {
     @Test("deny by default: unknown gates and capabilities are errors, never open gates")
     func denyByDefault() throws {
         let loaded = try LoadedPolicy(try load("capabilities:\n  data: { kind: file, path: /tmp }\n").0)
-        #expect(throws: PolicyError.self) { try loaded.condition(forGate: "export") }
-        #expect(throws: PolicyError.self) { try loaded.capability(named: "dtaa") }
+        #expect(throws: ConfigurationError.self) { try loaded.condition(forGate: "export") }
+        #expect(throws: ConfigurationError.self) { try loaded.capability(named: "dtaa") }
     }
 
     @Test("gates become the core's conditions: Negated, Silent, any-of, all-of, flags")

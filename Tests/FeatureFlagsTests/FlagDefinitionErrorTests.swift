@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import FeatureFlags
 import Testing
 
@@ -106,7 +107,7 @@ struct FlagDefinitionErrorTests {
 
     @Test("an unreadable file is an error naming the file")
     func unreadableFile() {
-        #expect(throws: FlagDefinitionError.self) { try FlagSet.load(contentsOf: "/nonexistent/flags.json") }
+        #expect(throws: ConfigurationError.self) { try FlagSet.load(contentsOf: "/nonexistent/flags.json") }
         do {
             _ = try FlagSet.load(contentsOf: "/nonexistent/flags.json")
         } catch {

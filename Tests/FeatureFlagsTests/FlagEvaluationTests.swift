@@ -170,16 +170,6 @@ struct FlagEvaluationTests {
         #expect(flags.boolean("by-email", default: false, context: .init(attributes: ["email": "x@y.org"])) == false)
     }
 
-    @Test("the host context describes this process")
-    func hostContext() throws {
-        let host = FlagEvaluationContext.host
-        #expect(host.attributes["uid"]?.integerValue == Int(getuid()))
-        #expect(host.attributes["hostname"]?.stringValue?.isEmpty == false)
-        #expect(host.targetingKey == host.attributes["hostname"]?.stringValue)
-        if case .list(let groups)? = host.attributes["groups"] { #expect(!groups.isEmpty) } else { Issue.record("no groups") }
-        #expect(host.attributes["user"] != nil)
-    }
-
     @Test("$flagd.flagKey and $flagd.timestamp are in the context")
     func flagdProperties() throws {
         let now = Int(time(nil))

@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import Capabilities
 import Foundation
 #if canImport(Glibc)

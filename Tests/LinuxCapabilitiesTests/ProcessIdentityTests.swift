@@ -1,4 +1,5 @@
 import Foundation
+import FeatureFlags
 import Testing
 @testable import LinuxCapabilities
 
@@ -25,5 +26,15 @@ import Testing
         let groups = Set(try id("-G").split(separator: " ").compactMap { UInt32($0) })
         let ours = Set(identity.supplementaryGroups.map(\.id) + [identity.effectiveGroup.id])
         #expect(ours == groups)
+    }
+
+    @Test("the host context describes this process")
+    func hostContext() throws {
+        let host = FlagEvaluationContext.host
+        #expect(host.attributes["uid"]?.integerValue == Int(getuid()))
+        #expect(host.attributes["hostname"]?.stringValue?.isEmpty == false)
+        #expect(host.targetingKey == host.attributes["hostname"]?.stringValue)
+        if case .list(let groups)? = host.attributes["groups"] { #expect(!groups.isEmpty) } else { Issue.record("no groups") }
+        #expect(host.attributes["user"] != nil)
     }
 }

@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import FeatureFlags
 import LinuxCapabilities
 
@@ -24,7 +25,7 @@ public enum PolicyLoader {
     /// that cannot be trusted or listed.
     public static func files(in searchPath: PolicySearchPath) throws(PolicyErrors) -> [String] {
         var files: [String] = []
-        var errors: [PolicyError] = []
+        var errors: [ConfigurationError] = []
         for root in searchPath.directories {
             do throws(TrustedFile.Refusal) {
                 guard TrustedFile.exists(root) else { continue }
@@ -32,7 +33,7 @@ public enum PolicyLoader {
                 files += policyNames.filter(names.contains).map { root + "/" + $0 }
                 if names.contains("policy.d") { files += try dropIns(root + "/policy.d") }
             } catch {
-                errors.append(PolicyError(error.reason, file: error.path))
+                errors.append(ConfigurationError(error.reason, file: error.path))
             }
         }
         guard errors.isEmpty else { throw PolicyErrors(errors: errors) }
@@ -49,13 +50,13 @@ public enum PolicyLoader {
     /// Reads and layers `files`, then checks every reference. Throws every problem found.
     public static func load(files: [String]) throws(PolicyErrors) -> Policy {
         var policy = Policy()
-        var errors: [PolicyError] = []
+        var errors: [ConfigurationError] = []
         for file in files {
             let text: String
-            do throws(FlagDefinitionError) {
-                text = try DefinitionFile.text(file)
+            do throws(ConfigurationError) {
+                text = try ConfigurationFile.text(file)
             } catch {
-                errors.append(PolicyError(error))
+                errors.append(error)
                 continue
             }
             var reader = PolicyFileReader(file: file)

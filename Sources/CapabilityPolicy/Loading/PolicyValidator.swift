@@ -1,10 +1,11 @@
+import ConfigurationFiles
 import FeatureFlags
 
 /// Checks a layered policy as a whole: every name a gate uses is defined, no gate depends on
 /// itself, and every flag a gate or capability names exists in the policy's flag sources.
 enum PolicyValidator {
-    static func check(_ policy: Policy) -> [PolicyError] {
-        var errors: [PolicyError] = []
+    static func check(_ policy: Policy) -> [ConfigurationError] {
+        var errors: [ConfigurationError] = []
         var knownFlags: Set<String>?
         func flagExists(_ key: String) -> Bool {
             if knownFlags == nil {
@@ -12,7 +13,7 @@ enum PolicyValidator {
                 knownFlags = Set(store.flags.keys)
                 // A flag file that cannot be read is an error here; problems of single flags are
                 // not (those flags evaluate as in flagd), and `capctl validate` reports them.
-                for problem in store.loadFailures { errors.append(PolicyError(problem)) }
+                for problem in store.loadFailures { errors.append(problem) }
             }
             return knownFlags!.contains(key)
         }
@@ -20,11 +21,11 @@ enum PolicyValidator {
             for reference in gate.expression.references {
                 switch reference.kind {
                 case "capability" where policy.capabilities[reference.name] == nil:
-                    errors.append(PolicyError("gate \"\(gate.name)\" uses capability \"\(reference.name)\", which no policy file defines\(suggestion(reference.name, among: Array(policy.capabilities.keys)))", at: reference.location))
+                    errors.append(ConfigurationError("gate \"\(gate.name)\" uses capability \"\(reference.name)\", which no policy file defines\(suggestion(reference.name, among: Array(policy.capabilities.keys)))", at: reference.location))
                 case "gate" where policy.gates[reference.name] == nil:
-                    errors.append(PolicyError("gate \"\(gate.name)\" uses gate \"\(reference.name)\", which no policy file defines\(suggestion(reference.name, among: Array(policy.gates.keys)))", at: reference.location))
+                    errors.append(ConfigurationError("gate \"\(gate.name)\" uses gate \"\(reference.name)\", which no policy file defines\(suggestion(reference.name, among: Array(policy.gates.keys)))", at: reference.location))
                 case "flag" where !flagExists(reference.name):
-                    errors.append(PolicyError("gate \"\(gate.name)\" uses flag \"\(reference.name)\", which no flag source defines", at: reference.location))
+                    errors.append(ConfigurationError("gate \"\(gate.name)\" uses flag \"\(reference.name)\", which no flag source defines", at: reference.location))
                 default:
                     break
                 }
@@ -32,7 +33,7 @@ enum PolicyValidator {
         }
         for declaration in policy.capabilities.values {
             if case .flag(let key, _) = declaration.specification, !flagExists(key) {
-                errors.append(PolicyError("capability \"\(declaration.name)\" uses flag \"\(key)\", which no flag source defines", at: declaration.location))
+                errors.append(ConfigurationError("capability \"\(declaration.name)\" uses flag \"\(key)\", which no flag source defines", at: declaration.location))
             }
         }
         errors += cycles(policy)
@@ -48,15 +49,15 @@ enum PolicyValidator {
     /// Each cycle between gates, once, and each gate that expands beyond the limits; in time
     /// linear in the number of gates and references (an iterative depth-first search, each
     /// gate's expansion measured once).
-    static func cycles(_ policy: Policy) -> [PolicyError] {
+    static func cycles(_ policy: Policy) -> [ConfigurationError] {
         enum Mark { case visiting, done }
         struct Frame {
             let name: String
             let references: [String]
             var next = 0
         }
-        var errors: [PolicyError] = []
-        var tooLarge: [PolicyError] = []
+        var errors: [ConfigurationError] = []
+        var tooLarge: [ConfigurationError] = []
         var marks: [String: Mark] = [:]
         var position: [String: Int] = [:]
         var measures: [String: Measure] = [:]
@@ -85,7 +86,7 @@ enum PolicyValidator {
                             ? cycle.joined(separator: " -> ")
                             : (cycle.prefix(6) + ["... (\(cycle.count - 12) more)"] + cycle.suffix(6)).joined(separator: " -> ")
                         errors.append(
-                            PolicyError("gates depend on each other in a cycle: " + shown, at: policy.gates[top.name]!.location))
+                            ConfigurationError("gates depend on each other in a cycle: " + shown, at: policy.gates[top.name]!.location))
                     case .done:
                         break
                     }
@@ -98,7 +99,7 @@ enum PolicyValidator {
                 measures[top.name] = measure
                 let usedTooLarge = top.references.contains { measures[$0]?.isTooLarge == true }
                 if measure.isTooLarge, !usedTooLarge {
-                    tooLarge.append(PolicyError(measure.problem(gate: top.name), at: gate.location))
+                    tooLarge.append(ConfigurationError(measure.problem(gate: top.name), at: gate.location))
                 }
             }
         }

@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import FeatureFlags
 
 /// A named capability as a policy declares it.

@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import FeatureFlags
 
 /// What a gate requires, as written in a policy file.

@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import Capabilities
 import FeatureFlags
 
@@ -6,7 +7,7 @@ import FeatureFlags
 /// one declaration, so a file's every problem is reported at once.
 struct PolicyFileReader {
     let file: String
-    private(set) var errors: [PolicyError] = []
+    private(set) var errors: [ConfigurationError] = []
 
     private static let rootKeys = ["capabilities", "flags", "gates"]
     private static let capabilityKeys: [String: [String]] = [
@@ -27,11 +28,11 @@ struct PolicyFileReader {
     /// Parses `text`; YAML unless the file name ends in `.json`.
     mutating func read(_ text: String) -> Policy {
         let root: DocumentNode
-        do throws(FlagDefinitionError) {
+        do throws(ConfigurationError) {
             root = file.lowercased().hasSuffix(".json")
                 ? try JSONDocumentReader.read(text, file: file) : try YAMLDocumentReader.read(text, file: file)
         } catch {
-            errors.append(PolicyError(error))
+            errors.append(error)
             return Policy()
         }
         var policy = Policy()
@@ -58,7 +59,7 @@ struct PolicyFileReader {
     // MARK: Helpers
 
     private mutating func fail(_ message: String, _ location: FileLocation) {
-        errors.append(PolicyError(message, at: location))
+        errors.append(ConfigurationError(message, at: location))
     }
 
     private mutating func checkKeys(_ members: [DocumentNode.Member], allowed: [String], in what: String) -> Bool {
@@ -265,10 +266,10 @@ struct PolicyFileReader {
             }
         }
         if let inline = member.value.member("inline") {
-            do throws(FlagDefinitionError) {
+            do throws(ConfigurationError) {
                 policy.inlineFlags.append(try FlagSet.read(document: inline.value, file: file))
             } catch {
-                errors.append(PolicyError(error))
+                errors.append(error)
             }
         }
     }

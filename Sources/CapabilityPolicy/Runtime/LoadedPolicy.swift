@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import Capabilities
 import FeatureFlags
 import ProcedureCore
@@ -20,15 +21,16 @@ public final class LoadedPolicy: Sendable {
     /// Builds every capability of `policy` and loads its flags.
     public init(_ policy: Policy, options: PolicyOptions = PolicyOptions()) throws(PolicyErrors) {
         self.policy = policy
-        let flags = FlagStore(flagSets: policy.inlineFlags, files: policy.flagFiles, watch: options.watchesFlagFiles)
+        let flags = FlagStore(
+            flagSets: policy.inlineFlags, files: policy.flagFiles, watch: options.watchesFlagFiles, context: .host)
         self.flags = flags
         var built: [String: any CapabilityType] = [:]
-        var errors: [PolicyError] = []
+        var errors: [ConfigurationError] = []
         for (name, declaration) in policy.capabilities {
             do throws(CapabilityConfigurationError) {
                 built[name] = try CapabilityFactory.make(declaration, options: options, flags: flags)
             } catch {
-                errors.append(PolicyError("capability \"\(name)\": \(error.message)", at: declaration.location))
+                errors.append(ConfigurationError("capability \"\(name)\": \(error.message)", at: declaration.location))
             }
         }
         guard errors.isEmpty else { throw PolicyErrors(errors: errors) }
@@ -36,9 +38,9 @@ public final class LoadedPolicy: Sendable {
     }
 
     /// The capability the policy calls `name`.
-    public func capability(named name: String) throws(PolicyError) -> any CapabilityType {
+    public func capability(named name: String) throws(ConfigurationError) -> any CapabilityType {
         guard let capability = capabilities[name] else {
-            throw PolicyError("no capability \"\(name)\" in the policy" + Self.known(capabilities.keys))
+            throw ConfigurationError("no capability \"\(name)\" in the policy" + Self.known(capabilities.keys))
         }
         return capability
     }
@@ -49,11 +51,11 @@ public final class LoadedPolicy: Sendable {
     ///   reads a flag, directly or through a `kind: flag` capability: the attributes a service
     ///   evaluates its flags with (`tier`, a user's targeting key), so the gate sees what the
     ///   service sees.
-    public func condition(forGate name: String, context: FlagEvaluationContext? = nil) throws(PolicyError)
+    public func condition(forGate name: String, context: FlagEvaluationContext? = nil) throws(ConfigurationError)
         -> any ProcedureCondition
     {
         guard policy.gates[name] != nil else {
-            throw PolicyError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys))
+            throw ConfigurationError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys))
         }
         var built: [String: any ProcedureCondition] = [:]
         return condition(forGate: name, context: context, built: &built)
@@ -104,7 +106,7 @@ public final class LoadedPolicy: Sendable {
     /// Evaluates gate `name` without asking anyone: each capability's current status, each
     /// flag's value. The same evaluation as a procedure gated on ``condition(forGate:)`` gets,
     /// with the same explanation, only without running authorization requests.
-    public func evaluateWithoutAsking(gate name: String, context: FlagEvaluationContext? = nil) async throws(PolicyError)
+    public func evaluateWithoutAsking(gate name: String, context: FlagEvaluationContext? = nil) async throws(ConfigurationError)
         -> GateEvaluation
     {
         let report = try await condition(forGate: name, context: context).check(asking: false)
@@ -113,7 +115,7 @@ public final class LoadedPolicy: Sendable {
 
     /// Evaluates gate `name`, asking for authorization where the gate could still pass (a
     /// password prompt, for example), as a procedure gated on it would.
-    public func evaluate(gate name: String, context: FlagEvaluationContext? = nil) async throws(PolicyError)
+    public func evaluate(gate name: String, context: FlagEvaluationContext? = nil) async throws(ConfigurationError)
         -> GateEvaluation
     {
         let report = try await condition(forGate: name, context: context).check(asking: true)

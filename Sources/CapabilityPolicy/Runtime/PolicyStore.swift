@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import Capabilities
 import Dispatch
 import FeatureFlags
@@ -16,7 +17,7 @@ public final class PolicyStore: Sendable {
 
     private struct State {
         var current: LoadedPolicy?
-        var problems: [PolicyError] = []
+        var problems: [ConfigurationError] = []
     }
 
     private let state = Mutex(State())
@@ -61,7 +62,7 @@ public final class PolicyStore: Sendable {
     public var current: LoadedPolicy? { state.withLock { $0.current } }
 
     /// Why the files do not load now (empty when they do).
-    public var problems: [PolicyError] { state.withLock { $0.problems } }
+    public var problems: [ConfigurationError] { state.withLock { $0.problems } }
 
     /// Every reload and failure from now on.
     public func events() -> AsyncStream<Event> {

@@ -19,7 +19,7 @@ struct FlagsCommand: AsyncParsableCommand {
         if files.isEmpty {
             store = try PolicyContext.load(options).flags
         } else {
-            store = FlagStore(files: files.map(PolicyContext.absolute), watch: false)
+            store = FlagStore(files: files.map(PolicyContext.absolute), watch: false, context: .host)
         }
         if !store.loadFailures.isEmpty {
             throw CommandFailure(message: store.loadFailures.map(\.description).joined(separator: "\n"), status: ExitStatus.configuration)

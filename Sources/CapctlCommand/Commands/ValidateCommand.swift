@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import ArgumentParser
 import CapabilityPolicy
 import FeatureFlags
@@ -30,7 +31,7 @@ struct ValidateCommand: AsyncParsableCommand {
             for path in paths.map(PolicyContext.absolute) {
                 if Self.isFlagFile(path) {
                     checked.append(path)
-                    do throws(FlagDefinitionError) {
+                    do throws(ConfigurationError) {
                         // Strict: every problem, including those flagd tolerates at run time.
                         errors += try FlagSet.load(contentsOf: path).problems.map(\.description)
                     } catch {
@@ -70,7 +71,7 @@ struct ValidateCommand: AsyncParsableCommand {
     /// A flagd flag file rather than a policy: its top level has no capabilities or gates, and its
     /// `flags` are flag definitions rather than policy flag sources.
     static func isFlagFile(_ path: String) -> Bool {
-        guard let text = try? DefinitionFile.text(path) else { return false }
+        guard let text = try? ConfigurationFile.text(path) else { return false }
         let node = path.lowercased().hasSuffix(".json") ? try? JSONDocumentReader.read(text, file: path) : try? YAMLDocumentReader.read(text, file: path)
         guard let node else { return false }
         if node.member("capabilities") != nil || node.member("gates") != nil { return false }

@@ -1,3 +1,5 @@
+import ConfigurationFiles
+
 /// One flag as a flag definition file declares it.
 ///
 /// A flag's data lives in one shared, immutable object: copying a definition out of a store on
@@ -19,7 +21,7 @@ public struct FlagDefinition: Sendable {
     /// Where the flag's key is in its file.
     public var location: FileLocation { storage.location }
     /// Why the flag cannot be evaluated, when it cannot (its evaluations are `PARSE_ERROR`, as in flagd).
-    public var problem: FlagDefinitionError? { storage.problem }
+    public var problem: ConfigurationError? { storage.problem }
 
     /// Whether the flag has targeting rules (an empty `{}` counts as none, as in flagd).
     public var hasTargeting: Bool { storage.targeting != nil }
@@ -40,7 +42,7 @@ public struct FlagDefinition: Sendable {
 
     /// A flag that is structurally a flag but cannot be evaluated.
     init(
-        broken key: String, problem: FlagDefinitionError, isEnabled: Bool, variants: [String: FlagValue],
+        broken key: String, problem: ConfigurationError, isEnabled: Bool, variants: [String: FlagValue],
         metadata: [String: FlagValue], location: FileLocation
     ) {
         storage = Storage(
@@ -64,7 +66,7 @@ public struct FlagDefinition: Sendable {
         let defaultVariant: String?
         let metadata: [String: FlagValue]
         let location: FileLocation
-        let problem: FlagDefinitionError?
+        let problem: ConfigurationError?
         let targeting: TargetingExpression?
         let readsTimestamp: Bool
         let defaultValue: FlagValue?
@@ -72,7 +74,7 @@ public struct FlagDefinition: Sendable {
         init(
             key: String, isEnabled: Bool, variants: [String: FlagValue], defaultVariant: String?,
             targeting: TargetingExpression?, metadata: [String: FlagValue], location: FileLocation,
-            problem: FlagDefinitionError?
+            problem: ConfigurationError?
         ) {
             self.key = key
             self.isEnabled = isEnabled

@@ -1,3 +1,5 @@
+import ConfigurationFiles
+
 /// The flags of one flag definition file, in flagd's format (JSON or YAML):
 ///
 /// ```json
@@ -32,7 +34,7 @@ public struct FlagSet: Sendable {
     public let file: String
     /// Everything wrong in the file, in file order: broken flags, and mistakes flagd tolerates.
     /// Empty for a file that passes strict validation.
-    public let problems: [FlagDefinitionError]
+    public let problems: [ConfigurationError]
 
     /// Reads flags from `text`.
     /// - Parameters:
@@ -40,7 +42,7 @@ public struct FlagSet: Sendable {
     ///   - file: The name used in error messages.
     ///   - format: JSON or YAML; when nil, taken from the file's extension, or from the text.
     /// - Throws: When the text is not JSON or YAML, or has no `flags` object.
-    public static func parse(_ text: String, file: String = "<inline>", format: FlagFileFormat? = nil) throws(FlagDefinitionError) -> FlagSet {
+    public static func parse(_ text: String, file: String = "<inline>", format: FlagFileFormat? = nil) throws(ConfigurationError) -> FlagSet {
         let format = format ?? FlagFileFormat(path: file) ?? FlagFileFormat(sniffing: text)
         let root: DocumentNode
         switch format {
@@ -52,17 +54,17 @@ public struct FlagSet: Sendable {
     }
 
     /// Reads flags from an already parsed document (a policy file's inline `flags`, for example).
-    package static func read(document: DocumentNode, file: String) throws(FlagDefinitionError) -> FlagSet {
+    package static func read(document: DocumentNode, file: String) throws(ConfigurationError) -> FlagSet {
         var reader = FlagSetReader(file: file)
         return try reader.read(document)
     }
 
     /// Reads the flag definition file at `path`.
-    public static func load(contentsOf path: String) throws(FlagDefinitionError) -> FlagSet {
-        try parse(DefinitionFile.text(path), file: path)
+    public static func load(contentsOf path: String) throws(ConfigurationError) -> FlagSet {
+        try parse(ConfigurationFile.text(path), file: path)
     }
 
-    init(flags: [String: FlagDefinition], metadata: [String: FlagValue], file: String, problems: [FlagDefinitionError] = []) {
+    init(flags: [String: FlagDefinition], metadata: [String: FlagValue], file: String, problems: [ConfigurationError] = []) {
         self.flags = flags
         self.metadata = metadata
         self.file = file
@@ -74,7 +76,7 @@ public struct FlagSet: Sendable {
 /// collecting every problem instead of stopping at the first.
 private struct FlagSetReader {
     let file: String
-    private var problems: [FlagDefinitionError] = []
+    private var problems: [ConfigurationError] = []
 
     init(file: String) {
         self.file = file
@@ -83,15 +85,15 @@ private struct FlagSetReader {
     private static let rootKeys: Set = ["$schema", "flags", "$evaluators", "metadata"]
     private static let flagKeys: Set = ["state", "variants", "defaultVariant", "targeting", "metadata"]
 
-    mutating func read(_ root: DocumentNode) throws(FlagDefinitionError) -> FlagSet {
+    mutating func read(_ root: DocumentNode) throws(ConfigurationError) -> FlagSet {
         guard case .object(let members) = root.kind else {
-            throw FlagDefinitionError("a flag definition file is an object with \"flags\", found a \(root.typeName)", at: root.location)
+            throw ConfigurationError("a flag definition file is an object with \"flags\", found a \(root.typeName)", at: root.location)
         }
         guard let flagsMember = root.member("flags") else {
-            throw FlagDefinitionError("\"flags\" is required", at: root.location)
+            throw ConfigurationError("\"flags\" is required", at: root.location)
         }
         guard case .object(let flagMembers) = flagsMember.value.kind else {
-            throw FlagDefinitionError("\"flags\" must be an object of flags by key, found a \(flagsMember.value.typeName)", at: flagsMember.value.location)
+            throw ConfigurationError("\"flags\" must be an object of flags by key, found a \(flagsMember.value.typeName)", at: flagsMember.value.location)
         }
         checkKeys(members, allowed: Self.rootKeys, what: "at the top level")
         let setMetadata = readMetadata(root.member("metadata"))
@@ -100,7 +102,7 @@ private struct FlagSetReader {
             if case .object(let entries) = evaluatorsMember.value.kind {
                 for entry in entries { evaluators[entry.key] = entry.value }
             } else {
-                note(FlagDefinitionError(
+                note(ConfigurationError(
                     "\"$evaluators\" must be an object of rules by name, found a \(evaluatorsMember.value.typeName)",
                     at: evaluatorsMember.value.location))
             }
@@ -108,7 +110,7 @@ private struct FlagSetReader {
         var compiler = TargetingCompiler(evaluators: evaluators)
         // Shared evaluators are checked even when unused, so a broken one is reported at once.
         for name in evaluators.keys.sorted() {
-            do throws(FlagDefinitionError) {
+            do throws(ConfigurationError) {
                 try compiler.compileEvaluator(named: name)
             } catch {
                 note(error)
@@ -124,14 +126,14 @@ private struct FlagSetReader {
         return FlagSet(flags: flags, metadata: setMetadata, file: file, problems: ordered)
     }
 
-    private mutating func note(_ problem: FlagDefinitionError) {
+    private mutating func note(_ problem: ConfigurationError) {
         if !problems.contains(problem) { problems.append(problem) }
     }
 
     private mutating func checkKeys(_ members: [DocumentNode.Member], allowed: Set<String>, what: String) {
         for member in members where !allowed.contains(member.key) {
             let expected = allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            note(FlagDefinitionError("unknown property \"\(member.key)\" \(what) (expected \(expected))", at: member.keyLocation))
+            note(ConfigurationError("unknown property \"\(member.key)\" \(what) (expected \(expected))", at: member.keyLocation))
         }
     }
 
@@ -139,7 +141,7 @@ private struct FlagSetReader {
     private mutating func readMetadata(_ member: DocumentNode.Member?) -> [String: FlagValue] {
         guard let member else { return [:] }
         guard case .object(let entries) = member.value.kind else {
-            note(FlagDefinitionError("\"metadata\" must be an object, found a \(member.value.typeName)", at: member.value.location))
+            note(ConfigurationError("\"metadata\" must be an object, found a \(member.value.typeName)", at: member.value.location))
             return [:]
         }
         var metadata: [String: FlagValue] = [:]
@@ -147,7 +149,7 @@ private struct FlagSetReader {
             switch entry.value.kind {
             case .bool, .number, .string: metadata[entry.key] = entry.value.value
             default:
-                note(FlagDefinitionError(
+                note(ConfigurationError(
                     "metadata values are strings, numbers or Booleans; \"\(entry.key)\" is a \(entry.value.typeName)",
                     at: entry.value.location))
             }
@@ -163,38 +165,38 @@ private struct FlagSetReader {
         var metadata = setMetadata
         var isEnabled = true
         var variants: [String: FlagValue] = [:]
-        do throws(FlagDefinitionError) {
+        do throws(ConfigurationError) {
             let node = member.value
             guard case .object(let properties) = node.kind else {
-                throw FlagDefinitionError("flag \"\(key)\" must be an object, found a \(node.typeName)", at: node.location)
+                throw ConfigurationError("flag \"\(key)\" must be an object, found a \(node.typeName)", at: node.location)
             }
             // flagd ignores properties it does not know; they are reported, not fatal.
             checkKeys(properties, allowed: Self.flagKeys, what: "in flag \"\(key)\"")
             metadata.merge(readMetadata(node.member("metadata"))) { _, flag in flag }
 
             guard let stateMember = node.member("state") else {
-                throw FlagDefinitionError("flag \"\(key)\" needs \"state\": \"ENABLED\" or \"DISABLED\"", at: member.keyLocation)
+                throw ConfigurationError("flag \"\(key)\" needs \"state\": \"ENABLED\" or \"DISABLED\"", at: member.keyLocation)
             }
             switch stateMember.value.kind {
             case .string("ENABLED"): isEnabled = true
             case .string("DISABLED"): isEnabled = false
             default:
-                throw FlagDefinitionError("\"state\" must be \"ENABLED\" or \"DISABLED\", found \(stateMember.value.value)", at: stateMember.value.location)
+                throw ConfigurationError("\"state\" must be \"ENABLED\" or \"DISABLED\", found \(stateMember.value.value)", at: stateMember.value.location)
             }
 
             guard let variantsMember = node.member("variants") else {
-                throw FlagDefinitionError("flag \"\(key)\" needs \"variants\"", at: member.keyLocation)
+                throw ConfigurationError("flag \"\(key)\" needs \"variants\"", at: member.keyLocation)
             }
             guard case .object(let variantMembers) = variantsMember.value.kind, let first = variantMembers.first else {
-                throw FlagDefinitionError("\"variants\" must be an object with at least one variant", at: variantsMember.value.location)
+                throw ConfigurationError("\"variants\" must be an object with at least one variant", at: variantsMember.value.location)
             }
             let kind = Self.variantKind(first.value)
             for variant in variantMembers {
                 if case .null = variant.value.kind {
-                    throw FlagDefinitionError("variant \"\(variant.key)\" of flag \"\(key)\" is null; a variant needs a value", at: variant.value.location)
+                    throw ConfigurationError("variant \"\(variant.key)\" of flag \"\(key)\" is null; a variant needs a value", at: variant.value.location)
                 }
                 guard Self.variantKind(variant.value) == kind else {
-                    throw FlagDefinitionError(
+                    throw ConfigurationError(
                         "variant \"\(variant.key)\" of flag \"\(key)\" is a \(Self.variantKind(variant.value)), but \"\(first.key)\" is a \(kind); all variants must have one type",
                         at: variant.value.location)
                 }
@@ -209,18 +211,18 @@ private struct FlagSetReader {
                 case .string(let name):
                     guard variants[name] != nil else {
                         let names = variantMembers.map { "\"\($0.key)\"" }.joined(separator: ", ")
-                        throw FlagDefinitionError("default variant \"\(name)\" is not a variant of flag \"\(key)\" (variants: \(names))", at: defaultMember.value.location)
+                        throw ConfigurationError("default variant \"\(name)\" is not a variant of flag \"\(key)\" (variants: \(names))", at: defaultMember.value.location)
                     }
                     defaultVariant = name
                 default:
-                    throw FlagDefinitionError("\"defaultVariant\" must name a variant (or be null for the code default), found a \(defaultMember.value.typeName)", at: defaultMember.value.location)
+                    throw ConfigurationError("\"defaultVariant\" must name a variant (or be null for the code default), found a \(defaultMember.value.typeName)", at: defaultMember.value.location)
                 }
             }
 
             var targeting: TargetingExpression?
             if let targetingMember = node.member("targeting") {
                 guard case .object(let rule) = targetingMember.value.kind else {
-                    throw FlagDefinitionError("\"targeting\" must be a rule object, found a \(targetingMember.value.typeName)", at: targetingMember.value.location)
+                    throw ConfigurationError("\"targeting\" must be a rule object, found a \(targetingMember.value.typeName)", at: targetingMember.value.location)
                 }
                 if !rule.isEmpty { targeting = try compiler.compileRule(targetingMember.value) }
             }

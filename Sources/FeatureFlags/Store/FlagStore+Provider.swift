@@ -1,3 +1,5 @@
+import ConfigurationFiles
+
 /// A flag store is an OpenFeature provider: flagd's file format, evaluated in process.
 extension FlagStore: FeatureProvider {
     public var metadata: ProviderMetadata { ProviderMetadata(name: "flagd file") }

@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import Capabilities
 import Dispatch
 import Glibc
@@ -21,7 +22,7 @@ public final class FlagStore: Sendable {
     private struct Source {
         let path: String
         var flags: FlagSet?
-        var problem: FlagDefinitionError?
+        var problem: ConfigurationError?
         var lastText: String?
         /// Given as a flag set, not a file: never reloaded.
         var isFixed = false
@@ -57,8 +58,9 @@ public final class FlagStore: Sendable {
     ///   - files: Paths of flag definition files (`.json`, `.yaml` or `.yml`; otherwise the
     ///     content decides). Later files override earlier ones.
     ///   - watch: Whether to reload files when they change.
-    ///   - context: The context every evaluation starts from; by default ``FlagEvaluationContext/host``.
-    public init(flagSets: [FlagSet] = [], files: [String], watch: Bool = true, context: FlagEvaluationContext = .host) {
+    ///   - context: The context every evaluation starts from (empty by default; on Linux,
+    ///     `FlagEvaluationContext.host` from `LinuxCapabilities` describes this process).
+    public init(flagSets: [FlagSet] = [], files: [String], watch: Bool = true, context: FlagEvaluationContext = FlagEvaluationContext()) {
         var initial = State(sources: flagSets.map { Source(path: $0.file, flags: $0) } + files.map { Source(path: $0) })
         initial.flags = Self.merge(initial.sources)
         state = Mutex(initial)
@@ -82,7 +84,7 @@ public final class FlagStore: Sendable {
     }
 
     /// Serves the given flag sets, in order (later ones override earlier ones); nothing is watched.
-    public convenience init(_ flagSets: [FlagSet], context: FlagEvaluationContext = .host) {
+    public convenience init(_ flagSets: [FlagSet], context: FlagEvaluationContext = FlagEvaluationContext()) {
         self.init(flagSets: flagSets, files: [], watch: false, context: context)
     }
 
@@ -90,12 +92,12 @@ public final class FlagStore: Sendable {
     public var flags: [String: FlagDefinition] { state.withLock { $0.flags } }
 
     /// The files that currently fail to load, and why. Their last good flags stay in effect.
-    public var loadFailures: [FlagDefinitionError] { state.withLock { $0.sources.compactMap(\.problem) } }
+    public var loadFailures: [ConfigurationError] { state.withLock { $0.sources.compactMap(\.problem) } }
 
     /// Everything wrong in the files: those that fail to load (``loadFailures``), then the
     /// problems of the flags in effect (``FlagSet/problems``: broken flags and mistakes flagd
     /// tolerates). Empty when every file passes strict validation.
-    public var problems: [FlagDefinitionError] {
+    public var problems: [ConfigurationError] {
         state.withLock { state in
             state.sources.compactMap(\.problem) + state.sources.flatMap { $0.flags?.problems ?? [] }
         }
@@ -114,9 +116,9 @@ public final class FlagStore: Sendable {
     private func reload(_ paths: [String]) {
         for path in paths {
             var text: String?
-            let outcome: Result<FlagSet, FlagDefinitionError>
-            do throws(FlagDefinitionError) {
-                let contents = try DefinitionFile.text(path)
+            let outcome: Result<FlagSet, ConfigurationError>
+            do throws(ConfigurationError) {
+                let contents = try ConfigurationFile.text(path)
                 text = contents
                 outcome = .success(try FlagSet.parse(contents, file: path))
             } catch {
@@ -164,7 +166,7 @@ public final class FlagStore: Sendable {
     private func details<T: FlagValueType & Sendable>(
         _ key: String, default defaultValue: T, context: FlagEvaluationContext?
     ) -> FlagEvaluationDetails<T> {
-        let (flag, unloaded) = state.withLock { state -> (FlagDefinition?, FlagDefinitionError?) in
+        let (flag, unloaded) = state.withLock { state -> (FlagDefinition?, ConfigurationError?) in
             if let flag = state.flags[key] { return (flag, nil) }
             return (nil, state.sources.first { $0.flags == nil && $0.problem != nil }?.problem)
         }

@@ -1,9 +1,11 @@
+import ConfigurationFiles
+
 /// Something that happened to a ``FlagStore``'s files.
 public enum FlagStoreEvent: Sendable, CustomStringConvertible {
     /// A file was read and its flags are in effect.
     case loaded(file: String, flagKeys: [String])
     /// A file could not be read or parsed; the flags it last loaded stay in effect.
-    case failed(FlagDefinitionError)
+    case failed(ConfigurationError)
 
     /// The file concerned.
     public var file: String {

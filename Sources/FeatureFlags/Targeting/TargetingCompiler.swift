@@ -1,3 +1,5 @@
+import ConfigurationFiles
+
 /// Turns a targeting rule from a flag file into a ``TargetingExpression``, resolving `$ref`s
 /// to shared `$evaluators`. Every problem names the line and column, in one of two kinds:
 ///
@@ -11,7 +13,7 @@ struct TargetingCompiler {
     /// The file's `$evaluators`, by name.
     let evaluators: [String: DocumentNode]
     /// Problems that do not stop evaluation, in the order found.
-    private(set) var problems: [FlagDefinitionError] = []
+    private(set) var problems: [ConfigurationError] = []
     private var resolving: [String] = []
 
     /// The most operations and values one rule may expand to with its `$ref`s in full, and the
@@ -20,7 +22,7 @@ struct TargetingCompiler {
     static let maximumExpandedDepth = 128
 
     /// Each shared evaluator compiled once: its expression, expanded size and depth, or why it failed.
-    private var compiled: [String: Result<(expression: TargetingExpression, size: Int, depth: Int), FlagDefinitionError>] = [:]
+    private var compiled: [String: Result<(expression: TargetingExpression, size: Int, depth: Int), ConfigurationError>] = [:]
     private var depth = 0
     /// Set when a size or depth limit was passed: that depends on the rule, not on the evaluator compiled.
     private var limitExceeded = false
@@ -32,14 +34,14 @@ struct TargetingCompiler {
     }
 
     /// Compiles the shared evaluator `name` on its own, so a broken one is reported even when unused.
-    mutating func compileEvaluator(named name: String) throws(FlagDefinitionError) {
+    mutating func compileEvaluator(named name: String) throws(ConfigurationError) {
         guard evaluators[name] != nil else { return }
         startRule()
         _ = try evaluator(named: name, at: nil)
     }
 
     /// Compiles one flag's targeting rule.
-    mutating func compileRule(_ node: DocumentNode) throws(FlagDefinitionError) -> TargetingExpression {
+    mutating func compileRule(_ node: DocumentNode) throws(ConfigurationError) -> TargetingExpression {
         startRule()
         return try compile(node)
     }
@@ -51,23 +53,23 @@ struct TargetingCompiler {
         deepest = 0
     }
 
-    private mutating func count(size: Int, depth reached: Int, at location: FileLocation) throws(FlagDefinitionError) {
+    private mutating func count(size: Int, depth reached: Int, at location: FileLocation) throws(ConfigurationError) {
         expandedSize += size
         deepest = max(deepest, reached)
         guard reached <= Self.maximumExpandedDepth else {
             limitExceeded = true
-            throw FlagDefinitionError(
+            throw ConfigurationError(
                 "the rule nests more than \(Self.maximumExpandedDepth) levels deep (counting $ref)", at: location)
         }
         guard expandedSize <= Self.maximumExpandedSize else {
             limitExceeded = true
-            throw FlagDefinitionError(
+            throw ConfigurationError(
                 "the rule expands to more than \(Self.maximumExpandedSize) operations and values (counting each $ref in full)",
                 at: location)
         }
     }
 
-    mutating func compile(_ node: DocumentNode) throws(FlagDefinitionError) -> TargetingExpression {
+    mutating func compile(_ node: DocumentNode) throws(ConfigurationError) -> TargetingExpression {
         depth += 1
         defer { depth -= 1 }
         try count(size: 1, depth: depth, at: node.location)
@@ -83,23 +85,23 @@ struct TargetingCompiler {
                 // JsonLogic reads an object without an operator as data.
                 if members.isEmpty { return .literal(.structure([:])) }
                 let keys = members.map { "\"\($0.key)\"" }.joined(separator: ", ")
-                throw FlagDefinitionError("a rule object has exactly one operator, found \(members.count): \(keys)", at: node.location)
+                throw ConfigurationError("a rule object has exactly one operator, found \(members.count): \(keys)", at: node.location)
             }
             if member.key == "$ref" { return try resolve(member) }
             guard let op = TargetingOperator(rawValue: member.key) else {
-                throw FlagDefinitionError(Self.unknownOperatorMessage(member.key), at: member.keyLocation)
+                throw ConfigurationError(Self.unknownOperatorMessage(member.key), at: member.keyLocation)
             }
             return try compile(op, member)
         }
     }
 
-    private mutating func resolve(_ member: DocumentNode.Member) throws(FlagDefinitionError) -> TargetingExpression {
+    private mutating func resolve(_ member: DocumentNode.Member) throws(ConfigurationError) -> TargetingExpression {
         guard case .string(let name) = member.value.kind else {
-            throw FlagDefinitionError("$ref must name a shared evaluator, found a \(member.value.typeName)", at: member.value.location)
+            throw ConfigurationError("$ref must name a shared evaluator, found a \(member.value.typeName)", at: member.value.location)
         }
         guard evaluators[name] != nil else {
             let known = evaluators.keys.sorted().joined(separator: ", ")
-            throw FlagDefinitionError(
+            throw ConfigurationError(
                 "$ref \"\(name)\" names no entry in $evaluators" + (known.isEmpty ? "" : " (defined: \(known))"),
                 at: member.value.location)
         }
@@ -107,7 +109,7 @@ struct TargetingCompiler {
     }
 
     /// The compiled shared evaluator `name`, compiled once however often it is used.
-    private mutating func evaluator(named name: String, at location: FileLocation?) throws(FlagDefinitionError)
+    private mutating func evaluator(named name: String, at location: FileLocation?) throws(ConfigurationError)
         -> TargetingExpression
     {
         if let done = compiled[name] {
@@ -120,7 +122,7 @@ struct TargetingCompiler {
             }
         }
         guard !resolving.contains(name) else {
-            throw FlagDefinitionError(
+            throw ConfigurationError(
                 "$ref cycle: " + (resolving + [name]).joined(separator: " -> "), at: location ?? evaluators[name]!.location)
         }
         resolving.append(name)
@@ -140,13 +142,13 @@ struct TargetingCompiler {
         return expression
     }
 
-    private mutating func compile(_ op: TargetingOperator, _ member: DocumentNode.Member) throws(FlagDefinitionError) -> TargetingExpression {
+    private mutating func compile(_ op: TargetingOperator, _ member: DocumentNode.Member) throws(ConfigurationError) -> TargetingExpression {
         let argumentNodes: [DocumentNode]
         if case .array(let elements) = member.value.kind { argumentNodes = elements } else { argumentNodes = [member.value] }
         if let arity = op.arity, !arity.contains(argumentNodes.count) {
             let expected = arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : (arity.upperBound == Int.max ? "at least \(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)")
             let message = "\"\(op.rawValue)\" takes \(expected) argument\(expected == "1" ? "" : "s"), found \(argumentNodes.count)"
-            guard op.isFlagdOperator else { throw FlagDefinitionError(message, at: member.keyLocation) }
+            guard op.isFlagdOperator else { throw ConfigurationError(message, at: member.keyLocation) }
             note(message, at: member.keyLocation)
         }
         var arguments: [TargetingExpression] = []
@@ -164,7 +166,7 @@ struct TargetingCompiler {
             case .literal(.null):
                 return .variable(path: [], fallback: fallback)
             case .literal(let other):
-                throw FlagDefinitionError("\"var\" takes a path string, found a \(other.typeName)", at: argumentNodes[0].location)
+                throw ConfigurationError("\"var\" takes a path string, found a \(other.typeName)", at: argumentNodes[0].location)
             default:
                 return .computedVariable(path, fallback: fallback)
             }
@@ -239,7 +241,7 @@ struct TargetingCompiler {
     }
 
     private mutating func note(_ message: String, at location: FileLocation) {
-        let problem = FlagDefinitionError(message, at: location)
+        let problem = ConfigurationError(message, at: location)
         if !problems.contains(problem) { problems.append(problem) }
     }
 

@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import Capabilities
 
 /// Whether this process belongs to a group: its effective, real or one of its supplementary

@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import Capabilities
 
 /// Whether this process runs as a given user: its effective user id (the one the kernel

@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import Capabilities
 
 #if canImport(Glibc)

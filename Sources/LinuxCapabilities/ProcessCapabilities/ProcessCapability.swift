@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import Capabilities
 
 /// Whether this process holds a Linux capability, such as `CAP_NET_BIND_SERVICE`, in its

@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import FeatureFlags
 
 /// A store serving `json`, evaluated with `context` (empty by default, so tests do not depend
@@ -8,7 +9,7 @@ func store(_ json: String, context: FlagEvaluationContext = FlagEvaluationContex
 
 /// The first problem strict validation finds in `text`, parsed as a flag file named `flags.json`
 /// (or `.yaml`): the error that stops the whole file, or else the first problem of a flag.
-func definitionError(_ text: String, format: FlagFileFormat = .json) -> FlagDefinitionError? {
+func definitionError(_ text: String, format: FlagFileFormat = .json) -> ConfigurationError? {
     do {
         return try FlagSet.parse(text, file: format == .json ? "flags.json" : "flags.yaml", format: format).problems.first
     } catch {

@@ -5,9 +5,9 @@ import Yams
 /// Plain scalars are typed by the YAML 1.2 core schema, as flagd's Go reader does: only
 /// `true`/`false` are Booleans, so a variant named `on` or `off` stays a string.
 package enum YAMLDocumentReader {
-    package static func read(_ text: String, file: String) throws(FlagDefinitionError) -> DocumentNode {
+    package static func read(_ text: String, file: String) throws(ConfigurationError) -> DocumentNode {
         if let finding = YAMLExtensionScanner.firstExtension(in: text) {
-            throw FlagDefinitionError(finding.what, at: FileLocation(file: file, line: finding.line, column: finding.column))
+            throw ConfigurationError(finding.what, at: FileLocation(file: file, line: finding.line, column: finding.column))
         }
         let root: Node?
         do {
@@ -15,9 +15,9 @@ package enum YAMLDocumentReader {
         } catch let error as YamlError {
             throw translate(error, file: file)
         } catch {
-            throw FlagDefinitionError("cannot read YAML: \(error)", file: file)
+            throw ConfigurationError("cannot read YAML: \(error)", file: file)
         }
-        guard let root else { throw FlagDefinitionError("the document is empty", at: FileLocation(file: file, line: 1, column: 1)) }
+        guard let root else { throw ConfigurationError("the document is empty", at: FileLocation(file: file, line: 1, column: 1)) }
         return try convert(root, file: file, depth: 0)
     }
 
@@ -26,9 +26,9 @@ package enum YAMLDocumentReader {
 
     /// Anchors and aliases are refused (``YAMLExtensionScanner`` already refused them, and
     /// tags, before composing; this is the second line of defence).
-    private static func refuseExtensions(_ node: Node, at location: FileLocation) throws(FlagDefinitionError) {
+    private static func refuseExtensions(_ node: Node, at location: FileLocation) throws(ConfigurationError) {
         if let anchor = node.anchor {
-            throw FlagDefinitionError("YAML anchors are not allowed (found &\(anchor.rawValue))", at: location)
+            throw ConfigurationError("YAML anchors are not allowed (found &\(anchor.rawValue))", at: location)
         }
     }
 
@@ -36,30 +36,30 @@ package enum YAMLDocumentReader {
         FileLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
     }
 
-    private static func translate(_ error: YamlError, file: String) -> FlagDefinitionError {
+    private static func translate(_ error: YamlError, file: String) -> ConfigurationError {
         switch error {
         case .scanner(let context, let problem, let mark, _),
             .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
             let message = context.map { "\(problem) (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? problem
-            return FlagDefinitionError(message, at: location(mark, file: file))
+            return ConfigurationError(message, at: location(mark, file: file))
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return FlagDefinitionError(
+            return ConfigurationError(
                 "duplicate key " + duplicates.map { "\"\($0)\"" }.joined(separator: ", ") + " in mapping",
                 at: location(context.mark, file: file))
         default:
-            return FlagDefinitionError("cannot read YAML: \(error)", file: file)
+            return ConfigurationError("cannot read YAML: \(error)", file: file)
         }
     }
 
-    private static func convert(_ node: Node, file: String, depth: Int) throws(FlagDefinitionError) -> DocumentNode {
+    private static func convert(_ node: Node, file: String, depth: Int) throws(ConfigurationError) -> DocumentNode {
         let here = location(node.mark, file: file)
         if case .alias = node {
-            throw FlagDefinitionError("YAML anchors and aliases are not allowed", at: here)
+            throw ConfigurationError("YAML anchors and aliases are not allowed", at: here)
         }
         try refuseExtensions(node, at: here)
         guard depth < maximumDepth else {
-            throw FlagDefinitionError("nested more than \(maximumDepth) levels deep", at: here)
+            throw ConfigurationError("nested more than \(maximumDepth) levels deep", at: here)
         }
         switch node {
         case .scalar(let scalar):
@@ -74,22 +74,22 @@ package enum YAMLDocumentReader {
             for (key, value) in mapping {
                 let keyLocation = location(key.mark, file: file)
                 guard case .scalar(let keyScalar) = key else {
-                    throw FlagDefinitionError("mapping keys must be plain strings", at: keyLocation)
+                    throw ConfigurationError("mapping keys must be plain strings", at: keyLocation)
                 }
                 try refuseExtensions(key, at: keyLocation)
                 guard seen.insert(keyScalar.string).inserted else {
-                    throw FlagDefinitionError("duplicate key \"\(keyScalar.string)\"", at: keyLocation)
+                    throw ConfigurationError("duplicate key \"\(keyScalar.string)\"", at: keyLocation)
                 }
                 members.append(
                     DocumentNode.Member(key: keyScalar.string, keyLocation: keyLocation, value: try convert(value, file: file, depth: depth + 1)))
             }
             return DocumentNode(kind: .object(members), location: here)
         case .alias:
-            throw FlagDefinitionError("YAML anchors and aliases are not allowed", at: here)
+            throw ConfigurationError("YAML anchors and aliases are not allowed", at: here)
         }
     }
 
-    private static func scalarKind(_ scalar: Node.Scalar, at location: FileLocation) throws(FlagDefinitionError) -> DocumentNode.Kind {
+    private static func scalarKind(_ scalar: Node.Scalar, at location: FileLocation) throws(ConfigurationError) -> DocumentNode.Kind {
         let text = scalar.string
         let tag = String(describing: scalar.tag)
         switch tag {
@@ -97,7 +97,7 @@ package enum YAMLDocumentReader {
         case "tag:yaml.org,2002:null": return .null
         case "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float":
             guard let typed = coreSchema(text) else {
-                throw FlagDefinitionError("'\(text)' is not a valid \(tag.split(separator: ":").last ?? "")", at: location)
+                throw ConfigurationError("'\(text)' is not a valid \(tag.split(separator: ":").last ?? "")", at: location)
             }
             return typed
         default:

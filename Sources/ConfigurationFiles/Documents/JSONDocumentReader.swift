@@ -11,7 +11,7 @@ package struct JSONDocumentReader {
     /// Deep enough for any real flag file; deeper input is refused instead of overflowing the stack.
     private static let maximumDepth = 256
 
-    package static func read(_ text: String, file: String) throws(FlagDefinitionError) -> DocumentNode {
+    package static func read(_ text: String, file: String) throws(ConfigurationError) -> DocumentNode {
         var reader = JSONDocumentReader(bytes: Array(text.utf8), file: file)
         reader.skipWhitespace()
         let node = try reader.readValue()
@@ -31,8 +31,8 @@ package struct JSONDocumentReader {
 
     private var location: FileLocation { FileLocation(file: file, line: line, column: column) }
 
-    private func error(_ message: String, at location: FileLocation? = nil) -> FlagDefinitionError {
-        FlagDefinitionError(message, at: location ?? self.location)
+    private func error(_ message: String, at location: FileLocation? = nil) -> ConfigurationError {
+        ConfigurationError(message, at: location ?? self.location)
     }
 
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -63,7 +63,7 @@ package struct JSONDocumentReader {
         }
     }
 
-    private mutating func readValue() throws(FlagDefinitionError) -> DocumentNode {
+    private mutating func readValue() throws(ConfigurationError) -> DocumentNode {
         let start = location
         guard let byte = current else { throw error("expected a value, found end of file") }
         switch byte {
@@ -80,12 +80,12 @@ package struct JSONDocumentReader {
         }
     }
 
-    private mutating func enter() throws(FlagDefinitionError) {
+    private mutating func enter() throws(ConfigurationError) {
         depth += 1
         guard depth <= Self.maximumDepth else { throw error("nested more than \(Self.maximumDepth) levels deep") }
     }
 
-    private mutating func readObject() throws(FlagDefinitionError) -> DocumentNode {
+    private mutating func readObject() throws(ConfigurationError) -> DocumentNode {
         let start = location
         try enter()
         advance()
@@ -126,7 +126,7 @@ package struct JSONDocumentReader {
         }
     }
 
-    private mutating func readArray() throws(FlagDefinitionError) -> DocumentNode {
+    private mutating func readArray() throws(ConfigurationError) -> DocumentNode {
         let start = location
         try enter()
         advance()
@@ -152,7 +152,7 @@ package struct JSONDocumentReader {
         }
     }
 
-    private mutating func readLiteral(_ word: String) throws(FlagDefinitionError) {
+    private mutating func readLiteral(_ word: String) throws(ConfigurationError) {
         let start = location
         for expected in word.utf8 {
             guard current == expected else { throw error("invalid literal; did you mean \(word)?", at: start) }
@@ -160,7 +160,7 @@ package struct JSONDocumentReader {
         }
     }
 
-    private mutating func readNumber() throws(FlagDefinitionError) -> Double {
+    private mutating func readNumber() throws(ConfigurationError) -> Double {
         let start = location
         let first = index
         func digits(_ reader: inout JSONDocumentReader) -> Int {
@@ -190,7 +190,7 @@ package struct JSONDocumentReader {
         return value
     }
 
-    private mutating func readString() throws(FlagDefinitionError) -> String {
+    private mutating func readString() throws(ConfigurationError) -> String {
         let start = location
         advance()
         var scalars = String.UnicodeScalarView()
@@ -245,7 +245,7 @@ package struct JSONDocumentReader {
         }
     }
 
-    private mutating func readHex4(_ escapeLocation: FileLocation) throws(FlagDefinitionError) -> UInt32 {
+    private mutating func readHex4(_ escapeLocation: FileLocation) throws(ConfigurationError) -> UInt32 {
         var code: UInt32 = 0
         for _ in 0..<4 {
             guard let byte = current, let digit = Self.hexValue(byte) else {

@@ -19,9 +19,9 @@ package final class DirectoryWatcher: @unchecked Sendable {
     package init(
         files: [String], directories wholeDirectories: [String] = [], queue: DispatchQueue,
         onChange: @escaping @Sendable ([String]) -> Void
-    ) throws(FlagDefinitionError) {
+    ) throws(ConfigurationError) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw FlagDefinitionError("cannot watch files: inotify_init1: \(Self.errnoText())", file: files.first ?? "") }
+        guard fd >= 0 else { throw ConfigurationError("cannot watch files: inotify_init1: \(Self.errnoText())", file: files.first ?? "") }
         var directories: [Int32: (directory: String, files: [String])] = [:]
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF)
         for file in files {
@@ -30,7 +30,7 @@ package final class DirectoryWatcher: @unchecked Sendable {
             guard wd >= 0 else {
                 let reason = Self.errnoText()
                 close(fd)
-                throw FlagDefinitionError("cannot watch \(directory): \(reason)", file: file)
+                throw ConfigurationError("cannot watch \(directory): \(reason)", file: file)
             }
             directories[wd, default: (directory, [])].files.append(file)
         }

@@ -1,0 +1,18 @@
+/// Where something is in a file: 1-based line and column.
+public struct FileLocation: Sendable, Hashable, CustomStringConvertible {
+    /// The file's path, or a label such as `<inline>`.
+    public var file: String
+    /// The line, from 1.
+    public var line: Int
+    /// The column, from 1, counted in characters.
+    public var column: Int
+
+    /// Creates a location.
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "\(file):\(line):\(column)" }
+}
