@@ -36,10 +36,10 @@ let package = Package(
             dependencies: ["CLinuxSupport", .product(name: "Yams", package: "Yams")]
         ),
         // Linux backends: PAM, filesystem, network, process capabilities, users and groups.
-        // It supplies the flag evaluation context of this host (user, groups, host name).
+        // It supplies the flag evaluation context of this host and registers the policy kinds of these backends.
         .target(
             name: "LinuxCapabilities",
-            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "CLinuxSupport", "CPAM"]
+            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "CapabilityPolicy", "CLinuxSupport", "CPAM"]
         ),
         // Kernel headers (netlink) for LinuxCapabilities.
         .target(name: "CLinuxSupport"),
@@ -53,7 +53,7 @@ let package = Package(
         // Policy files: layered search paths, parsing, gates.
         .target(
             name: "CapabilityPolicy",
-            dependencies: ["Capabilities", "ConfigurationFiles", "LinuxCapabilities", "FeatureFlags", "ProcedureCore"]
+            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore"]
         ),
         // The `capctl` subcommands, as a library so tests can drive them.
         .target(
@@ -75,7 +75,8 @@ let package = Package(
         // entry points when built with `--sanitize fuzzer -Xswiftc -DFUZZING`, corpus replayers otherwise.
         .target(name: "FuzzSupport", dependencies: ["FeatureFlags", "ConfigurationFiles"], path: "Fuzz/Support"),
         .executableTarget(
-            name: "PolicyFuzzer", dependencies: ["CapabilityPolicy", "FuzzSupport"], path: "Fuzz/PolicyFuzzer"),
+            name: "PolicyFuzzer", dependencies: ["CapabilityPolicy", "LinuxCapabilities", "FuzzSupport"],
+            path: "Fuzz/PolicyFuzzer"),
         .executableTarget(name: "FlagFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/FlagFuzzer"),
         .executableTarget(
             name: "TargetingFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/TargetingFuzzer"),
@@ -104,7 +105,10 @@ let package = Package(
         .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand", "TestSupport", "CLinuxSupport", "capctl"]),
         .testTarget(
             name: "CapabilityPolicyTests",
-            dependencies: ["CapabilityPolicy", "ConfigurationFiles", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport"]
+            dependencies: [
+                "CapabilityPolicy", "ConfigurationFiles", "Capabilities", "FeatureFlags", "LinuxCapabilities", "ProcedureCore",
+                "TestSupport",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

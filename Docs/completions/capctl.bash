@@ -173,13 +173,13 @@ _capctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|check|authorize|run|flags|validate|watch|help)
+    status|check|authorize|run|flags|validate|watch|schema|help)
         # Offer subcommand argument completions
         "_capctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status check authorize run flags validate watch help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status check authorize run flags validate watch schema help' -- "${cur}"))
         ;;
     esac
 }
@@ -207,7 +207,7 @@ _capctl_status() {
 
 _capctl_check() {
     repeating_flags=()
-    non_repeating_flags=(--json --no-prompt --explain --password-stdin -h --help)
+    non_repeating_flags=(--json --no-prompt --password-stdin --explain -h --help)
     repeating_options=(--policy --context)
     non_repeating_options=(--targeting-key)
     __capctl_offer_flags_options 1
@@ -371,6 +371,14 @@ _capctl_watch() {
         return
         ;;
     esac
+}
+
+_capctl_schema() {
+    repeating_flags=()
+    non_repeating_flags=(-h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __capctl_offer_flags_options 0
 }
 
 _capctl_help() {

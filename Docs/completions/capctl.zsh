@@ -56,13 +56,14 @@ _capctl() {
             'flags:List and evaluate feature flags.'
             'validate:Check policy and flag files, printing every error with file:line:column.'
             'watch:Print a line each time a capability'\''s or gate'\''s status changes, until interrupted.'
+            'schema:Print the JSON Schema of policy files, generated from the capability kinds capctl knows.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        status|check|authorize|run|flags|validate|watch|help)
+        status|check|authorize|run|flags|validate|watch|schema|help)
             "_capctl_${words[1]}" && ret=0
             ;;
         esac
@@ -94,8 +95,8 @@ _capctl_check() {
         '--json[Print JSON instead of a table.]'
         ':gate:'
         '--no-prompt[Never ask for authorization; report what would be asked.]'
-        '--explain[Print every requirement with passed, failed or not checked, and why.]'
         '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
+        '--explain[Print every requirement with passed, failed or not checked, and why.]'
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -112,7 +113,7 @@ _capctl_authorize() {
         '--json[Print JSON instead of a table.]'
         ':name:'
         '--user[The user to authenticate, for a PAM capability whose policy names none.]:user:'
-        '--password-stdin[Read the password from one line of standard input instead of the terminal.]'
+        '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -126,7 +127,7 @@ _capctl_run() {
         '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
         '--json[Print JSON instead of a table.]'
         ':gate:'
-        '--no-prompt[Never ask for authorization.]'
+        '--no-prompt[Never ask for authorization; report what would be asked.]'
         '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
@@ -219,6 +220,16 @@ _capctl_watch() {
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '*:names:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_schema() {
+    local -i ret=1
+    local -ar arg_specs=(
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0

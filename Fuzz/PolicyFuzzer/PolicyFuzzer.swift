@@ -1,8 +1,13 @@
 import CapabilityPolicy
 import FuzzSupport
+import LinuxCapabilities
+
+/// The Linux kinds, so capability declarations are parsed and checked as capctl does.
+private let kindsInstalled: Void = LinuxPolicySupport.install()
 
 /// Policy files: any bytes must end in a policy or in positioned errors, never a crash or a hang.
 func fuzzPolicy(_ bytes: [UInt8]) {
+    _ = kindsInstalled
     guard let text = String(validating: bytes, as: UTF8.self) else { return }
     for file in ["fuzz.yaml", "fuzz.json"] {
         _ = PolicyLoader.parse(text, file: file)

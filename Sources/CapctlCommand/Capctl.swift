@@ -1,4 +1,5 @@
 import ArgumentParser
+import LinuxCapabilities
 import Foundation
 
 /// The `capctl` command: shows, checks, explains and uses capabilities, flags and gates.
@@ -18,7 +19,7 @@ public struct Capctl: AsyncParsableCommand {
             """,
         subcommands: [
             StatusCommand.self, CheckCommand.self, AuthorizeCommand.self, RunCommand.self, FlagsCommand.self,
-            ValidateCommand.self, WatchCommand.self,
+            ValidateCommand.self, WatchCommand.self, SchemaCommand.self,
         ]
     )
 
@@ -26,6 +27,7 @@ public struct Capctl: AsyncParsableCommand {
 
     /// Runs the command line, with capctl's exit statuses.
     public static func runMain() async {
+        LinuxPolicySupport.install()
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? AsyncParsableCommand {

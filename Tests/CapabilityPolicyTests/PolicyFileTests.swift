@@ -4,6 +4,7 @@ import Capabilities
 import FeatureFlags
 import Foundation
 import ProcedureCore
+import LinuxCapabilities
 import Testing
 import TestSupport
 
@@ -15,6 +16,10 @@ import Glibc
 /// gates that behave as the core's conditions.
 @Suite("Policy files")
 struct PolicyFileTests {
+    init() {
+        LinuxPolicySupport.install()
+    }
+
     /// Writes `text` as a policy file (mode 0644 in a 0755 directory) and loads it.
     private func load(_ text: String, name: String = "policy.yaml") throws -> (Policy, String) {
         let directory = "/tmp/policy-test-" + UUID().uuidString
@@ -55,8 +60,14 @@ struct PolicyFileTests {
                   beta: { state: ENABLED, variants: { "on": "on", "off": "off" }, defaultVariant: "on" }
             """)
         #expect(policy.capabilities.count == 8)
-        #expect(policy.capabilities["admin"]?.specification == .pam(service: "login", user: "root", serviceDirectory: nil, keep: .seconds(300), checksAccount: false))
-        #expect(policy.capabilities["db"]?.specification == .host(host: "db.example.com", port: 5432, timeout: .milliseconds(1500)))
+        #expect(policy.capabilities["admin"]?.kind == "pam")
+        #expect(policy.capabilities["admin"]?.settings == CapabilitySettings([
+            "service": .string("login"), "user": .string("root"), "keep": .duration(.seconds(300)), "account-check": .boolean(false),
+        ]))
+        #expect(policy.capabilities["db"]?.kind == "host")
+        #expect(policy.capabilities["db"]?.settings == CapabilitySettings([
+            "host": .string("db.example.com"), "port": .integer(5432), "timeout": .duration(.milliseconds(1500)),
+        ]))
         #expect(policy.capabilities["admin"]?.summary == "Administrators")
         let loaded = try LoadedPolicy(policy)
         #expect(try loaded.capability(named: "low-ports").name == "capability:CAP_NET_BIND_SERVICE")

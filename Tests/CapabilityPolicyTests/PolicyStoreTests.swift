@@ -1,5 +1,6 @@
 import CapabilityPolicy
 import Foundation
+import LinuxCapabilities
 import Testing
 
 #if canImport(Glibc)
@@ -10,6 +11,10 @@ import Glibc
 /// the last good policy and says why.
 @Suite("Policy store", .timeLimit(.minutes(1)))
 struct PolicyStoreTests {
+    init() {
+        LinuxPolicySupport.install()
+    }
+
     @Test("an edit and a new drop-in apply; a broken edit keeps the last good policy")
     func reload() async throws {
         let root = "/tmp/policy-store-" + UUID().uuidString

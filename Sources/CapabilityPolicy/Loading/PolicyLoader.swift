@@ -1,6 +1,5 @@
 import ConfigurationFiles
 import FeatureFlags
-import LinuxCapabilities
 
 #if canImport(Glibc)
 import Glibc

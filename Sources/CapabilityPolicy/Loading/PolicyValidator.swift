@@ -32,7 +32,7 @@ enum PolicyValidator {
             }
         }
         for declaration in policy.capabilities.values {
-            if case .flag(let key, _) = declaration.specification, !flagExists(key) {
+            if declaration.kind == "flag", let key = declaration.settings.string("flag"), !flagExists(key) {
                 errors.append(ConfigurationError("capability \"\(declaration.name)\" uses flag \"\(key)\", which no flag source defines", at: declaration.location))
             }
         }

@@ -10,16 +10,6 @@ struct PolicyFileReader {
     private(set) var errors: [ConfigurationError] = []
 
     private static let rootKeys = ["capabilities", "flags", "gates"]
-    private static let capabilityKeys: [String: [String]] = [
-        "pam": ["service", "user", "service-directory", "keep", "account-check"],
-        "file": ["path", "access", "type"],
-        "host": ["host", "port", "timeout"],
-        "network": [],
-        "process-capability": ["capability"],
-        "user": ["user"],
-        "group": ["group"],
-        "flag": ["flag", "equals"],
-    ]
 
     init(file: String) {
         self.file = file
@@ -133,109 +123,92 @@ struct PolicyFileReader {
     private mutating func readCapability(_ member: DocumentNode.Member) -> CapabilityDeclaration? {
         let name = member.key
         let what = "capability \"\(name)\""
+        let environment = PolicyEnvironment.shared
+        let kindNames = environment.kinds.map(\.name).joined(separator: ", ")
         guard Self.isValidName(name) else {
             fail("\"\(name)\" is not a valid name (letters, digits, - _ . :)", member.keyLocation)
             return nil
         }
-        guard case .object(let settings) = member.value.kind else {
+        guard case .object(let entries) = member.value.kind else {
             fail("\(what) must be a mapping with a \"kind\", found a \(member.value.typeName)", member.value.location)
             return nil
         }
         guard let kindNode = member.value.member("kind") else {
-            fail("\(what) needs a \"kind\": one of \(Self.capabilityKeys.keys.sorted().joined(separator: ", "))", member.keyLocation)
+            fail("\(what) needs a \"kind\": one of \(kindNames)", member.keyLocation)
             return nil
         }
-        guard case .string(let kind) = kindNode.value.kind, let keys = Self.capabilityKeys[kind] else {
-            fail("unknown kind \(kindNode.value.value) in \(what) (kinds: \(Self.capabilityKeys.keys.sorted().joined(separator: ", ")))", kindNode.value.location)
+        guard case .string(let kindName) = kindNode.value.kind, let kind = environment.kind(named: kindName) else {
+            fail("unknown kind \(kindNode.value.value) in \(what) (kinds: \(kindNames))", kindNode.value.location)
             return nil
         }
-        guard checkKeys(settings, allowed: ["kind", "description"] + keys, in: what) else { return nil }
+        guard checkKeys(entries, allowed: ["kind", "description"] + kind.settings.map(\.key), in: what) else { return nil }
         let node = member.value
-        func value(_ key: String) -> DocumentNode? { node.member(key)?.value }
         var summary: String?
-        if let description = value("description") { summary = string(description, "description", in: what) }
+        if let description = node.member("description")?.value { summary = string(description, "description", in: what) }
 
-        let specification: CapabilityDeclaration.Specification
-        switch kind {
-        case "pam":
-            guard let service = string(value("service") ?? missing("service", what, member), "service", in: what) else { return nil }
-            var keep: Duration?
-            if let keepNode = value("keep") {
-                guard let parsed = duration(keepNode, "keep") else { return nil }
-                keep = parsed
-            }
-            var checksAccount = true
-            if let node = value("account-check") {
-                guard case .bool(let flag) = node.kind else {
-                    fail("\"account-check\" must be true or false", node.location)
+        var values: [String: CapabilitySettings.Value] = [:]
+        for setting in kind.settings {
+            guard let valueNode = node.member(setting.key)?.value else {
+                if setting.isRequired {
+                    fail("\(what) needs \"\(setting.key)\"", member.keyLocation)
                     return nil
                 }
-                checksAccount = flag
+                continue
             }
-            specification = .pam(
-                service: service, user: value("user").flatMap { string($0, "user", in: what) },
-                serviceDirectory: value("service-directory").flatMap { string($0, "service-directory", in: what) },
-                keep: keep, checksAccount: checksAccount)
-        case "file":
-            guard let path = string(value("path") ?? missing("path", what, member), "path", in: what) else { return nil }
-            var access = ["read"]
-            if let node = value("access") {
-                let allowed = ["read", "write", "execute", "create"]
-                guard case .array(let elements) = node.kind, !elements.isEmpty,
-                    elements.allSatisfy({ if case .string(let item) = $0.kind { allowed.contains(item) } else { false } })
-                else {
-                    fail("\"access\" must be a list of read, write, execute, create; found \(node.value)", node.location)
-                    return nil
-                }
-                access = elements.compactMap { $0.value.stringValue }
-            }
-            var type = "any"
-            if let node = value("type") {
-                guard case .string(let text) = node.kind, ["any", "file", "directory"].contains(text) else {
-                    fail("\"type\" must be any, file or directory, found \(node.value)", node.location)
-                    return nil
-                }
-                type = text
-            }
-            specification = .file(path: path, access: access, type: type)
-        case "host":
-            guard let host = string(value("host") ?? missing("host", what, member), "host", in: what) else { return nil }
-            guard let portNode = value("port") ?? missing("port", what, member) else { return nil }
-            guard let port = portNode.value.integerValue else {
-                fail("\"port\" must be a whole number, found \(portNode.value)", portNode.location)
-                return nil
-            }
-            var timeout = Duration.seconds(3)
-            if let node = value("timeout") {
-                guard let parsed = duration(node, "timeout") else { return nil }
-                timeout = parsed
-            }
-            specification = .host(host: host, port: port, timeout: timeout)
-        case "network":
-            specification = .network
-        case "process-capability":
-            guard let capability = string(value("capability") ?? missing("capability", what, member), "capability", in: what) else { return nil }
-            specification = .processCapability(capability)
-        case "user":
-            guard let user = string(value("user") ?? missing("user", what, member), "user", in: what) else { return nil }
-            specification = .user(user)
-        case "group":
-            guard let group = string(value("group") ?? missing("group", what, member), "group", in: what) else { return nil }
-            specification = .group(group)
-        default:
-            guard let key = string(value("flag") ?? missing("flag", what, member), "flag", in: what) else { return nil }
-            specification = .flag(key: key, equals: value("equals")?.value ?? true)
+            guard let value = settingValue(valueNode, setting, in: what) else { return nil }
+            values[setting.key] = value
         }
-        let declaration = CapabilityDeclaration(name: name, specification: specification, summary: summary, location: member.keyLocation)
-        // Build it once now: an unknown group, a relative path or a bad port is a load error.
-        if case .flag = specification { return declaration }
+        let settings = CapabilitySettings(values)
+        // Checked once now: an unknown group, a relative path or a bad port is a load error.
         do throws(CapabilityConfigurationError) {
-            _ = try CapabilityFactory.make(declaration, options: PolicyOptions(), flags: nil)
+            try kind.validate(settings)
         } catch {
             fail("\(what): \(error.message)", member.value.location)
             return nil
         }
-        return declaration
+        return CapabilityDeclaration(name: name, kind: kindName, settings: settings, summary: summary, location: member.keyLocation)
+    }
+
+    /// `node` read as `setting`'s type, or nil after reporting why it is not one.
+    private mutating func settingValue(
+        _ node: DocumentNode, _ setting: CapabilitySetting, in what: String
+    ) -> CapabilitySettings.Value? {
+        let key = setting.key
+        switch setting.type {
+        case .string, .absolutePath, .pattern:
+            return string(node, key, in: what).map(CapabilitySettings.Value.string)
+        case .duration:
+            return duration(node, key).map(CapabilitySettings.Value.duration)
+        case .boolean:
+            guard case .bool(let flag) = node.kind else {
+                fail("\"\(key)\" must be true or false", node.location)
+                return nil
+            }
+            return .boolean(flag)
+        case .integer:
+            guard let number = node.value.integerValue else {
+                fail("\"\(key)\" must be a whole number, found \(node.value)", node.location)
+                return nil
+            }
+            return .integer(number)
+        case .choice(let allowed):
+            guard case .string(let text) = node.kind, allowed.contains(text) else {
+                let listed = allowed.count > 1 ? allowed.dropLast().joined(separator: ", ") + " or " + allowed.last! : allowed.joined()
+                fail("\"\(key)\" must be \(listed), found \(node.value)", node.location)
+                return nil
+            }
+            return .string(text)
+        case .choices(let allowed):
+            guard case .array(let elements) = node.kind, !elements.isEmpty,
+                elements.allSatisfy({ if case .string(let item) = $0.kind { allowed.contains(item) } else { false } })
+            else {
+                fail("\"\(key)\" must be a list of \(allowed.joined(separator: ", ")); found \(node.value)", node.location)
+                return nil
+            }
+            return .strings(elements.compactMap { $0.value.stringValue })
+        case .anyValue:
+            return .any(node.value)
+        }
     }
 
     private mutating func missing(_ key: String, _ what: String, _ member: DocumentNode.Member) -> DocumentNode? {

@@ -21,14 +21,20 @@ public final class LoadedPolicy: Sendable {
     /// Builds every capability of `policy` and loads its flags.
     public init(_ policy: Policy, options: PolicyOptions = PolicyOptions()) throws(PolicyErrors) {
         self.policy = policy
+        let environment = PolicyEnvironment.shared
         let flags = FlagStore(
-            flagSets: policy.inlineFlags, files: policy.flagFiles, watch: options.watchesFlagFiles, context: .host)
+            flagSets: policy.inlineFlags, files: policy.flagFiles, watch: options.watchesFlagFiles,
+            context: options.flagContext ?? environment.hostContext)
         self.flags = flags
         var built: [String: any CapabilityType] = [:]
         var errors: [ConfigurationError] = []
+        let context = CapabilityKindContext(options: options, flags: flags)
         for (name, declaration) in policy.capabilities {
             do throws(CapabilityConfigurationError) {
-                built[name] = try CapabilityFactory.make(declaration, options: options, flags: flags)
+                guard let kind = environment.kind(named: declaration.kind) else {
+                    throw CapabilityConfigurationError("no capability kind \"\(declaration.kind)\" is registered")
+                }
+                built[name] = try kind.makeCapability(declaration.settings, in: context)
             } catch {
                 errors.append(ConfigurationError("capability \"\(name)\": \(error.message)", at: declaration.location))
             }

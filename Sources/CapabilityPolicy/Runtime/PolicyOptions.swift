@@ -1,18 +1,33 @@
-import LinuxCapabilities
+import FeatureFlags
 
-/// How a loaded policy builds its capabilities.
+/// How a loaded policy builds its capabilities and evaluates its flags.
+///
+/// Kinds keep options of their own here through ``PolicyOptionKey`` (the Linux layer adds
+/// `pamConversation` and `pamUser` this way), so this type does not know any backend.
 public struct PolicyOptions: Sendable {
-    /// Who answers PAM's questions: the terminal unless told otherwise.
-    public var pamConversation: any PAMConversation
-    /// A user for every PAM capability that names none (`capctl authorize --user`).
-    public var pamUser: String?
     /// Whether flag files are watched for changes.
     public var watchesFlagFiles: Bool
+    /// The context the policy's flags are evaluated with; nil for ``PolicyEnvironment/hostContext``.
+    public var flagContext: FlagEvaluationContext?
+    private var values: [ObjectIdentifier: any Sendable] = [:]
 
-    /// Options with the terminal conversation, no user override, and watched flag files.
-    public init(pamConversation: any PAMConversation = TerminalPAMConversation(), pamUser: String? = nil, watchesFlagFiles: Bool = true) {
-        self.pamConversation = pamConversation
-        self.pamUser = pamUser
+    /// Options with watched flag files and the host's flag context.
+    public init(watchesFlagFiles: Bool = true, flagContext: FlagEvaluationContext? = nil) {
         self.watchesFlagFiles = watchesFlagFiles
+        self.flagContext = flagContext
     }
+
+    /// A kind's own option, or its default.
+    public subscript<Key: PolicyOptionKey>(key: Key.Type) -> Key.Value {
+        get { values[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
+        set { values[ObjectIdentifier(key)] = newValue }
+    }
+}
+
+/// A key for an option of a capability kind's own, with its default.
+public protocol PolicyOptionKey {
+    /// The option's type.
+    associatedtype Value: Sendable
+    /// The value when none was set.
+    static var defaultValue: Value { get }
 }

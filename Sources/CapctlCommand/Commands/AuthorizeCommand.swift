@@ -40,7 +40,7 @@ struct AuthorizeCommand: AsyncParsableCommand {
         ProcedureQueue().addProcedure(authorize)
         let status = (try? await authorize.value()) ?? .denied("the authorization was cancelled")
         if options.json {
-            print(JSONText.string(JSONText.entry(name: name, kind: policy.policy.capabilities[name]!.specification.kind, status: status.kind.rawValue, reason: status.reason, cause: status.cause?.name)))
+            print(JSONText.string(JSONText.entry(name: name, kind: policy.policy.capabilities[name]!.kind, status: status.kind.rawValue, reason: status.reason, cause: status.cause?.name)))
         } else {
             print("\(name): \(status.kind.rawValue): \(status.reason)")
         }

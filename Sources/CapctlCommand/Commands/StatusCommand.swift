@@ -68,7 +68,7 @@ struct StatusCommand: AsyncParsableCommand {
             let status = await capability.resolveStatus()
             report.capabilities.append(
                 StatusEntry(
-                    name: name, kind: declaration.specification.kind, status: status.kind.rawValue, reason: status.reason,
+                    name: name, kind: declaration.kind, status: status.kind.rawValue, reason: status.reason,
                     cause: status.cause?.name))
         }
         for (key, flag) in policy.flags.flags.sorted(by: { $0.key < $1.key }) {

@@ -67,7 +67,7 @@ struct WatchCommand: AsyncParsableCommand {
             if let context, let flag = capability as? FeatureFlag {
                 capability = FeatureFlag(flag.key, in: policy.flags, equals: flag.expected, context: context)
             }
-            sources.append(Source(name: name, kind: policy.policy.capabilities[name]!.specification.kind, updates: capability.statusUpdates()))
+            sources.append(Source(name: name, kind: policy.policy.capabilities[name]!.kind, updates: capability.statusUpdates()))
         }
         for name in policy.policy.gates.keys.sorted() {
             sources.append(Source(name: name, kind: "gate", updates: GateStatus(policy: policy, gate: name, context: context).statusUpdates()))

@@ -1,0 +1,50 @@
+import FeatureFlags
+import Synchronization
+
+/// What policies are read and run with in this process: the capability kinds policy files may
+/// declare, and the flag evaluation context of this host.
+///
+/// The portable layer knows only `flag`. The Linux layer fills in the rest:
+///
+/// ```swift
+/// import LinuxCapabilities
+/// LinuxPolicySupport.install()   // pam, file, host, network, process-capability, user, group; the host's flag context
+/// PolicyEnvironment.shared.register(MyVaultKind())
+/// ```
+public final class PolicyEnvironment: Sendable {
+    /// The environment every loader and loaded policy uses.
+    public static let shared = PolicyEnvironment()
+
+    private struct State: Sendable {
+        var kinds: [String: any CapabilityKind]
+        var hostContext = FlagEvaluationContext()
+    }
+
+    private let state: Mutex<State>
+
+    /// An environment with `kinds` (by default only `flag`).
+    public init(kinds: [any CapabilityKind] = [FlagCapabilityKind()]) {
+        state = Mutex(State(kinds: Dictionary(kinds.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })))
+    }
+
+    /// Adds `kind`, replacing a kind of the same name.
+    public func register(_ kind: any CapabilityKind) {
+        state.withLock { $0.kinds[kind.name] = kind }
+    }
+
+    /// The kind called `name`, if registered.
+    public func kind(named name: String) -> (any CapabilityKind)? {
+        state.withLock { $0.kinds[name] }
+    }
+
+    /// Every registered kind, by name.
+    public var kinds: [any CapabilityKind] {
+        state.withLock { $0.kinds.values.sorted { $0.name < $1.name } }
+    }
+
+    /// The context a loaded policy's flags are evaluated with, unless its options give one.
+    public var hostContext: FlagEvaluationContext {
+        get { state.withLock { $0.hostContext } }
+        set { state.withLock { $0.hostContext = newValue } }
+    }
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+import CapabilityPolicy
+
+/// `capctl schema`: the JSON Schema of policy files, for editors and CI.
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Print the JSON Schema of policy files, generated from the capability kinds capctl knows."
+    )
+
+    func run() throws {
+        print(PolicySchema.json(), terminator: "")
+    }
+}

@@ -1,0 +1,30 @@
+import CapabilityPolicy
+
+extension PolicyOptions {
+    private enum PAMConversationKey: PolicyOptionKey {
+        static var defaultValue: any PAMConversation { TerminalPAMConversation() }
+    }
+
+    private enum PAMUserKey: PolicyOptionKey {
+        static var defaultValue: String? { nil }
+    }
+
+    /// Who answers PAM's questions: the terminal unless told otherwise.
+    public var pamConversation: any PAMConversation {
+        get { self[PAMConversationKey.self] }
+        set { self[PAMConversationKey.self] = newValue }
+    }
+
+    /// A user for every PAM capability that names none (`capctl authorize --user`).
+    public var pamUser: String? {
+        get { self[PAMUserKey.self] }
+        set { self[PAMUserKey.self] = newValue }
+    }
+
+    /// Options with a PAM conversation (and user), and whether flag files are watched.
+    public init(pamConversation: any PAMConversation, pamUser: String? = nil, watchesFlagFiles: Bool = true) {
+        self.init(watchesFlagFiles: watchesFlagFiles)
+        self.pamConversation = pamConversation
+        self.pamUser = pamUser
+    }
+}

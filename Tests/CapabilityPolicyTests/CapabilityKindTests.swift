@@ -1,0 +1,94 @@
+import CapabilityPolicy
+import Capabilities
+import ConfigurationFiles
+import FeatureFlags
+import Foundation
+import LinuxCapabilities
+import Testing
+
+/// Capability kinds are a protocol: the Linux layer registers the built-in ones, a program can
+/// add its own, and the policy file schema is generated from them.
+@Suite("Capability kinds")
+struct CapabilityKindTests {
+    /// A kind of the program's own: held while a named environment variable is set.
+    struct EnvironmentVariableKind: CapabilityKind {
+        var name: String { "environment" }
+        var summary: String { "Held while an environment variable is set." }
+        var settings: [CapabilitySetting] {
+            [CapabilitySetting("variable", .pattern("^[A-Z_][A-Z0-9_]*$"), required: true, summary: "The variable's name.")]
+        }
+
+        func validate(_ settings: CapabilitySettings) throws(CapabilityConfigurationError) {
+            guard let variable = settings.string("variable"), variable.allSatisfy({ $0.isUppercase || $0 == "_" || $0.isNumber }) else {
+                throw CapabilityConfigurationError("\"variable\" must be an upper-case name")
+            }
+        }
+
+        func makeCapability(_ settings: CapabilitySettings, in context: CapabilityKindContext)
+            throws(CapabilityConfigurationError) -> any CapabilityType
+        {
+            let variable = settings.string("variable") ?? ""
+            let status: CapabilityStatus =
+                ProcessInfo.processInfo.environment[variable] != nil
+                ? .authorized("\(variable) is set") : .denied("\(variable) is not set")
+            return StaticCapability(name: "environment:\(variable)", fixed: status)
+        }
+    }
+
+    struct StaticCapability: CapabilityType {
+        let name: String
+        let fixed: CapabilityStatus
+        func status() async throws -> CapabilityStatus { fixed }
+        func authorize() async throws -> CapabilityStatus { fixed }
+    }
+
+    init() {
+        LinuxPolicySupport.install()
+    }
+
+    @Test("a program's own kind is parsed with its typed settings, checked at load, built and gated on")
+    func ownKind() async throws {
+        PolicyEnvironment.shared.register(EnvironmentVariableKind())
+        let policy = try PolicyLoader.parse(
+            """
+            capabilities:
+              home: { kind: environment, variable: HOME }
+            gates:
+              has-home: { require: home }
+            """, file: "own.yaml").get()
+        #expect(policy.capabilities["home"]?.settings == CapabilitySettings(["variable": .string("HOME")]))
+        let loaded = try LoadedPolicy(policy)
+        #expect(try await loaded.evaluateWithoutAsking(gate: "has-home").holds)
+
+        let errors = try #require(PolicyLoader.parse("capabilities:\n  x: { kind: environment, variable: lower }\n", file: "bad.yaml").failure)
+        #expect(errors.errors.map(\.description) == ["bad.yaml:2:6: capability \"x\": \"variable\" must be an upper-case name"])
+        let missing = try #require(PolicyLoader.parse("capabilities:\n  x: { kind: environment }\n", file: "bad.yaml").failure)
+        #expect(missing.errors.first?.message == "capability \"x\" needs \"variable\"")
+    }
+
+    @Test("an unregistered kind is an error that lists the registered ones")
+    func unknownKind() throws {
+        let environment = PolicyEnvironment()
+        #expect(environment.kinds.map(\.name) == ["flag"])
+        LinuxPolicySupport.install(in: environment)
+        #expect(environment.kinds.map(\.name) == ["file", "flag", "group", "host", "network", "pam", "process-capability", "user"])
+        let errors = try #require(PolicyLoader.parse("capabilities:\n  x: { kind: vault }\n", file: "p.yaml").failure)
+        #expect(errors.errors.first?.message.hasPrefix("unknown kind \"vault\" in capability \"x\" (kinds: ") == true)
+    }
+
+    @Test("Docs/policy.schema.json is the schema generated from the built-in kinds (regenerate: swift run capctl schema > Docs/policy.schema.json)")
+    func schemaIsCurrent() throws {
+        let environment = PolicyEnvironment()
+        LinuxPolicySupport.install(in: environment)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let committed = try String(contentsOf: root.appendingPathComponent("Docs/policy.schema.json"), encoding: .utf8)
+        #expect(PolicySchema.json(for: environment) == committed)
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
