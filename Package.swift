@@ -23,8 +23,10 @@ let package = Package(
         // The operation core: procedures, queues, conditions, exclusivity. Knows nothing of gating.
         .target(
             name: "ProcedureCore",
-            dependencies: [.product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CPlatform", .product(name: "DequeModule", package: "swift-collections")]
         ),
+        // The operating system services the portable modules need (processor count, a per-thread marker).
+        .target(name: "CPlatform"),
         // The gating layer: capabilities, statuses, feature flags.
         .target(name: "Capabilities", dependencies: ["ProcedureCore"]),
         // Test doubles for code that gates on capabilities: a scripted capability, a manual clock.

@@ -3,9 +3,7 @@ import Dispatch
 import Foundation
 import ProcedureCore
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Measures the operation core against Foundation's OperationQueue and plain Dispatch, in one
 /// process and one run, and prints the ratios with the targets they are held to.

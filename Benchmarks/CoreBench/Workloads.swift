@@ -3,9 +3,7 @@ import Foundation
 import HeapUsage
 import ProcedureCore
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The workloads, each run the same way through this core, Foundation and Dispatch.
 /// Each returns seconds, creation of the operations included.

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// What every fuzz target shares: libFuzzer calls `LLVMFuzzerTestOneInput` (built with
 /// `--sanitize fuzzer -Xswiftc -DFUZZING`); built normally, the target replays the files and

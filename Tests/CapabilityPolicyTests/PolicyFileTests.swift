@@ -8,9 +8,7 @@ import LinuxCapabilities
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Policy files: strict parsing with positions, references, cycles, deny by default, and
 /// gates that behave as the core's conditions.

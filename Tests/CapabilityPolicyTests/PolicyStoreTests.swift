@@ -3,9 +3,7 @@ import Foundation
 import LinuxCapabilities
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The library watches policy files: changes apply without a restart; a broken change keeps
 /// the last good policy and says why.

@@ -13,9 +13,7 @@
 import Capabilities
 import LinuxCapabilities
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 func printStatus(_ status: CapabilityStatus) {
     print("\(status.kind.rawValue)\t\(status.grants.sorted().joined(separator: ","))\t\(status.reason)")

@@ -3,9 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A PAM gate answered through --password-stdin against a pam_matrix service directory.
 @Suite(

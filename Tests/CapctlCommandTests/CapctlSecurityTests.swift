@@ -2,9 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Attacks on the built binary, as root and as uid 65534: files a gate trusts that others
 /// could change, hostile YAML, huge numbers, compositions that could turn an error into a

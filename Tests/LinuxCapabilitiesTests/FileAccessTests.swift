@@ -5,9 +5,7 @@ import LinuxCapabilities
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// File access for the effective user, checked by the kernel. Denials are tested in a child
 /// running as uid 65534: as root, access(2) says yes even to mode 000, so a denial test run

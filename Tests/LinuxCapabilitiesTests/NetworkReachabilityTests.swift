@@ -5,9 +5,7 @@ import LinuxCapabilities
 import Testing
 import TestSupport
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Reachability against real sockets on loopback, and the "unsatisfied" and change paths in a
 /// network namespace of the test's own.

@@ -1,9 +1,7 @@
 import ConfigurationFiles
 import Capabilities
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 import LinuxCapabilities
 import ProcedureCore
 import Testing

@@ -3,9 +3,7 @@ import Capabilities
 import LinuxCapabilities
 import Testing
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Linux capabilities from the effective set, users and groups, each checked against the kernel
 /// and in children started with other credentials.

@@ -1,9 +1,7 @@
 import ConfigurationFiles
 import FeatureFlags
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Finds, checks, reads and layers policy files.
 ///

@@ -4,9 +4,7 @@ import Capabilities
 import LinuxCapabilities
 import ProcedureCore
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `capctl authorize NAME`: runs a capability's authorization.
 struct AuthorizeCommand: AsyncParsableCommand {

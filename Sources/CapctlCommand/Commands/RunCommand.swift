@@ -2,9 +2,7 @@ import ArgumentParser
 import CLinuxSupport
 import Foundation
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// `capctl run GATE -- COMMAND`: runs the command only if the gate holds.
 struct RunCommand: AsyncParsableCommand {

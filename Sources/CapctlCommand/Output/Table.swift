@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Aligned columns for people; colour only on a terminal (and never with NO_COLOR set).
 struct Table {

@@ -1,8 +1,6 @@
 import CLinuxSupport
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The one way this package reads a file that a gate depends on (policy files and drop-ins,
 /// flag files, PAM service files), modelled on sshd's StrictModes and sudo's checks of sudoers.

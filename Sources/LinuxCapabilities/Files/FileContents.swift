@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Reads whole files with plain system calls (works for /proc files, whose size is unknown in
 /// advance). The one file reader of this package's modules.

@@ -1,9 +1,7 @@
 import ConfigurationFiles
 import Capabilities
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Access to a path for this process's effective user and groups: read, write, execute
 /// (search, for a directory), or creating entries in a directory; optionally also that the

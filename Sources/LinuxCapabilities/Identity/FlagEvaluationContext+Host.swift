@@ -1,8 +1,6 @@
 import FeatureFlags
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 extension FlagEvaluationContext {
     /// This process: `user` (effective user name), `uid`, `gid`, `groups` (names of every

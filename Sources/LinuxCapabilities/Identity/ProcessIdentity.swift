@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Who the current process runs as: user and group ids, with names where the system knows them.
 public struct ProcessIdentity: Sendable, Equatable {

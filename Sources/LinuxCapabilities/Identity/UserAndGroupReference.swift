@@ -1,9 +1,7 @@
 import ConfigurationFiles
 import Capabilities
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A user or group named in a capability, resolved to its id when the capability is made.
 enum AccountLookup {

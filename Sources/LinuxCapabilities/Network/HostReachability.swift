@@ -2,9 +2,7 @@ import ConfigurationFiles
 import Capabilities
 import Dispatch
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Whether a TCP service answers: the host name is resolved, then a non-blocking connect
 /// is tried on each address within the timeout.

@@ -1,9 +1,7 @@
 import CLinuxSupport
 import Dispatch
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Link, address and route changes from the kernel (rtnetlink), as they happen, for as long as
 /// the stream is iterated. Each element means "something changed; read again".

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The interfaces of this network namespace, from getifaddrs.
 struct NetworkInterface: Sendable, Equatable {

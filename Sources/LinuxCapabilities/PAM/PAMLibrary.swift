@@ -1,9 +1,7 @@
 import CPAM
 import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// libpam, loaded at run time with dlopen, as systemd loads its optional libraries: the
 /// package builds and runs without it, and PAM capabilities are then unavailable with the reason.

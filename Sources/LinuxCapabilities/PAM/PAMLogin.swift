@@ -2,9 +2,7 @@ import ConfigurationFiles
 import Capabilities
 import Dispatch
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A login through PAM: authorized once a PAM transaction for a service and a user succeeds
 /// (`pam_authenticate`, then `pam_acct_mgmt`).

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A password or other secret in memory this package controls: a C buffer that is zeroed
 /// when the secret is released, so it does not linger the way a Swift `String` can.

@@ -1,9 +1,7 @@
 import CPAM
 import Capabilities
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// One PAM transaction: start, authenticate, check the account, optionally establish
 /// credentials, end. Blocking; run it on a thread of its own.

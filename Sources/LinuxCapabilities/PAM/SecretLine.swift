@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// One line read for a password, a byte at a time so that nothing after its newline is
 /// consumed (what follows on standard input belongs to someone else), into memory that is

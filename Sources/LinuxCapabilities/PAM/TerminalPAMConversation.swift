@@ -1,8 +1,6 @@
 import CLinuxSupport
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Asks on the controlling terminal (/dev/tty), as `login` and `sudo` do: secret prompts
 /// with echo off, visible prompts with echo on, information and errors printed. The answer is

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A set of Linux capabilities (capabilities(7)), such as a process's effective set.
 ///

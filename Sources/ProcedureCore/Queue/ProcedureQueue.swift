@@ -1,10 +1,7 @@
-import Dispatch
+import CPlatform
 import DequeModule
+import Dispatch
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Runs procedures: waits for their dependencies, evaluates their conditions, takes their
 /// exclusivity locks and executes them, at most ``maxConcurrentCount`` at a time.
@@ -266,13 +263,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         }
     }
 
-    private static let processorCount: Int = {
-        #if canImport(Glibc)
-        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        #else
-        return 2
-        #endif
-    }()
+    private static let processorCount = Int(cplatform_processor_count())
 }
 
 extension ProcedureQueue.State {

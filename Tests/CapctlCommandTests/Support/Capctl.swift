@@ -1,9 +1,7 @@
 import Foundation
 import TestSupport
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Runs the built `capctl` binary as a user would, against policy trees of the test's own.
 struct CapctlRun {

@@ -1,9 +1,7 @@
 import Foundation
 import TestSupport
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A TCP socket on 127.0.0.1, listening or just holding a port.
 final class LoopbackSocket {

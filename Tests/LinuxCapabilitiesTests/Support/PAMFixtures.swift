@@ -1,8 +1,6 @@
 import CLinuxSupport
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 import LinuxCapabilities
 import Synchronization
 import TestSupport

@@ -2,9 +2,7 @@ import Capabilities
 import Foundation
 import TestSupport
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Runs the `capability-probe` helper (built next to the test binary) in a process of its own.
 enum Probe {
