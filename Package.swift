@@ -1,6 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// Every Swift target: dependencies are imported internally unless a file says `public import`,
+/// so no module re-exports another by accident.
+let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsByDefault")]
+
 let package = Package(
     name: "swift-capabilities",
     products: [
@@ -23,25 +27,25 @@ let package = Package(
         // The operation core: procedures, queues, conditions, exclusivity. Knows nothing of gating.
         .target(
             name: "ProcedureCore",
-            dependencies: ["CPlatform", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CPlatform", .product(name: "DequeModule", package: "swift-collections")], swiftSettings: swiftSettings
         ),
         // The operating system services the portable modules need (processor count, a per-thread marker).
         .target(name: "CPlatform"),
         // The gating layer: capabilities, statuses, feature flags.
-        .target(name: "Capabilities", dependencies: ["ProcedureCore"]),
+        .target(name: "Capabilities", dependencies: ["ProcedureCore"], swiftSettings: swiftSettings),
         // Test doubles for code that gates on capabilities: a scripted capability, a manual clock.
-        .target(name: "CapabilityTesting", dependencies: ["Capabilities"]),
+        .target(name: "CapabilityTesting", dependencies: ["Capabilities"], swiftSettings: swiftSettings),
         // Configuration files as every reader needs them: JSON and YAML documents with positions,
         // one located error type, the trusted file reader, and directory watching.
         .target(
             name: "ConfigurationFiles",
-            dependencies: ["CLinuxSupport", .product(name: "Yams", package: "Yams")]
+            dependencies: ["CLinuxSupport", .product(name: "Yams", package: "Yams")], swiftSettings: swiftSettings
         ),
         // Linux backends: PAM, filesystem, network, process capabilities, users and groups.
         // It supplies the flag evaluation context of this host and registers the policy kinds of these backends.
         .target(
             name: "LinuxCapabilities",
-            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "CapabilityPolicy", "CLinuxSupport", "CPAM"]
+            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "CapabilityPolicy", "CLinuxSupport", "CPAM"], swiftSettings: swiftSettings
         ),
         // Kernel headers (netlink) for LinuxCapabilities.
         .target(name: "CLinuxSupport"),
@@ -50,12 +54,12 @@ let package = Package(
         // Feature flags from flagd-format files (JSON or YAML), as capabilities and conditions.
         .target(
             name: "FeatureFlags",
-            dependencies: ["Capabilities", "ProcedureCore", "ConfigurationFiles"]
+            dependencies: ["Capabilities", "ProcedureCore", "ConfigurationFiles"], swiftSettings: swiftSettings
         ),
         // Policy files: layered search paths, parsing, gates.
         .target(
             name: "CapabilityPolicy",
-            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore"]
+            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore"], swiftSettings: swiftSettings
         ),
         // The `capctl` subcommands, as a library so tests can drive them.
         .target(
@@ -64,24 +68,24 @@ let package = Package(
                 "CapabilityPolicy", "ConfigurationFiles", "LinuxCapabilities", "Capabilities", "FeatureFlags", "ProcedureCore",
                 "CLinuxSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ], swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "capctl", dependencies: ["CapctlCommand"]),
+        .executableTarget(name: "capctl", dependencies: ["CapctlCommand"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "CoreBench",
             dependencies: ["ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxCapabilities", "HeapUsage"],
-            path: "Benchmarks/CoreBench"
+            path: "Benchmarks/CoreBench", swiftSettings: swiftSettings
         ),
-        .target(name: "HeapUsage", path: "Benchmarks/HeapUsage"),
+        .target(name: "HeapUsage", path: "Benchmarks/HeapUsage", swiftSettings: swiftSettings),
         // Fuzz targets for the parsers and the targeting evaluator (Docs/Security.md): libFuzzer
         // entry points when built with `--sanitize fuzzer -Xswiftc -DFUZZING`, corpus replayers otherwise.
-        .target(name: "FuzzSupport", dependencies: ["FeatureFlags", "ConfigurationFiles"], path: "Fuzz/Support"),
+        .target(name: "FuzzSupport", dependencies: ["FeatureFlags", "ConfigurationFiles"], path: "Fuzz/Support", swiftSettings: swiftSettings),
         .executableTarget(
             name: "PolicyFuzzer", dependencies: ["CapabilityPolicy", "LinuxCapabilities", "FuzzSupport"],
-            path: "Fuzz/PolicyFuzzer"),
-        .executableTarget(name: "FlagFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/FlagFuzzer"),
+            path: "Fuzz/PolicyFuzzer", swiftSettings: swiftSettings),
+        .executableTarget(name: "FlagFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/FlagFuzzer", swiftSettings: swiftSettings),
         .executableTarget(
-            name: "TargetingFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/TargetingFuzzer"),
+            name: "TargetingFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/TargetingFuzzer", swiftSettings: swiftSettings),
         .plugin(
             name: "CoreBenchPlugin",
             capability: .command(
@@ -89,28 +93,28 @@ let package = Package(
             path: "Plugins/CoreBenchPlugin"
         ),
         // Helpers shared by every test target: latches, counters, event logs.
-        .target(name: "TestSupport", dependencies: ["ProcedureCore"], path: "Tests/TestSupport"),
-        .testTarget(name: "ProcedureCoreTests", dependencies: ["ProcedureCore", "TestSupport"]),
-        .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport"]),
+        .target(name: "TestSupport", dependencies: ["ProcedureCore"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "ProcedureCoreTests", dependencies: ["ProcedureCore", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "ConfigurationFiles", "CapabilityTesting", "TestSupport"]),
+            name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "ConfigurationFiles", "CapabilityTesting", "TestSupport"], swiftSettings: swiftSettings),
         // Runs one capability in a process of its own, so tests can give it other credentials or namespaces.
         .executableTarget(
-            name: "capability-probe", dependencies: ["Capabilities", "LinuxCapabilities"], path: "Tests/CapabilityProbe"),
+            name: "capability-probe", dependencies: ["Capabilities", "LinuxCapabilities"], path: "Tests/CapabilityProbe", swiftSettings: swiftSettings),
         .testTarget(
             name: "LinuxCapabilitiesTests",
             dependencies: [
                 "LinuxCapabilities", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport", "CLinuxSupport",
                 "capability-probe",
-            ]
+            ], swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand", "TestSupport", "CLinuxSupport", "capctl"]),
+        .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand", "TestSupport", "CLinuxSupport", "capctl"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CapabilityPolicyTests",
             dependencies: [
                 "CapabilityPolicy", "ConfigurationFiles", "Capabilities", "FeatureFlags", "LinuxCapabilities", "ProcedureCore",
                 "TestSupport",
-            ]
+            ], swiftSettings: swiftSettings
         ),
     ],
     swiftLanguageModes: [.v6]

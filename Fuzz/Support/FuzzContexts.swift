@@ -1,4 +1,4 @@
-import FeatureFlags
+public import FeatureFlags
 
 /// Evaluation contexts a library user's callers could send: empty, huge and non-finite
 /// numbers, odd Unicode, deep structures.

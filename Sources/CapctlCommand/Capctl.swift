@@ -1,6 +1,6 @@
-import ArgumentParser
-import LinuxCapabilities
-import Foundation
+public import ArgumentParser
+public import LinuxCapabilities
+public import Foundation
 
 /// The `capctl` command: shows, checks, explains and uses capabilities, flags and gates.
 public struct Capctl: AsyncParsableCommand {

@@ -1,8 +1,8 @@
-import Foundation
+public import Foundation
 
-import Glibc
-import Synchronization
-import ProcedureCore
+public import Glibc
+public import Synchronization
+public import ProcedureCore
 
 /// A one-shot latch: `wait()` returns once `open()` was called, before or after.
 public final class Latch: Sendable {

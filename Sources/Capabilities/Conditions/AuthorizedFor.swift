@@ -1,5 +1,5 @@
-import ProcedureCore
-import Synchronization
+public import ProcedureCore
+public import Synchronization
 
 /// A condition satisfied when a capability's status meets its requirement.
 ///

@@ -1,4 +1,4 @@
-import ProcedureCore
+public import ProcedureCore
 
 /// Requests authorization for a capability, asking only when its status is notDetermined.
 /// Its output is the resulting status; it never fails: errors are reported as denials.

@@ -1,4 +1,4 @@
-import ProcedureCore
+public import ProcedureCore
 
 /// Reads a capability's current status without prompting. Its output is the status;
 /// it never fails: an error while reading is reported as a denial (fail closed).

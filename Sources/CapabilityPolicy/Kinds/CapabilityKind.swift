@@ -1,5 +1,5 @@
-import Capabilities
-import FeatureFlags
+public import Capabilities
+public import FeatureFlags
 
 /// A kind of capability that policy files can declare (`kind: pam`): its name, the settings it
 /// takes, and how to build the capability from them.

@@ -1,4 +1,4 @@
-import FeatureFlags
+public import FeatureFlags
 
 /// The settings of one declaration, checked against their kind's types.
 public struct CapabilitySettings: Sendable, Equatable {

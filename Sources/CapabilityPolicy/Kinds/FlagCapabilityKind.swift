@@ -1,5 +1,5 @@
-import Capabilities
-import FeatureFlags
+public import Capabilities
+public import FeatureFlags
 
 /// `kind: flag`: held while a flag of the policy evaluates to `equals` (true by default).
 public struct FlagCapabilityKind: CapabilityKind {

@@ -1,5 +1,5 @@
-import FeatureFlags
-import Synchronization
+public import FeatureFlags
+public import Synchronization
 
 /// What policies are read and run with in this process: the capability kinds policy files may
 /// declare, and the flag evaluation context of this host.

@@ -1,4 +1,4 @@
-import ConfigurationFiles
+public import ConfigurationFiles
 
 /// A named capability as a policy declares it.
 public struct CapabilityDeclaration: Sendable {

@@ -1,4 +1,4 @@
-import FeatureFlags
+public import FeatureFlags
 
 /// Capabilities, flag sources and gates, merged from every policy file in precedence order:
 /// a later definition of a name replaces an earlier one.

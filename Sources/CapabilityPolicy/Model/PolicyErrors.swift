@@ -1,4 +1,4 @@
-import ConfigurationFiles
+public import ConfigurationFiles
 
 /// Every problem found while loading a policy (`capctl validate` prints them all).
 public struct PolicyErrors: Error, Sendable, CustomStringConvertible {

@@ -1,7 +1,7 @@
-import ConfigurationFiles
-import Capabilities
-import FeatureFlags
-import ProcedureCore
+public import ConfigurationFiles
+public import Capabilities
+public import FeatureFlags
+public import ProcedureCore
 
 /// A policy ready to use: its capabilities built, its flags loaded, its gates turned into
 /// conditions. Deny by default: asking for a name the policy does not define is an error,

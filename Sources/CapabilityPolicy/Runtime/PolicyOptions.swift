@@ -1,4 +1,4 @@
-import FeatureFlags
+public import FeatureFlags
 
 /// How a loaded policy builds its capabilities and evaluates its flags.
 ///

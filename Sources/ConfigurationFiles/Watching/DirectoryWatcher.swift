@@ -1,4 +1,4 @@
-import Dispatch
+package import Dispatch
 import Glibc
 
 /// Watches the directories holding some files with inotify and reports which of those files

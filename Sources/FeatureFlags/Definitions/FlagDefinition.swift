@@ -1,4 +1,4 @@
-import ConfigurationFiles
+public import ConfigurationFiles
 
 /// One flag as a flag definition file declares it.
 ///

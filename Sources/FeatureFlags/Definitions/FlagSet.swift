@@ -1,4 +1,4 @@
-import ConfigurationFiles
+public import ConfigurationFiles
 
 /// The flags of one flag definition file, in flagd's format (JSON or YAML):
 ///

@@ -1,4 +1,4 @@
-import Capabilities
+public import Capabilities
 
 /// A feature flag as a capability: authorized while the flag evaluates to an expected value
 /// (by default `true`).

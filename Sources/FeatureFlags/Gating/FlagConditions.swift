@@ -1,5 +1,5 @@
-import Capabilities
-import ProcedureCore
+public import Capabilities
+public import ProcedureCore
 
 /// A condition satisfied while a Boolean flag is on, failed while it is off or disabled, and
 /// undecided when it cannot be evaluated (unknown, not Boolean, broken, provider not ready):

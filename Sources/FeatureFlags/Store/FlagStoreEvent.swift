@@ -1,4 +1,4 @@
-import ConfigurationFiles
+public import ConfigurationFiles
 
 /// Something that happened to a ``FlagStore``'s files.
 public enum FlagStoreEvent: Sendable, CustomStringConvertible {

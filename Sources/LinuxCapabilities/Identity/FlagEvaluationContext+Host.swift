@@ -1,6 +1,6 @@
-import FeatureFlags
+public import FeatureFlags
 
-import Glibc
+public import Glibc
 
 extension FlagEvaluationContext {
     /// This process: `user` (effective user name), `uid`, `gid`, `groups` (names of every

@@ -1,5 +1,5 @@
-import ConfigurationFiles
-import Capabilities
+public import ConfigurationFiles
+public import Capabilities
 
 /// Whether this process belongs to a group: its effective, real or one of its supplementary
 /// group ids is the group's. (This is the process's membership, which the kernel checks; a

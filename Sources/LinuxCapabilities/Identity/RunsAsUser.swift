@@ -1,5 +1,5 @@
-import ConfigurationFiles
-import Capabilities
+public import ConfigurationFiles
+public import Capabilities
 
 /// Whether this process runs as a given user: its effective user id (the one the kernel
 /// checks permissions against) is that user's.

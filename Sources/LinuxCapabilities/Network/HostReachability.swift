@@ -1,8 +1,8 @@
-import ConfigurationFiles
-import Capabilities
-import Dispatch
+public import ConfigurationFiles
+public import Capabilities
+public import Dispatch
 
-import Glibc
+public import Glibc
 
 /// Whether a TCP service answers: the host name is resolved, then a non-blocking connect
 /// is tried on each address within the timeout.

@@ -1,4 +1,4 @@
-import Capabilities
+public import Capabilities
 
 /// Whether this host can reach the network at all, the way `NWPathMonitor` users know it:
 /// satisfied (authorized) when an interface is up and running with an address beyond

@@ -1,8 +1,8 @@
-import ConfigurationFiles
-import Capabilities
-import Dispatch
+public import ConfigurationFiles
+public import Capabilities
+public import Dispatch
 
-import Glibc
+public import Glibc
 
 /// A login through PAM: authorized once a PAM transaction for a service and a user succeeds
 /// (`pam_authenticate`, then `pam_acct_mgmt`).

@@ -1,5 +1,5 @@
-import CapabilityPolicy
-import Capabilities
+public import CapabilityPolicy
+public import Capabilities
 
 /// `kind: file`: access to a file or directory (Docs/Backends/FileAccess.md).
 public struct FileCapabilityKind: CapabilityKind {

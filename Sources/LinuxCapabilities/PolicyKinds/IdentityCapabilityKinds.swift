@@ -1,5 +1,5 @@
-import CapabilityPolicy
-import Capabilities
+public import CapabilityPolicy
+public import Capabilities
 
 /// `kind: process-capability`: a Linux capability(7) in this process's effective set.
 public struct ProcessCapabilityKind: CapabilityKind {

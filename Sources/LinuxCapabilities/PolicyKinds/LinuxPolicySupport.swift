@@ -1,5 +1,5 @@
-import CapabilityPolicy
-import FeatureFlags
+public import CapabilityPolicy
+public import FeatureFlags
 
 /// Makes policies work on Linux: registers the Linux capability kinds and this host's flag
 /// evaluation context in a ``PolicyEnvironment``. Call it once before loading policies.

@@ -1,5 +1,5 @@
-import CapabilityPolicy
-import Capabilities
+public import CapabilityPolicy
+public import Capabilities
 
 /// `kind: host`: a host that accepts connections on a port (Docs/Backends/Network.md).
 public struct HostCapabilityKind: CapabilityKind {

@@ -1,5 +1,5 @@
-import CapabilityPolicy
-import Capabilities
+public import CapabilityPolicy
+public import Capabilities
 
 /// `kind: pam`: a PAM login (Docs/Backends/PAM.md).
 public struct PAMCapabilityKind: CapabilityKind {

@@ -1,4 +1,4 @@
-import CapabilityPolicy
+public import CapabilityPolicy
 
 extension PolicyOptions {
     private enum PAMConversationKey: PolicyOptionKey {

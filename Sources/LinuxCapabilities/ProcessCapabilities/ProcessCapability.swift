@@ -1,5 +1,5 @@
-import ConfigurationFiles
-import Capabilities
+public import ConfigurationFiles
+public import Capabilities
 
 /// Whether this process holds a Linux capability, such as `CAP_NET_BIND_SERVICE`, in its
 /// effective set right now.
