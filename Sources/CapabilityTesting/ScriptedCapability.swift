@@ -1,5 +1,5 @@
 public import Capabilities
-public import Synchronization
+import Synchronization
 
 /// A capability whose statuses and authorization answers a test sets, for testing code that
 /// gates on capabilities without PAM, files or networks.

@@ -1,6 +1,6 @@
 public import ArgumentParser
-public import LinuxCapabilities
-public import Foundation
+import LinuxCapabilities
+import Foundation
 
 /// The `capctl` command: shows, checks, explains and uses capabilities, flags and gates.
 public struct Capctl: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 public import Foundation
 
-public import Glibc
+import Glibc
 
 /// A fresh directory under /tmp, removed with everything in it when the value is released.
 /// It is mode 0755 and so is everything made through it, so a child run as another user

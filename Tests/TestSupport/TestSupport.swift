@@ -1,7 +1,7 @@
-public import Foundation
+import Foundation
 
-public import Glibc
-public import Synchronization
+import Glibc
+import Synchronization
 public import ProcedureCore
 
 /// A one-shot latch: `wait()` returns once `open()` was called, before or after.

@@ -1,5 +1,5 @@
 public import ProcedureCore
-public import Synchronization
+import Synchronization
 
 /// A condition satisfied when a capability's status meets its requirement.
 ///

@@ -1,5 +1,5 @@
 public import Capabilities
-public import FeatureFlags
+import FeatureFlags
 
 /// `kind: flag`: held while a flag of the policy evaluates to `equals` (true by default).
 public struct FlagCapabilityKind: CapabilityKind {

@@ -1,5 +1,5 @@
 public import FeatureFlags
-public import Synchronization
+import Synchronization
 
 /// What policies are read and run with in this process: the capability kinds policy files may
 /// declare, and the flag evaluation context of this host.

@@ -1,5 +1,5 @@
 public import ConfigurationFiles
-public import FeatureFlags
+import FeatureFlags
 
 /// What a gate requires, as written in a policy file.
 public indirect enum GateExpression: Sendable, CustomStringConvertible {

@@ -1,8 +1,8 @@
 public import ConfigurationFiles
-public import Capabilities
-public import Dispatch
-public import FeatureFlags
-public import Synchronization
+import Capabilities
+import Dispatch
+import FeatureFlags
+import Synchronization
 
 /// A policy kept current: the files are watched, a change takes effect without a restart,
 /// and a change that does not load leaves the last good policy in force and says why.

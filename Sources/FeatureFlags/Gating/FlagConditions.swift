@@ -1,4 +1,4 @@
-public import Capabilities
+import Capabilities
 public import ProcedureCore
 
 /// A condition satisfied while a Boolean flag is on, failed while it is off or disabled, and

@@ -1,8 +1,8 @@
 public import ConfigurationFiles
-public import Capabilities
-public import Dispatch
-public import Glibc
-public import Synchronization
+package import Capabilities
+import Dispatch
+import Glibc
+import Synchronization
 
 /// Feature flags from flagd-format files, evaluated in process and kept current as the files change.
 ///

@@ -1,7 +1,7 @@
-public import ConfigurationFiles
+import ConfigurationFiles
 public import Capabilities
 
-public import Glibc
+import Glibc
 
 /// Access to a path for this process's effective user and groups: read, write, execute
 /// (search, for a directory), or creating entries in a directory; optionally also that the

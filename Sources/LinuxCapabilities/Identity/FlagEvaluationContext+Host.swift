@@ -1,6 +1,6 @@
 public import FeatureFlags
 
-public import Glibc
+import Glibc
 
 extension FlagEvaluationContext {
     /// This process: `user` (effective user name), `uid`, `gid`, `groups` (names of every

@@ -1,4 +1,4 @@
-public import ConfigurationFiles
+import ConfigurationFiles
 public import Capabilities
 
 /// Whether this process belongs to a group: its effective, real or one of its supplementary

@@ -1,4 +1,4 @@
-public import ConfigurationFiles
+import ConfigurationFiles
 public import Capabilities
 
 /// Whether this process runs as a given user: its effective user id (the one the kernel

@@ -1,8 +1,8 @@
-public import ConfigurationFiles
+import ConfigurationFiles
 public import Capabilities
-public import Dispatch
+import Dispatch
 
-public import Glibc
+import Glibc
 
 /// Whether a TCP service answers: the host name is resolved, then a non-blocking connect
 /// is tried on each address within the timeout.

@@ -1,8 +1,8 @@
-public import ConfigurationFiles
+import ConfigurationFiles
 public import Capabilities
-public import Dispatch
+import Dispatch
 
-public import Glibc
+import Glibc
 
 /// A login through PAM: authorized once a PAM transaction for a service and a user succeeds
 /// (`pam_authenticate`, then `pam_acct_mgmt`).

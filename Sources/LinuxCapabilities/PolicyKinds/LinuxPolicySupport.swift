@@ -1,5 +1,5 @@
 public import CapabilityPolicy
-public import FeatureFlags
+import FeatureFlags
 
 /// Makes policies work on Linux: registers the Linux capability kinds and this host's flag
 /// evaluation context in a ``PolicyEnvironment``. Call it once before loading policies.

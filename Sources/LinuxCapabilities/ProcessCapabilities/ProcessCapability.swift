@@ -1,4 +1,4 @@
-public import ConfigurationFiles
+import ConfigurationFiles
 public import Capabilities
 
 /// Whether this process holds a Linux capability, such as `CAP_NET_BIND_SERVICE`, in its
