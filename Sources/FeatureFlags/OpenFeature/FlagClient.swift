@@ -78,9 +78,9 @@ public final class FlagClient: Sendable {
         _ key: String, default defaultValue: Int, context: FlagEvaluationContext? = nil,
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> FlagEvaluationDetails<Int> {
-        evaluate(key, .integer, defaultValue, { FlagValue.number(Double($0)) }, context, options) {
-            $0.integerDetails(key, default: defaultValue, context: $1)
-        }
+        evaluate(
+            key, .integer, defaultValue, { FlagValue.number(Double($0)) }, context, options,
+            { $0.integerDetails(key, default: defaultValue, context: $1) })
     }
 
     /// Evaluates a number flag as an integer.
@@ -112,7 +112,7 @@ public final class FlagClient: Sendable {
         _ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil,
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> FlagEvaluationDetails<FlagValue> {
-        evaluate(key, .object, defaultValue, { $0 }, context, options) { $0.objectDetails(key, default: defaultValue, context: $1) }
+        evaluate(key, .object, defaultValue, { $0 }, context, options, { $0.objectDetails(key, default: defaultValue, context: $1) })
     }
 
     /// Evaluates an object (JSON) flag.

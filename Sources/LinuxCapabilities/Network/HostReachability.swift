@@ -124,7 +124,8 @@ enum TCPProbe {
         guard resolution.code == 0 else {
             let code = resolution.code
             switch code {
-            case EAI_NONAME, -5 /* EAI_NODATA, a GNU extension */, EAI_FAMILY:
+            // -5 is EAI_NODATA, a GNU extension.
+            case EAI_NONAME, -5, EAI_FAMILY:
                 return .denied("DNS failure: \(host) does not resolve")
             case EAI_AGAIN:
                 return .denied("DNS failure: no name server answered for \(host) (try again later)")

@@ -35,8 +35,8 @@ public final class RepeatProcedure: Procedure, @unchecked Sendable {
         guard isExecuting else { return }
         let driver = AttemptDriver(
             maxAttempts: maxCount, wait: wait, makeAttempt: makeIteration,
-            wantsAnother: { _ in true }, handler: handler
-        ) { [self] last in finish(with: last?.error) }
+            wantsAnother: { _ in true }, handler: handler,
+            onDone: { [self] last in finish(with: last?.error) })
         self.driver.withLock { $0 = driver }
         if isCancelled { driver.cancel() } else { driver.start(owner: self) }
     }
