@@ -1,9 +1,8 @@
-import FeatureFlags
 import Dispatch
+import FeatureFlags
 import Foundation
-import ProcedureCore
-
 import Glibc
+import ProcedureCore
 
 /// Measures the operation core against Foundation's OperationQueue and plain Dispatch, in one
 /// process and one run, and prints the ratios with the targets they are held to.
@@ -45,7 +44,8 @@ struct CoreBench {
         report.section("chains of dependent no-op operations")
         report.time("ProcedureQueue, 10,000", chain10k, count: 10_000)
         report.time("ProcedureQueue, 20,000", chain20k, count: 20_000)
-        report.time("Foundation OperationQueue, \(quick ? "2,500" : "10,000")", foundationChain, count: quick ? 2_500 : 10_000)
+        report.time(
+            "Foundation OperationQueue, \(quick ? "2,500" : "10,000")", foundationChain, count: quick ? 2_500 : 10_000)
         report.time("Dispatch (each block submits the next), 10,000", dispatchChain, count: 10_000)
         if !quick {
             report.ratio("10,000 chain speed-up vs Foundation", foundationChain / chain10k, target: 100, atLeast: true)

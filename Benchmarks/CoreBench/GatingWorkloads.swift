@@ -44,7 +44,9 @@ enum GatingWorkloads {
     /// Seconds for `count` evaluations of the flag with three targeting rules; the context
     /// matches only the last rule, so every rule runs.
     static func targetedFlag(_ store: FlagStore, _ count: Int) -> (seconds: Double, on: Int) {
-        let context = FlagEvaluationContext(attributes: ["user": "dave", "version": "1.4.2", "email": "dave@example.com"])
+        let context = FlagEvaluationContext(attributes: [
+            "user": "dave", "version": "1.4.2", "email": "dave@example.com",
+        ])
         var on = 0
         let start = ContinuousClock.now
         for _ in 0..<count where store.boolean("targeted-flag", default: false, context: context) { on += 1 }

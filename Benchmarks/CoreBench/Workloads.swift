@@ -1,9 +1,8 @@
 import Dispatch
 import Foundation
+import Glibc
 import HeapUsage
 import ProcedureCore
-
-import Glibc
 
 /// The workloads, each run the same way through this core, Foundation and Dispatch.
 /// Each returns seconds, creation of the operations included.

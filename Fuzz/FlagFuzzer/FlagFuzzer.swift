@@ -24,8 +24,8 @@ public func flagFuzzerInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 
 }
 
 #if !FUZZING
-@main
-struct FlagFuzzerReplay {
-    static func main() { FuzzDriver.replay(Array(CommandLine.arguments.dropFirst()), through: fuzzFlags) }
-}
+    @main
+    struct FlagFuzzerReplay {
+        static func main() { FuzzDriver.replay(Array(CommandLine.arguments.dropFirst()), through: fuzzFlags) }
+    }
 #endif

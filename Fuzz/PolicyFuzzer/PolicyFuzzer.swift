@@ -21,8 +21,8 @@ public func policyFuzzerInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int3
 }
 
 #if !FUZZING
-@main
-struct PolicyFuzzerReplay {
-    static func main() { FuzzDriver.replay(Array(CommandLine.arguments.dropFirst()), through: fuzzPolicy) }
-}
+    @main
+    struct PolicyFuzzerReplay {
+        static func main() { FuzzDriver.replay(Array(CommandLine.arguments.dropFirst()), through: fuzzPolicy) }
+    }
 #endif

@@ -18,7 +18,8 @@ func fuzzTargeting(_ bytes: [UInt8]) {
     if parts.count > 1, let node = try? JSONDocumentReader.read(String(parts[0]), file: "context"),
         case .structure(let attributes) = node.value
     {
-        contexts.append(FlagEvaluationContext(targetingKey: attributes["targetingKey"]?.stringValue, attributes: attributes))
+        contexts.append(
+            FlagEvaluationContext(targetingKey: attributes["targetingKey"]?.stringValue, attributes: attributes))
     }
     for context in contexts {
         _ = store.valueDetails("f", default: .null, context: context)
@@ -32,8 +33,8 @@ public func targetingFuzzerInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> I
 }
 
 #if !FUZZING
-@main
-struct TargetingFuzzerReplay {
-    static func main() { FuzzDriver.replay(Array(CommandLine.arguments.dropFirst()), through: fuzzTargeting) }
-}
+    @main
+    struct TargetingFuzzerReplay {
+        static func main() { FuzzDriver.replay(Array(CommandLine.arguments.dropFirst()), through: fuzzTargeting) }
+    }
 #endif

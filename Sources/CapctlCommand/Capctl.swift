@@ -1,6 +1,6 @@
 public import ArgumentParser
-import LinuxCapabilities
 import Foundation
+import LinuxCapabilities
 
 /// The `capctl` command: shows, checks, explains and uses capabilities, flags and gates.
 public struct Capctl: AsyncParsableCommand {

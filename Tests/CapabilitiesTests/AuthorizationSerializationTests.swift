@@ -1,8 +1,8 @@
 import Capabilities
 import CapabilityTesting
 import ProcedureCore
-import Testing
 import TestSupport
+import Testing
 
 /// Semantics rule 23: authorization requests for one capability are serialized; the gated
 /// work is not. And contract 13 for a gate waiting on a person.

@@ -1,8 +1,8 @@
 import Capabilities
 import CapabilityTesting
 import ProcedureCore
-import Testing
 import TestSupport
+import Testing
 
 /// Semantics rules 20 to 24 through the `AuthorizedFor` gate, and its compositions (12, 15-18).
 @Suite("AuthorizedFor", .timeLimit(.minutes(1)))
@@ -58,7 +58,8 @@ struct AuthorizedForTests {
         #expect(!ran)
         #expect(procedure.isCancelled)
         let error = try #require(failure(of: procedure))
-        #expect(error == .unauthorized(capability: "admin", status: .denied("wrong password"), requirement: "authorized"))
+        #expect(
+            error == .unauthorized(capability: "admin", status: .denied("wrong password"), requirement: "authorized"))
         #expect(String(describing: procedure.error!).contains("wrong password"))
         #expect(String(describing: procedure.error!).contains("AuthorizedFor(admin)"))
     }
@@ -80,7 +81,10 @@ struct AuthorizedForTests {
         #expect(pam.statusReadCount == 0)
         #expect(pam.authorizationCount == 0)
         let error = try #require(failure(of: procedure))
-        #expect(error == .unavailable(capability: "pam", status: .unavailable("libpam.so.0 not found", cause: .backendMissing)))
+        #expect(
+            error
+                == .unavailable(
+                    capability: "pam", status: .unavailable("libpam.so.0 not found", cause: .backendMissing)))
     }
 
     @Test("an unavailable status fails as unavailable")
@@ -110,7 +114,9 @@ struct AuthorizedForTests {
         #expect(await gate(AuthorizedFor(readWrite)).ran)
     }
 
-    @Test("an error while reading the status leaves the gate undecided (unavailable), carrying the error", arguments: [true, false])
+    @Test(
+        "an error while reading the status leaves the gate undecided (unavailable), carrying the error",
+        arguments: [true, false])
     func statusErrorFailsClosed(answersAtOnce: Bool) async throws {
         let admin = ScriptedCapability(name: "admin", status: .authorized("ok"), answersAtOnce: answersAtOnce)
         admin.failStatusReads(with: TestError("cannot open /run/faillock"))

@@ -1,8 +1,8 @@
 import Capabilities
 import CapabilityTesting
 import ProcedureCore
-import Testing
 import TestSupport
+import Testing
 
 /// Semantics rules 20 to 22 for the stand-alone operations, and requirements.
 @Suite("Status and authorize operations", .timeLimit(.minutes(1)))

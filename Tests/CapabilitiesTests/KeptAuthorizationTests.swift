@@ -1,8 +1,8 @@
 import Capabilities
 import CapabilityTesting
 import ProcedureCore
-import Testing
 import TestSupport
+import Testing
 
 /// Authorizations that expire (polkit's auth_admin_keep, sudo's timestamp).
 @Suite("Kept authorizations", .timeLimit(.minutes(1)))

@@ -1,7 +1,7 @@
 import Capabilities
 import CapabilityTesting
-import Testing
 import TestSupport
+import Testing
 
 /// Semantics rule 25: status changes as an async sequence.
 @Suite("Status updates", .timeLimit(.minutes(1)))

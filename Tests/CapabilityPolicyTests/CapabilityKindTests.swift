@@ -1,5 +1,5 @@
-import CapabilityPolicy
 import Capabilities
+import CapabilityPolicy
 import ConfigurationFiles
 import FeatureFlags
 import Foundation
@@ -15,11 +15,16 @@ struct CapabilityKindTests {
         var name: String { "environment" }
         var summary: String { "Held while an environment variable is set." }
         var settings: [CapabilitySetting] {
-            [CapabilitySetting("variable", .pattern("^[A-Z_][A-Z0-9_]*$"), required: true, summary: "The variable's name.")]
+            [
+                CapabilitySetting(
+                    "variable", .pattern("^[A-Z_][A-Z0-9_]*$"), required: true, summary: "The variable's name.")
+            ]
         }
 
         func validate(_ settings: CapabilitySettings) throws(CapabilityConfigurationError) {
-            guard let variable = settings.string("variable"), variable.allSatisfy({ $0.isUppercase || $0 == "_" || $0.isNumber }) else {
+            guard let variable = settings.string("variable"),
+                variable.allSatisfy({ $0.isUppercase || $0 == "_" || $0.isNumber })
+            else {
                 throw CapabilityConfigurationError("\"variable\" must be an upper-case name")
             }
         }
@@ -55,14 +60,21 @@ struct CapabilityKindTests {
               home: { kind: environment, variable: HOME }
             gates:
               has-home: { require: home }
-            """, file: "own.yaml").get()
+            """, file: "own.yaml"
+        ).get()
         #expect(policy.capabilities["home"]?.settings == CapabilitySettings(["variable": .string("HOME")]))
         let loaded = try LoadedPolicy(policy)
         #expect(try await loaded.evaluateWithoutAsking(gate: "has-home").holds)
 
-        let errors = try #require(PolicyLoader.parse("capabilities:\n  x: { kind: environment, variable: lower }\n", file: "bad.yaml").failure)
-        #expect(errors.errors.map(\.description) == ["bad.yaml:2:6: capability \"x\": \"variable\" must be an upper-case name"])
-        let missing = try #require(PolicyLoader.parse("capabilities:\n  x: { kind: environment }\n", file: "bad.yaml").failure)
+        let errors = try #require(
+            PolicyLoader.parse("capabilities:\n  x: { kind: environment, variable: lower }\n", file: "bad.yaml").failure
+        )
+        #expect(
+            errors.errors.map(\.description) == [
+                "bad.yaml:2:6: capability \"x\": \"variable\" must be an upper-case name"
+            ])
+        let missing = try #require(
+            PolicyLoader.parse("capabilities:\n  x: { kind: environment }\n", file: "bad.yaml").failure)
         #expect(missing.errors.first?.message == "capability \"x\" needs \"variable\"")
     }
 
@@ -71,16 +83,22 @@ struct CapabilityKindTests {
         let environment = PolicyEnvironment()
         #expect(environment.kinds.map(\.name) == ["flag"])
         LinuxPolicySupport.install(in: environment)
-        #expect(environment.kinds.map(\.name) == ["file", "flag", "group", "host", "network", "pam", "process-capability", "user"])
+        #expect(
+            environment.kinds.map(\.name) == [
+                "file", "flag", "group", "host", "network", "pam", "process-capability", "user",
+            ])
         let errors = try #require(PolicyLoader.parse("capabilities:\n  x: { kind: vault }\n", file: "p.yaml").failure)
         #expect(errors.errors.first?.message.hasPrefix("unknown kind \"vault\" in capability \"x\" (kinds: ") == true)
     }
 
-    @Test("Docs/policy.schema.json is the schema generated from the built-in kinds (regenerate: swift run capctl schema > Docs/policy.schema.json)")
+    @Test(
+        "Docs/policy.schema.json is the schema generated from the built-in kinds (regenerate: swift run capctl schema > Docs/policy.schema.json)"
+    )
     func schemaIsCurrent() throws {
         let environment = PolicyEnvironment()
         LinuxPolicySupport.install(in: environment)
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let committed = try String(contentsOf: root.appendingPathComponent("Docs/policy.schema.json"), encoding: .utf8)
         #expect(PolicySchema.json(for: environment) == committed)
     }

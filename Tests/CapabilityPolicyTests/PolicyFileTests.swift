@@ -1,14 +1,13 @@
-import ConfigurationFiles
-import CapabilityPolicy
 import Capabilities
+import CapabilityPolicy
+import ConfigurationFiles
 import FeatureFlags
 import Foundation
-import ProcedureCore
-import LinuxCapabilities
-import Testing
-import TestSupport
-
 import Glibc
+import LinuxCapabilities
+import ProcedureCore
+import TestSupport
+import Testing
 
 /// Policy files: strict parsing with positions, references, cycles, deny by default, and
 /// gates that behave as the core's conditions.
@@ -42,7 +41,8 @@ struct PolicyFileTests {
 
     @Test("every kind of capability is read")
     func kinds() throws {
-        let (policy, _) = try load("""
+        let (policy, _) = try load(
+            """
             capabilities:
               admin: { kind: pam, service: login, user: root, keep: 5m, account-check: false, description: Administrators }
               data: { kind: file, path: /tmp, access: [read, write, create], type: directory }
@@ -59,13 +59,19 @@ struct PolicyFileTests {
             """)
         #expect(policy.capabilities.count == 8)
         #expect(policy.capabilities["admin"]?.kind == "pam")
-        #expect(policy.capabilities["admin"]?.settings == CapabilitySettings([
-            "service": .string("login"), "user": .string("root"), "keep": .duration(.seconds(300)), "account-check": .boolean(false),
-        ]))
+        #expect(
+            policy.capabilities["admin"]?.settings
+                == CapabilitySettings([
+                    "service": .string("login"), "user": .string("root"), "keep": .duration(.seconds(300)),
+                    "account-check": .boolean(false),
+                ]))
         #expect(policy.capabilities["db"]?.kind == "host")
-        #expect(policy.capabilities["db"]?.settings == CapabilitySettings([
-            "host": .string("db.example.com"), "port": .integer(5432), "timeout": .duration(.milliseconds(1500)),
-        ]))
+        #expect(
+            policy.capabilities["db"]?.settings
+                == CapabilitySettings([
+                    "host": .string("db.example.com"), "port": .integer(5432),
+                    "timeout": .duration(.milliseconds(1500)),
+                ]))
         #expect(policy.capabilities["admin"]?.summary == "Administrators")
         let loaded = try LoadedPolicy(policy)
         #expect(try loaded.capability(named: "low-ports").name == "capability:CAP_NET_BIND_SERVICE")
@@ -73,7 +79,10 @@ struct PolicyFileTests {
 
     @Test("strict: unknown keys, wrong types and bad values are errors with line and column")
     func strictness() {
-        func first(_ text: String) -> String { errors(text).first.map { "\($0.location?.line ?? 0):\($0.location?.column ?? 0) \($0.message)" } ?? "no error" }
+        func first(_ text: String) -> String {
+            errors(text).first.map { "\($0.location?.line ?? 0):\($0.location?.column ?? 0) \($0.message)" }
+                ?? "no error"
+        }
         #expect(first("capabilities:\n  a: { kind: file, paht: /tmp }\n").hasPrefix("2:20 unknown key \"paht\""))
         #expect(first("capabilities:\n  a: { kind: fiel, path: /tmp }\n").hasPrefix("2:14 unknown kind \"fiel\""))
         #expect(first("capabilities:\n  a: { path: /tmp }\n").hasPrefix("2:3 capability \"a\" needs a \"kind\""))
@@ -81,9 +90,13 @@ struct PolicyFileTests {
         #expect(first("capabilities:\n  a: { kind: host, host: db, port: 99999 }\n").contains("out of range"))
         #expect(first("capabilities:\n  a: { kind: host, host: db, port: \"80\" }\n").contains("whole number"))
         #expect(first("capabilities:\n  a: { kind: group, group: no-such-group-here }\n").contains("unknown group"))
-        #expect(first("capabilities:\n  a: { kind: process-capability, capability: CAP_FLY }\n").contains("unknown Linux capability"))
+        #expect(
+            first("capabilities:\n  a: { kind: process-capability, capability: CAP_FLY }\n").contains(
+                "unknown Linux capability"))
         #expect(first("capabilities:\n  a: { kind: pam, service: login, keep: soon }\n").contains("duration"))
-        #expect(first("capabilities:\n  a: { kind: file, path: /tmp, access: [read, fly] }\n").contains("\"access\" must be a list"))
+        #expect(
+            first("capabilities:\n  a: { kind: file, path: /tmp, access: [read, fly] }\n").contains(
+                "\"access\" must be a list"))
         #expect(first("gates:\n  g: { require: { every: [a] } }\n").hasPrefix("2:19 unknown requirement \"every\""))
         #expect(first("gates:\n  g: { requires: a }\n").contains("unknown key \"requires\""))
         #expect(first("gatez: {}\n").hasPrefix("1:1 unknown key \"gatez\""))
@@ -92,7 +105,8 @@ struct PolicyFileTests {
 
     @Test("every error of a file is reported, not only the first")
     func allErrors() {
-        let found = errors("""
+        let found = errors(
+            """
             capabilities:
               a: { kind: file, paht: /tmp }
               b: { kind: fiel }
@@ -105,7 +119,8 @@ struct PolicyFileTests {
 
     @Test("references to undefined names and cycles between gates are errors")
     func references() {
-        let undefined = errors("""
+        let undefined = errors(
+            """
             capabilities:
               data: { kind: file, path: /tmp }
             gates:
@@ -115,7 +130,8 @@ struct PolicyFileTests {
         #expect(undefined.contains { $0.message.contains("capability \"dtaa\"") && $0.location?.line == 4 })
         #expect(undefined.contains { $0.message.contains("gate \"h\"") })
         #expect(undefined.contains { $0.message.contains("flag \"nope\"") })
-        let cycle = errors("""
+        let cycle = errors(
+            """
             gates:
               a: { require: { gate: b } }
               b: { require: { not: { gate: a } } }
@@ -133,7 +149,8 @@ struct PolicyFileTests {
 
     @Test("gates become the core's conditions: Negated, Silent, any-of, all-of, flags")
     func gates() async throws {
-        let (policy, _) = try load("""
+        let (policy, _) = try load(
+            """
             capabilities:
               tmp: { kind: file, path: /tmp }
               missing: { kind: file, path: /nonexistent }
@@ -153,7 +170,8 @@ struct PolicyFileTests {
             procedure.addCondition(try loaded.condition(forGate: gate))
             await run(procedure)
             let evaluation = try await loaded.evaluateWithoutAsking(gate: gate)
-            #expect((evaluation.outcome == .satisfied) == (procedure.error == nil), "the two evaluations agree on \(gate)")
+            #expect(
+                (evaluation.outcome == .satisfied) == (procedure.error == nil), "the two evaluations agree on \(gate)")
             return procedure.error == nil
         }
         #expect(try await !passes("both"))

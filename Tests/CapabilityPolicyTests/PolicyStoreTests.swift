@@ -1,9 +1,8 @@
 import CapabilityPolicy
 import Foundation
+import Glibc
 import LinuxCapabilities
 import Testing
-
-import Glibc
 
 /// The library watches policy files: changes apply without a restart; a broken change keeps
 /// the last good policy and says why.
@@ -27,7 +26,8 @@ struct PolicyStoreTests {
             rename(staging, root + "/" + name)
         }
         try write("policy.yaml", "capabilities:\n  data: { kind: file, path: /tmp }\n")
-        let store = PolicyStore(searchPath: PolicySearchPath(directories: [root]), options: PolicyOptions(watchesFlagFiles: false))
+        let store = PolicyStore(
+            searchPath: PolicySearchPath(directories: [root]), options: PolicyOptions(watchesFlagFiles: false))
         var events = store.events().makeAsyncIterator()
         #expect(store.current?.policy.capabilities.keys.sorted() == ["data"])
 

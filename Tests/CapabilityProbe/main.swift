@@ -11,9 +11,8 @@
 // Prints one line per status: KIND<TAB>GRANTS<TAB>REASON, GRANTS comma-separated.
 
 import Capabilities
-import LinuxCapabilities
-
 import Glibc
+import LinuxCapabilities
 
 func printStatus(_ status: CapabilityStatus) {
     print("\(status.kind.rawValue)\t\(status.grants.sorted().joined(separator: ","))\t\(status.reason)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `capctl flags`, `validate` and `watch`.
 @Suite("capctl flags, validate and watch", .timeLimit(.minutes(1)))
@@ -18,7 +18,9 @@ struct CapctlFlagsTests {
     func get() throws {
         let tree = try PolicyTree()
         let file = try tree.write("flags.json", Self.flags)
-        let gold = try #require(try tree.capctl(["flags", "get", "color", "--file", file, "--context", "tier=\"gold\"", "--json"]).json() as? [String: Any])
+        let gold = try #require(
+            try tree.capctl(["flags", "get", "color", "--file", file, "--context", "tier=\"gold\"", "--json"]).json()
+                as? [String: Any])
         #expect(gold["key"] as? String == "color")
         #expect(gold["value"] as? String == "#00f")
         #expect(gold["variant"] as? String == "blue")
@@ -26,14 +28,20 @@ struct CapctlFlagsTests {
         #expect(gold["errorCode"] is NSNull)
         #expect((gold["flagMetadata"] as? [String: Any])?["owner"] as? String == "ui")
 
-        let bare = try #require(try tree.capctl(["flags", "get", "color", "--file", file, "--context", "tier=gold", "--json"]).json() as? [String: Any])
+        let bare = try #require(
+            try tree.capctl(["flags", "get", "color", "--file", file, "--context", "tier=gold", "--json"]).json()
+                as? [String: Any])
         #expect(bare["variant"] as? String == "blue", "a value that is not JSON is a string")
 
-        let number = try #require(try tree.capctl(["flags", "get", "limit", "--type", "int", "--file", file, "--context", "load=7", "--json"]).json() as? [String: Any])
+        let number = try #require(
+            try tree.capctl(["flags", "get", "limit", "--type", "int", "--file", file, "--context", "load=7", "--json"])
+                .json() as? [String: Any])
         #expect(number["value"] as? Int == 100)
     }
 
-    @Test("errors come back as details: exit status 64 for an unknown flag name (as for gates), 1 for an evaluation error")
+    @Test(
+        "errors come back as details: exit status 64 for an unknown flag name (as for gates), 1 for an evaluation error"
+    )
     func errors() throws {
         let tree = try PolicyTree()
         let file = try tree.write("flags.json", Self.flags)
@@ -52,7 +60,8 @@ struct CapctlFlagsTests {
     func list() throws {
         let tree = try PolicyTree()
         let file = try tree.write("flags.json", Self.flags)
-        let listed = try #require(try tree.capctl(["flags", "list", "--file", file, "--json"]).json() as? [[String: Any]])
+        let listed = try #require(
+            try tree.capctl(["flags", "list", "--file", file, "--json"]).json() as? [[String: Any]])
         #expect(listed.compactMap { $0["key"] as? String } == ["color", "limit"])
     }
 
@@ -60,7 +69,10 @@ struct CapctlFlagsTests {
     func validate() throws {
         let tree = try PolicyTree()
         let good = try tree.write("flags.json", Self.flags)
-        let bad = try tree.write("bad-flags.json", "{\"flags\": {\"f\": {\"state\": \"ENABLED\",\n \"variants\": {\"on\": true}, \"defaultVariant\": \"off\"}}}")
+        let bad = try tree.write(
+            "bad-flags.json",
+            "{\"flags\": {\"f\": {\"state\": \"ENABLED\",\n \"variants\": {\"on\": true}, \"defaultVariant\": \"off\"}}}"
+        )
         let policy = try tree.write("policy.yaml", "gates:\n  g: { require: { all-of: [] } }\n")
         #expect(try tree.capctl(["validate", good]).status == 0)
         let run = try tree.capctl(["validate", good, bad, policy])
@@ -72,19 +84,26 @@ struct CapctlFlagsTests {
     @Test("watch prints a line when a status changes")
     func watch() async throws {
         let tree = try PolicyTree()
-        let flagFile = try tree.write("flags/flags.json", """
+        let flagFile = try tree.write(
+            "flags/flags.json",
+            """
             {"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}
             """)
-        try tree.write("etc/policy.yaml", """
+        try tree.write(
+            "etc/policy.yaml",
+            """
             capabilities:
               export-on: { kind: flag, flag: export }
             flags:
               files: [\(flagFile)]
             """)
-        let watcher = try StreamingProcess([PolicyTree.capctl, "watch", "export-on", "--json"], environment: tree.environment)
+        let watcher = try StreamingProcess(
+            [PolicyTree.capctl, "watch", "export-on", "--json"], environment: tree.environment)
         let first = try #require(await watcher.nextLine())
         #expect(first.contains("\"status\":\"authorized\""))
-        try tree.write("flags/flags.json", """
+        try tree.write(
+            "flags/flags.json",
+            """
             {"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"}}}
             """)
         let second = try #require(await watcher.nextLine())

@@ -67,7 +67,9 @@ struct CapctlGateTests {
     @Test("a broken policy file exits 78 with file, line and column")
     func brokenPolicy() throws {
         let tree = try PolicyTree()
-        let file = try tree.write("etc/policy.yaml", """
+        let file = try tree.write(
+            "etc/policy.yaml",
+            """
             capabilities:
               tmp: { kind: file, path: /tmp }
             gates:

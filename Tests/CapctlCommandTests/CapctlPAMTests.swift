@@ -1,9 +1,8 @@
 import CLinuxSupport
 import Foundation
-import Testing
-import TestSupport
-
 import Glibc
+import TestSupport
+import Testing
 
 /// A PAM gate answered through --password-stdin against a pam_matrix service directory.
 @Suite(
@@ -13,11 +12,15 @@ struct CapctlPAMTests {
     private func tree() throws -> PolicyTree {
         let tree = try PolicyTree()
         let passwords = try tree.write("pam/passdb", "alice:secret:capctl-test\n")
-        try tree.write("pam/capctl-test", """
+        try tree.write(
+            "pam/capctl-test",
+            """
             auth required \(PAMTestModules.matrix!) passdb=\(passwords)
             account required \(PAMTestModules.matrix!) passdb=\(passwords)
             """)
-        try tree.write("etc/policy.yaml", """
+        try tree.write(
+            "etc/policy.yaml",
+            """
             capabilities:
               admin: { kind: pam, service: capctl-test, user: alice, service-directory: \(tree.root)/pam }
               tmp: { kind: file, path: /tmp }
@@ -65,7 +68,8 @@ struct CapctlPAMTests {
     @Test("--password-stdin reads exactly one line: the rest of standard input is the command's")
     func oneLineOnly() throws {
         let tree = try tree()
-        let run = try tree.capctl(["run", "export", "--password-stdin", "--", "/bin/cat"], input: "secret\nfor the command\n")
+        let run = try tree.capctl(
+            ["run", "export", "--password-stdin", "--", "/bin/cat"], input: "secret\nfor the command\n")
         #expect(run.status == 0, "\(run.error)")
         #expect(run.output == "for the command\n")
     }
@@ -109,7 +113,9 @@ struct CapctlPAMTests {
         try process.run()
         var shown = ""
         var byte: UInt8 = 0
-        while !shown.hasSuffix("assword: "), read(master, &byte, 1) == 1 { shown.append(Character(UnicodeScalar(byte))) }
+        while !shown.hasSuffix("assword: "), read(master, &byte, 1) == 1 {
+            shown.append(Character(UnicodeScalar(byte)))
+        }
         var settings = termios()
         tcgetattr(master, &settings)
         #expect(settings.c_lflag & tcflag_t(ECHO) == 0, "echo is off at the prompt")

@@ -1,8 +1,7 @@
 import Foundation
-import Testing
-import TestSupport
-
 import Glibc
+import TestSupport
+import Testing
 
 /// Attacks on the built binary, as root and as uid 65534: files a gate trusts that others
 /// could change, hostile YAML, huge numbers, compositions that could turn an error into a
@@ -57,7 +56,8 @@ struct CapctlSecurityTests {
         #expect(run.error.contains("and the entry in it, \(tree.admin), is owned by uid 65534"), "\(run.error)")
     }
 
-    @Test("a policy file or directory with an ACL that lets another user write is refused", arguments: Identity.allCases)
+    @Test(
+        "a policy file or directory with an ACL that lets another user write is refused", arguments: Identity.allCases)
     func writerACL(identity: Identity) throws {
         let tree = try PolicyTree()
         let file = try tree.write("etc/policy.yaml", Self.open)
@@ -96,7 +96,10 @@ struct CapctlSecurityTests {
         symlink(tree.root + "/nowhere.yaml", dropIns + "10-dangling.yaml")
         var run = try tree.capctl(["check", "export"], as: identity)
         #expect(run.status == 78)
-        #expect(run.error.contains("10-dangling.yaml: a symbolic link on the way points to \(tree.root)/nowhere.yaml, which does not exist"), "\(run.error)")
+        #expect(
+            run.error.contains(
+                "10-dangling.yaml: a symbolic link on the way points to \(tree.root)/nowhere.yaml, which does not exist"
+            ), "\(run.error)")
         unlink(dropIns + "10-dangling.yaml")
 
         mkfifo(dropIns + "20-fifo.yaml", 0o644)
@@ -148,7 +151,9 @@ struct CapctlSecurityTests {
         symlink(attacker + "/hop", tree.admin + "/policy.yaml")
         let run = try tree.capctl(["check", "export"])
         #expect(run.status == 78)
-        #expect(run.error.contains("the directory holding \(attacker)/hop, \(attacker), can be written by anyone"), "\(run.error)")
+        #expect(
+            run.error.contains("the directory holding \(attacker)/hop, \(attacker), can be written by anyone"),
+            "\(run.error)")
         // The same chain through trusted directories is fine.
         chmod(attacker, 0o755)
         #expect(try tree.capctl(["check", "export"]).status == 0)
@@ -205,9 +210,12 @@ struct CapctlSecurityTests {
     @Test("a billion-laughs YAML file is refused at its first anchor, within bounded memory")
     func billionLaughs() throws {
         let tree = try PolicyTree()
-        var text = "capabilities: {}\nlol0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+        var text =
+            "capabilities: {}\nlol0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
         for level in 1..<20 {
-            text += "lol\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 9).joined(separator: ",") + "]\n"
+            text +=
+                "lol\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 9).joined(separator: ",")
+                + "]\n"
         }
         try tree.write("etc/policy.yaml", text)
         let run = try tree.capctl(["validate"], memoryLimit: 2 << 30)
@@ -215,12 +223,17 @@ struct CapctlSecurityTests {
         #expect(run.output.contains("\(tree.admin)/policy.yaml:2:7: YAML anchors are not allowed"), "\(run.output)")
     }
 
-    @Test("aliases and tags are refused with their position", arguments: [
-        ("a: &x 1\nb: *x\n", "1:4: YAML anchors are not allowed"),
-        ("gates:\n  g: { require: *x }\n", "2:17: YAML aliases are not allowed"),
-        ("capabilities:\n  x: !!python/object:os.system { kind: file, path: /tmp }\n", "2:6: YAML tags are not allowed"),
-        ("capabilities: !custom {}\n", "1:15: YAML tags are not allowed"),
-    ])
+    @Test(
+        "aliases and tags are refused with their position",
+        arguments: [
+            ("a: &x 1\nb: *x\n", "1:4: YAML anchors are not allowed"),
+            ("gates:\n  g: { require: *x }\n", "2:17: YAML aliases are not allowed"),
+            (
+                "capabilities:\n  x: !!python/object:os.system { kind: file, path: /tmp }\n",
+                "2:6: YAML tags are not allowed"
+            ),
+            ("capabilities: !custom {}\n", "1:15: YAML tags are not allowed"),
+        ])
     func yamlExtensions(text: String, expected: String) throws {
         let tree = try PolicyTree()
         try tree.write("etc/policy.yaml", text)
@@ -241,7 +254,9 @@ struct CapctlSecurityTests {
         #expect(run.error.contains("nests more than 64 levels deep through the gates it uses"), "\(run.error)")
 
         var dag = "capabilities:\n  tmp: { kind: file, path: /tmp }\ngates:\n"
-        for index in 0..<25 { dag += "  d\(index): { require: { all-of: [{ gate: d\(index + 1) }, { gate: d\(index + 1) }] } }\n" }
+        for index in 0..<25 {
+            dag += "  d\(index): { require: { all-of: [{ gate: d\(index + 1) }, { gate: d\(index + 1) }] } }\n"
+        }
         dag += "  d25: { require: tmp }\n"
         try tree.write("etc/policy.yaml", dag)
         run = try tree.capctl(["check", "d0"], memoryLimit: 2 << 30)
@@ -261,29 +276,36 @@ struct CapctlSecurityTests {
     @Test("a 25-level doubling $ref DAG and a 10,000-deep $ref chain in a flag file are refused")
     func referenceExpansion() throws {
         let tree = try PolicyTree()
-        var evaluators = (0..<25).map { "\"e\($0)\": { \"or\": [{ \"$ref\": \"e\($0 + 1)\" }, { \"$ref\": \"e\($0 + 1)\" }] }" }
+        var evaluators = (0..<25).map {
+            "\"e\($0)\": { \"or\": [{ \"$ref\": \"e\($0 + 1)\" }, { \"$ref\": \"e\($0 + 1)\" }] }"
+        }
         evaluators.append("\"e25\": { \"==\": [{ \"var\": \"x\" }, 1] }")
-        let flag = "\"flags\": { \"f\": { \"state\": \"ENABLED\", \"variants\": { \"on\": true, \"off\": false }, \"defaultVariant\": \"off\", \"targeting\": { \"if\": [{ \"$ref\": \"e0\" }, \"on\", \"off\"] } } }"
-        let dag = try tree.write("flags/dag.flags.json", "{ \"$evaluators\": { " + evaluators.joined(separator: ", ") + " }, " + flag + " }")
+        let flag =
+            "\"flags\": { \"f\": { \"state\": \"ENABLED\", \"variants\": { \"on\": true, \"off\": false }, \"defaultVariant\": \"off\", \"targeting\": { \"if\": [{ \"$ref\": \"e0\" }, \"on\", \"off\"] } } }"
+        let dag = try tree.write(
+            "flags/dag.flags.json", "{ \"$evaluators\": { " + evaluators.joined(separator: ", ") + " }, " + flag + " }")
         var run = try tree.capctl(["validate", dag], memoryLimit: 2 << 30)
         #expect(run.status == 78)
         #expect(run.output.contains("expands to more than 10000 operations and values"), "\(run.output)")
 
         var chain = (0..<10_000).map { "\"e\($0)\": { \"!\": { \"$ref\": \"e\($0 + 1)\" } }" }
         chain.append("\"e10000\": true")
-        let deep = try tree.write("flags/chain.flags.json", "{ \"$evaluators\": { " + chain.joined(separator: ", ") + " }, " + flag + " }")
+        let deep = try tree.write(
+            "flags/chain.flags.json", "{ \"$evaluators\": { " + chain.joined(separator: ", ") + " }, " + flag + " }")
         run = try tree.capctl(["validate", deep], memoryLimit: 2 << 30)
         #expect(run.status == 78)
         #expect(run.output.contains("nests more than 128 levels deep (counting $ref)"), "\(run.output)")
     }
 
-    @Test("huge numbers are clear errors, never a trap", arguments: [
-        ("timeout: 1e300", "\"timeout\" must be at most 366 days"),
-        ("timeout: 9223372036854775807h", "\"timeout\" must be at most 366 days"),
-        ("timeout: -5s", "\"timeout\" must be a duration"),
-        ("timeout: 1.5ms", "\"timeout\" must be a duration"),
-        ("port: 1e300", "\"port\" must be a whole number"),
-    ])
+    @Test(
+        "huge numbers are clear errors, never a trap",
+        arguments: [
+            ("timeout: 1e300", "\"timeout\" must be at most 366 days"),
+            ("timeout: 9223372036854775807h", "\"timeout\" must be at most 366 days"),
+            ("timeout: -5s", "\"timeout\" must be a duration"),
+            ("timeout: 1.5ms", "\"timeout\" must be a duration"),
+            ("port: 1e300", "\"port\" must be a whole number"),
+        ])
     func hugeNumbers(setting: String, expected: String) throws {
         let tree = try PolicyTree()
         let port = setting.hasPrefix("port") ? setting : "port: 22"
@@ -297,7 +319,9 @@ struct CapctlSecurityTests {
     @Test("numbers from flags and contexts never trap: 1e20 prints in full, substr takes 1e300")
     func hugeNumbersInFlags() throws {
         let tree = try PolicyTree()
-        let file = try tree.write("flags/n.flags.json", """
+        let file = try tree.write(
+            "flags/n.flags.json",
+            """
             { "flags": {
               "big": { "state": "ENABLED", "variants": { "a": 1e20, "b": -1e20 }, "defaultVariant": "a" },
               "cut": { "state": "ENABLED", "variants": { "a": "a", "b": "b" }, "defaultVariant": "b",
@@ -322,7 +346,9 @@ struct CapctlSecurityTests {
     @Test("not, any-of and silent over an undecided leaf never open a gate", arguments: Identity.allCases)
     func undecidedNeverOpens(identity: Identity) throws {
         let tree = try PolicyTree()
-        try tree.write("flags/f.flags.json", """
+        try tree.write(
+            "flags/f.flags.json",
+            """
             { "flags": {
               "broken": { "state": "ENABLED", "variants": { "on": true, "off": false }, "defaultVariant": "off",
                           "targeting": { "cat": ["no such ", "variant"] } },
@@ -330,7 +356,9 @@ struct CapctlSecurityTests {
             } }
             """)
         try tree.write("pam/.keep", "")
-        try tree.write("etc/policy.yaml", """
+        try tree.write(
+            "etc/policy.yaml",
+            """
             capabilities:
               missing-file: { kind: file, path: /nonexistent/lock }
               missing-pam: { kind: pam, service: nonesuch, service-directory: \(tree.root)/pam }
@@ -361,7 +389,9 @@ struct CapctlSecurityTests {
     @Test("check --explain prints the same tree with and without prompting")
     func oneExplanation() throws {
         let tree = try PolicyTree()
-        try tree.write("etc/policy.yaml", """
+        try tree.write(
+            "etc/policy.yaml",
+            """
             capabilities:
               tmp: { kind: file, path: /tmp }
               shut: { kind: file, path: /tmp, type: file }
@@ -380,7 +410,9 @@ struct CapctlSecurityTests {
     @Test("a PAM service name Linux-PAM would rewrite is a policy error with its position")
     func pamServiceNames() throws {
         let tree = try PolicyTree()
-        try tree.write("etc/policy.yaml", """
+        try tree.write(
+            "etc/policy.yaml",
+            """
             capabilities:
               admin: { kind: pam, service: LockedDown }
               up: { kind: pam, service: ".." }
@@ -394,7 +426,9 @@ struct CapctlSecurityTests {
 
     // MARK: capctl run
 
-    @Test("run replaces capctl with the command: no blocked or ignored signal, no inherited descriptor", arguments: Identity.allCases)
+    @Test(
+        "run replaces capctl with the command: no blocked or ignored signal, no inherited descriptor",
+        arguments: Identity.allCases)
     func cleanProcess(identity: Identity) throws {
         let tree = try PolicyTree()
         try tree.write("etc/policy.yaml", Self.open)
@@ -410,7 +444,8 @@ struct CapctlSecurityTests {
         #expect(status.status == 0, "\(status.error)")
         #expect(status.output == "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n", "\(status.output)")
         let listing = try tree.capctl(
-            ["run", "export", "--", "/bin/ls", "-l", "/proc/self/fd"], as: identity, wrapper: ["/bin/sh", "-c", script, "sh"])
+            ["run", "export", "--", "/bin/ls", "-l", "/proc/self/fd"], as: identity,
+            wrapper: ["/bin/sh", "-c", script, "sh"])
         let descriptors = listing.output.split(separator: "\n").dropFirst().map { line in
             line.split(separator: " ").dropFirst(8).joined(separator: " ")
         }

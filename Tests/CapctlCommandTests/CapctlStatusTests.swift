@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `capctl status` and layering, run as a user would run the binary.
 @Suite("capctl status and layering", .timeLimit(.minutes(1)))
@@ -38,14 +38,17 @@ struct CapctlStatusTests {
     @Test("vendor, admin and runtime files and drop-ins layer; a later definition replaces an earlier one")
     func layering() throws {
         let tree = try PolicyTree()
-        try tree.write("usr-share/policy.yaml", """
+        try tree.write(
+            "usr-share/policy.yaml",
+            """
             capabilities:
               data: { kind: file, path: /nonexistent/data, access: [read] }
               spool: { kind: file, path: /nonexistent/spool }
             gates:
               export: { require: data }
             """)
-        try tree.write("etc/policy.d/20-data.yaml", "capabilities:\n  data: { kind: file, path: /tmp, access: [read] }\n")
+        try tree.write(
+            "etc/policy.d/20-data.yaml", "capabilities:\n  data: { kind: file, path: /tmp, access: [read] }\n")
         try tree.write("etc/policy.d/10-data.yaml", "capabilities:\n  data: { kind: file, path: /nonexistent/ten }\n")
         var entries = try statuses(try tree.capctl(["status", "--json"]))
         #expect(entries["data"]?["status"] as? String == "authorized", "20-data.yaml comes after 10-data.yaml")
@@ -55,7 +58,9 @@ struct CapctlStatusTests {
         try tree.write("run/policy.yaml", "capabilities:\n  data: { kind: file, path: /nonexistent/runtime }\n")
         entries = try statuses(try tree.capctl(["status", "--json"]))
         #expect(entries["data"]?["status"] as? String == "unavailable", "runtime files override admin files")
-        #expect(entries["export"]?["status"] as? String == "undecided", "a missing file is unavailable: not decided, never a pass")
+        #expect(
+            entries["export"]?["status"] as? String == "undecided",
+            "a missing file is unavailable: not decided, never a pass")
 
         let only = try tree.write("elsewhere.yaml", "capabilities:\n  tmp: { kind: file, path: /tmp }\n")
         entries = try statuses(try tree.capctl(["status", "--json", "--policy", only]))
@@ -65,7 +70,9 @@ struct CapctlStatusTests {
     @Test("naming entries: exit statuses follow them; an unknown name is a usage error")
     func names() throws {
         let tree = try PolicyTree()
-        try tree.write("etc/policy.yaml", """
+        try tree.write(
+            "etc/policy.yaml",
+            """
             capabilities:
               tmp: { kind: file, path: /tmp }
               missing: { kind: file, path: /nonexistent }
@@ -80,7 +87,9 @@ struct CapctlStatusTests {
     @Test("flags show their evaluated value and OpenFeature's reason, not their state")
     func flags() throws {
         let tree = try PolicyTree()
-        let flagFile = try tree.write("flags/flags.json", """
+        let flagFile = try tree.write(
+            "flags/flags.json",
+            """
             {"flags": {"beta": {"state": "DISABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"},
                        "export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}
             """)
@@ -98,11 +107,15 @@ struct CapctlStatusTests {
     @Test("--context: status, check and run see the flags a service sees with its context")
     func flagContext() throws {
         let tree = try PolicyTree()
-        let flagFile = try tree.write("flags/flags.json", """
+        let flagFile = try tree.write(
+            "flags/flags.json",
+            """
             {"flags": {"gold-export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
               "targeting": {"if": [{"in": [{"var": "tier"}, ["gold", "platinum"]]}, "on"]}}}}
             """)
-        try tree.write("etc/policy.yaml", """
+        try tree.write(
+            "etc/policy.yaml",
+            """
             flags:
               files: [\(flagFile)]
             gates:
@@ -128,16 +141,22 @@ struct CapctlStatusTests {
         #expect(bad.error.contains("--context takes key=value"))
     }
 
-    @Test("a file mixing valid and broken flags: the valid ones work, the broken ones are errors and fail their gates closed")
+    @Test(
+        "a file mixing valid and broken flags: the valid ones work, the broken ones are errors and fail their gates closed"
+    )
     func brokenFlags() throws {
         let tree = try PolicyTree()
-        let flagFile = try tree.write("flags/flags.json", """
+        let flagFile = try tree.write(
+            "flags/flags.json",
+            """
             {"flags": {
               "good": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"},
               "broken": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
                 "targeting": {"if": [{"no_such_op": [1]}, "on", "off"]}}}}
             """)
-        try tree.write("etc/policy.yaml", """
+        try tree.write(
+            "etc/policy.yaml",
+            """
             flags:
               files: [\(flagFile)]
             gates:
@@ -157,7 +176,9 @@ struct CapctlStatusTests {
         #expect(try tree.capctl(["check", "not-broken"]).status == 1)
         let validate = try tree.capctl(["validate"])
         #expect(validate.status == 78)
-        #expect(validate.output.contains("unknown operator \"no_such_op\"") || validate.error.contains("unknown operator \"no_such_op\""))
+        #expect(
+            validate.output.contains("unknown operator \"no_such_op\"")
+                || validate.error.contains("unknown operator \"no_such_op\""))
         let flags = try tree.capctl(["flags", "get", "good"])
         #expect(flags.status == 0)
     }

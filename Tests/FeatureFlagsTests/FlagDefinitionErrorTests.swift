@@ -16,7 +16,9 @@ struct FlagDefinitionErrorTests {
         #expect(error.message.contains(fragment), "\(error)", sourceLocation: sourceLocation)
         #expect(error.location?.line == line, "\(error)", sourceLocation: sourceLocation)
         if let column { #expect(error.location?.column == column, "\(error)", sourceLocation: sourceLocation) }
-        #expect(error.description.hasPrefix("flags.\(format == .json ? "json" : "yaml"):\(line):"), sourceLocation: sourceLocation)
+        #expect(
+            error.description.hasPrefix("flags.\(format == .json ? "json" : "yaml"):\(line):"),
+            sourceLocation: sourceLocation)
     }
 
     @Test("JSON syntax errors point at the character")
@@ -33,7 +35,8 @@ struct FlagDefinitionErrorTests {
     @Test("duplicate keys are errors, not last-one-wins")
     func duplicateKeys() {
         expectError("{\n\"flags\": {},\n\"flags\": {}\n}", line: 3, column: 1, containing: "duplicate key \"flags\"")
-        expectError("flags: {}\nflags: {}\n", format: FlagFileFormat.yaml, line: 1, containing: "duplicate key \"flags\"")
+        expectError(
+            "flags: {}\nflags: {}\n", format: FlagFileFormat.yaml, line: 1, containing: "duplicate key \"flags\"")
     }
 
     @Test("deep nesting is refused, not a stack overflow")
@@ -45,7 +48,9 @@ struct FlagDefinitionErrorTests {
     @Test("YAML syntax errors carry the position")
     func yamlSyntax() {
         expectError("flags:\n  a: [1, 2\n", format: FlagFileFormat.yaml, line: 3, containing: "expected ',' or ']'")
-        expectError("flags:\n  f:\n    state: ENABLED\n   variants: {}\n", format: FlagFileFormat.yaml, line: 4, containing: "expected key")
+        expectError(
+            "flags:\n  f:\n    state: ENABLED\n   variants: {}\n", format: FlagFileFormat.yaml, line: 4,
+            containing: "expected key")
     }
 
     @Test("structure: required and unknown properties, with positions")
@@ -57,10 +62,16 @@ struct FlagDefinitionErrorTests {
             {"flags": {"f": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on",
               "targetting": {"==": [1, 1]}}}}
             """, line: 2, column: 3, containing: "unknown property \"targetting\"")
-        expectError("{\"flags\": {\"f\": {\"variants\": {\"on\": true}}}}", line: 1, column: 12, containing: "needs \"state\"")
-        expectError("{\"flags\": {\"f\": {\"state\": \"ON\", \"variants\": {\"on\": true}}}}", line: 1, column: 27, containing: "\"ENABLED\" or \"DISABLED\"")
-        expectError("{\"flags\": {\"f\": {\"state\": \"ENABLED\"}}}", line: 1, column: 12, containing: "needs \"variants\"")
-        expectError("{\"flags\": {\"f\": {\"state\": \"ENABLED\", \"variants\": {}}}}", line: 1, column: 50, containing: "at least one variant")
+        expectError(
+            "{\"flags\": {\"f\": {\"variants\": {\"on\": true}}}}", line: 1, column: 12, containing: "needs \"state\"")
+        expectError(
+            "{\"flags\": {\"f\": {\"state\": \"ON\", \"variants\": {\"on\": true}}}}", line: 1, column: 27,
+            containing: "\"ENABLED\" or \"DISABLED\"")
+        expectError(
+            "{\"flags\": {\"f\": {\"state\": \"ENABLED\"}}}", line: 1, column: 12, containing: "needs \"variants\"")
+        expectError(
+            "{\"flags\": {\"f\": {\"state\": \"ENABLED\", \"variants\": {}}}}", line: 1, column: 50,
+            containing: "at least one variant")
     }
 
     @Test("variants: a missing default variant, mixed types, null values")
@@ -76,7 +87,9 @@ struct FlagDefinitionErrorTests {
             {"flags": {"f": {"state": "ENABLED",
               "variants": {"on": true, "off": "false"}}}}
             """, line: 2, column: 35, containing: "all variants must have one type")
-        expectError("{\"flags\": {\"f\": {\"state\": \"ENABLED\", \"variants\": {\"x\": null}}}}", line: 1, column: 56, containing: "null")
+        expectError(
+            "{\"flags\": {\"f\": {\"state\": \"ENABLED\", \"variants\": {\"x\": null}}}}", line: 1, column: 56,
+            containing: "null")
     }
 
     @Test("targeting: unknown operators, argument counts, $ref to nothing or in a cycle")
@@ -84,13 +97,20 @@ struct FlagDefinitionErrorTests {
         func flag(_ targeting: String) -> String {
             "{\"flags\": {\"f\": {\"state\": \"ENABLED\", \"variants\": {\"on\": true, \"off\": false}, \"defaultVariant\": \"off\",\n\"targeting\": \(targeting)}}}"
         }
-        expectError(flag("{\"if\": [{\"ends_wth\": [{\"var\": \"email\"}, \"@x\"]}, \"on\"]}"), line: 2, column: 23, containing: "unknown operator \"ends_wth\"")
-        expectError(flag("{\"Ends_With\": [\"a\", \"b\"]}"), line: 2, column: 15, containing: "did you mean \"ends_with\"")
-        expectError(flag("{\"fractionalEvaluation\": [\"email\", [\"on\", 100]]}"), line: 2, column: 15, containing: "use \"fractional\"")
+        expectError(
+            flag("{\"if\": [{\"ends_wth\": [{\"var\": \"email\"}, \"@x\"]}, \"on\"]}"), line: 2, column: 23,
+            containing: "unknown operator \"ends_wth\"")
+        expectError(
+            flag("{\"Ends_With\": [\"a\", \"b\"]}"), line: 2, column: 15, containing: "did you mean \"ends_with\"")
+        expectError(
+            flag("{\"fractionalEvaluation\": [\"email\", [\"on\", 100]]}"), line: 2, column: 15,
+            containing: "use \"fractional\"")
         expectError(flag("{\"starts_with\": [\"a\"]}"), line: 2, column: 15, containing: "takes 2 arguments, found 1")
         expectError(flag("{\"==\": [1, 1], \"!=\": [1, 2]}"), line: 2, column: 14, containing: "exactly one operator")
-        expectError(flag("{\"fractional\": [[\"on\", 50.5], [\"off\", 50]]}"), line: 2, column: 37, containing: "whole number")
-        expectError(flag("{\"fractional\": [[\"on\", -1], [\"off\", 50]]}"), line: 2, column: 37, containing: "counts -1 as 0")
+        expectError(
+            flag("{\"fractional\": [[\"on\", 50.5], [\"off\", 50]]}"), line: 2, column: 37, containing: "whole number")
+        expectError(
+            flag("{\"fractional\": [[\"on\", -1], [\"off\", 50]]}"), line: 2, column: 37, containing: "counts -1 as 0")
         expectError(flag("{\"$ref\": \"nobody\"}"), line: 2, column: 23, containing: "names no entry in $evaluators")
         expectError(
             """
@@ -102,7 +122,8 @@ struct FlagDefinitionErrorTests {
 
     @Test("metadata values are scalars")
     func metadata() {
-        expectError("{\"flags\": {}, \"metadata\": {\"team\": [\"a\"]}}", line: 1, column: 36, containing: "metadata values")
+        expectError(
+            "{\"flags\": {}, \"metadata\": {\"team\": [\"a\"]}}", line: 1, column: 36, containing: "metadata values")
     }
 
     @Test("an unreadable file is an error naming the file")

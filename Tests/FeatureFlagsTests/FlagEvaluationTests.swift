@@ -60,11 +60,13 @@ struct FlagEvaluationTests {
     @Test("TARGETING_MATCH and DEFAULT from targeting")
     func targetingReasons() throws {
         let flags = try store(Self.flags)
-        let match = flags.booleanDetails("by-email", default: false, context: .init(attributes: ["email": "ann@example.com"]))
+        let match = flags.booleanDetails(
+            "by-email", default: false, context: .init(attributes: ["email": "ann@example.com"]))
         #expect(match.value == true)
         #expect(match.variant == "on")
         #expect(match.reason == .targetingMatch)
-        let fallThrough = flags.booleanDetails("by-email", default: true, context: .init(attributes: ["email": "ann@elsewhere.org"]))
+        let fallThrough = flags.booleanDetails(
+            "by-email", default: true, context: .init(attributes: ["email": "ann@elsewhere.org"]))
         #expect(fallThrough.value == false)
         #expect(fallThrough.variant == "off")
         #expect(fallThrough.reason == .default)
@@ -73,14 +75,21 @@ struct FlagEvaluationTests {
     @Test("targeting returning true or false picks the variants named so")
     func booleanShorthand() throws {
         let flags = try store(Self.flags)
-        #expect(flags.booleanDetails("shorthand", default: false, context: .init(attributes: ["email": "admin@x.org"])).variant == "true")
-        #expect(flags.booleanDetails("shorthand", default: true, context: .init(attributes: ["email": "bob@x.org"])).variant == "false")
+        #expect(
+            flags.booleanDetails("shorthand", default: false, context: .init(attributes: ["email": "admin@x.org"]))
+                .variant == "true")
+        #expect(
+            flags.booleanDetails("shorthand", default: true, context: .init(attributes: ["email": "bob@x.org"])).variant
+                == "false")
     }
 
     @Test("a null default variant defers to the code default, reason DEFAULT, no variant")
     func codeDefault() throws {
         let flags = try store(Self.flags)
-        for (key, context) in [("code-default", FlagEvaluationContext()), ("no-default", FlagEvaluationContext(attributes: ["tier": "iron"]))] {
+        for (key, context) in [
+            ("code-default", FlagEvaluationContext()),
+            ("no-default", FlagEvaluationContext(attributes: ["tier": "iron"])),
+        ] {
             let details = flags.booleanDetails(key, default: true, context: context)
             #expect(details.value == true)
             #expect(details.variant == nil)
@@ -143,7 +152,9 @@ struct FlagEvaluationTests {
         let details = flags.stringDetails("rollout", default: "none")
         #expect(details.reason == .targetingMatch)
         #expect(["A", "B"].contains(details.value))
-        #expect(flags.stringDetails("rollout", default: "none", context: .init(targetingKey: "")).variant == details.variant)
+        #expect(
+            flags.stringDetails("rollout", default: "none", context: .init(targetingKey: "")).variant == details.variant
+        )
         let keyed = flags.stringDetails("rollout", default: "none", context: .init(targetingKey: "host-17"))
         #expect(keyed.reason == .targetingMatch)
         #expect(["A", "B"].contains(keyed.value))
@@ -151,7 +162,8 @@ struct FlagEvaluationTests {
 
     @Test("INVALID_CONTEXT: a number JSON cannot carry")
     func invalidContext() throws {
-        let details = try store(Self.flags).booleanDetails("over-limit", default: false, context: .init(attributes: ["load": .number(.nan)]))
+        let details = try store(Self.flags).booleanDetails(
+            "over-limit", default: false, context: .init(attributes: ["load": .number(.nan)]))
         #expect(details.errorCode == .invalidContext)
         #expect(details.errorMessage?.contains("load") == true)
     }

@@ -1,8 +1,8 @@
 import Capabilities
 import FeatureFlags
 import ProcedureCore
-import Testing
 import TestSupport
+import Testing
 
 /// Flags as capabilities and as conditions on procedures.
 @Suite("Flag gating", .timeLimit(.minutes(1)))
@@ -40,7 +40,9 @@ struct FlagGatingTests {
     @Test("FlagEquals compares the evaluated value, with the context")
     func flagEquals() async throws {
         let flags = try store(Self.json)
-        #expect(await gate(FlagEquals("tier", "gold", in: flags, context: .init(attributes: ["customer": "acme"]))).error == nil)
+        #expect(
+            await gate(FlagEquals("tier", "gold", in: flags, context: .init(attributes: ["customer": "acme"]))).error
+                == nil)
         #expect(await gate(FlagEquals("tier", "gold", in: flags)).isCancelled)
         #expect(await gate(FlagEquals("tier", "silver", in: flags)).error == nil)
     }
@@ -53,7 +55,9 @@ struct FlagGatingTests {
         #expect(await FeatureFlag("paused", in: flags).resolveStatus() == .denied("flag paused is disabled"))
         #expect(await FeatureFlag("missing", in: flags).resolveStatus().kind == .unavailable)
         #expect(await FeatureFlag("deferred", in: flags).resolveStatus().kind == .denied)
-        #expect(await FeatureFlag("tier", in: flags, equals: "gold", context: .init(attributes: ["customer": "acme"])).resolveStatus().kind == .authorized)
+        #expect(
+            await FeatureFlag("tier", in: flags, equals: "gold", context: .init(attributes: ["customer": "acme"]))
+                .resolveStatus().kind == .authorized)
         #expect(await FeatureFlag("tier", in: flags, equals: "gold").resolveStatus().kind == .denied)
     }
 

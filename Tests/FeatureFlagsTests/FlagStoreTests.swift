@@ -1,8 +1,8 @@
-import ConfigurationFiles
 import Capabilities
+import ConfigurationFiles
 import FeatureFlags
-import Testing
 import TestSupport
+import Testing
 
 /// Flag files are watched: edits apply without a restart, and a broken edit keeps the last
 /// good flags and reports the error.
@@ -22,7 +22,10 @@ struct FlagStoreTests {
         #expect(flags.boolean("new-export", default: true) == false)
 
         try directory.write(toggleFile("new-export", on: true), to: "flags.json")
-        guard case .loaded(let loaded, let keys) = try await next(&events) else { Issue.record("expected a load"); return }
+        guard case .loaded(let loaded, let keys) = try await next(&events) else {
+            Issue.record("expected a load")
+            return
+        }
         #expect(loaded == file)
         #expect(keys == ["new-export"])
         #expect(flags.boolean("new-export", default: false) == true)
@@ -36,7 +39,10 @@ struct FlagStoreTests {
         var events = flags.events().makeAsyncIterator()
         for round in 1...3 {
             try directory.replace("flags.json", with: toggleFile("f", on: round % 2 == 1))
-            guard case .loaded = try await next(&events) else { Issue.record("expected a load"); return }
+            guard case .loaded = try await next(&events) else {
+                Issue.record("expected a load")
+                return
+            }
             #expect(flags.boolean("f", default: false) == (round % 2 == 1))
         }
     }
@@ -48,8 +54,13 @@ struct FlagStoreTests {
         let flags = FlagStore(files: [file], context: FlagEvaluationContext())
         var events = flags.events().makeAsyncIterator()
 
-        try directory.write("{\"flags\": {\"f\": {\"state\": \"ENABLED\",\n  \"variants\": {\"on\": true, \"off\": false},\n  \"defaultVariant\": \"on\"}}", to: "flags.json")
-        guard case .failed(let error) = try await next(&events) else { Issue.record("expected a failure"); return }
+        try directory.write(
+            "{\"flags\": {\"f\": {\"state\": \"ENABLED\",\n  \"variants\": {\"on\": true, \"off\": false},\n  \"defaultVariant\": \"on\"}}",
+            to: "flags.json")
+        guard case .failed(let error) = try await next(&events) else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(error.location == FileLocation(file: file, line: 3, column: 27))
         #expect(flags.problems == [error])
         let details = flags.booleanDetails("f", default: false)
@@ -57,7 +68,10 @@ struct FlagStoreTests {
         #expect(details.reason == .static)
 
         try directory.write(toggleFile("f", on: false), to: "flags.json")
-        guard case .loaded = try await next(&events) else { Issue.record("expected a load"); return }
+        guard case .loaded = try await next(&events) else {
+            Issue.record("expected a load")
+            return
+        }
         #expect(flags.problems.isEmpty)
         #expect(flags.boolean("f", default: true) == false)
 
@@ -66,7 +80,10 @@ struct FlagStoreTests {
             "{\"flags\": {\"f\": {\"state\": \"ENABLED\",\n  \"variants\": {\"on\": true, \"off\": false},\n  \"defaultVariant\": \"maybe\"},\n"
                 + "  \"g\": {\"state\": \"ENABLED\", \"variants\": {\"on\": true}, \"defaultVariant\": \"on\"}}}",
             to: "flags.json")
-        guard case .loaded = try await next(&events) else { Issue.record("expected a load"); return }
+        guard case .loaded = try await next(&events) else {
+            Issue.record("expected a load")
+            return
+        }
         #expect(flags.problems.map(\.location) == [FileLocation(file: file, line: 3, column: 21)])
         #expect(flags.loadFailures.isEmpty)
         let broken = flags.booleanDetails("f", default: true)
@@ -79,14 +96,16 @@ struct FlagStoreTests {
     func neverLoaded() throws {
         let directory = try TemporaryDirectory()
         let broken = try directory.write("{\"flags\": {\"f\": ", to: "broken.json")
-        let flags = FlagStore(files: [broken, directory.path + "/missing.json"], watch: false, context: FlagEvaluationContext())
+        let flags = FlagStore(
+            files: [broken, directory.path + "/missing.json"], watch: false, context: FlagEvaluationContext())
         let details = flags.booleanDetails("f", default: false)
         #expect(details.value == false)
         #expect(details.errorCode == .parseError)
         #expect(details.errorMessage?.contains("broken.json:1:") == true)
         #expect(flags.problems.count == 2)
 
-        let onlyMissing = FlagStore(files: [directory.path + "/missing.json"], watch: false, context: FlagEvaluationContext())
+        let onlyMissing = FlagStore(
+            files: [directory.path + "/missing.json"], watch: false, context: FlagEvaluationContext())
         let missing = onlyMissing.booleanDetails("f", default: false)
         #expect(missing.errorCode == .general)
         #expect(missing.errorMessage?.contains("No such file") == true)

@@ -5,13 +5,19 @@ import Testing
 /// The expected variants are flagd's published test vectors.
 @Suite("Fractional bucketing")
 struct FractionalTests {
-    private func color(_ flagKey: String, _ targeting: String, _ context: FlagEvaluationContext) throws -> FlagEvaluationDetails<String> {
-        try store(colorFlags(key: flagKey, targeting: targeting)).stringDetails(flagKey, default: "none", context: context)
+    private func color(_ flagKey: String, _ targeting: String, _ context: FlagEvaluationContext) throws
+        -> FlagEvaluationDetails<String>
+    {
+        try store(colorFlags(key: flagKey, targeting: targeting)).stringDetails(
+            flagKey, default: "none", context: context)
     }
 
-    static let byEmail = #"{"fractional": [{"cat": [{"var": "$flagd.flagKey"}, {"var": "email"}]}, ["red", 25], ["blue", 25], ["green", 25], ["yellow", 25]]}"#
-    static let byEmailRelative = #"{"fractional": [{"cat": [{"var": "$flagd.flagKey"}, {"var": "email"}]}, ["red", 5], ["blue", 5], ["green", 5], ["yellow", 5]]}"#
-    static let byEmailEqual = #"{"fractional": [{"cat": [{"var": "$flagd.flagKey"}, {"var": "email"}]}, ["red"], ["blue"], ["green"], ["yellow"]]}"#
+    static let byEmail =
+        #"{"fractional": [{"cat": [{"var": "$flagd.flagKey"}, {"var": "email"}]}, ["red", 25], ["blue", 25], ["green", 25], ["yellow", 25]]}"#
+    static let byEmailRelative =
+        #"{"fractional": [{"cat": [{"var": "$flagd.flagKey"}, {"var": "email"}]}, ["red", 5], ["blue", 5], ["green", 5], ["yellow", 5]]}"#
+    static let byEmailEqual =
+        #"{"fractional": [{"cat": [{"var": "$flagd.flagKey"}, {"var": "email"}]}, ["red"], ["blue"], ["green"], ["yellow"]]}"#
 
     @Test(
         "the same variant as flagd for the same key",
@@ -30,16 +36,21 @@ struct FractionalTests {
         }
     }
 
-    @Test("without a bucketing value, flag key and targeting key are hashed", arguments: [("headerColor", "blue"), ("footerColor", "green")])
+    @Test(
+        "without a bucketing value, flag key and targeting key are hashed",
+        arguments: [("headerColor", "blue"), ("footerColor", "green")])
     func targetingKeyVectors(flagKey: String, expected: String) throws {
         let rule = #"{"fractional": [["red", 25], ["blue", 25], ["green", 25], ["yellow", 25]]}"#
         #expect(try color(flagKey, rule, .init(targetingKey: "myKey")).variant == expected)
     }
 
-    @Test("a missing or empty bucketing value makes the rule null: the default variant, reason DEFAULT", arguments: [nil, ""])
+    @Test(
+        "a missing or empty bucketing value makes the rule null: the default variant, reason DEFAULT",
+        arguments: [nil, ""])
     func missingBucketingValue(email: String?) throws {
         let rule = #"{"fractional": [{"var": "email"}, ["red", 25], ["blue", 25], ["green", 25], ["yellow", 25]]}"#
-        let context = FlagEvaluationContext(targetingKey: "myKey", attributes: email.map { ["email": .string($0)] } ?? [:])
+        let context = FlagEvaluationContext(
+            targetingKey: "myKey", attributes: email.map { ["email": .string($0)] } ?? [:])
         let details = try color("headerColor", rule, context)
         #expect(details.variant == "red")
         #expect(details.reason == .default)

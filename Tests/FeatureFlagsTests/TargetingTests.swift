@@ -6,12 +6,15 @@ import Testing
 struct TargetingTests {
     /// Evaluates `rule` for a string flag whose variants are "yes" and "no", with `attributes`,
     /// and returns the variant picked (nil for the default path).
-    private func pick(_ rule: String, _ attributes: [String: FlagValue] = [:], targetingKey: String? = nil) throws -> String? {
+    private func pick(_ rule: String, _ attributes: [String: FlagValue] = [:], targetingKey: String? = nil) throws
+        -> String?
+    {
         let json = """
             { "flags": { "f": { "state": "ENABLED", "variants": { "yes": "Y", "no": "N" },
               "targeting": { "if": [\(rule), "yes", "no"] } } } }
             """
-        let details = try store(json).stringDetails("f", default: "?", context: .init(targetingKey: targetingKey, attributes: attributes))
+        let details = try store(json).stringDetails(
+            "f", default: "?", context: .init(targetingKey: targetingKey, attributes: attributes))
         #expect(details.errorCode == nil, "\(details)")
         return details.variant
     }
@@ -107,9 +110,16 @@ struct TargetingTests {
     @Test("arrays: map, filter, reduce, all, none, some, merge")
     func arrays() throws {
         let scores: FlagValue = [10, 60, 90]
-        #expect(try holds(#"{"==": [{"reduce": [{"var": "s"}, {"+": [{"var": "current"}, {"var": "accumulator"}]}, 0]}, 160]}"#, ["s": scores]))
-        #expect(try holds(#"{"===": [{"cat": {"map": [{"var": "s"}, {"*": [{"var": ""}, 2]}]}}, "20,120,180"]}"#, ["s": scores]))
-        #expect(try holds(#"{"==": [{"cat": {"filter": [{"var": "s"}, {">": [{"var": ""}, 50]}]}}, "60,90"]}"#, ["s": scores]))
+        #expect(
+            try holds(
+                #"{"==": [{"reduce": [{"var": "s"}, {"+": [{"var": "current"}, {"var": "accumulator"}]}, 0]}, 160]}"#,
+                ["s": scores]))
+        #expect(
+            try holds(
+                #"{"===": [{"cat": {"map": [{"var": "s"}, {"*": [{"var": ""}, 2]}]}}, "20,120,180"]}"#, ["s": scores]))
+        #expect(
+            try holds(
+                #"{"==": [{"cat": {"filter": [{"var": "s"}, {">": [{"var": ""}, 50]}]}}, "60,90"]}"#, ["s": scores]))
         #expect(try holds(#"{"all": [{"var": "s"}, {">": [{"var": ""}, 5]}]}"#, ["s": scores]))
         #expect(!(try holds(#"{"all": [[], true]}"#)))
         #expect(try holds(#"{"none": [{"var": "s"}, {">": [{"var": ""}, 100]}]}"#, ["s": scores]))
@@ -160,7 +170,10 @@ struct TargetingTests {
     func javaScriptNumbers() throws {
         #expect(try holds(#"{"===": [1, 1.0]}"#))
         #expect(try holds(#"{"==": [{"var": "n"}, 2]}"#, ["n": 2.0]))
-        #expect(try holds(#"{"==": [{"cat": [0.1, "|", 1e-7, "|", 0.000001, "|", 1e21, "|", 123456789012345680000]}, "0.1|1e-7|0.000001|1e+21|123456789012345680000"]}"#))
+        #expect(
+            try holds(
+                #"{"==": [{"cat": [0.1, "|", 1e-7, "|", 0.000001, "|", 1e21, "|", 123456789012345680000]}, "0.1|1e-7|0.000001|1e+21|123456789012345680000"]}"#
+            ))
         #expect(try holds(#"{"==": [{"cat": [-1.5, "|", 1.5e300, "|", 2e-7]}, "-1.5|1.5e+300|2e-7"]}"#))
         #expect(try holds(#"{"==": [{"substr": ["abc", 1e300]}, ""]}"#))
         #expect(try holds(#"{"==": [{"substr": ["abc", -1e300, 1e300]}, "abc"]}"#))
@@ -180,7 +193,10 @@ struct TargetingTests {
             """
         let flags = try store(json)
         #expect(flags.boolean("f", default: false, context: .init(attributes: ["email": "ann@faas.com"])) == true)
-        #expect(flags.boolean("f", default: false, context: .init(attributes: ["email": "ann@faas.com", "contractor": true])) == false)
+        #expect(
+            flags.boolean(
+                "f", default: false, context: .init(attributes: ["email": "ann@faas.com", "contractor": true])) == false
+        )
         #expect(flags.boolean("f", default: false, context: .init(attributes: ["email": "ann@other.com"])) == false)
     }
 }

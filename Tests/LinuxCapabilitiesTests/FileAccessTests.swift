@@ -1,11 +1,10 @@
-import ConfigurationFiles
 import Capabilities
+import ConfigurationFiles
 import Foundation
-import LinuxCapabilities
-import Testing
-import TestSupport
-
 import Glibc
+import LinuxCapabilities
+import TestSupport
+import Testing
 
 /// File access for the effective user, checked by the kernel. Denials are tested in a child
 /// running as uid 65534: as root, access(2) says yes even to mode 000, so a denial test run
@@ -45,7 +44,9 @@ struct FileAccessTests {
         #expect(notFile.reason.contains("is a directory, not a file"))
     }
 
-    @Test("as the unprivileged user: no permission is denied, with the reason", .enabled(if: Probe.canDropPrivileges, "needs root to start a child as uid 65534"))
+    @Test(
+        "as the unprivileged user: no permission is denied, with the reason",
+        .enabled(if: Probe.canDropPrivileges, "needs root to start a child as uid 65534"))
     func deniedWhenUnprivileged() throws {
         let scratch = try TemporaryDirectory()
         let secret = try scratch.file("secret", mode: 0o000)
@@ -74,12 +75,16 @@ struct FileAccessTests {
         #expect(behindLockedDirectory.reason.contains("permission denied"))
     }
 
-    @Test("as root with CAP_DAC_OVERRIDE, mode 000 is still readable: why denials need another user", .enabled(if: Probe.canDropPrivileges))
+    @Test(
+        "as root with CAP_DAC_OVERRIDE, mode 000 is still readable: why denials need another user",
+        .enabled(if: Probe.canDropPrivileges))
     func rootOverridesPermissions() async throws {
         let scratch = try TemporaryDirectory()
         let secret = try scratch.file("secret", mode: 0o000)
-        let hasOverride = try LinuxCapabilitySet.effective().contains(LinuxCapabilitySet.number(of: "CAP_DAC_OVERRIDE")!)
-        #expect(await (try FileAccess(secret, access: .read)).resolveStatus().kind == (hasOverride ? .authorized : .denied))
+        let hasOverride = try LinuxCapabilitySet.effective().contains(
+            LinuxCapabilitySet.number(of: "CAP_DAC_OVERRIDE")!)
+        #expect(
+            await (try FileAccess(secret, access: .read)).resolveStatus().kind == (hasOverride ? .authorized : .denied))
     }
 
     /// A directory on a read-only mount, if this machine has one (containers mount /sys or /proc parts read-only).
@@ -95,7 +100,9 @@ struct FileAccessTests {
         return nil
     }()
 
-    @Test("a read-only file system is named as the reason", .enabled(if: readOnlyMount != nil, "this machine has no read-only mount"))
+    @Test(
+        "a read-only file system is named as the reason",
+        .enabled(if: readOnlyMount != nil, "this machine has no read-only mount"))
     func readOnlyFileSystem() async throws {
         let status = await (try FileAccess(Self.readOnlyMount!, access: .write)).resolveStatus()
         #expect(status.kind == .denied)

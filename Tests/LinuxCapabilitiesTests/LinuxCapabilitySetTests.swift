@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import LinuxCapabilities
 
 @Suite struct LinuxCapabilitySetTests {
@@ -31,4 +32,3 @@ import Testing
         #expect(try LinuxCapabilitySet.effective().mask == expected)
     }
 }
-

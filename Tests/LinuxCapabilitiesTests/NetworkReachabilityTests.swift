@@ -1,11 +1,10 @@
-import ConfigurationFiles
 import Capabilities
+import ConfigurationFiles
 import Foundation
-import LinuxCapabilities
-import Testing
-import TestSupport
-
 import Glibc
+import LinuxCapabilities
+import TestSupport
+import Testing
 
 /// Reachability against real sockets on loopback, and the "unsatisfied" and change paths in a
 /// network namespace of the test's own.
@@ -14,11 +13,15 @@ struct NetworkReachabilityTests {
     @Test("bad input is refused when the capability is made")
     func badInput() throws {
         #expect(throws: CapabilityConfigurationError.self) { try HostReachability(host: "db.example.com", port: 0) }
-        #expect(throws: CapabilityConfigurationError.self) { try HostReachability(host: "db.example.com", port: 70_000) }
+        #expect(throws: CapabilityConfigurationError.self) {
+            try HostReachability(host: "db.example.com", port: 70_000)
+        }
         #expect(throws: CapabilityConfigurationError.self) { try HostReachability(host: "not a host!", port: 80) }
         #expect(throws: CapabilityConfigurationError.self) { try HostReachability(host: "", port: 80) }
         #expect(throws: CapabilityConfigurationError.self) { try HostReachability(host: "-bad.example", port: 80) }
-        #expect(throws: CapabilityConfigurationError.self) { try HostReachability(host: "db", port: 80, timeout: .zero) }
+        #expect(throws: CapabilityConfigurationError.self) {
+            try HostReachability(host: "db", port: 80, timeout: .zero)
+        }
         #expect(try HostReachability(host: "[::1]", port: 80).name == "host:[::1]:80")
     }
 
@@ -46,14 +49,16 @@ struct NetworkReachabilityTests {
         let listener = try LoopbackSocket(listening: 0)
         let clients = [listener.connectClient()]
         defer { for client in clients { close(client) } }
-        let status = await (try HostReachability(host: "127.0.0.1", port: listener.port, timeout: .milliseconds(300))).resolveStatus()
+        let status = await (try HostReachability(host: "127.0.0.1", port: listener.port, timeout: .milliseconds(300)))
+            .resolveStatus()
         #expect(status.kind == .denied)
         #expect(status.reason.hasPrefix("timed out"), "\(status)")
     }
 
     @Test("a name that does not resolve is a DNS failure")
     func dnsFailure() async throws {
-        let status = await (try HostReachability(host: "no-such-host.invalid", port: 443, timeout: .seconds(5))).resolveStatus()
+        let status = await (try HostReachability(host: "no-such-host.invalid", port: 443, timeout: .seconds(5)))
+            .resolveStatus()
         #expect(status.kind == .denied)
         #expect(status.reason.hasPrefix("DNS failure"), "\(status)")
     }
@@ -65,7 +70,9 @@ struct NetworkReachabilityTests {
         #expect(status.kind == (routes.contains("default") ? .authorized : .denied), "\(status)")
     }
 
-    @Test("in a namespace with only loopback: unsatisfied, and no route to any host", .enabled(if: NetworkNamespace.isAvailable, "needs root and ip netns"))
+    @Test(
+        "in a namespace with only loopback: unsatisfied, and no route to any host",
+        .enabled(if: NetworkNamespace.isAvailable, "needs root and ip netns"))
     func isolatedNamespace() throws {
         let namespace = try NetworkNamespace()
         try namespace.inside(["link", "set", "lo", "up"])
@@ -77,7 +84,9 @@ struct NetworkReachabilityTests {
         #expect(host.reason.hasPrefix("no route"), "\(host)")
     }
 
-    @Test("a link, address and default route appearing are seen through rtnetlink", .enabled(if: NetworkNamespace.isAvailable, "needs root and ip netns"))
+    @Test(
+        "a link, address and default route appearing are seen through rtnetlink",
+        .enabled(if: NetworkNamespace.isAvailable, "needs root and ip netns"))
     func changesAreObserved() async throws {
         let namespace = try NetworkNamespace()
         let watcher = try StreamingProcess(namespace.exec + [Probe.executable, "watch-path"])

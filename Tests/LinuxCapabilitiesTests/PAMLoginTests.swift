@@ -1,22 +1,26 @@
-import ConfigurationFiles
 import Capabilities
+import ConfigurationFiles
 import Foundation
 import Glibc
 import LinuxCapabilities
 import ProcedureCore
-import Testing
 import TestSupport
+import Testing
 
 /// Real PAM transactions through libpam, loaded with dlopen, against service files in a
 /// directory of the test's own (`pam_start_confdir`): pam_matrix (libpam-wrapper) checks
 /// passwords from a file; the stock pam_debug, pam_echo and pam_permit inject outcomes.
-@Suite("PAM login", .enabled(if: PAMServiceDirectory.isAvailable, "needs libpam-wrapper (pam_matrix.so) and the stock PAM modules"), .timeLimit(.minutes(1)))
+@Suite(
+    "PAM login",
+    .enabled(if: PAMServiceDirectory.isAvailable, "needs libpam-wrapper (pam_matrix.so) and the stock PAM modules"),
+    .timeLimit(.minutes(1)))
 struct PAMLoginTests {
     private func login(
         _ directory: PAMServiceDirectory, service: String = "test", user: String = "alice", password: String?
     ) async throws -> (CapabilityStatus, RecordingConversation) {
         let recorder = RecordingConversation(password: password)
-        let capability = try PAMLogin(service: service, user: user, serviceDirectory: directory.path, conversation: recorder.conversation)
+        let capability = try PAMLogin(
+            service: service, user: user, serviceDirectory: directory.path, conversation: recorder.conversation)
         return (try await capability.authorize(), recorder)
     }
 
@@ -72,7 +76,8 @@ struct PAMLoginTests {
     @Test("too many tries is denied with that reason")
     func maxTries() async throws {
         let directory = try PAMServiceDirectory(passwords: [])
-        try directory.service("test", ["auth required MODULES/pam_debug.so auth=maxtries", "account required MODULES/pam_permit.so"])
+        try directory.service(
+            "test", ["auth required MODULES/pam_debug.so auth=maxtries", "account required MODULES/pam_permit.so"])
         let (status, _) = try await login(directory, password: nil)
         #expect(status.kind == .denied)
         #expect(status.reason.hasPrefix("too many tries"), "\(status)")
@@ -102,7 +107,8 @@ struct PAMLoginTests {
     func missingService() async throws {
         let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
         let recorder = RecordingConversation(password: "secret")
-        let capability = try PAMLogin(service: "absent", user: "alice", serviceDirectory: directory.path, conversation: recorder.conversation)
+        let capability = try PAMLogin(
+            service: "absent", user: "alice", serviceDirectory: directory.path, conversation: recorder.conversation)
         #expect(await capability.resolveStatus().kind == .unavailable)
         #expect(await capability.resolveStatus().cause == .misconfigured)
         #expect(try await capability.authorize().kind == .unavailable)
@@ -112,7 +118,8 @@ struct PAMLoginTests {
     @Test("a service naming a module that does not exist is unavailable")
     func missingModule() async throws {
         let directory = try PAMServiceDirectory(passwords: [])
-        try directory.service("test", ["auth required /nonexistent/pam_nothing.so", "account required MODULES/pam_permit.so"])
+        try directory.service(
+            "test", ["auth required /nonexistent/pam_nothing.so", "account required MODULES/pam_permit.so"])
         let (status, _) = try await login(directory, password: "secret")
         #expect(status.kind == .unavailable, "\(status)")
     }
@@ -136,8 +143,10 @@ struct PAMLoginTests {
         let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
         try directory.matrixService("test")
         let recorder = RecordingConversation(password: "secret")
-        let admin = try PAMLogin(service: "test", user: "alice", serviceDirectory: directory.path, conversation: recorder.conversation)
-            .keepingAuthorization(for: .seconds(600))
+        let admin = try PAMLogin(
+            service: "test", user: "alice", serviceDirectory: directory.path, conversation: recorder.conversation
+        )
+        .keepingAuthorization(for: .seconds(600))
         for _ in 0..<3 {
             let procedure = BlockProcedure {}
             procedure.addCondition(AuthorizedFor(admin))
@@ -167,7 +176,9 @@ struct PAMLoginTests {
     @Test("bad input is refused when the capability is made")
     func badInput() {
         #expect(throws: CapabilityConfigurationError.self) { try PAMLogin(service: "../etc/passwd") }
-        #expect(throws: CapabilityConfigurationError.self) { try PAMLogin(service: "login", serviceDirectory: "relative/dir") }
+        #expect(throws: CapabilityConfigurationError.self) {
+            try PAMLogin(service: "login", serviceDirectory: "relative/dir")
+        }
         #expect(throws: CapabilityConfigurationError.self) { try PAMLogin(service: "") }
     }
 
@@ -182,7 +193,8 @@ struct PAMLoginTests {
     func noOtherFallback() async throws {
         let directory = try PAMServiceDirectory(passwords: ["alice:secret:other"])
         // `other` permits everyone: libpam would run it for any service whose file is missing.
-        try directory.service("other", ["auth required MODULES/pam_permit.so", "account required MODULES/pam_permit.so"])
+        try directory.service(
+            "other", ["auth required MODULES/pam_permit.so", "account required MODULES/pam_permit.so"])
         let (status, recorder) = try await login(directory, service: "lockeddown", password: "secret")
         #expect(status.kind == .unavailable, "\(status)")
         #expect(status.reason.contains("no PAM service file \(directory.path)/lockeddown"))

@@ -1,9 +1,8 @@
-import ConfigurationFiles
 import Capabilities
+import ConfigurationFiles
+import Glibc
 import LinuxCapabilities
 import Testing
-
-import Glibc
 
 /// Linux capabilities from the effective set, users and groups, each checked against the kernel
 /// and in children started with other credentials.
@@ -23,11 +22,15 @@ struct ProcessCapabilityTests {
         let effective = try LinuxCapabilitySet.effective()
         for name in ["CAP_NET_BIND_SERVICE", "CAP_SYS_RESOURCE", "CAP_CHOWN"] {
             let status = await (try ProcessCapability(name)).resolveStatus()
-            #expect(status.kind == (effective.contains(LinuxCapabilitySet.number(of: name)!) ? .authorized : .denied), "\(name): \(status)")
+            #expect(
+                status.kind == (effective.contains(LinuxCapabilitySet.number(of: name)!) ? .authorized : .denied),
+                "\(name): \(status)")
         }
     }
 
-    @Test("a child whose bounding set lacks the capability is denied it, even as root", .enabled(if: Probe.canDropPrivileges))
+    @Test(
+        "a child whose bounding set lacks the capability is denied it, even as root",
+        .enabled(if: Probe.canDropPrivileges))
     func droppedFromBoundingSet() throws {
         let full = try Probe.status(["capability", "CAP_NET_BIND_SERVICE"])
         let dropped = try Probe.status(

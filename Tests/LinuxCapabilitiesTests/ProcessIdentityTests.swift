@@ -1,6 +1,7 @@
-import Foundation
 import FeatureFlags
+import Foundation
 import Testing
+
 @testable import LinuxCapabilities
 
 @Suite struct ProcessIdentityTests {
@@ -34,7 +35,11 @@ import Testing
         #expect(host.attributes["uid"]?.integerValue == Int(getuid()))
         #expect(host.attributes["hostname"]?.stringValue?.isEmpty == false)
         #expect(host.targetingKey == host.attributes["hostname"]?.stringValue)
-        if case .list(let groups)? = host.attributes["groups"] { #expect(!groups.isEmpty) } else { Issue.record("no groups") }
+        if case .list(let groups)? = host.attributes["groups"] {
+            #expect(!groups.isEmpty)
+        } else {
+            Issue.record("no groups")
+        }
         #expect(host.attributes["user"] != nil)
     }
 }

@@ -1,6 +1,7 @@
-import Testing
-@testable import ProcedureCore
 import TestSupport
+import Testing
+
+@testable import ProcedureCore
 
 /// Semantics rules 15 to 18: composed conditions, and the explanation tree.
 @Suite(.timeLimit(.minutes(1)))
@@ -80,16 +81,17 @@ struct CompositionTests {
             Negated(ScriptedCondition("maintenance", answer: .failed)))
         let (_, procedure) = await outcome(of: condition)
         let text = procedure.conditionExplanation?.description ?? ""
-        #expect(text == """
-            all conditions: failed: 1 of 3 failed
-              AllOf(disk, AnyOf(lan, wifi), Negated(maintenance)): failed: 1 of 3 failed
-                disk: passed: disk holds
-                AnyOf(lan, wifi): failed: none of 2 passed
-                  lan: failed: lan does not hold
-                  wifi: failed: wifi does not hold
-                Negated(maintenance): passed: maintenance is not satisfied
-                  maintenance: failed: maintenance does not hold
-            """)
+        #expect(
+            text == """
+                all conditions: failed: 1 of 3 failed
+                  AllOf(disk, AnyOf(lan, wifi), Negated(maintenance)): failed: 1 of 3 failed
+                    disk: passed: disk holds
+                    AnyOf(lan, wifi): failed: none of 2 passed
+                      lan: failed: lan does not hold
+                      wifi: failed: wifi does not hold
+                    Negated(maintenance): passed: maintenance is not satisfied
+                      maintenance: failed: maintenance does not hold
+                """)
     }
 
     @Test("a composed condition evaluated on its own gives the combined verdict")
@@ -149,10 +151,11 @@ struct CompositionTests {
         let condition = Negated(ScriptedCondition("backend", answer: .undecided))
         let report = await condition.check(asking: false)
         #expect(report.verdict == .undecided)
-        #expect(report.explanation.description == """
-            Negated(backend): undecided: backend could not be decided, so neither can its negation
-              backend: undecided: backend could not be decided
-            """)
+        #expect(
+            report.explanation.description == """
+                Negated(backend): undecided: backend could not be decided, so neither can its negation
+                  backend: undecided: backend could not be decided
+                """)
         #expect(report.explanation.failedLeaves.map(\.condition) == ["backend"])
     }
 
@@ -173,7 +176,10 @@ struct CompositionTests {
     func oneExplanation() async {
         let condition = AllOf(
             name: "gate export",
-            [ScriptedCondition("disk", answer: .failed), ScriptedCondition("auth", answer: .needsInteraction, interactive: true)])
+            [
+                ScriptedCondition("disk", answer: .failed),
+                ScriptedCondition("auth", answer: .needsInteraction, interactive: true),
+            ])
         let asked = await condition.check(asking: true)
         let notAsked = await condition.check(asking: false)
         #expect(asked.verdict == .failed)

@@ -1,6 +1,7 @@
-import Testing
-@testable import ProcedureCore
 import TestSupport
+import Testing
+
+@testable import ProcedureCore
 
 /// Semantics rules 8 to 14: conditions.
 @Suite(.timeLimit(.minutes(1)))
@@ -11,10 +12,11 @@ struct ConditionTests {
         let sawFinished = Counter()
         let procedure = BlockProcedure {}
         procedure.addDependency(dependency)
-        procedure.addCondition(BlockCondition { _ in
-            if dependency.isFinished { sawFinished.increment() }
-            return true
-        })
+        procedure.addCondition(
+            BlockCondition { _ in
+                if dependency.isFinished { sawFinished.increment() }
+                return true
+            })
         let queue = ProcedureQueue()
         queue.addProcedures([procedure, dependency])
         await dependency.started.wait()
@@ -47,10 +49,11 @@ struct ConditionTests {
         procedure.addDependency(own)
         procedure.addCondition(condition)
         let produced = EventLog()
-        procedure.addObserver(BlockObserver(didProduce: { _, dependency in
-            produced.record(dependency.name)
-            log.record("produced")
-        }))
+        procedure.addObserver(
+            BlockObserver(didProduce: { _, dependency in
+                produced.record(dependency.name)
+                log.record("produced")
+            }))
         let queue = ProcedureQueue()
         queue.addProcedures([procedure, own])
         await procedure.waitUntilFinished()
@@ -116,7 +119,10 @@ struct ConditionTests {
             var name: String { "waiting" }
             var producesDependency: Bool { true }
             func makeDependency(for procedure: Procedure) -> Procedure? { dependency }
-            func evaluate(for procedure: Procedure, context: ConditionContext, completion: @escaping @Sendable (ConditionResult) -> Void) {
+            func evaluate(
+                for procedure: Procedure, context: ConditionContext,
+                completion: @escaping @Sendable (ConditionResult) -> Void
+            ) {
                 completion(context.mayInteractLater ? .needsInteraction("ask") : .satisfied())
             }
         }
@@ -151,7 +157,10 @@ struct ConditionTests {
     func asynchronousCondition() async {
         struct Later: ProcedureCondition {
             var name: String { "later" }
-            func evaluate(for procedure: Procedure, context: ConditionContext, completion: @escaping @Sendable (ConditionResult) -> Void) {
+            func evaluate(
+                for procedure: Procedure, context: ConditionContext,
+                completion: @escaping @Sendable (ConditionResult) -> Void
+            ) {
                 Task { completion(.satisfied("answered from a task")) }
             }
         }
@@ -201,7 +210,10 @@ struct ConditionTests {
             var name: String { "failing ask" }
             var producesDependency: Bool { true }
             func makeDependency(for procedure: Procedure) -> Procedure? { BlockProcedure { throw TestError("denied") } }
-            func evaluate(for procedure: Procedure, context: ConditionContext, completion: @escaping @Sendable (ConditionResult) -> Void) {
+            func evaluate(
+                for procedure: Procedure, context: ConditionContext,
+                completion: @escaping @Sendable (ConditionResult) -> Void
+            ) {
                 completion(context.mayInteractLater ? .needsInteraction("ask") : .satisfied("fine anyway"))
             }
         }

@@ -1,6 +1,7 @@
-import Testing
-@testable import ProcedureCore
 import TestSupport
+import Testing
+
+@testable import ProcedureCore
 
 /// Semantics rule 2: dependency cycles fail instead of hanging.
 @Suite(.timeLimit(.minutes(1)))

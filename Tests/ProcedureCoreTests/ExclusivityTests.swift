@@ -1,6 +1,7 @@
-import Testing
-@testable import ProcedureCore
 import TestSupport
+import Testing
+
+@testable import ProcedureCore
 
 /// Semantics rules 26 and 27: mutual exclusivity.
 @Suite(.timeLimit(.minutes(1)))

@@ -1,6 +1,7 @@
-import Testing
-@testable import ProcedureCore
 import TestSupport
+import Testing
+
+@testable import ProcedureCore
 
 /// Semantics rule 30 (groups) and 31 (result injection).
 @Suite(.timeLimit(.minutes(1)))

@@ -1,6 +1,7 @@
-import Testing
-@testable import ProcedureCore
 import TestSupport
+import Testing
+
+@testable import ProcedureCore
 
 /// Semantics rules 28, 29 and 33 (timeout observer).
 @Suite(.timeLimit(.minutes(1)))
@@ -42,7 +43,8 @@ struct ObserverTests {
         let procedure = BlockProcedure(name: "p") { throw TestError("late") }
         await run(procedure)
         let heard = EventLog()
-        procedure.addObserver(BlockObserver(didFinish: { p, error in heard.record("\(p.name) \(error.map { "\($0)" } ?? "-")") }))
+        procedure.addObserver(
+            BlockObserver(didFinish: { p, error in heard.record("\(p.name) \(error.map { "\($0)" } ?? "-")") }))
         #expect(heard.all == ["p late"])
     }
 

@@ -1,6 +1,7 @@
-import Testing
-@testable import ProcedureCore
 import TestSupport
+import Testing
+
+@testable import ProcedureCore
 
 /// Semantics rules 1 to 7: the operation lifecycle.
 @Suite(.timeLimit(.minutes(1)))

@@ -1,6 +1,7 @@
-import Testing
-@testable import ProcedureCore
 import TestSupport
+import Testing
+
+@testable import ProcedureCore
 
 /// The queue: concurrency limit, suspension, cancel all, waiting, observers.
 @Suite(.timeLimit(.minutes(1)))
@@ -11,13 +12,14 @@ struct ProcedureQueueTests {
         let overlaps = Counter()
         let order = EventLog()
         let queue = ProcedureQueue(maxConcurrentCount: 1)
-        queue.addProcedures((0..<100).map { index in
-            BlockProcedure {
-                if running.increment() > 1 { overlaps.increment() }
-                order.record("\(index)")
-                running.decrement()
-            }
-        })
+        queue.addProcedures(
+            (0..<100).map { index in
+                BlockProcedure {
+                    if running.increment() > 1 { overlaps.increment() }
+                    order.record("\(index)")
+                    running.decrement()
+                }
+            })
         await queue.waitUntilAllFinished()
         #expect(overlaps.count == 0)
         #expect(order.all == (0..<100).map(String.init))

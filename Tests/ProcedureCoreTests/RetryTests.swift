@@ -1,6 +1,7 @@
-import Testing
-@testable import ProcedureCore
 import TestSupport
+import Testing
+
+@testable import ProcedureCore
 
 /// Semantics rules 32 and 33 (delays).
 @Suite(.timeLimit(.minutes(1)))
@@ -84,9 +85,10 @@ struct RetryTests {
         let incrementing = WaitStrategy.incrementing(initial: .seconds(1), increment: .seconds(2))
         #expect((1...4).map(incrementing.delay(beforeRetry:)) == [.seconds(1), .seconds(3), .seconds(5), .seconds(7)])
         let exponential = WaitStrategy.exponential(initial: .milliseconds(100), maximum: .milliseconds(500))
-        #expect((1...5).map(exponential.delay(beforeRetry:)) == [
-            .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(500), .milliseconds(500),
-        ])
+        #expect(
+            (1...5).map(exponential.delay(beforeRetry:)) == [
+                .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(500), .milliseconds(500),
+            ])
         let fibonacci = WaitStrategy.fibonacci(unit: .seconds(1))
         #expect((1...7).map(fibonacci.delay(beforeRetry:)) == [1, 1, 2, 3, 5, 8, 13].map { Duration.seconds($0) })
         let jittered = WaitStrategy.exponential(initial: .seconds(1), jitter: true)

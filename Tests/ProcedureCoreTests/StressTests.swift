@@ -1,6 +1,7 @@
-import Testing
-@testable import ProcedureCore
 import TestSupport
+import Testing
+
+@testable import ProcedureCore
 
 /// The reliability suite's stress test: many procedures with random dependencies, conditions,
 /// cancellations and exclusivity categories, on several queues.
@@ -18,8 +19,9 @@ struct StressTests {
         }
     }
 
-    @Test("300,000 procedures: each finishes once, categories never overlap, nothing deadlocks, all are released",
-          arguments: [UInt64(0x5EED_0001), 0x5EED_0002, 0x5EED_0003])
+    @Test(
+        "300,000 procedures: each finishes once, categories never overlap, nothing deadlocks, all are released",
+        arguments: [UInt64(0x5EED_0001), 0x5EED_0002, 0x5EED_0003])
     func stress(seed: UInt64) async {
         let total = 300_000
         let categoryCount = 8
@@ -51,9 +53,10 @@ struct StressTests {
                 case 1, 2: procedure.addCondition(passing)
                 default: break
                 }
-                procedure.addObserver(BlockObserver(didFinish: { _, _ in
-                    finishCounts[index].increment()
-                }))
+                procedure.addObserver(
+                    BlockObserver(didFinish: { _, _ in
+                        finishCounts[index].increment()
+                    }))
                 procedures.append(procedure)
             }
             var cancelled: [StressProcedure] = []

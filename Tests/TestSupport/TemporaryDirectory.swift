@@ -1,5 +1,4 @@
 public import Foundation
-
 import Glibc
 
 /// A fresh directory under /tmp, removed with everything in it when the value is released.
@@ -39,7 +38,8 @@ public final class TemporaryDirectory: @unchecked Sendable {
     @discardableResult
     public func replace(_ name: String, with text: String) throws -> String {
         let file = path(of: name)
-        let staging = (file as NSString).deletingLastPathComponent + "/." + (file as NSString).lastPathComponent + ".tmp"
+        let staging =
+            (file as NSString).deletingLastPathComponent + "/." + (file as NSString).lastPathComponent + ".tmp"
         try text.write(toFile: staging, atomically: false, encoding: .utf8)
         guard rename(staging, file) == 0 else { throw CocoaError(.fileWriteUnknown) }
         return file

@@ -1,8 +1,7 @@
 import Foundation
-
 import Glibc
-import Synchronization
 public import ProcedureCore
+import Synchronization
 
 /// A one-shot latch: `wait()` returns once `open()` was called, before or after.
 public final class Latch: Sendable {
@@ -57,12 +56,18 @@ public struct LoggingObserver: ProcedureObserver {
     public let log: EventLog
     public init(log: EventLog) { self.log = log }
     public func procedureWillExecute(_ procedure: Procedure) { log.record("willExecute \(procedure.name)") }
-    public func procedureDidCancel(_ procedure: Procedure, error: (any Error)?) { log.record("didCancel \(procedure.name)") }
+    public func procedureDidCancel(_ procedure: Procedure, error: (any Error)?) {
+        log.record("didCancel \(procedure.name)")
+    }
     public func procedure(_ procedure: Procedure, didProduce dependency: Procedure) {
         log.record("didProduce \(procedure.name)")
     }
-    public func procedureWillFinish(_ procedure: Procedure, error: (any Error)?) { log.record("willFinish \(procedure.name)") }
-    public func procedureDidFinish(_ procedure: Procedure, error: (any Error)?) { log.record("didFinish \(procedure.name)") }
+    public func procedureWillFinish(_ procedure: Procedure, error: (any Error)?) {
+        log.record("willFinish \(procedure.name)")
+    }
+    public func procedureDidFinish(_ procedure: Procedure, error: (any Error)?) {
+        log.record("didFinish \(procedure.name)")
+    }
 }
 
 /// Runs `procedure` on a fresh queue and waits for it.
@@ -214,6 +219,7 @@ public enum PAMTestModules {
     ].first { FileManager.default.fileExists(atPath: $0) }
 
     public static let stockDirectory: String? = [
-        "/usr/lib/x86_64-linux-gnu/security", "/usr/lib/aarch64-linux-gnu/security", "/usr/lib64/security", "/lib/security",
+        "/usr/lib/x86_64-linux-gnu/security", "/usr/lib/aarch64-linux-gnu/security", "/usr/lib64/security",
+        "/lib/security",
     ].first { FileManager.default.fileExists(atPath: $0 + "/pam_debug.so") }
 }

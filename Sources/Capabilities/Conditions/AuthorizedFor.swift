@@ -63,7 +63,8 @@ public struct AuthorizedFor: ProcedureCondition {
             if status.kind == .notDetermined, mayInteractLater { return .needsInteraction(status.reason) }
             return .failed(
                 "\(status.kind.rawValue), requires \(requirementText): \(status.reason)",
-                error: CapabilityError.unauthorized(capability: capabilityName, status: status, requirement: requirementText))
+                error: CapabilityError.unauthorized(
+                    capability: capabilityName, status: status, requirement: requirementText))
         }
     }
 

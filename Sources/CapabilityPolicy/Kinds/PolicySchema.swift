@@ -41,13 +41,16 @@ public enum PolicySchema {
             "type": "object",
             "additionalProperties": false,
             "properties": [
-                "capabilities": ["type": "object", "propertyNames": name, "additionalProperties": ["$ref": "#/$defs/capability"]],
+                "capabilities": [
+                    "type": "object", "propertyNames": name, "additionalProperties": ["$ref": "#/$defs/capability"],
+                ],
                 "flags": [
                     "type": "object",
                     "additionalProperties": false,
                     "properties": [
                         "files": [
-                            "description": "flagd flag definition files (JSON or YAML); relative paths are relative to this policy file.",
+                            "description":
+                                "flagd flag definition files (JSON or YAML); relative paths are relative to this policy file.",
                             "type": "array",
                             "items": ["type": "string", "minLength": 1],
                         ],
@@ -85,7 +88,9 @@ public enum PolicySchema {
     }
 
     private static func kindSchema(_ kind: any CapabilityKind) -> FlagValue {
-        var properties: [String: FlagValue] = ["kind": ["const": .string(kind.name)], "description": ["type": "string"]]
+        var properties: [String: FlagValue] = [
+            "kind": ["const": .string(kind.name)], "description": ["type": "string"],
+        ]
         for setting in kind.settings { properties[setting.key] = settingSchema(setting) }
         var schema: [String: FlagValue] = [
             "description": .string(kind.summary), "properties": .structure(properties), "additionalProperties": false,
@@ -103,7 +108,10 @@ public enum PolicySchema {
         case .duration: schema = ["$ref": "#/$defs/duration"]
         case .boolean: schema = ["type": "boolean"]
         case .integer(let range):
-            schema = ["type": "integer", "minimum": .number(Double(range.lowerBound)), "maximum": .number(Double(range.upperBound))]
+            schema = [
+                "type": "integer", "minimum": .number(Double(range.lowerBound)),
+                "maximum": .number(Double(range.upperBound)),
+            ]
         case .choice(let allowed): schema = ["enum": .list(allowed.map(FlagValue.string))]
         case .choices(let allowed):
             schema = ["type": "array", "minItems": 1, "items": ["enum": .list(allowed.map(FlagValue.string))]]
@@ -120,9 +128,12 @@ public enum PolicySchema {
         let inner = indent + "  "
         switch value {
         case .list(let elements) where !elements.isEmpty:
-            return "[\n" + elements.map { inner + render($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "]"
+            return "[\n" + elements.map { inner + render($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent
+                + "]"
         case .structure(let members) where !members.isEmpty:
-            let lines = members.sorted { $0.key < $1.key }.map { inner + FlagValue.string($0.key).description + ": " + render($0.value, indent: inner) }
+            let lines = members.sorted { $0.key < $1.key }.map {
+                inner + FlagValue.string($0.key).description + ": " + render($0.value, indent: inner)
+            }
             return "{\n" + lines.joined(separator: ",\n") + "\n" + indent + "}"
         default:
             return value.description

@@ -1,6 +1,5 @@
 import ConfigurationFiles
 import FeatureFlags
-
 import Glibc
 
 /// Finds, checks, reads and layers policy files.

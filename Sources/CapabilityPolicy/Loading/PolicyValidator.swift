@@ -9,7 +9,9 @@ enum PolicyValidator {
         var knownFlags: Set<String>?
         func flagExists(_ key: String) -> Bool {
             if knownFlags == nil {
-                let store = FlagStore(flagSets: policy.inlineFlags, files: policy.flagFiles, watch: false, context: FlagEvaluationContext())
+                let store = FlagStore(
+                    flagSets: policy.inlineFlags, files: policy.flagFiles, watch: false,
+                    context: FlagEvaluationContext())
                 knownFlags = Set(store.flags.keys)
                 // A flag file that cannot be read is an error here; problems of single flags are
                 // not (those flags evaluate as in flagd), and `capctl validate` reports them.
@@ -21,11 +23,20 @@ enum PolicyValidator {
             for reference in gate.expression.references {
                 switch reference.kind {
                 case "capability" where policy.capabilities[reference.name] == nil:
-                    errors.append(ConfigurationError("gate \"\(gate.name)\" uses capability \"\(reference.name)\", which no policy file defines\(suggestion(reference.name, among: Array(policy.capabilities.keys)))", at: reference.location))
+                    errors.append(
+                        ConfigurationError(
+                            "gate \"\(gate.name)\" uses capability \"\(reference.name)\", which no policy file defines\(suggestion(reference.name, among: Array(policy.capabilities.keys)))",
+                            at: reference.location))
                 case "gate" where policy.gates[reference.name] == nil:
-                    errors.append(ConfigurationError("gate \"\(gate.name)\" uses gate \"\(reference.name)\", which no policy file defines\(suggestion(reference.name, among: Array(policy.gates.keys)))", at: reference.location))
+                    errors.append(
+                        ConfigurationError(
+                            "gate \"\(gate.name)\" uses gate \"\(reference.name)\", which no policy file defines\(suggestion(reference.name, among: Array(policy.gates.keys)))",
+                            at: reference.location))
                 case "flag" where !flagExists(reference.name):
-                    errors.append(ConfigurationError("gate \"\(gate.name)\" uses flag \"\(reference.name)\", which no flag source defines", at: reference.location))
+                    errors.append(
+                        ConfigurationError(
+                            "gate \"\(gate.name)\" uses flag \"\(reference.name)\", which no flag source defines",
+                            at: reference.location))
                 default:
                     break
                 }
@@ -33,11 +44,18 @@ enum PolicyValidator {
         }
         for declaration in policy.capabilities.values {
             if declaration.kind == "flag", let key = declaration.settings.string("flag"), !flagExists(key) {
-                errors.append(ConfigurationError("capability \"\(declaration.name)\" uses flag \"\(key)\", which no flag source defines", at: declaration.location))
+                errors.append(
+                    ConfigurationError(
+                        "capability \"\(declaration.name)\" uses flag \"\(key)\", which no flag source defines",
+                        at: declaration.location))
             }
         }
         errors += cycles(policy)
-        return errors.sorted { ($0.file, $0.location?.line ?? 0, $0.location?.column ?? 0) < ($1.file, $1.location?.line ?? 0, $1.location?.column ?? 0) }
+        return errors.sorted {
+            ($0.file, $0.location?.line ?? 0, $0.location?.column ?? 0) < (
+                $1.file, $1.location?.line ?? 0, $1.location?.column ?? 0
+            )
+        }
     }
 
     /// The most conditions one gate may expand to, counting every use of another gate in full:
@@ -84,9 +102,12 @@ enum PolicyValidator {
                         let shown =
                             cycle.count <= 12
                             ? cycle.joined(separator: " -> ")
-                            : (cycle.prefix(6) + ["... (\(cycle.count - 12) more)"] + cycle.suffix(6)).joined(separator: " -> ")
+                            : (cycle.prefix(6) + ["... (\(cycle.count - 12) more)"] + cycle.suffix(6)).joined(
+                                separator: " -> ")
                         errors.append(
-                            ConfigurationError("gates depend on each other in a cycle: " + shown, at: policy.gates[top.name]!.location))
+                            ConfigurationError(
+                                "gates depend on each other in a cycle: " + shown, at: policy.gates[top.name]!.location)
+                        )
                     case .done:
                         break
                     }
@@ -112,13 +133,17 @@ enum PolicyValidator {
         var size: Int
         var depth: Int
 
-        var isTooLarge: Bool { size > PolicyValidator.maximumExpandedSize || depth > PolicyValidator.maximumExpandedDepth }
+        var isTooLarge: Bool {
+            size > PolicyValidator.maximumExpandedSize || depth > PolicyValidator.maximumExpandedDepth
+        }
 
         func problem(gate: String) -> String {
             if depth > PolicyValidator.maximumExpandedDepth {
-                return "gate \"\(gate)\" nests more than \(PolicyValidator.maximumExpandedDepth) levels deep through the gates it uses"
+                return
+                    "gate \"\(gate)\" nests more than \(PolicyValidator.maximumExpandedDepth) levels deep through the gates it uses"
             }
-            return "gate \"\(gate)\" expands to more than \(PolicyValidator.maximumExpandedSize) conditions through the gates it uses"
+            return
+                "gate \"\(gate)\" expands to more than \(PolicyValidator.maximumExpandedSize) conditions through the gates it uses"
         }
 
         /// Measures `expression`, with the measures of the gates it uses (a gate on a cycle, not
@@ -153,7 +178,8 @@ enum PolicyValidator {
     }
 
     private static func suggestion(_ name: String, among names: [String]) -> String {
-        let close = names.filter { $0.lowercased() == name.lowercased() || $0.hasPrefix(name) || name.hasPrefix($0) }.sorted()
+        let close = names.filter { $0.lowercased() == name.lowercased() || $0.hasPrefix(name) || name.hasPrefix($0) }
+            .sorted()
         return close.first.map { " (did you mean \"\($0)\"?)" } ?? ""
     }
 }

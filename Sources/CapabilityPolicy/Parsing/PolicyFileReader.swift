@@ -1,5 +1,5 @@
-import ConfigurationFiles
 import Capabilities
+import ConfigurationFiles
 import FeatureFlags
 
 /// Reads one policy file (YAML, or JSON) into a policy fragment, strictly: unknown keys,
@@ -19,7 +19,8 @@ struct PolicyFileReader {
     mutating func read(_ text: String) -> Policy {
         let root: DocumentNode
         do throws(ConfigurationError) {
-            root = file.lowercased().hasSuffix(".json")
+            root =
+                file.lowercased().hasSuffix(".json")
                 ? try JSONDocumentReader.read(text, file: file) : try YAMLDocumentReader.read(text, file: file)
         } catch {
             errors.append(error)
@@ -28,7 +29,9 @@ struct PolicyFileReader {
         var policy = Policy()
         policy.files = [file]
         guard case .object(let members) = root.kind else {
-            fail("a policy file is a mapping with capabilities, flags and gates, found a \(root.typeName)", root.location)
+            fail(
+                "a policy file is a mapping with capabilities, flags and gates, found a \(root.typeName)", root.location
+            )
             return policy
         }
         guard checkKeys(members, allowed: Self.rootKeys, in: "a policy file") else { return policy }
@@ -66,7 +69,9 @@ struct PolicyFileReader {
         case .object(let entries): return entries
         case .null: return []
         default:
-            fail("\"\(what)\" must be a mapping of names to definitions, found a \(member.value.typeName)", member.value.location)
+            fail(
+                "\"\(what)\" must be a mapping of names to definitions, found a \(member.value.typeName)",
+                member.value.location)
             return []
         }
     }
@@ -141,10 +146,14 @@ struct PolicyFileReader {
             fail("unknown kind \(kindNode.value.value) in \(what) (kinds: \(kindNames))", kindNode.value.location)
             return nil
         }
-        guard checkKeys(entries, allowed: ["kind", "description"] + kind.settings.map(\.key), in: what) else { return nil }
+        guard checkKeys(entries, allowed: ["kind", "description"] + kind.settings.map(\.key), in: what) else {
+            return nil
+        }
         let node = member.value
         var summary: String?
-        if let description = node.member("description")?.value { summary = string(description, "description", in: what) }
+        if let description = node.member("description")?.value {
+            summary = string(description, "description", in: what)
+        }
 
         var values: [String: CapabilitySettings.Value] = [:]
         for setting in kind.settings {
@@ -166,7 +175,8 @@ struct PolicyFileReader {
             fail("\(what): \(error.message)", member.value.location)
             return nil
         }
-        return CapabilityDeclaration(name: name, kind: kindName, settings: settings, summary: summary, location: member.keyLocation)
+        return CapabilityDeclaration(
+            name: name, kind: kindName, settings: settings, summary: summary, location: member.keyLocation)
     }
 
     /// `node` read as `setting`'s type, or nil after reporting why it is not one.
@@ -193,7 +203,9 @@ struct PolicyFileReader {
             return .integer(number)
         case .choice(let allowed):
             guard case .string(let text) = node.kind, allowed.contains(text) else {
-                let listed = allowed.count > 1 ? allowed.dropLast().joined(separator: ", ") + " or " + allowed.last! : allowed.joined()
+                let listed =
+                    allowed.count > 1
+                    ? allowed.dropLast().joined(separator: ", ") + " or " + allowed.last! : allowed.joined()
                 fail("\"\(key)\" must be \(listed), found \(node.value)", node.location)
                 return nil
             }
@@ -202,7 +214,9 @@ struct PolicyFileReader {
             guard case .array(let elements) = node.kind, !elements.isEmpty,
                 elements.allSatisfy({ if case .string(let item) = $0.kind { allowed.contains(item) } else { false } })
             else {
-                fail("\"\(key)\" must be a list of \(allowed.joined(separator: ", ")); found \(node.value)", node.location)
+                fail(
+                    "\"\(key)\" must be a list of \(allowed.joined(separator: ", ")); found \(node.value)",
+                    node.location)
                 return nil
             }
             return .strings(elements.compactMap { $0.value.stringValue })
@@ -220,7 +234,9 @@ struct PolicyFileReader {
 
     private mutating func readFlags(_ member: DocumentNode.Member, into policy: inout Policy) {
         guard case .object(let settings) = member.value.kind else {
-            fail("\"flags\" must be a mapping with \"files\" and/or \"inline\", found a \(member.value.typeName)", member.value.location)
+            fail(
+                "\"flags\" must be a mapping with \"files\" and/or \"inline\", found a \(member.value.typeName)",
+                member.value.location)
             return
         }
         guard checkKeys(settings, allowed: ["files", "inline"], in: "\"flags\"") else { return }
@@ -265,7 +281,9 @@ struct PolicyFileReader {
             return nil
         }
         var summary: String?
-        if let description = member.value.member("description") { summary = string(description.value, "description", in: what) }
+        if let description = member.value.member("description") {
+            summary = string(description.value, "description", in: what)
+        }
         guard let expression = readExpression(require.value) else { return nil }
         return GateDeclaration(name: member.key, expression: expression, summary: summary, location: member.keyLocation)
     }
@@ -278,7 +296,9 @@ struct PolicyFileReader {
             return .capability(name, at: node.location)
         case .object(let members):
             guard members.count == 1, let member = members.first else {
-                fail("a requirement is a capability name or one of \(Self.operators.joined(separator: ", ")) with its operand; found \(members.count) keys", node.location)
+                fail(
+                    "a requirement is a capability name or one of \(Self.operators.joined(separator: ", ")) with its operand; found \(members.count) keys",
+                    node.location)
                 return nil
             }
             switch member.key {
@@ -307,11 +327,15 @@ struct PolicyFileReader {
                 guard let part = readExpression(member.value) else { return nil }
                 return member.key == "not" ? .not(part) : .silent(part)
             default:
-                fail("unknown requirement \"\(member.key)\" (expected a capability name or one of \(Self.operators.joined(separator: ", ")))", member.keyLocation)
+                fail(
+                    "unknown requirement \"\(member.key)\" (expected a capability name or one of \(Self.operators.joined(separator: ", ")))",
+                    member.keyLocation)
                 return nil
             }
         default:
-            fail("a requirement is a capability name or a mapping such as {all-of: [...]}, found a \(node.typeName)", node.location)
+            fail(
+                "a requirement is a capability name or a mapping such as {all-of: [...]}, found a \(node.typeName)",
+                node.location)
             return nil
         }
     }

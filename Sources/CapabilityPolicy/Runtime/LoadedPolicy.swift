@@ -1,5 +1,5 @@
-public import ConfigurationFiles
 public import Capabilities
+public import ConfigurationFiles
 public import FeatureFlags
 public import ProcedureCore
 
@@ -77,8 +77,10 @@ public final class LoadedPolicy: Sendable {
         let label = "gate \(name)"
         let gate: any ProcedureCondition =
             switch policy.gates[name]!.expression {
-            case .allOf(let parts): AllOf(name: label, parts.map { condition(for: $0, context: context, built: &built) })
-            case .anyOf(let parts): AnyOf(name: label, parts.map { condition(for: $0, context: context, built: &built) })
+            case .allOf(let parts):
+                AllOf(name: label, parts.map { condition(for: $0, context: context, built: &built) })
+            case .anyOf(let parts):
+                AnyOf(name: label, parts.map { condition(for: $0, context: context, built: &built) })
             case let other: AllOf(name: label, [condition(for: other, context: context, built: &built)])
             }
         built[name] = gate
@@ -91,7 +93,8 @@ public final class LoadedPolicy: Sendable {
         switch expression {
         case .capability(let name, _):
             if let context, let flag = capabilities[name] as? FeatureFlag {
-                return AuthorizedFor(FeatureFlag(flag.key, in: flags, equals: flag.expected, context: context), label: name)
+                return AuthorizedFor(
+                    FeatureFlag(flag.key, in: flags, equals: flag.expected, context: context), label: name)
             }
             return AuthorizedFor(capabilities[name]!, label: name)
         case .flag(let key, _):
@@ -112,7 +115,8 @@ public final class LoadedPolicy: Sendable {
     /// Evaluates gate `name` without asking anyone: each capability's current status, each
     /// flag's value. The same evaluation as a procedure gated on ``condition(forGate:)`` gets,
     /// with the same explanation, only without running authorization requests.
-    public func evaluateWithoutAsking(gate name: String, context: FlagEvaluationContext? = nil) async throws(ConfigurationError)
+    public func evaluateWithoutAsking(gate name: String, context: FlagEvaluationContext? = nil)
+        async throws(ConfigurationError)
         -> GateEvaluation
     {
         let report = try await condition(forGate: name, context: context).check(asking: false)

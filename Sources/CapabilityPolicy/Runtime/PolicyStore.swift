@@ -1,5 +1,5 @@
-public import ConfigurationFiles
 import Capabilities
+public import ConfigurationFiles
 import Dispatch
 import FeatureFlags
 import Synchronization

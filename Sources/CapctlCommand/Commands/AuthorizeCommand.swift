@@ -1,10 +1,9 @@
 import ArgumentParser
-import CapabilityPolicy
 import Capabilities
+import CapabilityPolicy
+import Glibc
 import LinuxCapabilities
 import ProcedureCore
-
-import Glibc
 
 /// `capctl authorize NAME`: runs a capability's authorization.
 struct AuthorizeCommand: AsyncParsableCommand {
@@ -38,7 +37,11 @@ struct AuthorizeCommand: AsyncParsableCommand {
         ProcedureQueue().addProcedure(authorize)
         let status = (try? await authorize.value()) ?? .denied("the authorization was cancelled")
         if options.json {
-            print(JSONText.string(JSONText.entry(name: name, kind: policy.policy.capabilities[name]!.kind, status: status.kind.rawValue, reason: status.reason, cause: status.cause?.name)))
+            print(
+                JSONText.string(
+                    JSONText.entry(
+                        name: name, kind: policy.policy.capabilities[name]!.kind, status: status.kind.rawValue,
+                        reason: status.reason, cause: status.cause?.name)))
         } else {
             print("\(name): \(status.kind.rawValue): \(status.reason)")
         }

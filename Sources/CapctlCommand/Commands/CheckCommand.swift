@@ -1,6 +1,6 @@
 import ArgumentParser
-import CapabilityPolicy
 import Capabilities
+import CapabilityPolicy
 import FeatureFlags
 import ProcedureCore
 
@@ -9,7 +9,8 @@ struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Evaluate a gate, asking for authorization where needed (unless --no-prompt).",
-        discussion: "Exits 0 when the gate holds, 1 when it does not, 2 when it would need authorization (with --no-prompt), 3 when the prompt was dismissed."
+        discussion:
+            "Exits 0 when the gate holds, 1 when it does not, 2 when it would need authorization (with --no-prompt), 3 when the prompt was dismissed."
     )
 
     @OptionGroup var options: CommonOptions
@@ -22,7 +23,6 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print every requirement with passed, failed or not checked, and why.")
     var explain = false
 
-
     @OptionGroup var flagContext: FlagContextOptions
 
     func run() async throws {
@@ -30,13 +30,17 @@ struct CheckCommand: AsyncParsableCommand {
             gate: gate, options: options, prompting: !prompt.noPrompt, context: try flagContext.evaluationContext(),
             policyOptions: prompt.password.policyOptions)
         if options.json {
-            print(JSONText.string(.structure([
-                "gate": .string(gate), "status": .string(outcome.status),
-                "explanation": Self.json(outcome.explanation),
-            ])))
+            print(
+                JSONText.string(
+                    .structure([
+                        "gate": .string(gate), "status": .string(outcome.status),
+                        "explanation": Self.json(outcome.explanation),
+                    ])))
         } else {
             print("\(gate): \(outcome.status)")
-            if explain || outcome.exit != ExitStatus.satisfied { print(Self.tree(outcome.explanation, explainAll: explain)) }
+            if explain || outcome.exit != ExitStatus.satisfied {
+                print(Self.tree(outcome.explanation, explainAll: explain))
+            }
         }
         if outcome.exit != ExitStatus.satisfied { throw outcome.exit }
     }
@@ -74,7 +78,9 @@ struct CheckCommand: AsyncParsableCommand {
             let dismissed = explanation.failedLeaves.contains { leaf in
                 (leaf.error as? CapabilityError)?.status.cause == .dismissed
             }
-            return Outcome(status: dismissed ? "dismissed" : "denied", exit: dismissed ? ExitStatus.dismissed : ExitStatus.denied, explanation: explanation)
+            return Outcome(
+                status: dismissed ? "dismissed" : "denied", exit: dismissed ? ExitStatus.dismissed : ExitStatus.denied,
+                explanation: explanation)
         }
     }
 

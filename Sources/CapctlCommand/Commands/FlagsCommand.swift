@@ -22,7 +22,9 @@ struct FlagsCommand: AsyncParsableCommand {
             store = FlagStore(files: files.map(PolicyContext.absolute), watch: false, context: .host)
         }
         if !store.loadFailures.isEmpty {
-            throw CommandFailure(message: store.loadFailures.map(\.description).joined(separator: "\n"), status: ExitStatus.configuration)
+            throw CommandFailure(
+                message: store.loadFailures.map(\.description).joined(separator: "\n"), status: ExitStatus.configuration
+            )
         }
         warn(about: store)
         return store
@@ -36,11 +38,15 @@ struct FlagsCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "Every flag with its value, variant and reason.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Every flag with its value, variant and reason.")
 
         @OptionGroup var options: CommonOptions
 
-        @Option(name: .long, help: ArgumentHelp("Use this flag definition file instead of the policy's flags (repeatable).", valueName: "path"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Use this flag definition file instead of the policy's flags (repeatable).", valueName: "path"))
         var file: [String] = []
 
         func run() async throws {
@@ -53,8 +59,11 @@ struct FlagsCommand: AsyncParsableCommand {
             }
             var table = Table(header: ["KEY", "VALUE", "VARIANT", "REASON"], statusColumn: nil)
             for details in evaluations {
-                let reason = details.errorCode.map { "\(details.reason.rawValue) \($0.rawValue)" } ?? details.reason.rawValue
-                table.rows.append([details.flagKey, details.variant == nil ? "-" : "\(details.value)", details.variant ?? "-", reason])
+                let reason =
+                    details.errorCode.map { "\(details.reason.rawValue) \($0.rawValue)" } ?? details.reason.rawValue
+                table.rows.append([
+                    details.flagKey, details.variant == nil ? "-" : "\(details.value)", details.variant ?? "-", reason,
+                ])
             }
             print(table.render())
         }
@@ -63,7 +72,8 @@ struct FlagsCommand: AsyncParsableCommand {
     struct Get: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "get", abstract: "Evaluate one flag, with OpenFeature's evaluation details.",
-            discussion: "A --context VALUE that parses as JSON (a number, true or false, a quoted string, an array, an object) takes that type; anything else is a string. Exits 0 when the evaluation has no error, 1 otherwise."
+            discussion:
+                "A --context VALUE that parses as JSON (a number, true or false, a quoted string, an array, an object) takes that type; anything else is a string. Exits 0 when the evaluation has no error, 1 otherwise."
         )
 
         enum ValueType: String, ExpressibleByArgument, CaseIterable {
@@ -83,7 +93,10 @@ struct FlagsCommand: AsyncParsableCommand {
 
         @OptionGroup var flagContext: FlagContextOptions
 
-        @Option(name: .long, help: ArgumentHelp("Use this flag definition file instead of the policy's flags (repeatable).", valueName: "path"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Use this flag definition file instead of the policy's flags (repeatable).", valueName: "path"))
         var file: [String] = []
 
         func run() async throws {
@@ -93,13 +106,17 @@ struct FlagsCommand: AsyncParsableCommand {
             let details: FlagEvaluationDetails<FlagValue>
             switch type {
             case .bool:
-                details = store.booleanDetails(key, default: fallback.boolValue ?? false, context: evaluationContext).map(FlagValue.bool)
+                details = store.booleanDetails(key, default: fallback.boolValue ?? false, context: evaluationContext)
+                    .map(FlagValue.bool)
             case .string:
-                details = store.stringDetails(key, default: fallback.stringValue ?? "", context: evaluationContext).map(FlagValue.string)
+                details = store.stringDetails(key, default: fallback.stringValue ?? "", context: evaluationContext).map(
+                    FlagValue.string)
             case .int:
-                details = store.integerDetails(key, default: fallback.integerValue ?? 0, context: evaluationContext).map { .number(Double($0)) }
+                details = store.integerDetails(key, default: fallback.integerValue ?? 0, context: evaluationContext).map
+                { .number(Double($0)) }
             case .double:
-                details = store.doubleDetails(key, default: fallback.numberValue ?? 0, context: evaluationContext).map(FlagValue.number)
+                details = store.doubleDetails(key, default: fallback.numberValue ?? 0, context: evaluationContext).map(
+                    FlagValue.number)
             case .object:
                 details = store.objectDetails(key, default: fallback, context: evaluationContext)
             case nil:
@@ -123,12 +140,14 @@ struct FlagsCommand: AsyncParsableCommand {
                 case .bool: value.boolValue != nil
                 case .int: value.integerValue != nil
                 case .double: value.numberValue != nil
-                case .object: { if case .structure = value { true } else if case .list = value { true } else { false } }()
+                case .object:
+                    { if case .structure = value { true } else if case .list = value { true } else { false } }()
                 case .string: true
                 case nil: true
                 }
             guard fits else {
-                throw CommandFailure(message: "capctl: --default \(text) is not a \(type!.rawValue)", status: ExitStatus.usage)
+                throw CommandFailure(
+                    message: "capctl: --default \(text) is not a \(type!.rawValue)", status: ExitStatus.usage)
             }
             return type == .string ? .string(text) : value
         }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CLinuxSupport
 import Foundation
-
 import Glibc
 
 /// `capctl run GATE -- COMMAND`: runs the command only if the gate holds.
@@ -29,7 +28,9 @@ struct RunCommand: AsyncParsableCommand {
     var command: [String] = []
 
     func validate() throws {
-        guard !command.isEmpty else { throw ValidationError("give the command after --, for example: capctl run backup -- /usr/bin/backup --full") }
+        guard !command.isEmpty else {
+            throw ValidationError("give the command after --, for example: capctl run backup -- /usr/bin/backup --full")
+        }
     }
 
     func run() async throws {
@@ -37,7 +38,9 @@ struct RunCommand: AsyncParsableCommand {
             gate: gate, options: options, prompting: !prompt.noPrompt, context: try flagContext.evaluationContext(),
             policyOptions: prompt.password.policyOptions)
         guard outcome.exit == ExitStatus.satisfied else {
-            var message = "capctl: not running \(command[0]): gate \(gate) is \(outcome.status)\n" + CheckCommand.tree(outcome.explanation, explainAll: false)
+            var message =
+                "capctl: not running \(command[0]): gate \(gate) is \(outcome.status)\n"
+                + CheckCommand.tree(outcome.explanation, explainAll: false)
             message += "\n"
             FileHandle.standardError.write(Data(message.utf8))
             throw ExitStatus.refused

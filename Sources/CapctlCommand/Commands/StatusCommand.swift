@@ -1,6 +1,6 @@
 import ArgumentParser
-import CapabilityPolicy
 import Capabilities
+import CapabilityPolicy
 import FeatureFlags
 import Foundation
 
@@ -36,7 +36,8 @@ struct StatusCommand: AsyncParsableCommand {
         if !names.isEmpty {
             let known = Set(report.capabilities.map(\.name) + report.flags.map(\.entry.name) + report.gates.map(\.name))
             if let unknown = names.first(where: { !known.contains($0) }) {
-                throw CommandFailure(message: "capctl: no capability, flag or gate named \"\(unknown)\"", status: ExitStatus.usage)
+                throw CommandFailure(
+                    message: "capctl: no capability, flag or gate named \"\(unknown)\"", status: ExitStatus.usage)
             }
             selected.capabilities = report.capabilities.filter { names.contains($0.name) }
             selected.flags = report.flags.filter { names.contains($0.entry.name) }
@@ -44,8 +45,11 @@ struct StatusCommand: AsyncParsableCommand {
         }
         print(options.json ? Self.json(selected) : Self.table(selected))
         guard !names.isEmpty else { return }
-        let statuses = selected.capabilities.map(\.status) + selected.gates.map(\.status)
-            + selected.flags.map { $0.details.reason == .error ? "unavailable" : ($0.details.value == true ? "authorized" : "denied") }
+        let statuses =
+            selected.capabilities.map(\.status) + selected.gates.map(\.status)
+            + selected.flags.map {
+                $0.details.reason == .error ? "unavailable" : ($0.details.value == true ? "authorized" : "denied")
+            }
         if statuses.contains(where: { $0 == "denied" || $0 == "unavailable" }) { throw ExitStatus.denied }
         if statuses.contains("notDetermined") { throw ExitStatus.needsAuthorization }
     }
@@ -73,7 +77,11 @@ struct StatusCommand: AsyncParsableCommand {
         }
         for (key, flag) in policy.flags.flags.sorted(by: { $0.key < $1.key }) {
             let details = policy.flags.valueDetails(key, default: .null, context: context)
-            report.flags.append((StatusEntry(name: key, kind: "flag", status: Self.value(details), reason: Self.reason(details)), details, flag.isEnabled))
+            report.flags.append(
+                (
+                    StatusEntry(name: key, kind: "flag", status: Self.value(details), reason: Self.reason(details)),
+                    details, flag.isEnabled
+                ))
         }
         for name in policy.policy.gates.keys.sorted() {
             let evaluation = try await policy.evaluateWithoutAsking(gate: name, context: context)
@@ -85,7 +93,10 @@ struct StatusCommand: AsyncParsableCommand {
                 case .needsAuthorization: "notDetermined"
                 }
             let failing = evaluation.explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }
-            let reason = evaluation.outcome == .satisfied ? "all requirements hold" : (failing.isEmpty ? evaluation.explanation.reason : failing.joined(separator: "; "))
+            let reason =
+                evaluation.outcome == .satisfied
+                ? "all requirements hold"
+                : (failing.isEmpty ? evaluation.explanation.reason : failing.joined(separator: "; "))
             report.gates.append(StatusEntry(name: name, kind: "gate", status: status, reason: reason))
         }
         return report
@@ -113,7 +124,10 @@ struct StatusCommand: AsyncParsableCommand {
 
     static func json(_ report: Report) -> String {
         func entries(_ list: [StatusEntry]) -> FlagValue {
-            .list(list.map { JSONText.entry(name: $0.name, kind: $0.kind, status: $0.status, reason: $0.reason, cause: $0.cause) })
+            .list(
+                list.map {
+                    JSONText.entry(name: $0.name, kind: $0.kind, status: $0.status, reason: $0.reason, cause: $0.cause)
+                })
         }
         let flags: [FlagValue] = report.flags.map { flag in
             JSONText.entry(
@@ -124,6 +138,9 @@ struct StatusCommand: AsyncParsableCommand {
                     "errorCode": JSONText.optional(flag.details.errorCode?.rawValue),
                 ])
         }
-        return JSONText.string(.structure(["capabilities": entries(report.capabilities), "flags": .list(flags), "gates": entries(report.gates)]))
+        return JSONText.string(
+            .structure([
+                "capabilities": entries(report.capabilities), "flags": .list(flags), "gates": entries(report.gates),
+            ]))
     }
 }

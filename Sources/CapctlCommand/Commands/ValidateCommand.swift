@@ -1,6 +1,6 @@
-import ConfigurationFiles
 import ArgumentParser
 import CapabilityPolicy
+import ConfigurationFiles
 import FeatureFlags
 
 /// `capctl validate`: checks policy and flag files.
@@ -8,7 +8,8 @@ struct ValidateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check policy and flag files, printing every error with file:line:column.",
-        discussion: "With no PATH, checks the policy the search path (or --policy) finds and its flag files. Exits 0 when all is well, 78 otherwise."
+        discussion:
+            "With no PATH, checks the policy the search path (or --policy) finds and its flag files. Exits 0 when all is well, 78 otherwise."
     )
 
     @OptionGroup var options: CommonOptions
@@ -49,17 +50,21 @@ struct ValidateCommand: AsyncParsableCommand {
                 let policy = try PolicyLoader.load(files: policyFiles)
                 checked += policy.flagFiles
                 // Strict: every flag's problems too, though the flags load and evaluate as in flagd.
-                let flags = FlagStore(flagSets: policy.inlineFlags, files: policy.flagFiles, watch: false, context: FlagEvaluationContext())
+                let flags = FlagStore(
+                    flagSets: policy.inlineFlags, files: policy.flagFiles, watch: false,
+                    context: FlagEvaluationContext())
                 errors += flags.problems.map(\.description)
             } catch {
                 errors += error.errors.map(\.description)
             }
         }
         if options.json {
-            print(JSONText.string(.structure([
-                "valid": .bool(errors.isEmpty), "files": .list(checked.map(FlagValue.string)),
-                "errors": .list(errors.map(FlagValue.string)),
-            ])))
+            print(
+                JSONText.string(
+                    .structure([
+                        "valid": .bool(errors.isEmpty), "files": .list(checked.map(FlagValue.string)),
+                        "errors": .list(errors.map(FlagValue.string)),
+                    ])))
         } else if errors.isEmpty {
             print("ok: \(checked.count) file(s) checked" + (checked.isEmpty ? " (no policy files found)" : ""))
         } else {
@@ -72,7 +77,9 @@ struct ValidateCommand: AsyncParsableCommand {
     /// `flags` are flag definitions rather than policy flag sources.
     static func isFlagFile(_ path: String) -> Bool {
         guard let text = try? ConfigurationFile.text(path) else { return false }
-        let node = path.lowercased().hasSuffix(".json") ? try? JSONDocumentReader.read(text, file: path) : try? YAMLDocumentReader.read(text, file: path)
+        let node =
+            path.lowercased().hasSuffix(".json")
+            ? try? JSONDocumentReader.read(text, file: path) : try? YAMLDocumentReader.read(text, file: path)
         guard let node else { return false }
         if node.member("capabilities") != nil || node.member("gates") != nil { return false }
         if node.member("$schema") != nil || node.member("$evaluators") != nil { return true }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import CapabilityPolicy
 import Capabilities
+import CapabilityPolicy
 import FeatureFlags
 import Foundation
 
@@ -9,7 +9,8 @@ struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Print a line each time a capability's or gate's status changes, until interrupted.",
-        discussion: "Capabilities report changes as their backends hear of them (rtnetlink, file watches, expiring authorizations); gates are evaluated again, without asking, whenever one of their capabilities changes."
+        discussion:
+            "Capabilities report changes as their backends hear of them (rtnetlink, file watches, expiring authorizations); gates are evaluated again, without asking, whenever one of their capabilities changes."
     )
 
     @OptionGroup var options: CommonOptions
@@ -23,7 +24,8 @@ struct WatchCommand: AsyncParsableCommand {
         let sources = try await Self.sources(options, context: try flagContext.evaluationContext())
         let selected = names.isEmpty ? sources : sources.filter { names.contains($0.name) }
         if let unknown = names.first(where: { name in !sources.contains { $0.name == name } }) {
-            throw CommandFailure(message: "capctl: no capability or gate named \"\(unknown)\"", status: ExitStatus.usage)
+            throw CommandFailure(
+                message: "capctl: no capability or gate named \"\(unknown)\"", status: ExitStatus.usage)
         }
         let json = options.json
         let (lines, output) = AsyncStream<String>.makeStream()
@@ -37,9 +39,13 @@ struct WatchCommand: AsyncParsableCommand {
             for source in selected {
                 group.addTask {
                     for await status in source.updates {
-                        output.yield(json
-                            ? JSONText.string(JSONText.entry(name: source.name, kind: source.kind, status: status.kind.rawValue, reason: status.reason, cause: status.cause?.name))
-                            : "\(source.name)\t\(status.kind.rawValue)\t\(status.reason)")
+                        output.yield(
+                            json
+                                ? JSONText.string(
+                                    JSONText.entry(
+                                        name: source.name, kind: source.kind, status: status.kind.rawValue,
+                                        reason: status.reason, cause: status.cause?.name))
+                                : "\(source.name)\t\(status.kind.rawValue)\t\(status.reason)")
                     }
                 }
             }
@@ -67,10 +73,14 @@ struct WatchCommand: AsyncParsableCommand {
             if let context, let flag = capability as? FeatureFlag {
                 capability = FeatureFlag(flag.key, in: policy.flags, equals: flag.expected, context: context)
             }
-            sources.append(Source(name: name, kind: policy.policy.capabilities[name]!.kind, updates: capability.statusUpdates()))
+            sources.append(
+                Source(name: name, kind: policy.policy.capabilities[name]!.kind, updates: capability.statusUpdates()))
         }
         for name in policy.policy.gates.keys.sorted() {
-            sources.append(Source(name: name, kind: "gate", updates: GateStatus(policy: policy, gate: name, context: context).statusUpdates()))
+            sources.append(
+                Source(
+                    name: name, kind: "gate",
+                    updates: GateStatus(policy: policy, gate: name, context: context).statusUpdates()))
         }
         return sources
     }
@@ -97,7 +107,9 @@ struct GateStatus: CapabilityType {
     }
 
     func statusUpdates() -> CapabilityStatusUpdates {
-        let sources = policy.policy.capabilities.keys.sorted().compactMap { try? policy.capability(named: $0).statusUpdates() }
+        let sources = policy.policy.capabilities.keys.sorted().compactMap {
+            try? policy.capability(named: $0).statusUpdates()
+        }
         return .signalled(self, by: [policy.flags.changed], following: sources)
     }
 }

@@ -9,7 +9,8 @@ enum JSONText {
 
     /// A status entry: `name`, `kind`, `status`, `reason`, `cause` when there is one, plus kind-specific details.
     static func entry(
-        name: String, kind: String, status: String, reason: String, cause: String? = nil, details: [String: FlagValue] = [:]
+        name: String, kind: String, status: String, reason: String, cause: String? = nil,
+        details: [String: FlagValue] = [:]
     ) -> FlagValue {
         var members = details
         members["name"] = .string(name)

@@ -8,16 +8,20 @@ struct Table {
     var statusColumn: Int?
 
     static var usesColour: Bool {
-        isatty(STDOUT_FILENO) == 1 && getenv("NO_COLOR") == nil && getenv("TERM").map { String(cString: $0) } ?? "dumb" != "dumb"
+        isatty(STDOUT_FILENO) == 1 && getenv("NO_COLOR") == nil
+            && getenv("TERM").map { String(cString: $0) } ?? "dumb" != "dumb"
     }
 
     func render() -> String {
         let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
+        let widths = header.indices.map { column in
+            all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0
+        }
         let colour = Self.usesColour
         return all.enumerated().map { index, row in
             row.enumerated().map { column, cell in
-                let padded = column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+                let padded =
+                    column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
                 guard colour, index > 0, column == statusColumn else { return padded }
                 return Self.paint(cell) + String(padded.dropFirst(cell.count))
             }.joined(separator: "  ")

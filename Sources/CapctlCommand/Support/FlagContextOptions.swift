@@ -1,5 +1,5 @@
-import ConfigurationFiles
 import ArgumentParser
+import ConfigurationFiles
 import FeatureFlags
 
 /// The context flags are evaluated with, for every command that reads flags: what a service
@@ -12,7 +12,9 @@ struct FlagContextOptions: ParsableArguments {
             valueName: "key=value"))
     var context: [String] = []
 
-    @Option(name: .customLong("targeting-key"), help: "The targeting key flags are evaluated with (the host name by default).")
+    @Option(
+        name: .customLong("targeting-key"),
+        help: "The targeting key flags are evaluated with (the host name by default).")
     var targetingKey: String?
 
     /// The context given, or nil when none was.
@@ -21,11 +23,13 @@ struct FlagContextOptions: ParsableArguments {
         var attributes: [String: FlagValue] = [:]
         for pair in context {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw CommandFailure(message: "capctl: --context takes key=value, got \"\(pair)\"", status: ExitStatus.usage)
+                throw CommandFailure(
+                    message: "capctl: --context takes key=value, got \"\(pair)\"", status: ExitStatus.usage)
             }
             let key = String(pair[..<equals])
             guard key != "targetingKey" else {
-                throw CommandFailure(message: "capctl: give the targeting key with --targeting-key", status: ExitStatus.usage)
+                throw CommandFailure(
+                    message: "capctl: give the targeting key with --targeting-key", status: ExitStatus.usage)
             }
             attributes[key] = Self.parse(String(pair[pair.index(after: equals)...]))
         }

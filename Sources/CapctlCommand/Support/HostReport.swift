@@ -19,34 +19,54 @@ struct HostReport {
     var entries: [StatusEntry]
 
     /// The built-in capabilities, by the names `capctl status` shows.
-    static func capabilities() -> [(name: String, kind: String, capability: (any CapabilityType)?, fixed: StatusEntry?)] {
+    static func capabilities() -> [(name: String, kind: String, capability: (any CapabilityType)?, fixed: StatusEntry?)]
+    {
         let identity = ProcessIdentity.current()
         var list: [(String, String, (any CapabilityType)?, StatusEntry?)] = [
-            ("user", "user", nil, StatusEntry(
-                name: "user", kind: "user", status: "authorized",
-                reason: "effective user \(identity.effectiveUser), real user \(identity.realUser)")),
-            ("groups", "group", nil, StatusEntry(
-                name: "groups", kind: "group", status: "authorized",
-                reason: "effective group \(identity.effectiveGroup); supplementary: "
-                    + (identity.supplementaryGroups.isEmpty
-                        ? "(none)" : identity.supplementaryGroups.map(\.description).joined(separator: " ")))),
+            (
+                "user", "user", nil,
+                StatusEntry(
+                    name: "user", kind: "user", status: "authorized",
+                    reason: "effective user \(identity.effectiveUser), real user \(identity.realUser)")
+            ),
+            (
+                "groups", "group", nil,
+                StatusEntry(
+                    name: "groups", kind: "group", status: "authorized",
+                    reason: "effective group \(identity.effectiveGroup); supplementary: "
+                        + (identity.supplementaryGroups.isEmpty
+                            ? "(none)" : identity.supplementaryGroups.map(\.description).joined(separator: " ")))
+            ),
         ]
         do {
             let set = try LinuxCapabilitySet.effective()
-            list.append(("process-capabilities", "linux-capabilities", nil, StatusEntry(
-                name: "process-capabilities", kind: "linux-capabilities", status: set.mask == 0 ? "denied" : "authorized",
-                reason: "effective set: \(set)")))
+            list.append(
+                (
+                    "process-capabilities", "linux-capabilities", nil,
+                    StatusEntry(
+                        name: "process-capabilities", kind: "linux-capabilities",
+                        status: set.mask == 0 ? "denied" : "authorized",
+                        reason: "effective set: \(set)")
+                ))
         } catch {
-            list.append(("process-capabilities", "linux-capabilities", nil, StatusEntry(
-                name: "process-capabilities", kind: "linux-capabilities", status: "denied", reason: "\(error)")))
+            list.append(
+                (
+                    "process-capabilities", "linux-capabilities", nil,
+                    StatusEntry(
+                        name: "process-capabilities", kind: "linux-capabilities", status: "denied", reason: "\(error)")
+                ))
         }
         list.append(("network", "network", NetworkPath(), nil))
         if let login = try? PAMLogin(service: "login") { list.append(("pam:login", "pam", login, nil)) }
         let environment = ProcessInfo.processInfo.environment
-        if let home = environment["HOME"], let access = try? FileAccess(home, access: [.read, .write], kind: .directory) {
+        if let home = environment["HOME"],
+            let access = try? FileAccess(home, access: [.read, .write], kind: .directory)
+        {
             list.append(("home", "file", access, nil))
         }
-        if let access = try? FileAccess(FileManager.default.currentDirectoryPath, access: [.read, .write], kind: .directory) {
+        if let access = try? FileAccess(
+            FileManager.default.currentDirectoryPath, access: [.read, .write], kind: .directory)
+        {
             list.append(("working-directory", "file", access, nil))
         }
         return list
@@ -59,7 +79,10 @@ struct HostReport {
                 entries.append(fixed)
             } else if let capability {
                 let status = await capability.resolveStatus()
-                entries.append(StatusEntry(name: name, kind: kind, status: status.kind.rawValue, reason: status.reason, cause: status.cause?.name))
+                entries.append(
+                    StatusEntry(
+                        name: name, kind: kind, status: status.kind.rawValue, reason: status.reason,
+                        cause: status.cause?.name))
             }
         }
         return HostReport(entries: entries)

@@ -22,7 +22,9 @@ enum PolicyContext {
     }
 
     /// Loads the policy, or fails with every error and exit status 78.
-    static func load(_ options: CommonOptions, policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false)) throws -> LoadedPolicy {
+    static func load(_ options: CommonOptions, policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false))
+        throws -> LoadedPolicy
+    {
         let files = try files(options)
         do throws(PolicyErrors) {
             return try LoadedPolicy(PolicyLoader.load(files: files), options: policyOptions)

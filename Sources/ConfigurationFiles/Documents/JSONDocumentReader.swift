@@ -70,9 +70,15 @@ package struct JSONDocumentReader {
         case UInt8(ascii: "{"): return try readObject()
         case UInt8(ascii: "["): return try readArray()
         case UInt8(ascii: "\""): return DocumentNode(kind: .string(try readString()), location: start)
-        case UInt8(ascii: "t"): try readLiteral("true"); return DocumentNode(kind: .bool(true), location: start)
-        case UInt8(ascii: "f"): try readLiteral("false"); return DocumentNode(kind: .bool(false), location: start)
-        case UInt8(ascii: "n"): try readLiteral("null"); return DocumentNode(kind: .null, location: start)
+        case UInt8(ascii: "t"):
+            try readLiteral("true")
+            return DocumentNode(kind: .bool(true), location: start)
+        case UInt8(ascii: "f"):
+            try readLiteral("false")
+            return DocumentNode(kind: .bool(false), location: start)
+        case UInt8(ascii: "n"):
+            try readLiteral("null")
+            return DocumentNode(kind: .null, location: start)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return DocumentNode(kind: .number(try readNumber()), location: start)
         default:
@@ -105,11 +111,15 @@ package struct JSONDocumentReader {
             }
             let key = try readString()
             if let first = seen[key] {
-                throw error("duplicate key \"\(key)\" (first defined at line \(first.line), column \(first.column))", at: keyLocation)
+                throw error(
+                    "duplicate key \"\(key)\" (first defined at line \(first.line), column \(first.column))",
+                    at: keyLocation)
             }
             seen[key] = keyLocation
             skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw error("expected ':' after \"\(key)\", found \(describeCurrent())") }
+            guard current == UInt8(ascii: ":") else {
+                throw error("expected ':' after \"\(key)\", found \(describeCurrent())")
+            }
             advance()
             skipWhitespace()
             let value = try readValue()
@@ -119,7 +129,9 @@ package struct JSONDocumentReader {
                 advance()
                 continue
             }
-            guard current == UInt8(ascii: "}") else { throw error("expected ',' or '}' in object, found \(describeCurrent())") }
+            guard current == UInt8(ascii: "}") else {
+                throw error("expected ',' or '}' in object, found \(describeCurrent())")
+            }
             advance()
             depth -= 1
             return DocumentNode(kind: .object(members), location: start)
@@ -145,7 +157,9 @@ package struct JSONDocumentReader {
                 advance()
                 continue
             }
-            guard current == UInt8(ascii: "]") else { throw error("expected ',' or ']' in array, found \(describeCurrent())") }
+            guard current == UInt8(ascii: "]") else {
+                throw error("expected ',' or ']' in array, found \(describeCurrent())")
+            }
             advance()
             depth -= 1
             return DocumentNode(kind: .array(elements), location: start)
@@ -175,7 +189,9 @@ package struct JSONDocumentReader {
         let leadingZero = current == UInt8(ascii: "0")
         let integerDigits = digits(&self)
         guard integerDigits > 0 else { throw error("invalid number: expected a digit", at: start) }
-        guard !(leadingZero && integerDigits > 1) else { throw error("invalid number: leading zeros are not allowed", at: start) }
+        guard !(leadingZero && integerDigits > 1) else {
+            throw error("invalid number: leading zeros are not allowed", at: start)
+        }
         if current == UInt8(ascii: ".") {
             advance()
             guard digits(&self) > 0 else { throw error("invalid number: expected a digit after '.'", at: start) }
@@ -227,13 +243,16 @@ package struct JSONDocumentReader {
             case UInt8(ascii: "u"):
                 var code = try readHex4(escapeLocation)
                 if (0xD800..<0xDC00).contains(code) {
-                    guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                    guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
+                    else {
                         throw error("unpaired surrogate in \\u escape", at: escapeLocation)
                     }
                     advance()
                     advance()
                     let low = try readHex4(escapeLocation)
-                    guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate in \\u escape", at: escapeLocation) }
+                    guard (0xDC00..<0xE000).contains(low) else {
+                        throw error("unpaired surrogate in \\u escape", at: escapeLocation)
+                    }
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape", at: escapeLocation) }

@@ -7,7 +7,8 @@ import Yams
 package enum YAMLDocumentReader {
     package static func read(_ text: String, file: String) throws(ConfigurationError) -> DocumentNode {
         if let finding = YAMLExtensionScanner.firstExtension(in: text) {
-            throw ConfigurationError(finding.what, at: FileLocation(file: file, line: finding.line, column: finding.column))
+            throw ConfigurationError(
+                finding.what, at: FileLocation(file: file, line: finding.line, column: finding.column))
         }
         let root: Node?
         do {
@@ -17,7 +18,9 @@ package enum YAMLDocumentReader {
         } catch {
             throw ConfigurationError("cannot read YAML: \(error)", file: file)
         }
-        guard let root else { throw ConfigurationError("the document is empty", at: FileLocation(file: file, line: 1, column: 1)) }
+        guard let root else {
+            throw ConfigurationError("the document is empty", at: FileLocation(file: file, line: 1, column: 1))
+        }
         return try convert(root, file: file, depth: 0)
     }
 
@@ -41,7 +44,8 @@ package enum YAMLDocumentReader {
         case .scanner(let context, let problem, let mark, _),
             .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
-            let message = context.map { "\(problem) (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? problem
+            let message =
+                context.map { "\(problem) (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? problem
             return ConfigurationError(message, at: location(mark, file: file))
         case .duplicatedKeysInMapping(let duplicates, let context):
             return ConfigurationError(
@@ -81,7 +85,9 @@ package enum YAMLDocumentReader {
                     throw ConfigurationError("duplicate key \"\(keyScalar.string)\"", at: keyLocation)
                 }
                 members.append(
-                    DocumentNode.Member(key: keyScalar.string, keyLocation: keyLocation, value: try convert(value, file: file, depth: depth + 1)))
+                    DocumentNode.Member(
+                        key: keyScalar.string, keyLocation: keyLocation,
+                        value: try convert(value, file: file, depth: depth + 1)))
             }
             return DocumentNode(kind: .object(members), location: here)
         case .alias:
@@ -89,7 +95,9 @@ package enum YAMLDocumentReader {
         }
     }
 
-    private static func scalarKind(_ scalar: Node.Scalar, at location: FileLocation) throws(ConfigurationError) -> DocumentNode.Kind {
+    private static func scalarKind(_ scalar: Node.Scalar, at location: FileLocation) throws(ConfigurationError)
+        -> DocumentNode.Kind
+    {
         let text = scalar.string
         let tag = String(describing: scalar.tag)
         switch tag {
@@ -97,7 +105,8 @@ package enum YAMLDocumentReader {
         case "tag:yaml.org,2002:null": return .null
         case "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float":
             guard let typed = coreSchema(text) else {
-                throw ConfigurationError("'\(text)' is not a valid \(tag.split(separator: ":").last ?? "")", at: location)
+                throw ConfigurationError(
+                    "'\(text)' is not a valid \(tag.split(separator: ":").last ?? "")", at: location)
             }
             return typed
         default:

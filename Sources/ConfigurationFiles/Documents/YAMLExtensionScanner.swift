@@ -16,7 +16,9 @@ enum YAMLExtensionScanner {
 
     static func firstExtension(in text: String) -> Finding? {
         var scanner = State()
-        for (index, line) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .enumerated()
+        {
             if let column = scanner.scan(Array(line)) {
                 let byte = Array(line)[column]
                 let what =
@@ -40,7 +42,8 @@ enum YAMLExtensionScanner {
 
         /// The column of the first anchor, alias or tag on this line, or nil.
         mutating func scan(_ line: [UInt8]) -> Int? {
-            let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+            let space = UInt8(ascii: " ")
+            let tab = UInt8(ascii: "\t")
             let indent = line.prefix { $0 == space }.count
             if let parent = blockParentIndent {
                 let blank = line.allSatisfy { $0 == space || $0 == tab || $0 == UInt8(ascii: "\r") }
@@ -49,7 +52,9 @@ enum YAMLExtensionScanner {
             }
             var index = quote == .none ? indent : 0
             var atNodeStart = quote == .none
-            func isSpace(_ at: Int) -> Bool { at >= line.count || line[at] == space || line[at] == tab || line[at] == 13 }
+            func isSpace(_ at: Int) -> Bool {
+                at >= line.count || line[at] == space || line[at] == tab || line[at] == 13
+            }
             while index < line.count {
                 let byte = line[index]
                 switch quote {

@@ -1,5 +1,4 @@
 import CLinuxSupport
-
 import Glibc
 
 /// The one way this package reads a file that a gate depends on (policy files and drop-ins,
@@ -197,7 +196,9 @@ package enum TrustedFile {
             currentInfo = info
         }
         // The path named a directory that was walked entirely ("/", or ending in "..").
-        guard expected == .directory else { throw Refusal(path, "refusing a directory: a regular file is expected here") }
+        guard expected == .directory else {
+            throw Refusal(path, "refusing a directory: a regular file is expected here")
+        }
         return Resolved(path: joined(current), info: currentInfo)
     }
 

@@ -21,7 +21,9 @@ package final class DirectoryWatcher: @unchecked Sendable {
         onChange: @escaping @Sendable ([String]) -> Void
     ) throws(ConfigurationError) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw ConfigurationError("cannot watch files: inotify_init1: \(Self.errnoText())", file: files.first ?? "") }
+        guard fd >= 0 else {
+            throw ConfigurationError("cannot watch files: inotify_init1: \(Self.errnoText())", file: files.first ?? "")
+        }
         var directories: [Int32: (directory: String, files: [String])] = [:]
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF)
         for file in files {
@@ -56,11 +58,14 @@ package final class DirectoryWatcher: @unchecked Sendable {
                         return (event.wd, event.mask, Int(event.len))
                     }
                     let nameStart = offset + MemoryLayout<inotify_event>.size
-                    let name = String(decoding: buffer[nameStart..<(nameStart + length)].prefix { $0 != 0 }, as: UTF8.self)
+                    let name = String(
+                        decoding: buffer[nameStart..<(nameStart + length)].prefix { $0 != 0 }, as: UTF8.self)
                     offset = nameStart + length
                     if let directory = watchedWhole[wd] { changed.insert(directory) }
                     guard let entry = watched[wd] else { continue }
-                    if eventMask & UInt32(IN_CREATE) != 0, !Self.isSymbolicLink(entry.directory + "/" + name) { continue }
+                    if eventMask & UInt32(IN_CREATE) != 0, !Self.isSymbolicLink(entry.directory + "/" + name) {
+                        continue
+                    }
                     for file in entry.files where name.isEmpty || Self.baseName(file) == name || name.hasPrefix("..") {
                         changed.insert(file)
                     }

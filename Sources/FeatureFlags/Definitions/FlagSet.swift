@@ -42,7 +42,9 @@ public struct FlagSet: Sendable {
     ///   - file: The name used in error messages.
     ///   - format: JSON or YAML; when nil, taken from the file's extension, or from the text.
     /// - Throws: When the text is not JSON or YAML, or has no `flags` object.
-    public static func parse(_ text: String, file: String = "<inline>", format: FlagFileFormat? = nil) throws(ConfigurationError) -> FlagSet {
+    public static func parse(_ text: String, file: String = "<inline>", format: FlagFileFormat? = nil)
+        throws(ConfigurationError) -> FlagSet
+    {
         let format = format ?? FlagFileFormat(path: file) ?? FlagFileFormat(sniffing: text)
         let root: DocumentNode
         switch format {
@@ -64,7 +66,10 @@ public struct FlagSet: Sendable {
         try parse(ConfigurationFile.text(path), file: path)
     }
 
-    init(flags: [String: FlagDefinition], metadata: [String: FlagValue], file: String, problems: [ConfigurationError] = []) {
+    init(
+        flags: [String: FlagDefinition], metadata: [String: FlagValue], file: String,
+        problems: [ConfigurationError] = []
+    ) {
         self.flags = flags
         self.metadata = metadata
         self.file = file
@@ -87,13 +92,16 @@ private struct FlagSetReader {
 
     mutating func read(_ root: DocumentNode) throws(ConfigurationError) -> FlagSet {
         guard case .object(let members) = root.kind else {
-            throw ConfigurationError("a flag definition file is an object with \"flags\", found a \(root.typeName)", at: root.location)
+            throw ConfigurationError(
+                "a flag definition file is an object with \"flags\", found a \(root.typeName)", at: root.location)
         }
         guard let flagsMember = root.member("flags") else {
             throw ConfigurationError("\"flags\" is required", at: root.location)
         }
         guard case .object(let flagMembers) = flagsMember.value.kind else {
-            throw ConfigurationError("\"flags\" must be an object of flags by key, found a \(flagsMember.value.typeName)", at: flagsMember.value.location)
+            throw ConfigurationError(
+                "\"flags\" must be an object of flags by key, found a \(flagsMember.value.typeName)",
+                at: flagsMember.value.location)
         }
         checkKeys(members, allowed: Self.rootKeys, what: "at the top level")
         let setMetadata = readMetadata(root.member("metadata"))
@@ -102,9 +110,10 @@ private struct FlagSetReader {
             if case .object(let entries) = evaluatorsMember.value.kind {
                 for entry in entries { evaluators[entry.key] = entry.value }
             } else {
-                note(ConfigurationError(
-                    "\"$evaluators\" must be an object of rules by name, found a \(evaluatorsMember.value.typeName)",
-                    at: evaluatorsMember.value.location))
+                note(
+                    ConfigurationError(
+                        "\"$evaluators\" must be an object of rules by name, found a \(evaluatorsMember.value.typeName)",
+                        at: evaluatorsMember.value.location))
             }
         }
         var compiler = TargetingCompiler(evaluators: evaluators)
@@ -122,7 +131,9 @@ private struct FlagSetReader {
             flags[member.key] = readFlag(member, setMetadata: setMetadata, compiler: &compiler)
         }
         for problem in compiler.problems { note(problem) }
-        let ordered = problems.sorted { ($0.location?.line ?? 0, $0.location?.column ?? 0) < ($1.location?.line ?? 0, $1.location?.column ?? 0) }
+        let ordered = problems.sorted {
+            ($0.location?.line ?? 0, $0.location?.column ?? 0) < ($1.location?.line ?? 0, $1.location?.column ?? 0)
+        }
         return FlagSet(flags: flags, metadata: setMetadata, file: file, problems: ordered)
     }
 
@@ -133,7 +144,9 @@ private struct FlagSetReader {
     private mutating func checkKeys(_ members: [DocumentNode.Member], allowed: Set<String>, what: String) {
         for member in members where !allowed.contains(member.key) {
             let expected = allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            note(ConfigurationError("unknown property \"\(member.key)\" \(what) (expected \(expected))", at: member.keyLocation))
+            note(
+                ConfigurationError(
+                    "unknown property \"\(member.key)\" \(what) (expected \(expected))", at: member.keyLocation))
         }
     }
 
@@ -141,7 +154,9 @@ private struct FlagSetReader {
     private mutating func readMetadata(_ member: DocumentNode.Member?) -> [String: FlagValue] {
         guard let member else { return [:] }
         guard case .object(let entries) = member.value.kind else {
-            note(ConfigurationError("\"metadata\" must be an object, found a \(member.value.typeName)", at: member.value.location))
+            note(
+                ConfigurationError(
+                    "\"metadata\" must be an object, found a \(member.value.typeName)", at: member.value.location))
             return [:]
         }
         var metadata: [String: FlagValue] = [:]
@@ -149,9 +164,10 @@ private struct FlagSetReader {
             switch entry.value.kind {
             case .bool, .number, .string: metadata[entry.key] = entry.value.value
             default:
-                note(ConfigurationError(
-                    "metadata values are strings, numbers or Booleans; \"\(entry.key)\" is a \(entry.value.typeName)",
-                    at: entry.value.location))
+                note(
+                    ConfigurationError(
+                        "metadata values are strings, numbers or Booleans; \"\(entry.key)\" is a \(entry.value.typeName)",
+                        at: entry.value.location))
             }
         }
         return metadata
@@ -168,32 +184,39 @@ private struct FlagSetReader {
         do throws(ConfigurationError) {
             let node = member.value
             guard case .object(let properties) = node.kind else {
-                throw ConfigurationError("flag \"\(key)\" must be an object, found a \(node.typeName)", at: node.location)
+                throw ConfigurationError(
+                    "flag \"\(key)\" must be an object, found a \(node.typeName)", at: node.location)
             }
             // flagd ignores properties it does not know; they are reported, not fatal.
             checkKeys(properties, allowed: Self.flagKeys, what: "in flag \"\(key)\"")
             metadata.merge(readMetadata(node.member("metadata"))) { _, flag in flag }
 
             guard let stateMember = node.member("state") else {
-                throw ConfigurationError("flag \"\(key)\" needs \"state\": \"ENABLED\" or \"DISABLED\"", at: member.keyLocation)
+                throw ConfigurationError(
+                    "flag \"\(key)\" needs \"state\": \"ENABLED\" or \"DISABLED\"", at: member.keyLocation)
             }
             switch stateMember.value.kind {
             case .string("ENABLED"): isEnabled = true
             case .string("DISABLED"): isEnabled = false
             default:
-                throw ConfigurationError("\"state\" must be \"ENABLED\" or \"DISABLED\", found \(stateMember.value.value)", at: stateMember.value.location)
+                throw ConfigurationError(
+                    "\"state\" must be \"ENABLED\" or \"DISABLED\", found \(stateMember.value.value)",
+                    at: stateMember.value.location)
             }
 
             guard let variantsMember = node.member("variants") else {
                 throw ConfigurationError("flag \"\(key)\" needs \"variants\"", at: member.keyLocation)
             }
             guard case .object(let variantMembers) = variantsMember.value.kind, let first = variantMembers.first else {
-                throw ConfigurationError("\"variants\" must be an object with at least one variant", at: variantsMember.value.location)
+                throw ConfigurationError(
+                    "\"variants\" must be an object with at least one variant", at: variantsMember.value.location)
             }
             let kind = Self.variantKind(first.value)
             for variant in variantMembers {
                 if case .null = variant.value.kind {
-                    throw ConfigurationError("variant \"\(variant.key)\" of flag \"\(key)\" is null; a variant needs a value", at: variant.value.location)
+                    throw ConfigurationError(
+                        "variant \"\(variant.key)\" of flag \"\(key)\" is null; a variant needs a value",
+                        at: variant.value.location)
                 }
                 guard Self.variantKind(variant.value) == kind else {
                     throw ConfigurationError(
@@ -211,18 +234,24 @@ private struct FlagSetReader {
                 case .string(let name):
                     guard variants[name] != nil else {
                         let names = variantMembers.map { "\"\($0.key)\"" }.joined(separator: ", ")
-                        throw ConfigurationError("default variant \"\(name)\" is not a variant of flag \"\(key)\" (variants: \(names))", at: defaultMember.value.location)
+                        throw ConfigurationError(
+                            "default variant \"\(name)\" is not a variant of flag \"\(key)\" (variants: \(names))",
+                            at: defaultMember.value.location)
                     }
                     defaultVariant = name
                 default:
-                    throw ConfigurationError("\"defaultVariant\" must name a variant (or be null for the code default), found a \(defaultMember.value.typeName)", at: defaultMember.value.location)
+                    throw ConfigurationError(
+                        "\"defaultVariant\" must name a variant (or be null for the code default), found a \(defaultMember.value.typeName)",
+                        at: defaultMember.value.location)
                 }
             }
 
             var targeting: TargetingExpression?
             if let targetingMember = node.member("targeting") {
                 guard case .object(let rule) = targetingMember.value.kind else {
-                    throw ConfigurationError("\"targeting\" must be a rule object, found a \(targetingMember.value.typeName)", at: targetingMember.value.location)
+                    throw ConfigurationError(
+                        "\"targeting\" must be a rule object, found a \(targetingMember.value.typeName)",
+                        at: targetingMember.value.location)
                 }
                 if !rule.isEmpty { targeting = try compiler.compileRule(targetingMember.value) }
             }
@@ -231,7 +260,9 @@ private struct FlagSetReader {
                 targeting: targeting, metadata: metadata, location: member.keyLocation)
         } catch {
             note(error)
-            return FlagDefinition(broken: key, problem: error, isEnabled: isEnabled, variants: variants, metadata: metadata, location: member.keyLocation)
+            return FlagDefinition(
+                broken: key, problem: error, isEnabled: isEnabled, variants: variants, metadata: metadata,
+                location: member.keyLocation)
         }
     }
 

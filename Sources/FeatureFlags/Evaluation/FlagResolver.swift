@@ -59,7 +59,8 @@ enum FlagResolver {
         guard let variant = flag.variant(named: name) else {
             let known = flag.variants.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
             return .failure(
-                .general, "targeting of flag \"\(flag.key)\" returned \"\(name)\", which is not one of its variants (\(known))")
+                .general,
+                "targeting of flag \"\(flag.key)\" returned \"\(name)\", which is not one of its variants (\(known))")
         }
         return FlagResolution(value: variant.value, variant: variant.name, reason: .targetingMatch)
     }

@@ -18,7 +18,9 @@ public struct FeatureFlag: CapabilityType {
     public let context: FlagEvaluationContext?
 
     /// A capability held while flag `key` in `store` evaluates to `expected`.
-    public init(_ key: String, in store: FlagStore, equals expected: FlagValue = true, context: FlagEvaluationContext? = nil) {
+    public init(
+        _ key: String, in store: FlagStore, equals expected: FlagValue = true, context: FlagEvaluationContext? = nil
+    ) {
         self.key = key
         self.expected = expected
         self.store = store

@@ -65,7 +65,9 @@ public struct FlagEquals: SynchronousCondition {
     public func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
         let details = evaluate()
         if details.reason == .error { return .undecided(details.description) }
-        if details.variant != nil, JSONLogicSemantics.strictEquals(details.value, expected) { return .satisfied(details.description) }
+        if details.variant != nil, JSONLogicSemantics.strictEquals(details.value, expected) {
+            return .satisfied(details.description)
+        }
         return .failed(details.description)
     }
 }

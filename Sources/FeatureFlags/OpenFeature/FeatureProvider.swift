@@ -23,15 +23,20 @@ public protocol FeatureProvider: Sendable {
     func providerEvents() -> AsyncStream<ProviderEvent>
 
     /// Resolves a Boolean flag. `context` is the merged evaluation context.
-    func booleanDetails(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Bool>
+    func booleanDetails(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<Bool>
     /// Resolves a string flag.
-    func stringDetails(_ key: String, default defaultValue: String, context: FlagEvaluationContext?) -> FlagEvaluationDetails<String>
+    func stringDetails(_ key: String, default defaultValue: String, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<String>
     /// Resolves a number flag as an integer.
-    func integerDetails(_ key: String, default defaultValue: Int, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Int>
+    func integerDetails(_ key: String, default defaultValue: Int, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<Int>
     /// Resolves a number flag.
-    func doubleDetails(_ key: String, default defaultValue: Double, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Double>
+    func doubleDetails(_ key: String, default defaultValue: Double, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<Double>
     /// Resolves an object (JSON) flag.
-    func objectDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext?) -> FlagEvaluationDetails<FlagValue>
+    func objectDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<FlagValue>
 }
 
 extension FeatureProvider {

@@ -46,7 +46,9 @@ public final class FlagClient: Sendable {
         _ key: String, default defaultValue: Bool, context: FlagEvaluationContext? = nil,
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> FlagEvaluationDetails<Bool> {
-        evaluate(key, .boolean, defaultValue, FlagValue.bool, context, options) { $0.booleanDetails(key, default: defaultValue, context: $1) }
+        evaluate(key, .boolean, defaultValue, FlagValue.bool, context, options) {
+            $0.booleanDetails(key, default: defaultValue, context: $1)
+        }
     }
 
     /// Evaluates a Boolean flag.
@@ -62,7 +64,9 @@ public final class FlagClient: Sendable {
         _ key: String, default defaultValue: String, context: FlagEvaluationContext? = nil,
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> FlagEvaluationDetails<String> {
-        evaluate(key, .string, defaultValue, FlagValue.string, context, options) { $0.stringDetails(key, default: defaultValue, context: $1) }
+        evaluate(key, .string, defaultValue, FlagValue.string, context, options) {
+            $0.stringDetails(key, default: defaultValue, context: $1)
+        }
     }
 
     /// Evaluates a string flag.
@@ -96,7 +100,9 @@ public final class FlagClient: Sendable {
         _ key: String, default defaultValue: Double, context: FlagEvaluationContext? = nil,
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> FlagEvaluationDetails<Double> {
-        evaluate(key, .double, defaultValue, FlagValue.number, context, options) { $0.doubleDetails(key, default: defaultValue, context: $1) }
+        evaluate(key, .double, defaultValue, FlagValue.number, context, options) {
+            $0.doubleDetails(key, default: defaultValue, context: $1)
+        }
     }
 
     /// Evaluates a number flag.
@@ -112,7 +118,9 @@ public final class FlagClient: Sendable {
         _ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil,
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> FlagEvaluationDetails<FlagValue> {
-        evaluate(key, .object, defaultValue, { $0 }, context, options, { $0.objectDetails(key, default: defaultValue, context: $1) })
+        evaluate(
+            key, .object, defaultValue, { $0 }, context, options,
+            { $0.objectDetails(key, default: defaultValue, context: $1) })
     }
 
     /// Evaluates an object (JSON) flag.
@@ -139,7 +147,8 @@ public final class FlagClient: Sendable {
             ? [] : snapshot.hooks + client.hooks + options.hooks + providerHooks
 
         func failure(_ code: FlagErrorCode, _ message: String) -> FlagEvaluationDetails<T> {
-            FlagEvaluationDetails(flagKey: key, value: defaultValue, reason: .error, errorCode: code, errorMessage: message)
+            FlagEvaluationDetails(
+                flagKey: key, value: defaultValue, reason: .error, errorCode: code, errorMessage: message)
         }
         func ask(_ context: FlagEvaluationContext?) -> FlagEvaluationDetails<T> {
             switch snapshot.status {
@@ -152,7 +161,8 @@ public final class FlagClient: Sendable {
         guard !hooks.isEmpty else { return ask(merged) }
 
         var hookContext = HookContext(
-            flagKey: key, kind: kind, defaultValue: wrap(defaultValue), evaluationContext: merged ?? FlagEvaluationContext(),
+            flagKey: key, kind: kind, defaultValue: wrap(defaultValue),
+            evaluationContext: merged ?? FlagEvaluationContext(),
             clientDomain: domain, providerMetadata: snapshot.provider.metadata)
         let hints = options.hints
         var details: FlagEvaluationDetails<T>

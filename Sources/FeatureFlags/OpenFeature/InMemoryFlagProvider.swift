@@ -50,9 +50,12 @@ public final class InMemoryFlagProvider: FeatureProvider {
     private func details<T: FlagValueType>(_ key: String, _ defaultValue: T) -> FlagEvaluationDetails<T> {
         switch entries.withLock({ $0[key] }) {
         case nil:
-            return FlagEvaluationDetails(flagKey: key, value: defaultValue, reason: .error, errorCode: .flagNotFound, errorMessage: "no flag \"\(key)\"")
+            return FlagEvaluationDetails(
+                flagKey: key, value: defaultValue, reason: .error, errorCode: .flagNotFound,
+                errorMessage: "no flag \"\(key)\"")
         case .failure(let code, let message)?:
-            return FlagEvaluationDetails(flagKey: key, value: defaultValue, reason: .error, errorCode: code, errorMessage: message)
+            return FlagEvaluationDetails(
+                flagKey: key, value: defaultValue, reason: .error, errorCode: code, errorMessage: message)
         case .value(let value)?:
             guard let typed = T(flagValue: value) else {
                 return FlagEvaluationDetails(
@@ -63,11 +66,21 @@ public final class InMemoryFlagProvider: FeatureProvider {
         }
     }
 
-    public func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Bool> { details(key, value) }
-    public func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?) -> FlagEvaluationDetails<String> { details(key, value) }
-    public func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Int> { details(key, value) }
-    public func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Double> { details(key, value) }
-    public func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?) -> FlagEvaluationDetails<FlagValue> { details(key, value) }
+    public func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<Bool>
+    { details(key, value) }
+    public func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<String>
+    { details(key, value) }
+    public func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<Int>
+    { details(key, value) }
+    public func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<Double>
+    { details(key, value) }
+    public func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<FlagValue>
+    { details(key, value) }
 }
 
 /// The capability layer's broadcast, named here so the provider's stored property has a concrete type.

@@ -131,7 +131,9 @@ public final class OpenFeatureAPI: Sendable {
     }
 
     /// A client for `domain`: it evaluates with the domain's provider, or the default one.
-    public func client(domain: String? = nil, context: FlagEvaluationContext = FlagEvaluationContext(), hooks: [any FlagHook] = [])
+    public func client(
+        domain: String? = nil, context: FlagEvaluationContext = FlagEvaluationContext(), hooks: [any FlagHook] = []
+    )
         -> FlagClient
     {
         FlagClient(api: self, domain: domain, context: context, hooks: hooks)
@@ -148,7 +150,8 @@ public final class OpenFeatureAPI: Sendable {
     func snapshot(domain: String?) -> Snapshot {
         state.withLock { state in
             let binding = domain.flatMap { state.domains[$0] } ?? state.defaultBinding
-            return Snapshot(provider: binding.provider, status: binding.status, context: state.context, hooks: state.hooks)
+            return Snapshot(
+                provider: binding.provider, status: binding.status, context: state.context, hooks: state.hooks)
         }
     }
 
@@ -246,9 +249,19 @@ struct NoOpFlagProvider: FeatureProvider {
         FlagEvaluationDetails(flagKey: key, value: value, reason: .default)
     }
 
-    func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Bool> { none(key, value) }
-    func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?) -> FlagEvaluationDetails<String> { none(key, value) }
-    func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Int> { none(key, value) }
-    func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Double> { none(key, value) }
-    func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?) -> FlagEvaluationDetails<FlagValue> { none(key, value) }
+    func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?) -> FlagEvaluationDetails<
+        Bool
+    > { none(key, value) }
+    func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?) -> FlagEvaluationDetails<
+        String
+    > { none(key, value) }
+    func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?) -> FlagEvaluationDetails<
+        Int
+    > { none(key, value) }
+    func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?) -> FlagEvaluationDetails<
+        Double
+    > { none(key, value) }
+    func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<FlagValue>
+    { none(key, value) }
 }

@@ -41,7 +41,8 @@ public struct ProviderEvent: Sendable, Hashable, CustomStringConvertible {
 
     /// Creates an event.
     public init(
-        _ kind: Kind, providerName: String = "", flagsChanged: [String] = [], message: String? = nil, isFatal: Bool = false
+        _ kind: Kind, providerName: String = "", flagsChanged: [String] = [], message: String? = nil,
+        isFatal: Bool = false
     ) {
         self.kind = kind
         self.providerName = providerName

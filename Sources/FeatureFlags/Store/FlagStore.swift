@@ -1,5 +1,5 @@
-public import ConfigurationFiles
 package import Capabilities
+public import ConfigurationFiles
 import Dispatch
 import Glibc
 import Synchronization
@@ -60,7 +60,10 @@ public final class FlagStore: Sendable {
     ///   - watch: Whether to reload files when they change.
     ///   - context: The context every evaluation starts from (empty by default; on Linux,
     ///     `FlagEvaluationContext.host` from `LinuxCapabilities` describes this process).
-    public init(flagSets: [FlagSet] = [], files: [String], watch: Bool = true, context: FlagEvaluationContext = FlagEvaluationContext()) {
+    public init(
+        flagSets: [FlagSet] = [], files: [String], watch: Bool = true,
+        context: FlagEvaluationContext = FlagEvaluationContext()
+    ) {
         var initial = State(sources: flagSets.map { Source(path: $0.file, flags: $0) } + files.map { Source(path: $0) })
         initial.flags = Self.merge(initial.sources)
         state = Mutex(initial)
@@ -125,8 +128,11 @@ public final class FlagStore: Sendable {
                 outcome = .failure(error)
             }
             let event = state.withLock { state -> FlagStoreEvent? in
-                guard let index = state.sources.firstIndex(where: { $0.path == path && !$0.isFixed }) else { return nil }
-                let unchanged = text != nil && text == state.sources[index].lastText && state.sources[index].problem == nil
+                guard let index = state.sources.firstIndex(where: { $0.path == path && !$0.isFixed }) else {
+                    return nil
+                }
+                let unchanged =
+                    text != nil && text == state.sources[index].lastText && state.sources[index].problem == nil
                 guard !unchanged else { return nil }
                 let event: FlagStoreEvent
                 switch outcome {
@@ -193,15 +199,19 @@ public final class FlagStore: Sendable {
         guard let typed = T(flagValue: value) else {
             return FlagEvaluationDetails(
                 flagKey: key, value: defaultValue, reason: .error, errorCode: .typeMismatch,
-                errorMessage: "variant \"\(resolution.variant ?? "")\" of flag \"\(key)\" is a \(value.typeName) (\(value)), not \(T.requested)",
+                errorMessage:
+                    "variant \"\(resolution.variant ?? "")\" of flag \"\(key)\" is a \(value.typeName) (\(value)), not \(T.requested)",
                 flagMetadata: flag.metadata)
         }
         return FlagEvaluationDetails(
-            flagKey: key, value: typed, variant: resolution.variant, reason: resolution.reason, flagMetadata: flag.metadata)
+            flagKey: key, value: typed, variant: resolution.variant, reason: resolution.reason,
+            flagMetadata: flag.metadata)
     }
 
     /// Evaluates a Boolean flag, with details.
-    public func booleanDetails(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<Bool> {
+    public func booleanDetails(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext? = nil)
+        -> FlagEvaluationDetails<Bool>
+    {
         details(key, default: defaultValue, context: context)
     }
 
@@ -211,7 +221,9 @@ public final class FlagStore: Sendable {
     }
 
     /// Evaluates a string flag, with details.
-    public func stringDetails(_ key: String, default defaultValue: String, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<String> {
+    public func stringDetails(_ key: String, default defaultValue: String, context: FlagEvaluationContext? = nil)
+        -> FlagEvaluationDetails<String>
+    {
         details(key, default: defaultValue, context: context)
     }
 
@@ -221,7 +233,9 @@ public final class FlagStore: Sendable {
     }
 
     /// Evaluates a number flag as an integer, with details. A variant with a fraction is a type mismatch.
-    public func integerDetails(_ key: String, default defaultValue: Int, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<Int> {
+    public func integerDetails(_ key: String, default defaultValue: Int, context: FlagEvaluationContext? = nil)
+        -> FlagEvaluationDetails<Int>
+    {
         details(key, default: defaultValue, context: context)
     }
 
@@ -231,7 +245,9 @@ public final class FlagStore: Sendable {
     }
 
     /// Evaluates a number flag, with details.
-    public func doubleDetails(_ key: String, default defaultValue: Double, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<Double> {
+    public func doubleDetails(_ key: String, default defaultValue: Double, context: FlagEvaluationContext? = nil)
+        -> FlagEvaluationDetails<Double>
+    {
         details(key, default: defaultValue, context: context)
     }
 
@@ -241,13 +257,18 @@ public final class FlagStore: Sendable {
     }
 
     /// Evaluates an object (JSON) flag, with details.
-    public func objectDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<FlagValue> {
+    public func objectDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil)
+        -> FlagEvaluationDetails<FlagValue>
+    {
         details(key, default: defaultValue, context: context)
     }
 
     /// Evaluates a flag of any type, with details: no type mismatch is possible.
-    public func valueDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil) -> FlagEvaluationDetails<FlagValue> {
-        let typed: FlagEvaluationDetails<AnyFlagValue> = details(key, default: AnyFlagValue(defaultValue), context: context)
+    public func valueDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil)
+        -> FlagEvaluationDetails<FlagValue>
+    {
+        let typed: FlagEvaluationDetails<AnyFlagValue> = details(
+            key, default: AnyFlagValue(defaultValue), context: context)
         return typed.map(\.value)
     }
 }

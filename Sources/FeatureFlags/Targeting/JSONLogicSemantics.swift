@@ -109,7 +109,8 @@ enum JSONLogicSemantics {
         case (.structure(let x), .structure(let y)):
             guard x.count == y.count else { return false }
             for (key, value) in x {
-                guard let index = y.index(forKey: key), same(y[index].key, key), strictEquals(value, y[index].value) else {
+                guard let index = y.index(forKey: key), same(y[index].key, key), strictEquals(value, y[index].value)
+                else {
                     return false
                 }
             }
@@ -124,7 +125,10 @@ enum JSONLogicSemantics {
         // Swift's == also equates canonically equivalent strings, so it can only rule equality out,
         // but it does so without touching the bytes of small strings.
         guard a == b else { return false }
-        return bytes(a) { x in bytes(b) { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) } }
+        return bytes(a) { x in
+            bytes(b) { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
+            }
+        }
     }
 
     /// JavaScript's `text.includes(part)`; the empty string is in every string.
@@ -145,7 +149,9 @@ enum JSONLogicSemantics {
     /// JavaScript's `startsWith`.
     static func hasPrefix(_ text: String, _ prefix: String) -> Bool {
         bytes(text) { x in
-            bytes(prefix) { y in y.count <= x.count && (y.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, y.count) == 0) }
+            bytes(prefix) { y in
+                y.count <= x.count && (y.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, y.count) == 0)
+            }
         }
     }
 
@@ -153,7 +159,8 @@ enum JSONLogicSemantics {
     static func hasSuffix(_ text: String, _ suffix: String) -> Bool {
         bytes(text) { x in
             bytes(suffix) { y in
-                y.count <= x.count && (y.isEmpty || memcmp(x.baseAddress! + (x.count - y.count), y.baseAddress!, y.count) == 0)
+                y.count <= x.count
+                    && (y.isEmpty || memcmp(x.baseAddress! + (x.count - y.count), y.baseAddress!, y.count) == 0)
             }
         }
     }

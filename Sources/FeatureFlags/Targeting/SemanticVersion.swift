@@ -77,7 +77,9 @@ struct SemanticVersion: Sendable, Comparable {
                 if atEnd || bytes[index] == 0x2E {
                     let part = UnsafeBufferPointer(rebasing: bytes[start..<index])
                     guard !part.isEmpty else { return nil }
-                    if numericWithoutLeadingZero, part.allSatisfy(isDigit), part.count > 1, part[0] == 0x30 { return nil }
+                    if numericWithoutLeadingZero, part.allSatisfy(isDigit), part.count > 1, part[0] == 0x30 {
+                        return nil
+                    }
                     result.append(String(decoding: part, as: UTF8.self))
                     if atEnd { return result }
                     index += 1

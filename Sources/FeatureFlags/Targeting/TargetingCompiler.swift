@@ -22,7 +22,8 @@ struct TargetingCompiler {
     static let maximumExpandedDepth = 128
 
     /// Each shared evaluator compiled once: its expression, expanded size and depth, or why it failed.
-    private var compiled: [String: Result<(expression: TargetingExpression, size: Int, depth: Int), ConfigurationError>] = [:]
+    private var compiled:
+        [String: Result<(expression: TargetingExpression, size: Int, depth: Int), ConfigurationError>] = [:]
     private var depth = 0
     /// Set when a size or depth limit was passed: that depends on the rule, not on the evaluator compiled.
     private var limitExceeded = false
@@ -85,7 +86,8 @@ struct TargetingCompiler {
                 // JsonLogic reads an object without an operator as data.
                 if members.isEmpty { return .literal(.structure([:])) }
                 let keys = members.map { "\"\($0.key)\"" }.joined(separator: ", ")
-                throw ConfigurationError("a rule object has exactly one operator, found \(members.count): \(keys)", at: node.location)
+                throw ConfigurationError(
+                    "a rule object has exactly one operator, found \(members.count): \(keys)", at: node.location)
             }
             if member.key == "$ref" { return try resolve(member) }
             guard let op = TargetingOperator(rawValue: member.key) else {
@@ -97,7 +99,8 @@ struct TargetingCompiler {
 
     private mutating func resolve(_ member: DocumentNode.Member) throws(ConfigurationError) -> TargetingExpression {
         guard case .string(let name) = member.value.kind else {
-            throw ConfigurationError("$ref must name a shared evaluator, found a \(member.value.typeName)", at: member.value.location)
+            throw ConfigurationError(
+                "$ref must name a shared evaluator, found a \(member.value.typeName)", at: member.value.location)
         }
         guard evaluators[name] != nil else {
             let known = evaluators.keys.sorted().joined(separator: ", ")
@@ -123,7 +126,8 @@ struct TargetingCompiler {
         }
         guard !resolving.contains(name) else {
             throw ConfigurationError(
-                "$ref cycle: " + (resolving + [name]).joined(separator: " -> "), at: location ?? evaluators[name]!.location)
+                "$ref cycle: " + (resolving + [name]).joined(separator: " -> "),
+                at: location ?? evaluators[name]!.location)
         }
         resolving.append(name)
         defer { resolving.removeLast() }
@@ -142,12 +146,23 @@ struct TargetingCompiler {
         return expression
     }
 
-    private mutating func compile(_ op: TargetingOperator, _ member: DocumentNode.Member) throws(ConfigurationError) -> TargetingExpression {
+    private mutating func compile(_ op: TargetingOperator, _ member: DocumentNode.Member) throws(ConfigurationError)
+        -> TargetingExpression
+    {
         let argumentNodes: [DocumentNode]
-        if case .array(let elements) = member.value.kind { argumentNodes = elements } else { argumentNodes = [member.value] }
+        if case .array(let elements) = member.value.kind {
+            argumentNodes = elements
+        } else {
+            argumentNodes = [member.value]
+        }
         if let arity = op.arity, !arity.contains(argumentNodes.count) {
-            let expected = arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : (arity.upperBound == Int.max ? "at least \(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)")
-            let message = "\"\(op.rawValue)\" takes \(expected) argument\(expected == "1" ? "" : "s"), found \(argumentNodes.count)"
+            let expected =
+                arity.lowerBound == arity.upperBound
+                ? "\(arity.lowerBound)"
+                : (arity.upperBound == Int.max
+                    ? "at least \(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)")
+            let message =
+                "\"\(op.rawValue)\" takes \(expected) argument\(expected == "1" ? "" : "s"), found \(argumentNodes.count)"
             guard op.isFlagdOperator else { throw ConfigurationError(message, at: member.keyLocation) }
             note(message, at: member.keyLocation)
         }
@@ -160,13 +175,17 @@ struct TargetingCompiler {
             guard let path = arguments.first else { return .variable(path: [], fallback: nil) }
             switch path {
             case .literal(.string(let text)):
-                return .variable(path: text.isEmpty ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init), fallback: fallback)
+                return .variable(
+                    path: text.isEmpty
+                        ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init),
+                    fallback: fallback)
             case .literal(.number(let index)):
                 return .variable(path: [FlagValue.format(index)], fallback: fallback)
             case .literal(.null):
                 return .variable(path: [], fallback: fallback)
             case .literal(let other):
-                throw ConfigurationError("\"var\" takes a path string, found a \(other.typeName)", at: argumentNodes[0].location)
+                throw ConfigurationError(
+                    "\"var\" takes a path string, found a \(other.typeName)", at: argumentNodes[0].location)
             default:
                 return .computedVariable(path, fallback: fallback)
             }
@@ -184,7 +203,8 @@ struct TargetingCompiler {
                     note("\(value) is not a semantic version", at: argumentNodes[index].location)
                 }
             }
-            if case .literal(.string(let symbol)) = arguments[1], let comparison = SemanticVersionOperator(rawValue: symbol),
+            if case .literal(.string(let symbol)) = arguments[1],
+                let comparison = SemanticVersionOperator(rawValue: symbol),
                 case .literal(let text) = arguments[2], let target = SemanticVersion(value: text)
             {
                 return .semanticVersion(arguments[0], comparison, target)
@@ -203,8 +223,11 @@ struct TargetingCompiler {
             if !literalWeights.isEmpty, !literalWeights.contains(nil), literalWeights.reduce(0, { $0 + $1! }) == 0 {
                 note("the fractional weights add up to 0, so flagd evaluates this rule to null", at: member.keyLocation)
             }
-            if argumentNodes.count == (isShortForm ? 0 : 1) { note("\"fractional\" needs at least one bucket", at: member.keyLocation) }
-            return .fractional(seed: isShortForm ? nil : arguments[0], buckets: Array(arguments.dropFirst(isShortForm ? 0 : 1)))
+            if argumentNodes.count == (isShortForm ? 0 : 1) {
+                note("\"fractional\" needs at least one bucket", at: member.keyLocation)
+            }
+            return .fractional(
+                seed: isShortForm ? nil : arguments[0], buckets: Array(arguments.dropFirst(isShortForm ? 0 : 1)))
         default:
             break
         }
@@ -221,17 +244,25 @@ struct TargetingCompiler {
             return
         }
         if case .array = entry[0].kind {
-            note("a fractional bucket's variant is a string, Boolean, number or null, found an array", at: entry[0].location)
+            note(
+                "a fractional bucket's variant is a string, Boolean, number or null, found an array",
+                at: entry[0].location)
         }
         guard entry.count == 2 else { return }
         switch entry[1].kind {
         case .number(let weight):
             if weight < 0 {
-                note("a fractional weight is not negative; flagd counts \(FlagValue.format(weight)) as 0", at: entry[1].location)
+                note(
+                    "a fractional weight is not negative; flagd counts \(FlagValue.format(weight)) as 0",
+                    at: entry[1].location)
             } else if weight.rounded(.towardZero) != weight {
-                note("a fractional weight is a whole number; flagd drops the fraction of \(FlagValue.format(weight))", at: entry[1].location)
+                note(
+                    "a fractional weight is a whole number; flagd drops the fraction of \(FlagValue.format(weight))",
+                    at: entry[1].location)
             } else if weight > Double(Int32.max) {
-                note("fractional weights add up to at most \(Int32.max), found \(FlagValue.format(weight))", at: entry[1].location)
+                note(
+                    "fractional weights add up to at most \(Int32.max), found \(FlagValue.format(weight))",
+                    at: entry[1].location)
             }
         case .object:
             break  // computed: checked when evaluated
@@ -255,9 +286,13 @@ struct TargetingCompiler {
     }
 
     private static func unknownOperatorMessage(_ name: String) -> String {
-        if name == "fractionalEvaluation" { return "\"fractionalEvaluation\" was removed from flagd; use \"fractional\"" }
+        if name == "fractionalEvaluation" {
+            return "\"fractionalEvaluation\" was removed from flagd; use \"fractional\""
+        }
         let known = TargetingOperator.allCases.map(\.rawValue)
-        let close = known.filter { $0.lowercased() == name.lowercased() || $0.replacingUnderscores == name.replacingUnderscores }
+        let close = known.filter {
+            $0.lowercased() == name.lowercased() || $0.replacingUnderscores == name.replacingUnderscores
+        }
         return "unknown operator \"\(name)\"" + (close.first.map { "; did you mean \"\($0)\"?" } ?? "")
     }
 }

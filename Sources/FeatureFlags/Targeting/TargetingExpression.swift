@@ -112,13 +112,17 @@ extension TargetingExpression {
             let components: [String]
             switch path {
             case .null: components = []
-            case .string(let text): components = text.isEmpty ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            case .string(let text):
+                components =
+                    text.isEmpty ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             default: components = JSONLogicSemantics.string(path).split(separator: ".").map(String.init)
             }
             if let value = scope.lookup(components), value != .null { return value }
             return try fallback?.evaluate(scope) ?? .null
         case .semanticVersion(let versionExpression, let comparison, let target):
-            guard let version = SemanticVersion(value: try versionExpression.evaluate(scope)) else { throw TargetingFailure() }
+            guard let version = SemanticVersion(value: try versionExpression.evaluate(scope)) else {
+                throw TargetingFailure()
+            }
             return .bool(comparison.holds(version, target))
         case .fractional(let seed, let buckets):
             return try Fractional.evaluate(seed: seed, buckets: buckets, scope)
@@ -259,7 +263,9 @@ extension TargetingExpression {
             return Double(keys.count - missing.count) >= needed ? .list([]) : .list(missing)
         case .less, .lessOrEqual:
             let orEqual = op == .lessOrEqual
-            return .bool(JS.less(argument(0), argument(1), orEqual: orEqual) && JS.less(argument(1), argument(2), orEqual: orEqual))
+            return .bool(
+                JS.less(argument(0), argument(1), orEqual: orEqual)
+                    && JS.less(argument(1), argument(2), orEqual: orEqual))
         case .max, .min:
             guard !values.isEmpty else { return .null }
             let numbers = values.map(JS.number)
@@ -268,17 +274,25 @@ extension TargetingExpression {
         case .add:
             return .number(values.reduce(0) { $0 + JS.parseFloat($1) })
         case .multiply:
-            return .number(values.isEmpty ? .nan : values.dropFirst().reduce(JS.parseFloat(values[0])) { $0 * JS.parseFloat($1) })
+            return .number(
+                values.isEmpty ? .nan : values.dropFirst().reduce(JS.parseFloat(values[0])) { $0 * JS.parseFloat($1) })
         case .merge:
             var merged: [FlagValue] = []
             for value in values {
-                if case .list(let elements) = value { merged.append(contentsOf: elements) } else { merged.append(value) }
+                if case .list(let elements) = value {
+                    merged.append(contentsOf: elements)
+                } else {
+                    merged.append(value)
+                }
             }
             return .list(merged)
         case .cat:
             return .string(values.map(JS.string).joined())
         case .substr:
-            return .string(Self.substring(JS.string(argument(0)), start: JS.number(argument(1)), length: values.count > 2 ? JS.number(argument(2)) : nil))
+            return .string(
+                Self.substring(
+                    JS.string(argument(0)), start: JS.number(argument(1)),
+                    length: values.count > 2 ? JS.number(argument(2)) : nil))
         case .semanticVersion:
             guard values.count == 3, case .string(let symbol) = values[1],
                 let comparison = SemanticVersionOperator(rawValue: symbol),
@@ -291,7 +305,8 @@ extension TargetingExpression {
     }
 
     private static func isMissing(_ key: FlagValue, _ scope: TargetingScope) -> Bool {
-        let path = JSONLogicSemantics.string(key).split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let path = JSONLogicSemantics.string(key).split(separator: ".", omittingEmptySubsequences: false).map(
+            String.init)
         guard let value = scope.lookup(path) else { return true }
         return value == .null || value == .string("")
     }
@@ -303,7 +318,8 @@ extension TargetingExpression {
         let count = units.count
         // Clamped before converting: an index such as 1e300 or -Infinity must not trap.
         func index(_ value: Double) -> Int {
-            value.isNaN ? 0 : Int(Swift.min(Swift.max(value, -Double(count) - 1), Double(count) + 1).rounded(.towardZero))
+            value.isNaN
+                ? 0 : Int(Swift.min(Swift.max(value, -Double(count) - 1), Double(count) + 1).rounded(.towardZero))
         }
         var from = index(start)
         if from < 0 { from = Swift.max(0, count + from) }

@@ -1,6 +1,5 @@
-import ConfigurationFiles
 public import Capabilities
-
+import ConfigurationFiles
 import Glibc
 
 /// Access to a path for this process's effective user and groups: read, write, execute
@@ -31,7 +30,9 @@ public struct FileAccess: CapabilityType {
         /// Create entries in a directory: write and search on it.
         public static let create = Access(rawValue: 8)
 
-        static let all: [(Access, String)] = [(.read, "read"), (.write, "write"), (.execute, "execute"), (.create, "create")]
+        static let all: [(Access, String)] = [
+            (.read, "read"), (.write, "write"), (.execute, "execute"), (.create, "create"),
+        ]
 
         /// The grant names, such as `read` and `write`.
         public var names: [String] { Self.all.filter { contains($0.0) }.map(\.1) }

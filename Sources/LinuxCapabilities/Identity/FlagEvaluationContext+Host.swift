@@ -1,5 +1,4 @@
 public import FeatureFlags
-
 import Glibc
 
 extension FlagEvaluationContext {
@@ -8,9 +7,13 @@ extension FlagEvaluationContext {
     /// the host name.
     public static let host: FlagEvaluationContext = {
         let identity = ProcessIdentity.current()
-        func name(_ named: ProcessIdentity.Named) -> FlagValue { named.name.map(FlagValue.string) ?? .number(Double(named.id)) }
+        func name(_ named: ProcessIdentity.Named) -> FlagValue {
+            named.name.map(FlagValue.string) ?? .number(Double(named.id))
+        }
         var groups: [FlagValue] = [name(identity.effectiveGroup)]
-        for group in identity.supplementaryGroups where group.id != identity.effectiveGroup.id { groups.append(name(group)) }
+        for group in identity.supplementaryGroups where group.id != identity.effectiveGroup.id {
+            groups.append(name(group))
+        }
         let hostname = Self.hostName()
         return FlagEvaluationContext(
             targetingKey: hostname,

@@ -1,5 +1,5 @@
-import ConfigurationFiles
 public import Capabilities
+import ConfigurationFiles
 
 /// Whether this process belongs to a group: its effective, real or one of its supplementary
 /// group ids is the group's. (This is the process's membership, which the kernel checks; a
@@ -31,7 +31,8 @@ public struct MemberOfGroup: CapabilityType {
         if identity.supplementaryGroups.contains(where: { $0.id == groupID }) {
             return .authorized("\(label) is a supplementary group")
         }
-        let groups = ([identity.effectiveGroup] + identity.supplementaryGroups).map(\.description).joined(separator: ", ")
+        let groups = ([identity.effectiveGroup] + identity.supplementaryGroups).map(\.description).joined(
+            separator: ", ")
         return .denied("not a member of \(label) (groups: \(groups))")
     }
 }

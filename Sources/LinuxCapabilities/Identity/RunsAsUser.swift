@@ -1,5 +1,5 @@
-import ConfigurationFiles
 public import Capabilities
+import ConfigurationFiles
 
 /// Whether this process runs as a given user: its effective user id (the one the kernel
 /// checks permissions against) is that user's.
@@ -25,6 +25,7 @@ public struct RunsAsUser: CapabilityType {
     private func currentStatus() -> CapabilityStatus {
         let identity = ProcessIdentity.current()
         if identity.effectiveUser.id == userID { return .authorized("running as \(identity.effectiveUser)") }
-        return .denied("running as \(identity.effectiveUser), not \(userName.map { "\($0)(\(userID))" } ?? String(userID))")
+        return .denied(
+            "running as \(identity.effectiveUser), not \(userName.map { "\($0)(\(userID))" } ?? String(userID))")
     }
 }

@@ -1,6 +1,5 @@
-import ConfigurationFiles
 import Capabilities
-
+import ConfigurationFiles
 import Glibc
 
 /// A user or group named in a capability, resolved to its id when the capability is made.

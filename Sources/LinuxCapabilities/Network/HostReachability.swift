@@ -1,7 +1,6 @@
-import ConfigurationFiles
 public import Capabilities
+import ConfigurationFiles
 import Dispatch
-
 import Glibc
 
 /// Whether a TCP service answers: the host name is resolved, then a non-blocking connect
@@ -33,7 +32,8 @@ public struct HostReachability: CapabilityType {
             throw CapabilityConfigurationError("port \(port) is out of range (1 to 65535)")
         }
         guard timeout > .zero, timeout <= .seconds(300) else {
-            throw CapabilityConfigurationError("the timeout must be more than zero and at most 5 minutes, got \(timeout)")
+            throw CapabilityConfigurationError(
+                "the timeout must be more than zero and at most 5 minutes, got \(timeout)")
         }
         self.host = bare
         self.port = UInt16(port)
@@ -103,7 +103,9 @@ enum TCPProbe {
         let deadline = clock.now.advanced(by: timeout)
         func remainingMilliseconds() -> Int32 {
             let left = clock.now.duration(to: deadline)
-            return left <= .zero ? 0 : Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            return left <= .zero
+                ? 0
+                : Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
         }
 
         // Resolve on a thread of its own: getaddrinfo has no timeout, and a dead name server must not outlast ours.
@@ -182,14 +184,18 @@ enum TCPProbe {
             var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             getnameinfo(address, entry.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
             resolution.addresses.append(
-                (entry.pointee.ai_family, bytes, String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+                (
+                    entry.pointee.ai_family, bytes,
+                    String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                ))
         }
     }
 
     /// 0 when connected, otherwise the error (ETIMEDOUT when the time ran out).
     private static func connect(_ family: Int32, _ address: [UInt8], waitingAtMost milliseconds: Int32) -> Int32 {
         guard milliseconds > 0 else { return ETIMEDOUT }
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return errno }
         defer { close(fd) }
         let started = address.withUnsafeBytes { raw in

@@ -1,18 +1,20 @@
 import CLinuxSupport
 import Dispatch
-
 import Glibc
 
 /// Link, address and route changes from the kernel (rtnetlink), as they happen, for as long as
 /// the stream is iterated. Each element means "something changed; read again".
 enum NetworkChangeMonitor {
     // rtnetlink multicast groups (linux/rtnetlink.h).
-    private static let groups = UInt32(RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE)
+    private static let groups = UInt32(
+        RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE)
 
     /// A stream of change notifications, or a finished stream when netlink is unavailable.
     static func changes() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), NETLINK_ROUTE)
+        let fd = socket(
+            AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            NETLINK_ROUTE)
         guard fd >= 0 else {
             continuation.finish()
             return stream
@@ -21,14 +23,17 @@ enum NetworkChangeMonitor {
         address.nl_family = sa_family_t(AF_NETLINK)
         address.nl_groups = groups
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+            }
         }
         guard bound == 0 else {
             close(fd)
             continuation.finish()
             return stream
         }
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "LinuxCapabilities.netlink"))
+        let source = DispatchSource.makeReadSource(
+            fileDescriptor: fd, queue: DispatchQueue(label: "LinuxCapabilities.netlink"))
         source.setEventHandler {
             var buffer = [UInt8](repeating: 0, count: 16384)
             var changed = false

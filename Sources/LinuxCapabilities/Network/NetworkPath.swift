@@ -27,13 +27,19 @@ public struct NetworkPath: CapabilityType {
         let routes = DefaultRoute.all()
         let described = usable.map { "\($0.name) (\($0.addresses.joined(separator: ", ")))" }.joined(separator: "; ")
         guard !usable.isEmpty else {
-            let down = interfaces.filter { !$0.isLoopback }.map { "\($0.name) \($0.isUp ? ($0.isRunning ? "has no address" : "has no carrier") : "is down")" }
-            return .denied("unsatisfied: no usable interface" + (down.isEmpty ? " (only loopback)" : " (" + down.joined(separator: ", ") + ")"))
+            let down = interfaces.filter { !$0.isLoopback }.map {
+                "\($0.name) \($0.isUp ? ($0.isRunning ? "has no address" : "has no carrier") : "is down")"
+            }
+            return .denied(
+                "unsatisfied: no usable interface"
+                    + (down.isEmpty ? " (only loopback)" : " (" + down.joined(separator: ", ") + ")"))
         }
         let usableNames = Set(usable.map(\.name))
         guard let route = routes.first(where: { usableNames.contains($0.interface) }) else {
             return .denied("unsatisfied: no default route (interfaces: \(described))")
         }
-        return .authorized("satisfied: default route via \(route.interface) (interfaces: \(described))", grants: Set(usable.map(\.name)))
+        return .authorized(
+            "satisfied: default route via \(route.interface) (interfaces: \(described))",
+            grants: Set(usable.map(\.name)))
     }
 }

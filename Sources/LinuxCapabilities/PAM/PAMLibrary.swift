@@ -1,7 +1,6 @@
 import CPAM
-import Synchronization
-
 import Glibc
+import Synchronization
 
 /// libpam, loaded at run time with dlopen, as systemd loads its optional libraries: the
 /// package builds and runs without it, and PAM capabilities are then unavailable with the reason.

@@ -1,7 +1,6 @@
-import ConfigurationFiles
 public import Capabilities
+import ConfigurationFiles
 import Dispatch
-
 import Glibc
 
 /// A login through PAM: authorized once a PAM transaction for a service and a user succeeds
@@ -53,7 +52,8 @@ public struct PAMLogin: CapabilityType {
     ) throws(CapabilityConfigurationError) {
         try Self.checkServiceName(service)
         if let serviceDirectory, !serviceDirectory.hasPrefix("/") {
-            throw CapabilityConfigurationError("a PAM service directory must be an absolute path, got \"\(serviceDirectory)\"")
+            throw CapabilityConfigurationError(
+                "a PAM service directory must be an absolute path, got \"\(serviceDirectory)\"")
         }
         let user = user ?? ProcessIdentity.current().effectiveUser.name ?? ""
         guard !user.isEmpty, !user.utf8.contains(0) else {
@@ -74,7 +74,10 @@ public struct PAMLogin: CapabilityType {
         switch PAMLibrary.load(libraryPath) {
         case .success(let library):
             if serviceDirectory != nil, library.startInDirectory == nil {
-                return .unavailable(reason: "\(libraryPath) has no pam_start_confdir (Linux-PAM 1.4 or later is needed for a service directory)")
+                return .unavailable(
+                    reason:
+                        "\(libraryPath) has no pam_start_confdir (Linux-PAM 1.4 or later is needed for a service directory)"
+                )
             }
             return .available
         case .failure(let error):
@@ -113,7 +116,8 @@ public struct PAMLogin: CapabilityType {
         guard !service.isEmpty, service != ".", service != "..", service.utf8.allSatisfy(allowed.contains) else {
             throw CapabilityConfigurationError(
                 "\"\(service)\" is not a usable PAM service name: Linux-PAM lowercases names and falls back to the"
-                    + " \"other\" service, so use the service file's exact name (lowercase letters, digits and - _ . + @ :)")
+                    + " \"other\" service, so use the service file's exact name (lowercase letters, digits and - _ . + @ :)"
+            )
         }
     }
 

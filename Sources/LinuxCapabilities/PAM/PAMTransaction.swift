@@ -1,6 +1,5 @@
 import CPAM
 import Capabilities
-
 import Glibc
 
 /// One PAM transaction: start, authenticate, check the account, optionally establish
@@ -39,7 +38,9 @@ struct PAMTransaction {
         let started: Int32
         if let directory {
             guard let startInDirectory = library.startInDirectory else {
-                return .unavailable("this libpam has no pam_start_confdir (Linux-PAM 1.4 or later is needed for a service directory)", cause: .backendMissing)
+                return .unavailable(
+                    "this libpam has no pam_start_confdir (Linux-PAM 1.4 or later is needed for a service directory)",
+                    cause: .backendMissing)
             }
             started = startInDirectory(service, user, &conversation, directory, &handle)
         } else {
@@ -99,7 +100,9 @@ struct PAMTransaction {
         case Int(CPAM_CRED_INSUFFICIENT), Int(CPAM_CRED_UNAVAIL), Int(CPAM_CRED_EXPIRED), Int(CPAM_CRED_ERR):
             return .denied("credentials refused during \(stage.rawValue) for \(subject): \(text)")
         case Int(CPAM_OPEN_ERR), Int(CPAM_SYMBOL_ERR), Int(CPAM_SERVICE_ERR), Int(CPAM_MODULE_UNKNOWN):
-            return .unavailable("PAM service \(service) is broken (a module failed to load) during \(stage.rawValue): \(text)", cause: .misconfigured)
+            return .unavailable(
+                "PAM service \(service) is broken (a module failed to load) during \(stage.rawValue): \(text)",
+                cause: .misconfigured)
         case Int(CPAM_AUTHINFO_UNAVAIL):
             return .unavailable("authentication information unavailable for \(subject): \(text)")
         default:
@@ -115,8 +118,9 @@ struct PAMTransaction {
         ) -> Int32 = { count, messages, responses, context in
             guard count > 0, let messages, let responses, let context else { return Int32(CPAM_CONV_ERR) }
             let bridge = Unmanaged<Bridge>.fromOpaque(context).takeUnretainedValue()
-            guard let replies = calloc(Int(count), MemoryLayout<pam_response>.stride)?
-                .assumingMemoryBound(to: pam_response.self)
+            guard
+                let replies = calloc(Int(count), MemoryLayout<pam_response>.stride)?
+                    .assumingMemoryBound(to: pam_response.self)
             else { return Int32(CPAM_BUF_ERR) }
             func discard() {
                 for index in 0..<Int(count) {
@@ -135,7 +139,8 @@ struct PAMTransaction {
                 let text = message.msg.map { String(cString: $0) } ?? ""
                 switch message.msg_style {
                 case Int32(CPAM_PROMPT_ECHO_OFF), Int32(CPAM_PROMPT_ECHO_ON):
-                    let style: PAMMessage.Style = message.msg_style == Int32(CPAM_PROMPT_ECHO_OFF) ? .secretPrompt : .visiblePrompt
+                    let style: PAMMessage.Style =
+                        message.msg_style == Int32(CPAM_PROMPT_ECHO_OFF) ? .secretPrompt : .visiblePrompt
                     let answer: UnsafeMutablePointer<CChar>?
                     switch bridge.conversation.answer(PAMMessage(style: style, text: text)) {
                     case .secret(let secret): answer = secret.makeCString()

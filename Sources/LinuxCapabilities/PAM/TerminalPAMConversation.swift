@@ -1,5 +1,4 @@
 import CLinuxSupport
-
 import Glibc
 
 /// Asks on the controlling terminal (/dev/tty), as `login` and `sudo` do: secret prompts

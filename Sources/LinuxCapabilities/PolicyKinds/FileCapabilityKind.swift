@@ -1,5 +1,5 @@
-public import CapabilityPolicy
 public import Capabilities
+public import CapabilityPolicy
 
 /// `kind: file`: access to a file or directory (Docs/Backends/FileAccess.md).
 public struct FileCapabilityKind: CapabilityKind {
@@ -11,8 +11,11 @@ public struct FileCapabilityKind: CapabilityKind {
     public var settings: [CapabilitySetting] {
         [
             CapabilitySetting("path", .absolutePath, required: true, summary: "The file or directory."),
-            CapabilitySetting("access", .choices(["read", "write", "execute", "create"]), summary: "What is needed (read by default)."),
-            CapabilitySetting("type", .choice(["any", "file", "directory"]), summary: "What the path must be (any by default)."),
+            CapabilitySetting(
+                "access", .choices(["read", "write", "execute", "create"]), summary: "What is needed (read by default)."
+            ),
+            CapabilitySetting(
+                "type", .choice(["any", "file", "directory"]), summary: "What the path must be (any by default)."),
         ]
     }
 
@@ -29,6 +32,7 @@ public struct FileCapabilityKind: CapabilityKind {
             }
         }
         return try FileAccess(
-            settings.string("path") ?? "", access: access, kind: FileAccess.Kind(rawValue: settings.string("type") ?? "any") ?? .any)
+            settings.string("path") ?? "", access: access,
+            kind: FileAccess.Kind(rawValue: settings.string("type") ?? "any") ?? .any)
     }
 }

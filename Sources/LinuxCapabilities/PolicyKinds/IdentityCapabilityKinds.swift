@@ -1,5 +1,5 @@
-public import CapabilityPolicy
 public import Capabilities
+public import CapabilityPolicy
 
 /// `kind: process-capability`: a Linux capability(7) in this process's effective set.
 public struct ProcessCapabilityKind: CapabilityKind {
@@ -9,7 +9,10 @@ public struct ProcessCapabilityKind: CapabilityKind {
     public var name: String { "process-capability" }
     public var summary: String { "Held while this process has a Linux capability, such as CAP_NET_BIND_SERVICE." }
     public var settings: [CapabilitySetting] {
-        [CapabilitySetting("capability", .pattern("^(?i)(cap_)?[a-z_]+$"), required: true, summary: "The capability's name.")]
+        [
+            CapabilitySetting(
+                "capability", .pattern("^(?i)(cap_)?[a-z_]+$"), required: true, summary: "The capability's name.")
+        ]
     }
 
     public func makeCapability(_ settings: CapabilitySettings, in context: CapabilityKindContext)

@@ -6,7 +6,8 @@ import FeatureFlags
 public enum LinuxPolicySupport {
     /// The kinds of this layer: `pam`, `file`, `host`, `network`, `process-capability`, `user`, `group`.
     public static let kinds: [any CapabilityKind] = [
-        PAMCapabilityKind(), FileCapabilityKind(), HostCapabilityKind(), NetworkCapabilityKind(), ProcessCapabilityKind(),
+        PAMCapabilityKind(), FileCapabilityKind(), HostCapabilityKind(), NetworkCapabilityKind(),
+        ProcessCapabilityKind(),
         UserCapabilityKind(), GroupCapabilityKind(),
     ]
 

@@ -1,5 +1,5 @@
-public import CapabilityPolicy
 public import Capabilities
+public import CapabilityPolicy
 
 /// `kind: host`: a host that accepts connections on a port (Docs/Backends/Network.md).
 public struct HostCapabilityKind: CapabilityKind {

@@ -1,5 +1,5 @@
-public import CapabilityPolicy
 public import Capabilities
+public import CapabilityPolicy
 
 /// `kind: pam`: a PAM login (Docs/Backends/PAM.md).
 public struct PAMCapabilityKind: CapabilityKind {
@@ -11,10 +11,13 @@ public struct PAMCapabilityKind: CapabilityKind {
     public var settings: [CapabilitySetting] {
         [
             CapabilitySetting("service", .string, required: true, summary: "The PAM service (a file in /etc/pam.d)."),
-            CapabilitySetting("user", .string, summary: "Who authenticates; by default the user capctl is told, or the caller."),
-            CapabilitySetting("service-directory", .absolutePath, summary: "Where the service file is, instead of /etc/pam.d."),
+            CapabilitySetting(
+                "user", .string, summary: "Who authenticates; by default the user capctl is told, or the caller."),
+            CapabilitySetting(
+                "service-directory", .absolutePath, summary: "Where the service file is, instead of /etc/pam.d."),
             CapabilitySetting("keep", .duration, summary: "How long a login is kept, as sudo keeps its timestamp."),
-            CapabilitySetting("account-check", .boolean, summary: "Whether PAM's account stage runs too (true by default)."),
+            CapabilitySetting(
+                "account-check", .boolean, summary: "Whether PAM's account stage runs too (true by default)."),
         ]
     }
 

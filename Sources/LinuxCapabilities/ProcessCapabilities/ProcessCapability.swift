@@ -1,5 +1,5 @@
-import ConfigurationFiles
 public import Capabilities
+import ConfigurationFiles
 
 /// Whether this process holds a Linux capability, such as `CAP_NET_BIND_SERVICE`, in its
 /// effective set right now.
@@ -20,7 +20,8 @@ public struct ProcessCapability: CapabilityType {
         let canonical = upper.hasPrefix("CAP_") ? upper : "CAP_" + upper
         guard let number = LinuxCapabilitySet.number(of: canonical) else {
             throw CapabilityConfigurationError(
-                "unknown Linux capability \"\(name)\" (known: CAP_CHOWN ... \(LinuxCapabilitySet.names.last ?? ""), see capabilities(7))")
+                "unknown Linux capability \"\(name)\" (known: CAP_CHOWN ... \(LinuxCapabilitySet.names.last ?? ""), see capabilities(7))"
+            )
         }
         self.capability = LinuxCapabilitySet.names[number]
         self.number = number

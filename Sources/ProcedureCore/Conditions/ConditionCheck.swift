@@ -37,7 +37,8 @@ extension ProcedureCondition {
         guard let explanation = procedure.conditionExplanation?.children.first else {
             let reason = procedure.error.map { "\($0)" } ?? "not evaluated"
             return ConditionReport(
-                verdict: .undecided, explanation: ConditionExplanation(condition: name, outcome: .undecided, reason: reason))
+                verdict: .undecided,
+                explanation: ConditionExplanation(condition: name, outcome: .undecided, reason: reason))
         }
         let verdict: ConditionResult.Verdict =
             switch explanation.outcome {

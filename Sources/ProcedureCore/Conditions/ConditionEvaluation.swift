@@ -50,7 +50,9 @@ final class ConditionEvaluation: Sendable {
                 let index = results.count
                 let mayStay = tree.isInteractive(index)
                 let context = ConditionContext(mayInteractLater: mayStay)
-                guard let result = tree.leaves[index].evaluateImmediately(for: procedure, context: context) else { break }
+                guard let result = tree.leaves[index].evaluateImmediately(for: procedure, context: context) else {
+                    break
+                }
                 results.append(ConditionTree.normalize(result, mayStayOpen: mayStay))
             }
             firstUnchecked = results.count

@@ -185,7 +185,8 @@ struct ConditionTree: Sendable {
                 switch outcome {
                 case .passed: "passed: " + (parts.first(where: \.passed)?.condition ?? "")
                 case .failed: parts.isEmpty ? "no alternatives" : "none of \(parts.count) passed"
-                case .undecided: "none of \(parts.count) passed, and \(parts.count { $0.outcome == .undecided }) could not be decided"
+                case .undecided:
+                    "none of \(parts.count) passed, and \(parts.count { $0.outcome == .undecided }) could not be decided"
                 case .notChecked: "holds only after asking"
                 }
             return ConditionExplanation(condition: name, outcome: outcome, reason: reason, children: parts)

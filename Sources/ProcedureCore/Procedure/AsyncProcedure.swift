@@ -70,7 +70,9 @@ extension AsyncProcedure {
     ) {
         let input = Mutex<Input?>(nil)
         self.init(name: name) {
-            guard let value = input.withLock({ $0 }) else { throw ProcedureError.inputUnavailable(from: dependency.name, reason: nil) }
+            guard let value = input.withLock({ $0 }) else {
+                throw ProcedureError.inputUnavailable(from: dependency.name, reason: nil)
+            }
             return try await body(value)
         }
         injectResult(from: dependency) { value in input.withLock { $0 = value } }

@@ -489,7 +489,10 @@ extension Procedure {
     }
 
     private func exclusivityGranted(_ lease: ExclusivityLease) {
-        enum Next { case stale, deferred, ready(ProcedureQueue) }
+        enum Next {
+            case stale, deferred
+            case ready(ProcedureQueue)
+        }
         let next = storage.withLock { state -> Next in
             guard state.state == .waitingForExclusivity, state.exclusivityLease === lease, let queue = state.queue
             else { return .stale }

@@ -36,12 +36,12 @@ public final class RetryProcedure<Output: Sendable>: ResultProcedure<Output>, @u
             maxAttempts: maxAttempts, wait: wait, makeAttempt: makeAttempt,
             wantsAnother: { $0.error != nil }, handler: handler,
             onDone: { [self] last in
-            switch (last as? ResultProcedure<Output>)?.output {
-            case .success(let value): finish(returning: value)
-            case .failure(let error): finish(throwing: error)
-            case nil: finish(with: last?.error)
-            }
-        })
+                switch (last as? ResultProcedure<Output>)?.output {
+                case .success(let value): finish(returning: value)
+                case .failure(let error): finish(throwing: error)
+                case nil: finish(with: last?.error)
+                }
+            })
         self.driver.withLock { $0 = driver }
         if isCancelled { driver.cancel() } else { driver.start(owner: self) }
     }

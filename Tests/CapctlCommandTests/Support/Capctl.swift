@@ -1,7 +1,6 @@
 import Foundation
-import TestSupport
-
 import Glibc
+import TestSupport
 
 /// Runs the built `capctl` binary as a user would, against policy trees of the test's own.
 struct CapctlRun {

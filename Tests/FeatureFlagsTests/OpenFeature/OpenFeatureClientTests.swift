@@ -1,8 +1,8 @@
 import FeatureFlags
 import ProcedureCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// OpenFeature's evaluation API as its specification describes it: context merging (3.2), hooks
 /// (4), provider states and events (1.7, 5), domains (1.1).
@@ -63,20 +63,36 @@ struct OpenFeatureClientTests {
         var hooks: [any FlagHook] { providerHooks }
         func shutdown() async { shutdowns.withLock { $0 += 1 } }
 
-        private func answer<T>(_ key: String, _ value: T, _ context: FlagEvaluationContext?, _ read: (FlagValue) -> T?) -> FlagEvaluationDetails<T> {
+        private func answer<T>(_ key: String, _ value: T, _ context: FlagEvaluationContext?, _ read: (FlagValue) -> T?)
+            -> FlagEvaluationDetails<T>
+        {
             received.withLock { $0 = context }
             if key == "broken" {
-                return FlagEvaluationDetails(flagKey: key, value: value, reason: .error, errorCode: .parseError, errorMessage: "broken on purpose")
+                return FlagEvaluationDetails(
+                    flagKey: key, value: value, reason: .error, errorCode: .parseError,
+                    errorMessage: "broken on purpose")
             }
-            guard let found = context?.attributes["answer"].flatMap(read) else { return FlagEvaluationDetails(flagKey: key, value: value, reason: .default) }
+            guard let found = context?.attributes["answer"].flatMap(read) else {
+                return FlagEvaluationDetails(flagKey: key, value: value, reason: .default)
+            }
             return FlagEvaluationDetails(flagKey: key, value: found, variant: "answer", reason: .targetingMatch)
         }
 
-        func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Bool> { answer(key, value, context, \.boolValue) }
-        func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?) -> FlagEvaluationDetails<String> { answer(key, value, context, \.stringValue) }
-        func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Int> { answer(key, value, context, \.integerValue) }
-        func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Double> { answer(key, value, context, \.numberValue) }
-        func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?) -> FlagEvaluationDetails<FlagValue> { answer(key, value, context) { $0 } }
+        func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Bool>
+        { answer(key, value, context, \.boolValue) }
+        func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<String>
+        { answer(key, value, context, \.stringValue) }
+        func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Int>
+        { answer(key, value, context, \.integerValue) }
+        func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Double>
+        { answer(key, value, context, \.numberValue) }
+        func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<FlagValue>
+        { answer(key, value, context) { $0 } }
     }
 
     @Test("context: global, then client, then call, then before hooks; later levels win, targeting key too")
@@ -84,16 +100,23 @@ struct OpenFeatureClientTests {
         let api = OpenFeatureAPI()
         let provider = EchoProvider()
         await api.setProvider(provider)
-        api.setEvaluationContext(FlagEvaluationContext(targetingKey: "global", attributes: ["a": "global", "b": "global", "c": "global", "d": "global"]))
-        let client = api.client(context: FlagEvaluationContext(targetingKey: "client", attributes: ["b": "client", "c": "client", "d": "client"]))
-        let hook = RecordingHook("h", Log(), adds: FlagEvaluationContext(attributes: ["d": "hook", "answer": "from the hook"]))
+        api.setEvaluationContext(
+            FlagEvaluationContext(
+                targetingKey: "global", attributes: ["a": "global", "b": "global", "c": "global", "d": "global"]))
+        let client = api.client(
+            context: FlagEvaluationContext(
+                targetingKey: "client", attributes: ["b": "client", "c": "client", "d": "client"]))
+        let hook = RecordingHook(
+            "h", Log(), adds: FlagEvaluationContext(attributes: ["d": "hook", "answer": "from the hook"]))
         let details = client.stringDetails(
-            "f", default: "none", context: FlagEvaluationContext(targetingKey: "call", attributes: ["c": "call", "d": "call"]),
+            "f", default: "none",
+            context: FlagEvaluationContext(targetingKey: "call", attributes: ["c": "call", "d": "call"]),
             options: FlagEvaluationOptions(hooks: [hook]))
         #expect(details.value == "from the hook")
         let seen = provider.received.withLock { $0 }
         #expect(seen?.targetingKey == "call")
-        #expect(seen?.attributes == ["a": "global", "b": "client", "c": "call", "d": "hook", "answer": "from the hook"])
+        #expect(
+            seen?.attributes == ["a": "global", "b": "client", "c": "call", "d": "hook", "answer": "from the hook"])
 
         _ = api.client().booleanDetails("f", default: false)
         #expect(provider.received.withLock { $0 }?.targetingKey == "global")
@@ -110,21 +133,26 @@ struct OpenFeatureClientTests {
             "f", default: false, context: FlagEvaluationContext(attributes: ["answer": true]),
             options: FlagEvaluationOptions(hooks: [RecordingHook("call", log)]))
         #expect(details.value == true)
-        #expect(log.all == [
-            "api.before", "client.before", "call.before", "provider.before",
-            "provider.after", "call.after", "client.after", "api.after",
-            "provider.finally(TARGETING_MATCH)", "call.finally(TARGETING_MATCH)", "client.finally(TARGETING_MATCH)", "api.finally(TARGETING_MATCH)",
-        ])
+        #expect(
+            log.all == [
+                "api.before", "client.before", "call.before", "provider.before",
+                "provider.after", "call.after", "client.after", "api.after",
+                "provider.finally(TARGETING_MATCH)", "call.finally(TARGETING_MATCH)", "client.finally(TARGETING_MATCH)",
+                "api.finally(TARGETING_MATCH)",
+            ])
     }
 
-    @Test("a before hook that throws: no further before hooks, no provider, the default with GENERAL, error and finally hooks")
+    @Test(
+        "a before hook that throws: no further before hooks, no provider, the default with GENERAL, error and finally hooks"
+    )
     func beforeHookThrows() async {
         let api = OpenFeatureAPI()
         let log = Log()
         let provider = EchoProvider()
         await api.setProvider(provider)
         let client = api.client(hooks: [RecordingHook("first", log, throwsIn: "before"), RecordingHook("second", log)])
-        let details = client.booleanDetails("f", default: true, context: FlagEvaluationContext(attributes: ["answer": false]))
+        let details = client.booleanDetails(
+            "f", default: true, context: FlagEvaluationContext(attributes: ["answer": false]))
         #expect(details.value == true)
         #expect(details.reason == .error)
         #expect(details.errorCode == .general)
@@ -181,13 +209,23 @@ struct OpenFeatureClientTests {
             }
         }
 
-        func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Bool> {
+        func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Bool>
+        {
             FlagEvaluationDetails(flagKey: key, value: true, variant: "on", reason: .static)
         }
-        func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?) -> FlagEvaluationDetails<String> { .init(flagKey: key, value: value, reason: .default) }
-        func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Int> { .init(flagKey: key, value: value, reason: .default) }
-        func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?) -> FlagEvaluationDetails<Double> { .init(flagKey: key, value: value, reason: .default) }
-        func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?) -> FlagEvaluationDetails<FlagValue> { .init(flagKey: key, value: value, reason: .default) }
+        func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<String>
+        { .init(flagKey: key, value: value, reason: .default) }
+        func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Int>
+        { .init(flagKey: key, value: value, reason: .default) }
+        func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Double>
+        { .init(flagKey: key, value: value, reason: .default) }
+        func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<FlagValue>
+        { .init(flagKey: key, value: value, reason: .default) }
     }
 
     @Test("states: PROVIDER_NOT_READY while initializing, READY after, with the ready event first for late subscribers")
@@ -212,7 +250,9 @@ struct OpenFeatureClientTests {
         #expect(first?.providerName == "slow")
     }
 
-    @Test("a provider that fails to initialize is ERROR (still asked) or FATAL (PROVIDER_FATAL)", arguments: [false, true])
+    @Test(
+        "a provider that fails to initialize is ERROR (still asked) or FATAL (PROVIDER_FATAL)",
+        arguments: [false, true])
     func failedInitialization(fatal: Bool) async {
         let api = OpenFeatureAPI()
         let provider = SlowProvider()
@@ -234,7 +274,9 @@ struct OpenFeatureClientTests {
         #expect(details.value == !fatal)
     }
 
-    @Test("events: configuration changes reach the client; domains get their own provider; a replaced provider is shut down")
+    @Test(
+        "events: configuration changes reach the client; domains get their own provider; a replaced provider is shut down"
+    )
     func eventsAndDomains() async {
         let api = OpenFeatureAPI()
         let memory = InMemoryFlagProvider(["f": true])
@@ -272,7 +314,9 @@ struct OpenFeatureClientTests {
         #expect(client.booleanDetails("broken", default: false).errorCode == .parseError)
     }
 
-    @Test("gates through a client fail closed: FlagIsOn on a flag that cannot be evaluated is undecided, and so is its negation")
+    @Test(
+        "gates through a client fail closed: FlagIsOn on a flag that cannot be evaluated is undecided, and so is its negation"
+    )
     func gatesThroughClient() async {
         let api = OpenFeatureAPI()
         let memory = InMemoryFlagProvider(["on": true, "tier": "gold"])
@@ -287,8 +331,9 @@ struct OpenFeatureClientTests {
         #expect(await Negated(FlagIsOn("missing", in: client)).check(asking: false).verdict == .undecided)
     }
 
-    @Test("a flag store as provider: reloads are configuration changes, a broken edit makes it stale, a fix ready again",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "a flag store as provider: reloads are configuration changes, a broken edit makes it stale, a fix ready again",
+        .timeLimit(.minutes(1)))
     func flagStoreProvider() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write(toggleFile("f", on: false), to: "flags.json")
@@ -323,7 +368,8 @@ struct OpenFeatureClientTests {
         let directory = try TemporaryDirectory()
         let good = try directory.write(toggleFile("f", on: true), to: "good.json")
         let api = OpenFeatureAPI()
-        await api.setProvider(FlagStore(files: [good, directory.path + "/missing.json"], watch: false, context: FlagEvaluationContext()))
+        await api.setProvider(
+            FlagStore(files: [good, directory.path + "/missing.json"], watch: false, context: FlagEvaluationContext()))
         #expect(api.providerStatus() == .error)
         #expect(api.client().boolean("f", default: false) == true)
     }
@@ -333,6 +379,8 @@ struct OpenFeatureClientTests {
         #expect("\(FlagEvaluationReason.targetingMatch)" == "TARGETING_MATCH")
         #expect("\(FlagErrorCode.typeMismatch)" == "TYPE_MISMATCH")
         #expect("\(ProviderStatus.notReady)" == "NOT_READY")
-        #expect(FlagEvaluationDetails(flagKey: "f", value: 1, variant: "one", reason: .targetingMatch).description == "f = 1 (TARGETING_MATCH, variant one)")
+        #expect(
+            FlagEvaluationDetails(flagKey: "f", value: 1, variant: "one", reason: .targetingMatch).description
+                == "f = 1 (TARGETING_MATCH, variant one)")
     }
 }

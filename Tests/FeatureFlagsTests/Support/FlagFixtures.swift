@@ -11,7 +11,8 @@ func store(_ json: String, context: FlagEvaluationContext = FlagEvaluationContex
 /// (or `.yaml`): the error that stops the whole file, or else the first problem of a flag.
 func definitionError(_ text: String, format: FlagFileFormat = .json) -> ConfigurationError? {
     do {
-        return try FlagSet.parse(text, file: format == .json ? "flags.json" : "flags.yaml", format: format).problems.first
+        return try FlagSet.parse(text, file: format == .json ? "flags.json" : "flags.yaml", format: format).problems
+            .first
     } catch {
         return error
     }

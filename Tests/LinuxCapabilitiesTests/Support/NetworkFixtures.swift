@@ -1,7 +1,6 @@
 import Foundation
-import TestSupport
-
 import Glibc
+import TestSupport
 
 /// A TCP socket on 127.0.0.1, listening or just holding a port.
 final class LoopbackSocket {
@@ -17,7 +16,9 @@ final class LoopbackSocket {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard fd >= 0, bound == 0 else {
             port = 0
@@ -35,13 +36,16 @@ final class LoopbackSocket {
     /// Connects a client to this listener and keeps it open (to fill the accept queue). The
     /// connect does not block; this returns once the handshake is done (or was dropped).
     func connectClient() -> Int32 {
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let client = socket(
+            AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         var connected = pollfd(fd: client, events: Int16(POLLOUT), revents: 0)
         _ = poll(&connected, 1, 5_000)
@@ -78,6 +82,8 @@ final class NetworkNamespace {
 
     private func ip(_ arguments: [String]) throws {
         let output = try runProcess("/usr/sbin/ip", arguments)
-        guard output.status == 0 else { throw POSIXError(.EIO, userInfo: ["ip": "\(arguments): \(output.standardError)"]) }
+        guard output.status == 0 else {
+            throw POSIXError(.EIO, userInfo: ["ip": "\(arguments): \(output.standardError)"])
+        }
     }
 }

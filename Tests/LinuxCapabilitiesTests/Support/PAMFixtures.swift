@@ -26,14 +26,17 @@ final class PAMServiceDirectory {
     /// A service authenticating and checking accounts with pam_matrix.
     func matrixService(_ name: String, extraAuth: [String] = [], account: [String]? = nil) throws {
         let matrix = PAMTestModules.matrix!
-        let lines = extraAuth + ["auth required \(matrix) passdb=\(passwordFile)"]
+        let lines =
+            extraAuth + ["auth required \(matrix) passdb=\(passwordFile)"]
             + (account ?? ["account required \(matrix) passdb=\(passwordFile)"])
         try service(name, lines)
     }
 
     /// A service with the given lines; `MODULES/` stands for the stock module directory.
     func service(_ name: String, _ lines: [String]) throws {
-        let text = lines.map { $0.replacingOccurrences(of: "MODULES/", with: PAMTestModules.stockDirectory! + "/") }.joined(separator: "\n") + "\n"
+        let text =
+            lines.map { $0.replacingOccurrences(of: "MODULES/", with: PAMTestModules.stockDirectory! + "/") }.joined(
+                separator: "\n") + "\n"
         try text.write(toFile: path + "/" + name, atomically: false, encoding: .utf8)
     }
 }

@@ -1,8 +1,7 @@
 import Capabilities
 import Foundation
-import TestSupport
-
 import Glibc
+import TestSupport
 
 /// Runs the `capability-probe` helper (built next to the test binary) in a process of its own.
 enum Probe {
@@ -16,10 +15,14 @@ enum Probe {
     /// The status the probe printed for `arguments`, run through `prefix` (for example setpriv).
     static func status(_ arguments: [String], via prefix: [String] = []) throws -> CapabilityStatus {
         let command = prefix.isEmpty ? executable : prefix[0]
-        let output = try runProcess(command, Array(prefix.dropFirst()) + (prefix.isEmpty ? [] : [executable]) + arguments)
+        let output = try runProcess(
+            command, Array(prefix.dropFirst()) + (prefix.isEmpty ? [] : [executable]) + arguments)
         guard output.status == 0 else { throw ProbeError(output: output) }
-        let fields = output.standardOutput.trimmingCharacters(in: .newlines).split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
-        guard fields.count == 3, let kind = CapabilityStatus.Kind(rawValue: String(fields[0])) else { throw ProbeError(output: output) }
+        let fields = output.standardOutput.trimmingCharacters(in: .newlines).split(
+            separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+        guard fields.count == 3, let kind = CapabilityStatus.Kind(rawValue: String(fields[0])) else {
+            throw ProbeError(output: output)
+        }
         let grants = Set(fields[1].split(separator: ",").map(String.init))
         return CapabilityStatus(kind, reason: String(fields[2]), grants: grants)
     }

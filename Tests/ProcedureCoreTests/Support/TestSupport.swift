@@ -1,5 +1,6 @@
 import Synchronization
 import TestSupport
+
 @testable import ProcedureCore
 
 /// A seeds-style procedure: execute() returns at once and the test finishes it later.
@@ -60,4 +61,3 @@ final class ScriptedCondition: ProcedureCondition, @unchecked Sendable {
         }
     }
 }
-

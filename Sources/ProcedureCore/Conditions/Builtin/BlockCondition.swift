@@ -24,7 +24,9 @@ public struct BlockCondition: SynchronousCondition {
     }
 
     /// A condition whose closure returns the full result. A thrown error leaves it undecided.
-    public init(name: String = "BlockCondition", result check: @escaping @Sendable (Procedure) throws -> ConditionResult) {
+    public init(
+        name: String = "BlockCondition", result check: @escaping @Sendable (Procedure) throws -> ConditionResult
+    ) {
         self.check = Check(name: name, body: check)
     }
 
