@@ -16,7 +16,6 @@ let package = Package(
         .library(name: "CapabilityPolicy", targets: ["CapabilityPolicy"]),
         .library(name: "ConfigurationFiles", targets: ["ConfigurationFiles"]),
         .executable(name: "capctl", targets: ["capctl"]),
-        .executable(name: "core-bench", targets: ["CoreBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -72,7 +71,7 @@ let package = Package(
         ),
         .executableTarget(name: "capctl", dependencies: ["CapctlCommand"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "CoreBench",
+            name: "core-bench",
             dependencies: ["ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxCapabilities", "HeapUsage"],
             path: "Benchmarks/CoreBench", swiftSettings: swiftSettings
         ),

@@ -10,7 +10,7 @@ struct CoreBenchPlugin: CommandPlugin {
 
     func performCommand(context: PluginContext, arguments: [String]) async throws {
         let result = try packageManager.build(
-            .product("core-bench"), parameters: .init(configuration: .release, logging: .concise))
+            .target("core-bench"), parameters: .init(configuration: .release, logging: .concise))
         guard result.succeeded,
             let benchmark = result.builtArtifacts.first(where: { $0.kind == .executable })
         else {
