@@ -60,16 +60,16 @@ let package = Package(
             name: "CapabilityPolicy",
             dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore"], swiftSettings: swiftSettings
         ),
-        // The `capctl` subcommands, as a library so tests can drive them.
-        .target(
-            name: "CapctlCommand",
+        // `capctl`: shows, checks, explains and uses capabilities, flags and gates. Its tests run the
+        // built binary, as administrators do.
+        .executableTarget(
+            name: "capctl",
             dependencies: [
                 "CapabilityPolicy", "ConfigurationFiles", "LinuxCapabilities", "Capabilities", "FeatureFlags", "ProcedureCore",
-                "CLinuxSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ], swiftSettings: swiftSettings
+                "CLinuxSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "capctl", dependencies: ["CapctlCommand"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "core-bench",
             dependencies: ["ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxCapabilities", "HeapUsage"],
@@ -107,7 +107,7 @@ let package = Package(
                 "capability-probe",
             ], swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CapctlCommandTests", dependencies: ["CapctlCommand", "TestSupport", "CLinuxSupport", "capctl"], swiftSettings: swiftSettings),
+        .testTarget(name: "CapctlTests", dependencies: ["TestSupport", "CLinuxSupport", "capctl"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CapabilityPolicyTests",
             dependencies: [

@@ -1,3 +1,1 @@
-import CapctlCommand
-
 await Capctl.runMain()
