@@ -1,48 +1,66 @@
 /// Why an evaluation produced its value, in OpenFeature's vocabulary; printed as OpenFeature
-/// spells it (`TARGETING_MATCH`).
-public enum FlagEvaluationReason: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+/// spells it (`TARGETING_MATCH`). Providers may report reasons of their own
+/// (`FlagEvaluationReason(rawValue: "CACHED_BY_EDGE")`), so this is a set of well-known values,
+/// not a closed enumeration: a `switch` over it needs a `default`.
+public struct FlagEvaluationReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The reason as OpenFeature spells it.
+    public let rawValue: String
+
+    /// A reason, well-known or a provider's own.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     /// The flag has no targeting: its default variant, always.
-    case `static` = "STATIC"
+    public static let `static` = FlagEvaluationReason(rawValue: "STATIC")
     /// Targeting did not pick a variant, so the default variant (or the code default) was used.
-    case `default` = "DEFAULT"
+    public static let `default` = FlagEvaluationReason(rawValue: "DEFAULT")
     /// Targeting picked the variant.
-    case targetingMatch = "TARGETING_MATCH"
+    public static let targetingMatch = FlagEvaluationReason(rawValue: "TARGETING_MATCH")
     /// A pseudorandom split picked the variant. (flagd reports `fractional` as
     /// ``targetingMatch``, and so does this library, for the same answers as flagd.)
-    case split = "SPLIT"
+    public static let split = FlagEvaluationReason(rawValue: "SPLIT")
     /// The value came from a cache.
-    case cached = "CACHED"
+    public static let cached = FlagEvaluationReason(rawValue: "CACHED")
     /// The flag is disabled: the caller's default, without an error.
-    case disabled = "DISABLED"
+    public static let disabled = FlagEvaluationReason(rawValue: "DISABLED")
     /// The reason is not known.
-    case unknown = "UNKNOWN"
+    public static let unknown = FlagEvaluationReason(rawValue: "UNKNOWN")
     /// The value may be out of date.
-    case stale = "STALE"
+    public static let stale = FlagEvaluationReason(rawValue: "STALE")
     /// Evaluation failed: the caller's default, with an error code.
-    case error = "ERROR"
+    public static let error = FlagEvaluationReason(rawValue: "ERROR")
 
     public var description: String { rawValue }
 }
 
 /// What went wrong in an evaluation, in OpenFeature's vocabulary; printed as OpenFeature spells
-/// it (`PARSE_ERROR`).
-public enum FlagErrorCode: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+/// it (`PARSE_ERROR`). A set of well-known values that may grow, so a `switch` needs a `default`.
+public struct FlagErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The code as OpenFeature spells it.
+    public let rawValue: String
+
+    /// A code, well-known or a provider's own.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     /// The flags were not loaded yet.
-    case providerNotReady = "PROVIDER_NOT_READY"
+    public static let providerNotReady = FlagErrorCode(rawValue: "PROVIDER_NOT_READY")
     /// No flag has this key.
-    case flagNotFound = "FLAG_NOT_FOUND"
+    public static let flagNotFound = FlagErrorCode(rawValue: "FLAG_NOT_FOUND")
     /// The flag's definition cannot be evaluated (an unknown operator, a `$ref` to nothing, no variants).
-    case parseError = "PARSE_ERROR"
+    public static let parseError = FlagErrorCode(rawValue: "PARSE_ERROR")
     /// The flag's values are not of the requested type.
-    case typeMismatch = "TYPE_MISMATCH"
+    public static let typeMismatch = FlagErrorCode(rawValue: "TYPE_MISMATCH")
     /// A rule needs a targeting key and the context has none.
-    case targetingKeyMissing = "TARGETING_KEY_MISSING"
+    public static let targetingKeyMissing = FlagErrorCode(rawValue: "TARGETING_KEY_MISSING")
     /// The context holds something rules cannot use.
-    case invalidContext = "INVALID_CONTEXT"
+    public static let invalidContext = FlagErrorCode(rawValue: "INVALID_CONTEXT")
     /// The source of flags failed for good.
-    case providerFatal = "PROVIDER_FATAL"
+    public static let providerFatal = FlagErrorCode(rawValue: "PROVIDER_FATAL")
     /// Anything else, such as targeting that names no variant, or a hook that failed.
-    case general = "GENERAL"
+    public static let general = FlagErrorCode(rawValue: "GENERAL")
 
     public var description: String { rawValue }
 }
