@@ -17,7 +17,7 @@ struct AuthorizedForTests {
     }
 
     private func failure(of procedure: Procedure) -> CapabilityError? {
-        guard case .conditionsNotSatisfied(let explanation)? = procedure.error as? ProcedureError else { return nil }
+        guard let error = procedure.error as? ProcedureError, let explanation = error.explanation else { return nil }
         return explanation.failedLeaves.lazy.compactMap { $0.error as? CapabilityError }.first
     }
 

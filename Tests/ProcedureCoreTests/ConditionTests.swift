@@ -73,7 +73,9 @@ struct ConditionTests {
         await run(procedure)
         #expect(ran.count == 0)
         #expect(procedure.isCancelled)
-        guard case .conditionsNotSatisfied(let explanation) = procedure.error as? ProcedureError else {
+        guard let error = procedure.error as? ProcedureError, error.code == .conditionsNotSatisfied,
+            let explanation = error.explanation
+        else {
             Issue.record("expected conditionsNotSatisfied, got \(String(describing: procedure.error))")
             return
         }

@@ -45,11 +45,11 @@ struct GroupTests {
             BlockProcedure { throw TestError("one") }, BlockProcedure {}, BlockProcedure { throw TestError("two") },
         ])
         await run(failing)
-        guard case .childrenFailed(let errors) = failing.error as? ProcedureError else {
+        guard let error = failing.error as? ProcedureError, error.code == .childrenFailed else {
             Issue.record("expected childrenFailed, got \(String(describing: failing.error))")
             return
         }
-        #expect(Set(errors.compactMap { ($0 as? TestError)?.message }) == ["one", "two"])
+        #expect(Set(error.underlying.compactMap { ($0 as? TestError)?.message }) == ["one", "two"])
 
         let running = ManualProcedure(name: "running")
         let group = GroupProcedure(children: [running])

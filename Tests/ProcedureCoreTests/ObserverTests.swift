@@ -58,7 +58,7 @@ struct ObserverTests {
         procedure.finish()
         await procedure.waitUntilFinished()
         #expect(procedure.isCancelled)
-        guard case .timedOut(let limit) = procedure.error as? ProcedureError else {
+        guard let error = procedure.error as? ProcedureError, error.code == .timedOut, let limit = error.limit else {
             Issue.record("expected a timeout, got \(String(describing: procedure.error))")
             return
         }

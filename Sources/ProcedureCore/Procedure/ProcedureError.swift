@@ -1,39 +1,119 @@
 /// Errors the framework itself finishes procedures with.
-public enum ProcedureError: Error, Sendable, CustomStringConvertible {
+///
+/// An error has a ``code`` (a set of well-known values that may grow: compare with `==`, and
+/// give a `switch` a `default`) and the details that code carries.
+public struct ProcedureError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The code's name, stable across releases.
+        public let name: String
+
+        init(_ name: String) {
+            self.name = name
+        }
+
+        /// The procedure was cancelled before it produced a value.
+        public static let cancelled = Code("cancelled")
+        /// One or more conditions did not hold; ``ProcedureError/explanation`` has every leaf and its reason.
+        public static let conditionsNotSatisfied = Code("conditionsNotSatisfied")
+        /// The procedure is on a dependency cycle; ``ProcedureError/procedures`` names its members, in order.
+        public static let dependencyCycle = Code("dependencyCycle")
+        /// A ``TimeoutObserver`` cancelled the procedure after ``ProcedureError/limit``.
+        public static let timedOut = Code("timedOut")
+        /// The dependency in ``ProcedureError/procedures`` whose output this procedure takes as
+        /// input failed (``ProcedureError/underlying``) or was cancelled.
+        public static let inputUnavailable = Code("inputUnavailable")
+        /// Children of a group failed; ``ProcedureError/underlying`` has their errors in the order they finished.
+        public static let childrenFailed = Code("childrenFailed")
+        /// A result procedure finished without an output and without an error.
+        public static let noOutput = Code("noOutput")
+
+        public var description: String { name }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// The evaluation, for ``Code/conditionsNotSatisfied``.
+    public let explanation: ConditionExplanation?
+    /// The procedures concerned, by name: a cycle's members, the input's source, the procedure without output.
+    public let procedures: [String]
+    /// The time limit, for ``Code/timedOut``.
+    public let limit: Duration?
+    /// The errors behind this one: the failed children, or the input source's error.
+    public let underlying: [any Error]
+
+    private init(
+        _ code: Code, explanation: ConditionExplanation? = nil, procedures: [String] = [], limit: Duration? = nil,
+        underlying: [any Error] = []
+    ) {
+        self.code = code
+        self.explanation = explanation
+        self.procedures = procedures
+        self.limit = limit
+        self.underlying = underlying
+    }
+
     /// The procedure was cancelled before it produced a value.
-    case cancelled
-    /// One or more conditions were not satisfied. The explanation holds every leaf and its reason.
-    case conditionsNotSatisfied(ConditionExplanation)
-    /// The procedure is on a dependency cycle; the names are the cycle's members, in order.
-    case dependencyCycle([String])
-    /// A ``TimeoutObserver`` cancelled the procedure after the given limit.
-    case timedOut(after: Duration)
-    /// A dependency whose output this procedure takes as input failed or was cancelled.
-    case inputUnavailable(from: String, reason: (any Error)?)
-    /// Children of a group failed; the errors are in the order the children finished.
-    case childrenFailed([any Error])
-    /// A result procedure finished without an output and without an error.
-    case noOutput(String)
+    public static let cancelled = ProcedureError(.cancelled)
+
+    /// Conditions did not hold, as `explanation` says.
+    public static func conditionsNotSatisfied(_ explanation: ConditionExplanation) -> ProcedureError {
+        ProcedureError(.conditionsNotSatisfied, explanation: explanation)
+    }
+
+    /// A dependency cycle through `members`, in order.
+    public static func dependencyCycle(_ members: [String]) -> ProcedureError {
+        ProcedureError(.dependencyCycle, procedures: members)
+    }
+
+    /// Cancelled by a timeout after `limit`.
+    public static func timedOut(after limit: Duration) -> ProcedureError {
+        ProcedureError(.timedOut, limit: limit)
+    }
+
+    /// The input from `source` is missing: it failed with `reason`, or (nil) was cancelled.
+    public static func inputUnavailable(from source: String, reason: (any Error)?) -> ProcedureError {
+        ProcedureError(.inputUnavailable, procedures: [source], underlying: reason.map { [$0] } ?? [])
+    }
+
+    /// Children failed with `errors`.
+    public static func childrenFailed(_ errors: [any Error]) -> ProcedureError {
+        ProcedureError(.childrenFailed, underlying: errors)
+    }
+
+    /// `name` finished without an output and without an error.
+    public static func noOutput(_ name: String) -> ProcedureError {
+        ProcedureError(.noOutput, procedures: [name])
+    }
+
+    /// Equal when the code, the procedures, the limit and the words are.
+    public static func == (lhs: ProcedureError, rhs: ProcedureError) -> Bool {
+        lhs.code == rhs.code && lhs.procedures == rhs.procedures && lhs.limit == rhs.limit
+            && lhs.description == rhs.description
+    }
 
     public var description: String {
-        switch self {
+        switch code {
         case .cancelled:
             return "cancelled"
-        case .conditionsNotSatisfied(let explanation):
-            let failed = explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }
+        case .conditionsNotSatisfied:
+            let failed = explanation?.failedLeaves.map { "\($0.condition): \($0.reason)" } ?? []
             return "conditions not satisfied: " + failed.joined(separator: "; ")
-        case .dependencyCycle(let names):
-            return "dependency cycle: " + (names + names.prefix(1)).joined(separator: " -> ")
-        case .timedOut(let limit):
-            return "timed out after \(limit)"
-        case .inputUnavailable(let source, let reason):
-            if let reason { return "input from '\(source)' unavailable: \(reason)" }
+        case .dependencyCycle:
+            return "dependency cycle: " + (procedures + procedures.prefix(1)).joined(separator: " -> ")
+        case .timedOut:
+            return "timed out after \(limit.map { "\($0)" } ?? "its limit")"
+        case .inputUnavailable:
+            let source = procedures.first ?? "a dependency"
+            if let reason = underlying.first { return "input from '\(source)' unavailable: \(reason)" }
             return "input from '\(source)' unavailable: it was cancelled"
-        case .childrenFailed(let errors):
-            return "\(errors.count) child procedure(s) failed: "
-                + errors.map { String(describing: $0) }.joined(separator: "; ")
-        case .noOutput(let name):
-            return "'\(name)' finished without an output"
+        case .childrenFailed:
+            return "\(underlying.count) child procedure(s) failed: "
+                + underlying.map { String(describing: $0) }.joined(separator: "; ")
+        case .noOutput:
+            return "'\(procedures.first ?? "")' finished without an output"
+        default:
+            return code.name
         }
     }
 }
