@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "Capabilities", targets: ["Capabilities"]),
         .library(name: "CapabilityTesting", targets: ["CapabilityTesting"]),
         .library(name: "FeatureFlags", targets: ["FeatureFlags"]),
-        .library(name: "LinuxCapabilities", targets: ["LinuxCapabilities"]),
+        .library(name: "LinuxBackends", targets: ["LinuxBackends"]),
         .library(name: "CapabilityPolicy", targets: ["CapabilityPolicy"]),
         .library(name: "ConfigurationFiles", targets: ["ConfigurationFiles"]),
         .executable(name: "capctl", targets: ["capctl"]),
@@ -43,10 +43,10 @@ let package = Package(
         // Linux backends: PAM, filesystem, network, process capabilities, users and groups.
         // It supplies the flag evaluation context of this host and registers the policy kinds of these backends.
         .target(
-            name: "LinuxCapabilities",
+            name: "LinuxBackends",
             dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "CapabilityPolicy", "CLinuxSupport", "CPAM"], swiftSettings: swiftSettings
         ),
-        // Kernel headers (netlink) for LinuxCapabilities.
+        // Kernel headers (netlink) for LinuxBackends.
         .target(name: "CLinuxSupport"),
         // Linux-PAM's declarations for loading libpam at run time; checked against the real header when present.
         .target(name: "CPAM"),
@@ -65,14 +65,14 @@ let package = Package(
         .executableTarget(
             name: "capctl",
             dependencies: [
-                "CapabilityPolicy", "ConfigurationFiles", "LinuxCapabilities", "Capabilities", "FeatureFlags", "ProcedureCore",
+                "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags", "ProcedureCore",
                 "CLinuxSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "core-bench",
-            dependencies: ["ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxCapabilities", "HeapUsage"],
+            dependencies: ["ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxBackends", "HeapUsage"],
             path: "Benchmarks/CoreBench", swiftSettings: swiftSettings
         ),
         .target(name: "HeapUsage", path: "Benchmarks/HeapUsage", swiftSettings: swiftSettings),
@@ -80,7 +80,7 @@ let package = Package(
         // entry points when built with `--sanitize fuzzer -Xswiftc -DFUZZING`, corpus replayers otherwise.
         .target(name: "FuzzSupport", dependencies: ["FeatureFlags", "ConfigurationFiles"], path: "Fuzz/Support", swiftSettings: swiftSettings),
         .executableTarget(
-            name: "PolicyFuzzer", dependencies: ["CapabilityPolicy", "LinuxCapabilities", "FuzzSupport"],
+            name: "PolicyFuzzer", dependencies: ["CapabilityPolicy", "LinuxBackends", "FuzzSupport"],
             path: "Fuzz/PolicyFuzzer", swiftSettings: swiftSettings),
         .executableTarget(name: "FlagFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/FlagFuzzer", swiftSettings: swiftSettings),
         .executableTarget(
@@ -99,11 +99,11 @@ let package = Package(
             name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "ConfigurationFiles", "CapabilityTesting", "TestSupport"], swiftSettings: swiftSettings),
         // Runs one capability in a process of its own, so tests can give it other credentials or namespaces.
         .executableTarget(
-            name: "capability-probe", dependencies: ["Capabilities", "LinuxCapabilities"], path: "Tests/CapabilityProbe", swiftSettings: swiftSettings),
+            name: "capability-probe", dependencies: ["Capabilities", "LinuxBackends"], path: "Tests/CapabilityProbe", swiftSettings: swiftSettings),
         .testTarget(
-            name: "LinuxCapabilitiesTests",
+            name: "LinuxBackendsTests",
             dependencies: [
-                "LinuxCapabilities", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport", "CLinuxSupport",
+                "LinuxBackends", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport", "CLinuxSupport",
                 "capability-probe",
             ], swiftSettings: swiftSettings
         ),
@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(
             name: "CapabilityPolicyTests",
             dependencies: [
-                "CapabilityPolicy", "ConfigurationFiles", "Capabilities", "FeatureFlags", "LinuxCapabilities", "ProcedureCore",
+                "CapabilityPolicy", "ConfigurationFiles", "Capabilities", "FeatureFlags", "LinuxBackends", "ProcedureCore",
                 "TestSupport",
             ], swiftSettings: swiftSettings
         ),

@@ -1,7 +1,7 @@
 import Capabilities
 import CapabilityTesting
 import FeatureFlags
-import LinuxCapabilities
+import LinuxBackends
 import ProcedureCore
 
 /// Workloads for the gating layer: flag evaluation per call, and operations gated by a

@@ -1,6 +1,6 @@
 import CapabilityPolicy
 import FuzzSupport
-import LinuxCapabilities
+import LinuxBackends
 
 /// The Linux kinds, so capability declarations are parsed and checked as capctl does.
 private let kindsInstalled: Void = LinuxPolicySupport.install()

@@ -1,6 +1,6 @@
 public import ArgumentParser
 import Foundation
-import LinuxCapabilities
+import LinuxBackends
 
 /// The `capctl` command: shows, checks, explains and uses capabilities, flags and gates.
 public struct Capctl: AsyncParsableCommand {

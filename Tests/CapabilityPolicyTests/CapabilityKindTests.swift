@@ -3,7 +3,7 @@ import CapabilityPolicy
 import ConfigurationFiles
 import FeatureFlags
 import Foundation
-import LinuxCapabilities
+import LinuxBackends
 import Testing
 
 /// Capability kinds are a protocol: the Linux layer registers the built-in ones, a program can

@@ -4,7 +4,7 @@ import ConfigurationFiles
 import FeatureFlags
 import Foundation
 import Glibc
-import LinuxCapabilities
+import LinuxBackends
 import ProcedureCore
 import TestSupport
 import Testing

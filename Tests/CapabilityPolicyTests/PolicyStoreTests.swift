@@ -1,7 +1,7 @@
 import CapabilityPolicy
 import Foundation
 import Glibc
-import LinuxCapabilities
+import LinuxBackends
 import Testing
 
 /// The library watches policy files: changes apply without a restart; a broken change keeps

@@ -12,7 +12,7 @@
 
 import Capabilities
 import Glibc
-import LinuxCapabilities
+import LinuxBackends
 
 func printStatus(_ status: CapabilityStatus) {
     print("\(status.kind.rawValue)\t\(status.grants.sorted().joined(separator: ","))\t\(status.reason)")

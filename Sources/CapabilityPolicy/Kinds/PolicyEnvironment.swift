@@ -7,7 +7,7 @@ import Synchronization
 /// The portable layer knows only `flag`. The Linux layer fills in the rest:
 ///
 /// ```swift
-/// import LinuxCapabilities
+/// import LinuxBackends
 /// LinuxPolicySupport.install()   // pam, file, host, network, process-capability, user, group; the host's flag context
 /// PolicyEnvironment.shared.register(MyVaultKind())
 /// ```

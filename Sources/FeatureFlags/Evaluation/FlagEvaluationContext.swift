@@ -3,7 +3,7 @@
 ///
 /// A ``FlagStore`` evaluates with its own context (empty unless given one) with each call's
 /// laid over it; the call's values win. On Linux, `FlagEvaluationContext.host` (from
-/// `LinuxCapabilities`) describes this process, for stores that should target by user, group
+/// `LinuxBackends`) describes this process, for stores that should target by user, group
 /// or host.
 public struct FlagEvaluationContext: Sendable, Hashable {
     /// The subject of the evaluation; flagd exposes it to rules as `targetingKey`.

@@ -59,7 +59,7 @@ public final class FlagStore: Sendable {
     ///     content decides). Later files override earlier ones.
     ///   - watch: Whether to reload files when they change.
     ///   - context: The context every evaluation starts from (empty by default; on Linux,
-    ///     `FlagEvaluationContext.host` from `LinuxCapabilities` describes this process).
+    ///     `FlagEvaluationContext.host` from `LinuxBackends` describes this process).
     public init(
         flagSets: [FlagSet] = [], files: [String], watch: Bool = true,
         context: FlagEvaluationContext = FlagEvaluationContext()

@@ -2,7 +2,7 @@ import ArgumentParser
 import Capabilities
 import CapabilityPolicy
 import Glibc
-import LinuxCapabilities
+import LinuxBackends
 import ProcedureCore
 
 /// `capctl authorize NAME`: runs a capability's authorization.

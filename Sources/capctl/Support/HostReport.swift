@@ -1,6 +1,6 @@
 import Capabilities
 import Foundation
-import LinuxCapabilities
+import LinuxBackends
 
 /// One line of `capctl status`.
 struct StatusEntry: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CapabilityPolicy
 import Foundation
-import LinuxCapabilities
+import LinuxBackends
 
 /// The policy a command works with: the files given with --policy, or those the search path
 /// finds (CAPCTL_POLICY_ROOTS replaces the system roots, for tests and packaging).

@@ -2,7 +2,7 @@ import FeatureFlags
 import Foundation
 import Testing
 
-@testable import LinuxCapabilities
+@testable import LinuxBackends
 
 @Suite struct ProcessIdentityTests {
     /// Runs `id` with the given flag: the system's own answer to compare with.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import LinuxCapabilities
+@testable import LinuxBackends
 
 @Suite struct LinuxCapabilitySetTests {
     @Test("CapEff is parsed from the status text, by name and number")

@@ -2,7 +2,7 @@ import Capabilities
 import ConfigurationFiles
 import Foundation
 import Glibc
-import LinuxCapabilities
+import LinuxBackends
 import ProcedureCore
 import TestSupport
 import Testing

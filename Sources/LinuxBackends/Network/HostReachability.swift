@@ -90,7 +90,7 @@ enum TCPProbe {
     /// Where blocking lookups and connects run. A queue of its own (not the global one, which
     /// keeps to one thread per core) gets a thread per waiting job, so a slow name server
     /// cannot hold up other checks.
-    static let blockingWork = DispatchQueue(label: "LinuxCapabilities.TCPProbe", attributes: .concurrent)
+    static let blockingWork = DispatchQueue(label: "LinuxBackends.TCPProbe", attributes: .concurrent)
 
     private final class Resolution: @unchecked Sendable {
         // Written by the resolver thread before it signals; read only after the signal.

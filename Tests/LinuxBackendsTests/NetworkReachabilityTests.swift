@@ -2,7 +2,7 @@ import Capabilities
 import ConfigurationFiles
 import Foundation
 import Glibc
-import LinuxCapabilities
+import LinuxBackends
 import TestSupport
 import Testing
 

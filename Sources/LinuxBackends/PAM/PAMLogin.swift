@@ -136,5 +136,5 @@ public struct PAMLogin: CapabilityType {
     }
 
     /// A queue of its own, so each waiting login gets a thread and none holds up the global queue.
-    private static let transactions = DispatchQueue(label: "LinuxCapabilities.PAM", attributes: .concurrent)
+    private static let transactions = DispatchQueue(label: "LinuxBackends.PAM", attributes: .concurrent)
 }

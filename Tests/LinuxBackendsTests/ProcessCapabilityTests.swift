@@ -1,7 +1,7 @@
 import Capabilities
 import ConfigurationFiles
 import Glibc
-import LinuxCapabilities
+import LinuxBackends
 import Testing
 
 /// Linux capabilities from the effective set, users and groups, each checked against the kernel

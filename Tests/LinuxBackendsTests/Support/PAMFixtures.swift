@@ -1,7 +1,7 @@
 import CLinuxSupport
 import Foundation
 import Glibc
-import LinuxCapabilities
+import LinuxBackends
 import Synchronization
 import TestSupport
 

@@ -33,7 +33,7 @@ enum NetworkChangeMonitor {
             return stream
         }
         let source = DispatchSource.makeReadSource(
-            fileDescriptor: fd, queue: DispatchQueue(label: "LinuxCapabilities.netlink"))
+            fileDescriptor: fd, queue: DispatchQueue(label: "LinuxBackends.netlink"))
         source.setEventHandler {
             var buffer = [UInt8](repeating: 0, count: 16384)
             var changed = false
