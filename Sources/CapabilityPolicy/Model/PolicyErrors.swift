@@ -1,7 +1,7 @@
 public import ConfigurationFiles
 
 /// Every problem found while loading a policy (`capctl validate` prints them all).
-public struct PolicyErrors: Error, Sendable, CustomStringConvertible {
+public struct PolicyErrors: Error, Sendable, Hashable, CustomStringConvertible {
     /// The problems, in file order.
     public var errors: [ConfigurationError]
 

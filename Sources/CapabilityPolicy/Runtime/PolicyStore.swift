@@ -15,16 +15,9 @@ public final class PolicyStore: Sendable {
         case failed(PolicyErrors)
     }
 
-    private struct State {
-        var current: LoadedPolicy?
-        var problems: [ConfigurationError] = []
-    }
-
-    private let state = Mutex(State())
-    private let load: @Sendable () throws(PolicyErrors) -> LoadedPolicy
+    private let value: ReloadingValue<LoadedPolicy, PolicyErrors>
     private let queue = DispatchQueue(label: "CapabilityPolicy.PolicyStore")
-    private let watcher = Mutex<DirectoryWatcher?>(nil)
-    private let broadcast = EventBroadcast<Event>()
+    private let broadcast: EventBroadcast<Event>
 
     /// Loads the policy the search path finds and watches its roots, their `policy.d`
     /// directories and the files in them.
@@ -50,19 +43,32 @@ public final class PolicyStore: Sendable {
         watching directories: [String], files: [String] = [],
         load: @escaping @Sendable () throws(PolicyErrors) -> LoadedPolicy
     ) {
-        self.load = load
-        reload()
-        let watcher = try? DirectoryWatcher(files: files, directories: directories, queue: queue) { [weak self] _ in
-            self?.reload()
-        }
-        self.watcher.withLock { $0 = watcher }
+        let broadcast = EventBroadcast<Event>()
+        self.broadcast = broadcast
+        value = ReloadingValue(
+            load: {
+                do throws(PolicyErrors) {
+                    return .loaded(try load())
+                } catch {
+                    return .failed(error)
+                }
+            },
+            onEvent: { event in
+                switch event {
+                case .loaded(let policy): broadcast.send(.reloaded(files: policy.policy.files))
+                case .failed(let errors): broadcast.send(.failed(errors))
+                }
+            })
+        value.reload()
+        // A root or policy.d created later is read at the next reload() (Docs/Policy.md).
+        try? value.watch(files: files, directories: directories, queue: queue)
     }
 
     /// The policy in force: the last one that loaded, or nil when none ever did.
-    public var current: LoadedPolicy? { state.withLock { $0.current } }
+    public var current: LoadedPolicy? { value.current }
 
     /// Why the files do not load now (empty when they do).
-    public var problems: [ConfigurationError] { state.withLock { $0.problems } }
+    public var problems: [ConfigurationError] { value.problem?.errors ?? [] }
 
     /// Every reload and failure from now on.
     public func events() -> AsyncStream<Event> {
@@ -71,18 +77,6 @@ public final class PolicyStore: Sendable {
 
     /// Reads the files again now.
     public func reload() {
-        let event: Event
-        do throws(PolicyErrors) {
-            let loaded = try load()
-            state.withLock {
-                $0.current = loaded
-                $0.problems = []
-            }
-            event = .reloaded(files: loaded.policy.files)
-        } catch {
-            state.withLock { $0.problems = error.errors }
-            event = .failed(error)
-        }
-        broadcast.send(event)
+        value.reload()
     }
 }

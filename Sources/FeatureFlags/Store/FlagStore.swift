@@ -19,31 +19,37 @@ import Synchronization
 /// Evaluation never throws. Problems come back as the caller's default with reason
 /// ``FlagEvaluationReason/error`` and an ``FlagErrorCode``.
 public final class FlagStore: Sendable {
-    private struct Source {
-        let path: String
-        var flags: FlagSet?
-        var problem: ConfigurationError?
-        var lastText: String?
-        /// Given as a flag set, not a file: never reloaded.
-        var isFixed = false
+    /// Where flags come from: a flag set given once, or a file kept current.
+    private enum Source: Sendable {
+        case fixed(FlagSet)
+        case file(path: String, flags: ReloadingValue<FlagSet, ConfigurationError>)
 
-        init(path: String) {
-            self.path = path
+        var flags: FlagSet? {
+            switch self {
+            case .fixed(let flagSet): flagSet
+            case .file(_, let value): value.current
+            }
         }
 
-        init(path: String, flags: FlagSet) {
-            self.path = path
-            self.flags = flags
-            isFixed = true
+        var problem: ConfigurationError? {
+            if case .file(_, let value) = self { return value.problem }
+            return nil
         }
     }
 
-    private struct State {
-        var sources: [Source]
-        var flags: [String: FlagDefinition] = [:]
+    /// Lets a file's reloads reach the store that owns the file, once the store exists.
+    private final class Relay: Sendable {
+        let store = Mutex<FlagStore?>(nil)
     }
 
-    private let state: Mutex<State>
+    /// The text a file had when last read, so an event that changed nothing is not reported.
+    private final class LastText: Sendable {
+        let text = Mutex<String?>(nil)
+    }
+
+    private let sources: [Source]
+    /// The flags of every source merged (later sources win), rebuilt after each reload.
+    private let state: Mutex<[String: FlagDefinition]>
     private let baseContext: FlagEvaluationContext
     private let baseContextProblem: String?
     private let queue = DispatchQueue(label: "FeatureFlags.FlagStore")
@@ -64,26 +70,67 @@ public final class FlagStore: Sendable {
         flagSets: [FlagSet] = [], files: [String], watch: Bool = true,
         context: FlagEvaluationContext = FlagEvaluationContext()
     ) {
-        var initial = State(sources: flagSets.map { Source(path: $0.file, flags: $0) } + files.map { Source(path: $0) })
-        initial.flags = Self.merge(initial.sources)
-        state = Mutex(initial)
+        let relay = Relay()
+        sources =
+            flagSets.map(Source.fixed)
+            + files.map { path in
+                .file(
+                    path: path,
+                    flags: ReloadingValue(
+                        load: Self.reader(for: path),
+                        onEvent: { event in relay.store.withLock { $0 }?.apply(event, from: path) }))
+            }
+        state = Mutex(Self.merge(sources))
         baseContext = context
         baseContextProblem = context.firstInvalidAttribute()
+        relay.store.withLock { $0 = self }
         if watch, !files.isEmpty {
-            do {
-                let watcher = try DirectoryWatcher(files: files, queue: queue) { [weak self] changed in
-                    self?.reload(changed)
-                }
-                self.watcher.withLock { $0 = watcher }
-            } catch {
-                state.withLock { state in
-                    for index in state.sources.indices where files.contains(state.sources[index].path) {
-                        state.sources[index].problem = error
-                    }
-                }
+            // One watcher for every file; a file that cannot be watched is still read now and on reloadAll().
+            let watcher = try? DirectoryWatcher(files: files, queue: queue) { [weak self] changed in
+                self?.reload(changed)
             }
+            self.watcher.withLock { $0 = watcher }
         }
         reload(files)
+    }
+
+    /// Reads `path`: its flags, or why they do not load; unchanged text is not read twice.
+    private static func reader(for path: String) -> @Sendable () -> ReloadingValue<FlagSet, ConfigurationError>.Outcome
+    {
+        let last = LastText()
+        return {
+            let text: String
+            do throws(ConfigurationError) {
+                text = try ConfigurationFile.text(path)
+            } catch {
+                // Forgotten, so the same text coming back is read again and clears the failure.
+                last.text.withLock { $0 = nil }
+                return .failed(error)
+            }
+            let previous = last.text.withLock { memory -> String? in
+                defer { memory = text }
+                return memory
+            }
+            if previous == text { return .unchanged }
+            do throws(ConfigurationError) {
+                return .loaded(try FlagSet.parse(text, file: path))
+            } catch {
+                return .failed(error)
+            }
+        }
+    }
+
+    /// A file's reload: merge again, then tell subscribers and capabilities.
+    private func apply(_ event: ReloadingValue<FlagSet, ConfigurationError>.Event, from path: String) {
+        switch event {
+        case .loaded(let flagSet):
+            let merged = Self.merge(sources)
+            state.withLock { $0 = merged }
+            broadcast.send(.loaded(file: path, flagKeys: flagSet.flags.keys.sorted()))
+        case .failed(let error):
+            broadcast.send(.failed(error))
+        }
+        changed.notify()
     }
 
     /// Serves the given flag sets, in order (later ones override earlier ones); nothing is watched.
@@ -92,18 +139,16 @@ public final class FlagStore: Sendable {
     }
 
     /// The flags in effect, by key.
-    public var flags: [String: FlagDefinition] { state.withLock { $0.flags } }
+    public var flags: [String: FlagDefinition] { state.withLock { $0 } }
 
     /// The files that currently fail to load, and why. Their last good flags stay in effect.
-    public var loadFailures: [ConfigurationError] { state.withLock { $0.sources.compactMap(\.problem) } }
+    public var loadFailures: [ConfigurationError] { sources.compactMap(\.problem) }
 
     /// Everything wrong in the files: those that fail to load (``loadFailures``), then the
     /// problems of the flags in effect (``FlagSet/problems``: broken flags and mistakes flagd
     /// tolerates). Empty when every file passes strict validation.
     public var problems: [ConfigurationError] {
-        state.withLock { state in
-            state.sources.compactMap(\.problem) + state.sources.flatMap { $0.flags?.problems ?? [] }
-        }
+        sources.compactMap(\.problem) + sources.flatMap { $0.flags?.problems ?? [] }
     }
 
     /// Every load and failure from now on, as they happen.
@@ -113,48 +158,11 @@ public final class FlagStore: Sendable {
 
     /// Reads every file again now (a change seen by the watcher does this by itself).
     public func reloadAll() {
-        reload(state.withLock { $0.sources.filter { !$0.isFixed }.map(\.path) })
+        for case .file(_, let value) in sources { value.reload() }
     }
 
     private func reload(_ paths: [String]) {
-        for path in paths {
-            var text: String?
-            let outcome: Result<FlagSet, ConfigurationError>
-            do throws(ConfigurationError) {
-                let contents = try ConfigurationFile.text(path)
-                text = contents
-                outcome = .success(try FlagSet.parse(contents, file: path))
-            } catch {
-                outcome = .failure(error)
-            }
-            let event = state.withLock { state -> FlagStoreEvent? in
-                guard let index = state.sources.firstIndex(where: { $0.path == path && !$0.isFixed }) else {
-                    return nil
-                }
-                let unchanged =
-                    text != nil && text == state.sources[index].lastText && state.sources[index].problem == nil
-                guard !unchanged else { return nil }
-                let event: FlagStoreEvent
-                switch outcome {
-                case .success(let flagSet):
-                    state.sources[index].flags = flagSet
-                    state.sources[index].problem = nil
-                    state.sources[index].lastText = text
-                    state.flags = Self.merge(state.sources)
-                    event = .loaded(file: path, flagKeys: flagSet.flags.keys.sorted())
-                case .failure(let error):
-                    if state.sources[index].problem == error { return nil }
-                    state.sources[index].problem = error
-                    state.sources[index].lastText = text
-                    event = .failed(error)
-                }
-                return event
-            }
-            if let event {
-                broadcast.send(event)
-                changed.notify()
-            }
-        }
+        for case .file(let path, let value) in sources where paths.contains(path) { value.reload() }
     }
 
     private static func merge(_ sources: [Source]) -> [String: FlagDefinition] {
@@ -172,12 +180,8 @@ public final class FlagStore: Sendable {
     private func details<T: FlagValueType & Sendable>(
         _ key: String, default defaultValue: T, context: FlagEvaluationContext?
     ) -> FlagEvaluationDetails<T> {
-        let (flag, unloaded) = state.withLock { state -> (FlagDefinition?, ConfigurationError?) in
-            if let flag = state.flags[key] { return (flag, nil) }
-            return (nil, state.sources.first { $0.flags == nil && $0.problem != nil }?.problem)
-        }
-        guard let flag else {
-            if let unloaded {
+        guard let flag = state.withLock({ $0[key] }) else {
+            if let unloaded = sources.first(where: { $0.flags == nil && $0.problem != nil })?.problem {
                 let code: FlagErrorCode = unloaded.location == nil ? .general : .parseError
                 return FlagEvaluationDetails(
                     flagKey: key, value: defaultValue, reason: .error, errorCode: code,

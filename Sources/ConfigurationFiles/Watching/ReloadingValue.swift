@@ -1,0 +1,78 @@
+package import Dispatch
+import Synchronization
+
+/// How configuration is kept current, for every store here (flag files, policies): read, read
+/// again when told or when watched files change; a read that fails keeps the last good value in
+/// force and says why; every change, and every new failure, is reported once.
+package final class ReloadingValue<Value: Sendable, Failure: Error & Equatable & Sendable>: Sendable {
+    /// What one read found.
+    package enum Outcome: Sendable {
+        /// A new value.
+        case loaded(Value)
+        /// The same input as the last read: nothing to do.
+        case unchanged
+        /// The input does not load.
+        case failed(Failure)
+    }
+
+    /// What changed.
+    package enum Event: Sendable {
+        /// A new value is in force.
+        case loaded(Value)
+        /// A read failed; the last good value (if any) stays in force.
+        case failed(Failure)
+    }
+
+    private struct State {
+        var current: Value?
+        var problem: Failure?
+    }
+
+    private let state = Mutex(State())
+    private let load: @Sendable () -> Outcome
+    private let onEvent: @Sendable (Event) -> Void
+    private let watcher = Mutex<DirectoryWatcher?>(nil)
+
+    /// A value read by `load`; `onEvent` hears each change after it took effect. Nothing is
+    /// read until ``reload()``.
+    package init(load: @escaping @Sendable () -> Outcome, onEvent: @escaping @Sendable (Event) -> Void) {
+        self.load = load
+        self.onEvent = onEvent
+    }
+
+    /// The value in force: the last one that loaded, or nil when none ever did.
+    package var current: Value? { state.withLock { $0.current } }
+
+    /// Why the last read failed, or nil when it did not.
+    package var problem: Failure? { state.withLock { $0.problem } }
+
+    /// Reads again now. A failure equal to the one already reported is not reported again.
+    package func reload() {
+        let event: Event?
+        switch load() {
+        case .unchanged:
+            event = nil
+        case .loaded(let value):
+            state.withLock {
+                $0.current = value
+                $0.problem = nil
+            }
+            event = .loaded(value)
+        case .failed(let failure):
+            event = state.withLock { state -> Event? in
+                guard state.problem != failure else { return nil }
+                state.problem = failure
+                return .failed(failure)
+            }
+        }
+        if let event { onEvent(event) }
+    }
+
+    /// Reads again whenever one of `files`, or anything in `directories`, changes.
+    package func watch(files: [String], directories: [String], queue: DispatchQueue) throws(ConfigurationError) {
+        let watcher = try DirectoryWatcher(files: files, directories: directories, queue: queue) { [weak self] _ in
+            self?.reload()
+        }
+        self.watcher.withLock { $0 = watcher }
+    }
+}
