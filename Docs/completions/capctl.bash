@@ -291,8 +291,8 @@ _capctl_flags() {
 _capctl_flags_list() {
     repeating_flags=()
     non_repeating_flags=(--json -h --help)
-    repeating_options=(--policy --file)
-    non_repeating_options=()
+    repeating_options=(--policy --file --context)
+    non_repeating_options=(--targeting-key)
     __capctl_offer_flags_options 0
 
     # Offer option value completions
@@ -301,6 +301,12 @@ _capctl_flags_list() {
         return
         ;;
     '--file')
+        return
+        ;;
+    '--context')
+        return
+        ;;
+    '--targeting-key')
         return
         ;;
     esac

@@ -34,7 +34,7 @@ function __capctl_parse_tokens -S
             __capctl_parse_subcommand 0 'h/help'
             switch $unparsed_tokens[1]
             case 'list'
-                __capctl_parse_subcommand 0 'policy=+' 'json' 'file=+' 'h/help'
+                __capctl_parse_subcommand 0 'policy=+' 'json' 'file=+' 'context=+' 'targeting-key=' 'h/help'
             case 'get'
                 __capctl_parse_subcommand 1 'policy=+' 'json' 'type=' 'default=' 'context=+' 'targeting-key=' 'file=+' 'h/help'
             end
@@ -140,6 +140,8 @@ complete -c 'capctl' -n '__capctl_should_offer_completions_for_positional "capct
 complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags list"' -l 'policy' -d 'Use this policy file instead of the search path (repeatable).' -rfka ''
 complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags list" json' -l 'json' -d 'Print JSON instead of a table.'
 complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags list"' -l 'file' -d 'Use this flag definition file instead of the policy\'s flags (repeatable).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags list"' -l 'context' -d 'A flag evaluation context attribute, laid over the host\'s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags list" targeting-key' -l 'targeting-key' -d 'The targeting key flags are evaluated with (the host name by default).' -rfka ''
 complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags list" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags get"' -l 'policy' -d 'Use this policy file instead of the search path (repeatable).' -rfka ''
 complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags get" json' -l 'json' -d 'Print JSON instead of a table.'

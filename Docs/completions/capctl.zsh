@@ -173,6 +173,8 @@ _capctl_flags_list() {
         '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
         '--json[Print JSON instead of a table.]'
         '*--file[Use this flag definition file instead of the policy'\''s flags (repeatable).]:path:'
+        '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
+        '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0

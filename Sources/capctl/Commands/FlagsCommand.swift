@@ -43,16 +43,15 @@ struct FlagsCommand: AsyncParsableCommand {
 
         @OptionGroup var options: CommonOptions
 
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "Use this flag definition file instead of the policy's flags (repeatable).", valueName: "path"))
-        var file: [String] = []
+        @OptionGroup var flagFiles: FlagFileOptions
+
+        @OptionGroup var flagContext: FlagContextOptions
 
         func run() async throws {
-            let store = try FlagsCommand.store(files: file, options: options)
+            let store = try FlagsCommand.store(files: flagFiles.file, options: options)
+            let context = try flagContext.evaluationContext()
             let keys = store.flags.keys.sorted()
-            let evaluations = keys.map { store.valueDetails($0, default: .null) }
+            let evaluations = keys.map { store.valueDetails($0, default: .null, context: context) }
             if options.json {
                 print(JSONText.string(.list(evaluations.map(JSONText.details))))
                 return
@@ -93,14 +92,10 @@ struct FlagsCommand: AsyncParsableCommand {
 
         @OptionGroup var flagContext: FlagContextOptions
 
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "Use this flag definition file instead of the policy's flags (repeatable).", valueName: "path"))
-        var file: [String] = []
+        @OptionGroup var flagFiles: FlagFileOptions
 
         func run() async throws {
-            let store = try FlagsCommand.store(files: file, options: options)
+            let store = try FlagsCommand.store(files: flagFiles.file, options: options)
             let evaluationContext = try flagContext.evaluationContext()
             let fallback = try defaultValue()
             let details: FlagEvaluationDetails<FlagValue>
@@ -152,4 +147,13 @@ struct FlagsCommand: AsyncParsableCommand {
             return type == .string ? .string(text) : value
         }
     }
+}
+
+/// `--file`: flag definition files to use instead of the policy's flags (`flags list`, `flags get`).
+struct FlagFileOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Use this flag definition file instead of the policy's flags (repeatable).", valueName: "path"))
+    var file: [String] = []
 }
