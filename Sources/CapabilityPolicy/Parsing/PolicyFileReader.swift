@@ -195,9 +195,13 @@ struct PolicyFileReader {
                 return nil
             }
             return .boolean(flag)
-        case .integer:
+        case .integer(let range):
             guard let number = node.value.integerValue else {
                 fail("\"\(key)\" must be a whole number, found \(node.value)", node.location)
+                return nil
+            }
+            guard range.contains(number) else {
+                fail("\"\(key)\" \(number) is out of range (\(range.lowerBound) to \(range.upperBound))", node.location)
                 return nil
             }
             return .integer(number)

@@ -44,11 +44,23 @@ public final class LoadedPolicy: Sendable {
     }
 
     /// The capability the policy calls `name`.
-    public func capability(named name: String) throws(ConfigurationError) -> any CapabilityType {
+    /// - Parameter context: For a `kind: flag` capability, the flag evaluation context laid over
+    ///   the store's (as ``condition(forGate:context:)`` uses it); other capabilities ignore it.
+    public func capability(named name: String, context: FlagEvaluationContext? = nil) throws(ConfigurationError)
+        -> any CapabilityType
+    {
         guard let capability = capabilities[name] else {
             throw ConfigurationError("no capability \"\(name)\" in the policy" + Self.known(capabilities.keys))
         }
-        return capability
+        return Self.capability(capability, context: context, flags: flags)
+    }
+
+    /// `capability` evaluated with `context`, when it is a flag capability and there is one.
+    private static func capability(
+        _ capability: any CapabilityType, context: FlagEvaluationContext?, flags: FlagStore
+    ) -> any CapabilityType {
+        guard let context, let flag = capability as? FeatureFlag else { return capability }
+        return FeatureFlag(flag.key, in: flags, equals: flag.expected, context: context)
     }
 
     /// The condition for gate `name`, to add to a procedure. It shows in explanations as
@@ -92,11 +104,7 @@ public final class LoadedPolicy: Sendable {
     ) -> any ProcedureCondition {
         switch expression {
         case .capability(let name, _):
-            if let context, let flag = capabilities[name] as? FeatureFlag {
-                return AuthorizedFor(
-                    FeatureFlag(flag.key, in: flags, equals: flag.expected, context: context), label: name)
-            }
-            return AuthorizedFor(capabilities[name]!, label: name)
+            return AuthorizedFor(Self.capability(capabilities[name]!, context: context, flags: flags), label: name)
         case .flag(let key, _):
             return FlagIsOn(key, in: flags, context: context)
         case .gate(let name, _):

@@ -55,7 +55,7 @@ public struct FlagDefinition: Sendable {
     func variant(named name: String) -> (name: String, value: FlagValue)? {
         guard let index = storage.variants.index(forKey: name) else { return nil }
         let entry = storage.variants[index]
-        guard entry.key.utf8.elementsEqual(name.utf8) else { return nil }
+        guard JSONLogicSemantics.same(entry.key, name) else { return nil }
         return (entry.key, entry.value)
     }
 

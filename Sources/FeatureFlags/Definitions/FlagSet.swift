@@ -82,6 +82,8 @@ public struct FlagSet: Sendable {
 private struct FlagSetReader {
     let file: String
     private var problems: [ConfigurationError] = []
+    /// The problems noted so far, to report each once without a quadratic search.
+    private var noted: Set<ConfigurationError> = []
 
     init(file: String) {
         self.file = file
@@ -138,7 +140,7 @@ private struct FlagSetReader {
     }
 
     private mutating func note(_ problem: ConfigurationError) {
-        if !problems.contains(problem) { problems.append(problem) }
+        if noted.insert(problem).inserted { problems.append(problem) }
     }
 
     private mutating func checkKeys(_ members: [DocumentNode.Member], allowed: Set<String>, what: String) {

@@ -19,7 +19,7 @@ public final class InMemoryFlagProvider: FeatureProvider {
     }
 
     private let entries: Mutex<[String: Entry]>
-    private let broadcast = EventBroadcastBox()
+    private let broadcast = EventBroadcast<ProviderEvent>()
 
     /// A provider serving `values`, by flag key.
     public init(_ values: [String: FlagValue] = [:]) {
@@ -82,6 +82,3 @@ public final class InMemoryFlagProvider: FeatureProvider {
         -> FlagEvaluationDetails<FlagValue>
     { details(key, value) }
 }
-
-/// The capability layer's broadcast, named here so the provider's stored property has a concrete type.
-typealias EventBroadcastBox = EventBroadcast<ProviderEvent>

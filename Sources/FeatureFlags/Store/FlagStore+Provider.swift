@@ -16,13 +16,14 @@ extension FlagStore: FeatureProvider {
     public func providerEvents() -> AsyncStream<ProviderEvent> {
         let upstream = events()
         return AsyncStream { continuation in
-            let forwarder = Task {
+            // Weak: the store's own broadcast keeps this stream going, so a strong reference would keep the store alive.
+            let forwarder = Task { [weak self] in
                 var stale = false
                 for await event in upstream {
                     switch event {
                     case .loaded(_, let keys):
                         continuation.yield(ProviderEvent(.configurationChanged, flagsChanged: keys))
-                        if stale, self.loadFailures.isEmpty {
+                        if stale, self?.loadFailures.isEmpty == true {
                             stale = false
                             continuation.yield(ProviderEvent(.ready))
                         }

@@ -14,6 +14,7 @@ struct TargetingCompiler {
     let evaluators: [String: DocumentNode]
     /// Problems that do not stop evaluation, in the order found.
     private(set) var problems: [ConfigurationError] = []
+    private var noted: Set<ConfigurationError> = []
     private var resolving: [String] = []
 
     /// The most operations and values one rule may expand to with its `$ref`s in full, and the
@@ -273,7 +274,7 @@ struct TargetingCompiler {
 
     private mutating func note(_ message: String, at location: FileLocation) {
         let problem = ConfigurationError(message, at: location)
-        if !problems.contains(problem) { problems.append(problem) }
+        if noted.insert(problem).inserted { problems.append(problem) }
     }
 
     private static func fold(_ elements: [TargetingExpression]) -> TargetingExpression {

@@ -65,10 +65,7 @@ struct StatusCommand: AsyncParsableCommand {
         FlagsCommand.warn(about: policy.flags)
         for name in policy.policy.capabilities.keys.sorted() {
             let declaration = policy.policy.capabilities[name]!
-            var capability = try policy.capability(named: name)
-            if let context, let flag = capability as? FeatureFlag {
-                capability = FeatureFlag(flag.key, in: policy.flags, equals: flag.expected, context: context)
-            }
+            let capability = try policy.capability(named: name, context: context)
             let status = await capability.resolveStatus()
             report.capabilities.append(
                 StatusEntry(

@@ -69,10 +69,7 @@ struct WatchCommand: AsyncParsableCommand {
         let policy = try PolicyContext.load(options, policyOptions: PolicyOptions(watchesFlagFiles: true))
         var sources: [Source] = []
         for name in policy.policy.capabilities.keys.sorted() {
-            var capability = try policy.capability(named: name)
-            if let context, let flag = capability as? FeatureFlag {
-                capability = FeatureFlag(flag.key, in: policy.flags, equals: flag.expected, context: context)
-            }
+            let capability = try policy.capability(named: name, context: context)
             sources.append(
                 Source(name: name, kind: policy.policy.capabilities[name]!.kind, updates: capability.statusUpdates()))
         }

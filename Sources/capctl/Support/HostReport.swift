@@ -42,18 +42,19 @@ struct HostReport {
             let set = try LinuxCapabilitySet.effective()
             list.append(
                 (
-                    "process-capabilities", "linux-capabilities", nil,
+                    "process-capabilities", "process-capabilities", nil,
                     StatusEntry(
-                        name: "process-capabilities", kind: "linux-capabilities",
+                        name: "process-capabilities", kind: "process-capabilities",
                         status: set.mask == 0 ? "denied" : "authorized",
                         reason: "effective set: \(set)")
                 ))
         } catch {
             list.append(
                 (
-                    "process-capabilities", "linux-capabilities", nil,
+                    "process-capabilities", "process-capabilities", nil,
                     StatusEntry(
-                        name: "process-capabilities", kind: "linux-capabilities", status: "denied", reason: "\(error)")
+                        name: "process-capabilities", kind: "process-capabilities", status: "denied", reason: "\(error)"
+                    )
                 ))
         }
         list.append(("network", "network", NetworkPath(), nil))
