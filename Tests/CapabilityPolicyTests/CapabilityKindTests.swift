@@ -57,14 +57,17 @@ struct CapabilityKindTests {
         let policy = try PolicyLoader.parse(
             """
             capabilities:
-              home: { kind: environment, variable: HOME }
+              home: { kind: environment, variable: PATH }
+              unset: { kind: environment, variable: CAPCTL_TEST_NEVER_SET_42 }
             gates:
               has-home: { require: home }
+              has-unset: { require: unset }
             """, file: "own.yaml"
         ).get()
-        #expect(policy.capabilities["home"]?.settings == CapabilitySettings(["variable": .string("HOME")]))
+        #expect(policy.capabilities["home"]?.settings == CapabilitySettings(["variable": .string("PATH")]))
         let loaded = try LoadedPolicy(policy)
         #expect(try await loaded.evaluateWithoutAsking(gate: "has-home").holds)
+        #expect(try await loaded.evaluateWithoutAsking(gate: "has-unset").outcome == .failed)
 
         let errors = try #require(
             PolicyLoader.parse("capabilities:\n  x: { kind: environment, variable: lower }\n", file: "bad.yaml").failure
