@@ -40,16 +40,20 @@ let package = Package(
             name: "ConfigurationFiles",
             dependencies: ["CLinuxSupport", .product(name: "Yams", package: "Yams")], swiftSettings: swiftSettings
         ),
-        // Linux backends: PAM, filesystem, network, process capabilities, users and groups.
+        // Linux backends: PAM, polkit, filesystem, network, process capabilities, users and groups.
         // It supplies the flag evaluation context of this host and registers the policy kinds of these backends.
         .target(
             name: "LinuxBackends",
-            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "CapabilityPolicy", "CLinuxSupport", "CPAM"], swiftSettings: swiftSettings
+            dependencies: [
+                "Capabilities", "ConfigurationFiles", "FeatureFlags", "CapabilityPolicy", "CLinuxSupport", "CPAM", "CSystemdBus",
+            ], swiftSettings: swiftSettings
         ),
         // Kernel headers (netlink) for LinuxBackends.
         .target(name: "CLinuxSupport"),
         // Linux-PAM's declarations for loading libpam at run time; checked against the real header when present.
         .target(name: "CPAM"),
+        // sd-bus's declarations (libsystemd) for loading it at run time: the D-Bus client of the polkit backend.
+        .target(name: "CSystemdBus"),
         // Feature flags from flagd-format files (JSON or YAML), as capabilities and conditions.
         .target(
             name: "FeatureFlags",

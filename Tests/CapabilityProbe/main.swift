@@ -7,12 +7,18 @@
 //     capability-probe path                     the network path (NWPathMonitor's satisfied / unsatisfied)
 //     capability-probe watch-path               each path status as it changes, until one is satisfied
 //     capability-probe host HOST PORT TIMEOUT_MS
+//     capability-probe polkit ACTION status|authorize|authorize-cancel [no-keep]
+//         authorize answers each password prompt with a line of standard input (end of input
+//         dismisses), prints authorize()'s status (or `cancelled`) and then status() read afresh;
+//         authorize-cancel cancels the authorizing task at the first prompt instead of answering.
+//         polkit's messages go to standard error as `message: TEXT`.
 //
 // Prints one line per status: KIND<TAB>GRANTS<TAB>REASON, GRANTS comma-separated.
 
 import Capabilities
 import Glibc
 import LinuxBackends
+import Synchronization
 
 func printStatus(_ status: CapabilityStatus) {
     print("\(status.kind.rawValue)\t\(status.grants.sorted().joined(separator: ","))\t\(status.reason)")
@@ -84,6 +90,45 @@ case "host":
     }
     do {
         let capability = try HostReachability(host: arguments[1], port: port, timeout: .milliseconds(milliseconds))
+        printStatus(await capability.resolveStatus())
+    } catch {
+        fail("\(error)")
+    }
+case "polkit":
+    guard arguments.count >= 3, ["status", "authorize", "authorize-cancel"].contains(arguments[2]) else {
+        fail("usage: capability-probe polkit ACTION status|authorize|authorize-cancel [no-keep]")
+    }
+    let authorizing = Mutex<Task<CapabilityStatus, any Error>?>(nil)
+    let cancelsAtPrompt = arguments[2] == "authorize-cancel"
+    let conversation = ProgrammaticPAMConversation(
+        secret: {
+            guard !cancelsAtPrompt else {
+                authorizing.withLock { $0?.cancel() }
+                return nil
+            }
+            return readLine(strippingNewline: true).map(PAMSecret.init)
+        },
+        onMessage: { message in
+            let line = Array("message: \(message.text)\n".utf8)
+            _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        })
+    do {
+        let capability = try PolkitAuthorization(
+            action: arguments[1], conversation: conversation,
+            keepsTemporaryAuthorization: !arguments.dropFirst(3).contains("no-keep"))
+        if arguments[2] != "status" {
+            // Stored under the lock the prompt takes, so the prompt always finds the task.
+            let task = authorizing.withLock { stored in
+                let task = Task { try await capability.authorize() }
+                stored = task
+                return task
+            }
+            do {
+                printStatus(try await task.value)
+            } catch is CancellationError {
+                print("cancelled")
+            }
+        }
         printStatus(await capability.resolveStatus())
     } catch {
         fail("\(error)")

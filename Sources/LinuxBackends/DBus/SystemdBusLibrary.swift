@@ -1,0 +1,99 @@
+import CSystemdBus
+import Glibc
+import Synchronization
+
+/// sd-bus, loaded from libsystemd at run time with dlopen, as libpam is: the package builds and
+/// runs without it, and D-Bus backends (polkit) are then unavailable with the reason.
+final class SystemdBusLibrary: @unchecked Sendable {
+    // The function pointers never change after loading; the library is never closed.
+    let openSystem: csdbus_open_function
+    let close: csdbus_close_function
+    let newMethodCall: csdbus_new_method_call_function
+    let appendBasic: csdbus_append_basic_function
+    let openContainer: csdbus_open_container_function
+    let closeContainer: csdbus_message_function
+    let exitContainer: csdbus_message_function
+    let retainMessage: csdbus_message_unref_function
+    let releaseMessage: csdbus_message_unref_function
+    let call: csdbus_call_function
+    let callAsync: csdbus_call_async_function
+    let send: csdbus_send_function
+    let readBasic: csdbus_read_basic_function
+    let enterContainer: csdbus_enter_container_function
+    let peekType: csdbus_peek_type_function
+    let messageError: csdbus_get_error_function
+    let messageMember: csdbus_message_string_function
+    let newMethodReturn: csdbus_new_method_return_function
+    let newMethodError: csdbus_new_method_error_function
+    let addObject: csdbus_add_object_function
+    let releaseSlot: csdbus_slot_unref_function
+    let process: csdbus_process_function
+    let descriptor: csdbus_get_fd_function
+    let events: csdbus_get_events_function
+    let timeout: csdbus_get_timeout_function
+    let freeError: csdbus_error_free_function
+    let uniqueName: csdbus_get_unique_name_function
+
+    /// The soname loaded by default.
+    static let defaultPath = "libsystemd.so.0"
+
+    private static let loaded = Mutex<[String: Result<SystemdBusLibrary, DBusError>]>([:])
+
+    /// The library at `path`, loaded once per process.
+    static func load(_ path: String = defaultPath) -> Result<SystemdBusLibrary, DBusError> {
+        loaded.withLock { cache in
+            if let known = cache[path] { return known }
+            let result = open(path)
+            cache[path] = result
+            return result
+        }
+    }
+
+    private static func open(_ path: String) -> Result<SystemdBusLibrary, DBusError> {
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
+            return .failure(DBusError(DBusError.noLibrary, "cannot load \(path): \(reason)"))
+        }
+        do throws(DBusError) {
+            return .success(try SystemdBusLibrary(handle: handle, path: path))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private init(handle: UnsafeMutableRawPointer, path: String) throws(DBusError) {
+        func symbol<T>(_ name: String, as type: T.Type) throws(DBusError) -> T {
+            guard let address = dlsym(handle, name) else {
+                throw DBusError(DBusError.noLibrary, "\(path) has no \(name) (sd-bus from systemd 221 or later is needed)")
+            }
+            return unsafeBitCast(address, to: type)
+        }
+        openSystem = try symbol("sd_bus_open_system", as: csdbus_open_function.self)
+        close = try symbol("sd_bus_flush_close_unref", as: csdbus_close_function.self)
+        newMethodCall = try symbol("sd_bus_message_new_method_call", as: csdbus_new_method_call_function.self)
+        appendBasic = try symbol("sd_bus_message_append_basic", as: csdbus_append_basic_function.self)
+        openContainer = try symbol("sd_bus_message_open_container", as: csdbus_open_container_function.self)
+        closeContainer = try symbol("sd_bus_message_close_container", as: csdbus_message_function.self)
+        exitContainer = try symbol("sd_bus_message_exit_container", as: csdbus_message_function.self)
+        retainMessage = try symbol("sd_bus_message_ref", as: csdbus_message_unref_function.self)
+        releaseMessage = try symbol("sd_bus_message_unref", as: csdbus_message_unref_function.self)
+        call = try symbol("sd_bus_call", as: csdbus_call_function.self)
+        callAsync = try symbol("sd_bus_call_async", as: csdbus_call_async_function.self)
+        send = try symbol("sd_bus_send", as: csdbus_send_function.self)
+        readBasic = try symbol("sd_bus_message_read_basic", as: csdbus_read_basic_function.self)
+        enterContainer = try symbol("sd_bus_message_enter_container", as: csdbus_enter_container_function.self)
+        peekType = try symbol("sd_bus_message_peek_type", as: csdbus_peek_type_function.self)
+        messageError = try symbol("sd_bus_message_get_error", as: csdbus_get_error_function.self)
+        messageMember = try symbol("sd_bus_message_get_member", as: csdbus_message_string_function.self)
+        newMethodReturn = try symbol("sd_bus_message_new_method_return", as: csdbus_new_method_return_function.self)
+        newMethodError = try symbol("sd_bus_message_new_method_error", as: csdbus_new_method_error_function.self)
+        addObject = try symbol("sd_bus_add_object", as: csdbus_add_object_function.self)
+        releaseSlot = try symbol("sd_bus_slot_unref", as: csdbus_slot_unref_function.self)
+        process = try symbol("sd_bus_process", as: csdbus_process_function.self)
+        descriptor = try symbol("sd_bus_get_fd", as: csdbus_get_fd_function.self)
+        events = try symbol("sd_bus_get_events", as: csdbus_get_events_function.self)
+        timeout = try symbol("sd_bus_get_timeout", as: csdbus_get_timeout_function.self)
+        freeError = try symbol("sd_bus_error_free", as: csdbus_error_free_function.self)
+        uniqueName = try symbol("sd_bus_get_unique_name", as: csdbus_get_unique_name_function.self)
+    }
+}
