@@ -7,7 +7,7 @@
 //     capability-probe path                     the network path (NWPathMonitor's satisfied / unsatisfied)
 //     capability-probe watch-path               each path status as it changes, until one is satisfied
 //     capability-probe host HOST PORT TIMEOUT_MS
-//     capability-probe polkit ACTION status|authorize|authorize-cancel [no-keep]
+//     capability-probe polkit ACTION status|authorize|authorize-cancel [no-keep] [detail:KEY=VALUE]...
 //         authorize answers each password prompt with a line of standard input (end of input
 //         dismisses), prints authorize()'s status (or `cancelled`) and then status() read afresh;
 //         authorize-cancel cancels the authorizing task at the first prompt instead of answering.
@@ -113,8 +113,13 @@ case "polkit":
             _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
         })
     do {
+        var details: [String: String] = [:]
+        for argument in arguments.dropFirst(3) where argument.hasPrefix("detail:") {
+            let pair = argument.dropFirst("detail:".count).split(separator: "=", maxSplits: 1)
+            details[String(pair[0])] = pair.count > 1 ? String(pair[1]) : ""
+        }
         let capability = try PolkitAuthorization(
-            action: arguments[1], conversation: conversation,
+            action: arguments[1], details: details, conversation: conversation,
             keepsTemporaryAuthorization: !arguments.dropFirst(3).contains("no-keep"))
         if arguments[2] != "status" {
             // Stored under the lock the prompt takes, so the prompt always finds the task.

@@ -136,7 +136,8 @@ final class DBusMessage {
             var text: UnsafePointer<CChar>?
             try readBasic(type, &text)
             let string = text.map { String(cString: $0) } ?? ""
-            return code == UInt8(ascii: "s") ? .string(string) : code == UInt8(ascii: "o") ? .objectPath(string) : .signature(string)
+            return code == UInt8(ascii: "s")
+                ? .string(string) : code == UInt8(ascii: "o") ? .objectPath(string) : .signature(string)
         case UInt8(ascii: "y"): return .byte(try readNumber(type, UInt8(0)))
         case UInt8(ascii: "b"): return .boolean(try readNumber(type, Int32(0)) != 0)
         case UInt8(ascii: "n"): return .int16(try readNumber(type, Int16(0)))

@@ -64,7 +64,8 @@ final class SystemdBusLibrary: @unchecked Sendable {
     private init(handle: UnsafeMutableRawPointer, path: String) throws(DBusError) {
         func symbol<T>(_ name: String, as type: T.Type) throws(DBusError) -> T {
             guard let address = dlsym(handle, name) else {
-                throw DBusError(DBusError.noLibrary, "\(path) has no \(name) (sd-bus from systemd 221 or later is needed)")
+                throw DBusError(
+                    DBusError.noLibrary, "\(path) has no \(name) (sd-bus from systemd 221 or later is needed)")
             }
             return unsafeBitCast(address, to: type)
         }

@@ -38,7 +38,9 @@ struct PolkitAgentHelper {
     func authenticate(user: String, cookie: String, conversation: any PAMConversation, interrupt: Int32 = -1)
         -> Outcome
     {
-        guard !cookie.contains("\n"), !user.hasPrefix("-") else { return .failed("polkit sent an unusable cookie or user") }
+        guard !cookie.contains("\n"), !user.hasPrefix("-") else {
+            return .failed("polkit sent an unusable cookie or user")
+        }
         var input: [Int32] = [-1, -1]
         var output: [Int32] = [-1, -1]
         // The helper's input is a socket, so writing after it exits fails with EPIPE instead of raising SIGPIPE.
@@ -155,7 +157,9 @@ struct PolkitAgentHelper {
             case UInt8(ascii: "0")...UInt8(ascii: "7"):
                 var value = Int(next - UInt8(ascii: "0"))
                 for _ in 0..<2 {
-                    guard let digit = iterator.first, (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(digit) else { break }
+                    guard let digit = iterator.first, (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(digit) else {
+                        break
+                    }
                     value = value * 8 + Int(digit - UInt8(ascii: "0"))
                     iterator.removeFirst()
                 }

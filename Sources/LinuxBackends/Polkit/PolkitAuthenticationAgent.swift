@@ -64,7 +64,8 @@ final class PolkitAuthenticationAgent {
         case "BeginAuthentication":
             guard let values = try? call.readAll() else {
                 try? connection.replyError(
-                    to: call, name: PolkitAuthority.failedError, message: "BeginAuthentication's arguments are unreadable")
+                    to: call, name: PolkitAuthority.failedError,
+                    message: "BeginAuthentication's arguments are unreadable")
                 return true
             }
             beginAuthentication(call, values)

@@ -147,7 +147,8 @@ public struct PolkitAuthorization: CapabilityType {
     ) -> CapabilityStatus {
         if answer.isAuthorized, !keeps, answer.temporaryAuthorization != nil {
             return .notDetermined(
-                "polkit keeps an earlier authorization for \(action), which this capability does not reuse (keep: false)")
+                "polkit keeps an earlier authorization for \(action), which this capability does not reuse (keep: false)"
+            )
         }
         if answer.isAuthorized {
             let kept = answer.temporaryAuthorization != nil ? " (kept by polkit for a while)" : ""
@@ -238,8 +239,10 @@ private struct InteractiveCheck: @unchecked Sendable {
             try connection.callAsync(call, timeout: timeout) { outcome = $0 }
             var cancelling = false
             try connection.run(until: { outcome != nil }, wake: wake.descriptor) {
-                guard !cancelling, let cancel = try? PolkitAuthority.cancelCheckAuthorization(
-                    on: connection, cancellationID: id) else { return }
+                guard !cancelling,
+                    let cancel = try? PolkitAuthority.cancelCheckAuthorization(
+                        on: connection, cancellationID: id)
+                else { return }
                 cancelling = true
                 try? connection.send(cancel)
             }

@@ -12,7 +12,8 @@ enum PolkitSubject {
         return .structure([
             .string("unix-process"),
             .variantDictionary([
-                "pid": .uint32(UInt32(pid)), "start-time": .uint64(startTime), "uid": .int32(Int32(bitPattern: getuid())),
+                "pid": .uint32(UInt32(pid)), "start-time": .uint64(startTime),
+                "uid": .int32(Int32(bitPattern: getuid())),
             ]),
         ])
     }

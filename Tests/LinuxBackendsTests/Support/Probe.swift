@@ -14,17 +14,33 @@ enum Probe {
 
     /// The status the probe printed for `arguments`, run through `prefix` (for example setpriv).
     static func status(_ arguments: [String], via prefix: [String] = []) throws -> CapabilityStatus {
-        let command = prefix.isEmpty ? executable : prefix[0]
-        let output = try runProcess(
-            command, Array(prefix.dropFirst()) + (prefix.isEmpty ? [] : [executable]) + arguments)
+        let statuses = try statuses(arguments, via: prefix)
+        guard statuses.count == 1, let status = statuses[0] else { throw ProbeError(description: "\(statuses)") }
+        return status
+    }
+
+    /// Every status the probe printed, one per line; nil for a line saying `cancelled`.
+    static func statuses(
+        _ arguments: [String], via prefix: [String] = [], environment: [String: String]? = nil, input: String = ""
+    ) throws -> [CapabilityStatus?] {
+        try statuses(ofCommand: prefix + [executable] + arguments, environment: environment, input: input)
+    }
+
+    /// The statuses a whole command line prints, the probe being somewhere in it.
+    static func statuses(ofCommand command: [String], environment: [String: String]? = nil, input: String = "") throws
+        -> [CapabilityStatus?]
+    {
+        let output = try runProcess(command[0], Array(command.dropFirst()), environment: environment, input: input)
         guard output.status == 0 else { throw ProbeError(output: output) }
-        let fields = output.standardOutput.trimmingCharacters(in: .newlines).split(
-            separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
-        guard fields.count == 3, let kind = CapabilityStatus.Kind(rawValue: String(fields[0])) else {
-            throw ProbeError(output: output)
+        return try output.standardOutput.split(separator: "\n").map { line -> CapabilityStatus? in
+            if line == "cancelled" { return nil }
+            let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3, let kind = CapabilityStatus.Kind(rawValue: String(fields[0])) else {
+                throw ProbeError(output: output)
+            }
+            let grants = Set(fields[1].split(separator: ",").map(String.init))
+            return CapabilityStatus(kind, reason: String(fields[2]), grants: grants)
         }
-        let grants = Set(fields[1].split(separator: ",").map(String.init))
-        return CapabilityStatus(kind, reason: String(fields[2]), grants: grants)
     }
 
     /// Runs the probe as the unprivileged user 65534 (nobody), with no supplementary groups.
@@ -33,7 +49,10 @@ enum Probe {
     }
 
     struct ProbeError: Error, CustomStringConvertible {
-        let output: ProcessOutput
-        var description: String { "probe exited \(output.status): \(output.standardOutput) \(output.standardError)" }
+        let description: String
+        init(description: String) { self.description = description }
+        init(output: ProcessOutput) {
+            description = "probe exited \(output.status): \(output.standardOutput) \(output.standardError)"
+        }
     }
 }

@@ -1,0 +1,81 @@
+import Dispatch
+import Glibc
+
+/// A long-running child (a daemon a test starts): spawned directly, its standard output and
+/// error read line by line from one pipe, and killed and reaped by the test itself. Foundation's
+/// Process was seen never to notice the end of a daemon that had changed its user.
+public final class DaemonProcess: @unchecked Sendable {
+    // The buffer is only touched by one nextLine() at a time; pid and descriptor never change.
+    public let pid: Int32
+    private let output: Int32
+    private var buffer: [UInt8] = []
+    private var reaped = false
+
+    /// Starts `command` (an absolute executable path and its arguments) with `environment`.
+    public init(_ command: [String], environment: [String: String]) throws {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw DaemonError("cannot create a pipe") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
+        posix_spawn_file_actions_addclose(&actions, ends[0])
+        posix_spawn_file_actions_addclose(&actions, ends[1])
+        let arguments: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            arguments.forEach { free($0) }
+            variables.forEach { free($0) }
+        }
+        var pid: Int32 = 0
+        let status = posix_spawn(&pid, command[0], &actions, nil, arguments, variables)
+        close(ends[1])
+        guard status == 0 else {
+            close(ends[0])
+            throw DaemonError("cannot start \(command[0]): \(String(cString: strerror(status)))")
+        }
+        self.pid = pid
+        output = ends[0]
+    }
+
+    /// The next line of output, or nil once the child closed it. Blocks a dispatch thread, not the caller's.
+    public func nextLine() async -> String? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.readLine()) }
+        }
+    }
+
+    private func readLine() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return nil }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// Kills the child with SIGKILL and reaps it.
+    public func stop() {
+        guard !reaped else { return }
+        reaped = true
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        close(output)
+    }
+
+    deinit { stop() }
+
+    public struct DaemonError: Error, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
