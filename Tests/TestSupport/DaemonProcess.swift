@@ -26,8 +26,7 @@ public final class DaemonProcess: @unchecked Sendable {
         let arguments: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            arguments.forEach { free($0) }
-            variables.forEach { free($0) }
+            for pointer in arguments + variables { free(pointer) }
         }
         var pid: Int32 = 0
         let status = posix_spawn(&pid, command[0], &actions, nil, arguments, variables)

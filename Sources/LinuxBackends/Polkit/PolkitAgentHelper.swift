@@ -61,7 +61,7 @@ struct PolkitAgentHelper {
         posix_spawn_file_actions_adddup2(&actions, output[1], 2)
         var pid: pid_t = 0
         let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(path), strdup(user), nil]
-        defer { arguments.forEach { free($0) } }
+        defer { for argument in arguments { free(argument) } }
         var environment: [UnsafeMutablePointer<CChar>?] = [nil]
         let spawned = posix_spawn(&pid, path, &actions, nil, arguments, &environment)
         close(input[0])

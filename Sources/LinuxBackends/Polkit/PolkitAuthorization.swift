@@ -238,14 +238,14 @@ private struct InteractiveCheck: @unchecked Sendable {
                 flags: PolkitAuthority.allowUserInteraction, cancellationID: id)
             try connection.callAsync(call, timeout: timeout) { outcome = $0 }
             var cancelling = false
-            try connection.run(until: { outcome != nil }, wake: wake.descriptor) {
+            let askToCancel = {
                 guard !cancelling,
-                    let cancel = try? PolkitAuthority.cancelCheckAuthorization(
-                        on: connection, cancellationID: id)
+                    let cancel = try? PolkitAuthority.cancelCheckAuthorization(on: connection, cancellationID: id)
                 else { return }
                 cancelling = true
                 try? connection.send(cancel)
             }
+            try connection.run(until: { outcome != nil }, wake: wake.descriptor, onWake: askToCancel)
             // Cancelled is cancelled, even when polkit's answer crossed the cancellation.
             if wake.wasSignalled { return nil }
             switch outcome! {
