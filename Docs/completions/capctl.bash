@@ -248,7 +248,7 @@ _capctl_run() {
     repeating_flags=()
     non_repeating_flags=(--json --no-prompt --password-stdin -h --help)
     repeating_options=(--policy --context)
-    non_repeating_options=(--targeting-key)
+    non_repeating_options=(--targeting-key --capabilities)
     __capctl_offer_flags_options -1
 
     # Offer option value completions
@@ -260,6 +260,9 @@ _capctl_run() {
         return
         ;;
     '--targeting-key')
+        return
+        ;;
+    '--capabilities')
         return
         ;;
     esac

@@ -29,7 +29,7 @@ function __capctl_parse_tokens -S
         case 'authorize'
             __capctl_parse_subcommand 1 'policy=+' 'json' 'user=' 'password-stdin' 'h/help'
         case 'run'
-            __capctl_parse_subcommand -r 2 'policy=+' 'json' 'no-prompt' 'password-stdin' 'context=+' 'targeting-key=' 'h/help'
+            __capctl_parse_subcommand -r 2 'policy=+' 'json' 'no-prompt' 'password-stdin' 'context=+' 'targeting-key=' 'capabilities=' 'h/help'
         case 'flags'
             __capctl_parse_subcommand 0 'h/help'
             switch $unparsed_tokens[1]
@@ -133,6 +133,7 @@ complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options 
 complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl run" password-stdin' -l 'password-stdin' -d 'Answer a password prompt with one line of standard input instead of the terminal.'
 complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl run"' -l 'context' -d 'A flag evaluation context attribute, laid over the host\'s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.' -rfka ''
 complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl run" targeting-key' -l 'targeting-key' -d 'The targeting key flags are evaluated with (the host name by default).' -rfka ''
+complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl run" capabilities' -l 'capabilities' -d 'Start the command with only these Linux capabilities (comma-separated, such as CAP_NET_BIND_SERVICE; empty for none).' -rfka ''
 complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl run" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'capctl' -n '__capctl_should_offer_completions_for_flags_or_options "capctl flags" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'capctl' -n '__capctl_should_offer_completions_for_positional "capctl flags" -eq 1' -fa 'list' -d 'Every flag with its value, variant and reason.'

@@ -131,6 +131,7 @@ _capctl_run() {
         '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
+        '--capabilities[Start the command with only these Linux capabilities (comma-separated, such as CAP_NET_BIND_SERVICE; empty for none).]:LIST:'
         '*:command:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

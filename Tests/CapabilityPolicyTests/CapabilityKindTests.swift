@@ -88,7 +88,7 @@ struct CapabilityKindTests {
         LinuxPolicySupport.install(in: environment)
         #expect(
             environment.kinds.map(\.name) == [
-                "file", "flag", "group", "host", "network", "pam", "process-capability", "user",
+                "file", "flag", "group", "host", "network", "pam", "polkit", "process-capability", "user",
             ])
         let errors = try #require(PolicyLoader.parse("capabilities:\n  x: { kind: vault }\n", file: "p.yaml").failure)
         #expect(errors.errors.first?.message.hasPrefix("unknown kind \"vault\" in capability \"x\" (kinds: ") == true)

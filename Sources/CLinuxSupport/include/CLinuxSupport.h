@@ -26,4 +26,13 @@ int clinux_mark_descriptors_close_on_exec(int first);
 /// errno when exec fails.
 int clinux_exec_clean(const char *file, char *const argv[]);
 
+#include <stdint.h>
+
+/// Limits this process, and the programs it executes, to the capabilities in `mask` (bit n for
+/// capability n), as systemd's CapabilityBoundingSet= with AmbientCapabilities= do: every other
+/// capability leaves the bounding set, and those in `mask` become inheritable and ambient, so the
+/// next program holds exactly them whether or not it runs as root. Returns 0, EPERM when a
+/// capability in `mask` is not held or CAP_SETPCAP is missing, or another errno.
+int clinux_confine_capabilities(uint64_t mask);
+
 #endif

@@ -4,7 +4,7 @@ public import FeatureFlags
 /// A kind of capability that policy files can declare (`kind: pam`): its name, the settings it
 /// takes, and how to build the capability from them.
 ///
-/// The Linux layer registers the built-in kinds (`pam`, `file`, `host`, `network`,
+/// The Linux layer registers the built-in kinds (`pam`, `polkit`, `file`, `host`, `network`,
 /// `process-capability`, `user`, `group`; `flag` is built in here); a program registers its own
 /// with ``PolicyEnvironment/register(_:)``. Settings are checked against their declared types
 /// when a policy loads, and the policy file schema is generated from the registered kinds.

@@ -18,6 +18,8 @@ public struct CapabilitySetting: Sendable {
         case choices([String])
         /// A string matching this regular expression (for the schema; the kind checks it).
         case pattern(String)
+        /// A mapping of names to strings (details passed to polkit, for example).
+        case stringMap
         /// Any value (a flag value to compare with, for example).
         case anyValue
     }

@@ -9,6 +9,7 @@ public struct CapabilitySettings: Sendable, Equatable {
         case boolean(Bool)
         case integer(Int)
         case strings([String])
+        case stringMap([String: String])
         case any(FlagValue)
     }
 
@@ -50,6 +51,12 @@ public struct CapabilitySettings: Sendable, Equatable {
     /// The list of strings `key`, if given.
     public func strings(_ key: String) -> [String]? {
         if case .strings(let value)? = values[key] { return value }
+        return nil
+    }
+
+    /// The mapping of strings `key`, if given.
+    public func stringMap(_ key: String) -> [String: String]? {
+        if case .stringMap(let value)? = values[key] { return value }
         return nil
     }
 

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// ```swift
 /// import LinuxBackends
-/// LinuxPolicySupport.install()   // pam, file, host, network, process-capability, user, group; the host's flag context
+/// LinuxPolicySupport.install()   // pam, polkit, file, host, network, process-capability, user, group; the host's flag context
 /// PolicyEnvironment.shared.register(MyVaultKind())
 /// ```
 public final class PolicyEnvironment: Sendable {

@@ -116,6 +116,7 @@ public enum PolicySchema {
         case .choices(let allowed):
             schema = ["type": "array", "minItems": 1, "items": ["enum": .list(allowed.map(FlagValue.string))]]
         case .pattern(let pattern): schema = ["type": "string", "pattern": .string(pattern)]
+        case .stringMap: schema = ["type": "object", "additionalProperties": ["type": "string"]]
         case .anyValue: schema = [:]
         }
         // A $ref stands alone in older drafts' tools; its meaning is documented at the definition.

@@ -224,6 +224,22 @@ struct PolicyFileReader {
                 return nil
             }
             return .strings(elements.compactMap { $0.value.stringValue })
+        case .stringMap:
+            guard case .object(let members) = node.kind else {
+                fail("\"\(key)\" must be a mapping of names to strings, found \(node.value)", node.location)
+                return nil
+            }
+            var map: [String: String] = [:]
+            for member in members {
+                guard case .string(let text) = member.value.kind else {
+                    fail(
+                        "\"\(key)\": \"\(member.key)\" must be a string, found \(member.value.value)",
+                        member.value.location)
+                    return nil
+                }
+                map[member.key] = text
+            }
+            return .stringMap(map)
         case .anyValue:
             return .any(node.value)
         }

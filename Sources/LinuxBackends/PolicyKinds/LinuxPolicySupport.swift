@@ -4,9 +4,10 @@ import FeatureFlags
 /// Makes policies work on Linux: registers the Linux capability kinds and this host's flag
 /// evaluation context in a ``PolicyEnvironment``. Call it once before loading policies.
 public enum LinuxPolicySupport {
-    /// The kinds of this layer: `pam`, `file`, `host`, `network`, `process-capability`, `user`, `group`.
+    /// The kinds of this layer: `pam`, `polkit`, `file`, `host`, `network`, `process-capability`, `user`, `group`.
     public static let kinds: [any CapabilityKind] = [
-        PAMCapabilityKind(), FileCapabilityKind(), HostCapabilityKind(), NetworkCapabilityKind(),
+        PAMCapabilityKind(), PolkitCapabilityKind(), FileCapabilityKind(), HostCapabilityKind(),
+        NetworkCapabilityKind(),
         ProcessCapabilityKind(),
         UserCapabilityKind(), GroupCapabilityKind(),
     ]

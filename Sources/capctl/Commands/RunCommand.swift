@@ -2,6 +2,7 @@ import ArgumentParser
 import CLinuxSupport
 import Foundation
 import Glibc
+import LinuxBackends
 
 /// `capctl run GATE -- COMMAND`: runs the command only if the gate holds.
 struct RunCommand: AsyncParsableCommand {
@@ -11,7 +12,10 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             When the gate holds, capctl replaces itself with the command (exec), which then has its own signals, \
             exit status and standard input. When the gate does not hold, prints why and exits 77 (EX_NOPERM) \
-            without running the command. A command that is not found exits 127; one that cannot be executed, 126.
+            without running the command. A command that is not found exits 127; one that cannot be executed, 126. \
+            With --capabilities, the command starts with exactly those Linux capabilities (bounding, inheritable \
+            and ambient sets, as systemd's CapabilityBoundingSet= and AmbientCapabilities=), whether or not it runs \
+            as root; capctl refuses (exit 77) when it cannot grant them.
             """
     )
 
@@ -24,12 +28,31 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var flagContext: FlagContextOptions
 
+    @Option(
+        name: .customLong("capabilities"),
+        help: ArgumentHelp(
+            "Start the command with only these Linux capabilities (comma-separated, such as CAP_NET_BIND_SERVICE; empty for none).",
+            valueName: "LIST"))
+    var capabilities: String?
+
     @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.")
     var command: [String] = []
 
     func validate() throws {
         guard !command.isEmpty else {
             throw ValidationError("give the command after --, for example: capctl run backup -- /usr/bin/backup --full")
+        }
+        _ = try capabilitySet()
+    }
+
+    /// The set --capabilities names, or nil when it is not given.
+    private func capabilitySet() throws -> LinuxCapabilitySet? {
+        guard let capabilities else { return nil }
+        let names = capabilities.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        do throws(LinuxCapabilitySet.CapabilityNameError) {
+            return try LinuxCapabilitySet(names: names.filter { !$0.isEmpty })
+        } catch {
+            throw ValidationError(error.description)
         }
     }
 
@@ -44,6 +67,15 @@ struct RunCommand: AsyncParsableCommand {
             message += "\n"
             FileHandle.standardError.write(Data(message.utf8))
             throw ExitStatus.refused
+        }
+        if let set = try capabilitySet() {
+            do throws(LinuxCapabilitySet.ConfinementError) {
+                try set.confineProcess()
+            } catch {
+                FileHandle.standardError.write(
+                    Data("capctl: not running \(command[0]) with capabilities \(set): \(error)\n".utf8))
+                throw ExitStatus.refused
+            }
         }
         Self.execute(command)
     }

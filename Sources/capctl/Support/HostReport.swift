@@ -14,7 +14,7 @@ struct StatusEntry: Sendable, Equatable {
 
 /// The host's built-in capabilities, reported when there is no policy at all, so `capctl
 /// status` is useful on a fresh machine: user and groups, effective Linux capabilities, the
-/// network path, PAM, and access to the home and working directories.
+/// network path, PAM, polkit, and access to the home and working directories.
 struct HostReport {
     var entries: [StatusEntry]
 
@@ -59,6 +59,7 @@ struct HostReport {
         }
         list.append(("network", "network", NetworkPath(), nil))
         if let login = try? PAMLogin(service: "login") { list.append(("pam:login", "pam", login, nil)) }
+        list.append(("polkit", "polkit", PolkitService(), nil))
         let environment = ProcessInfo.processInfo.environment
         if let home = environment["HOME"],
             let access = try? FileAccess(home, access: [.read, .write], kind: .directory)

@@ -68,6 +68,15 @@ final class PolicyTree {
         return CapctlRun(status: result.status, output: result.standardOutput, error: result.standardError)
     }
 
+    /// Runs a whole command line (capctl somewhere in it, ``sharedCapctl`` for other users) in
+    /// this tree, with `extraEnvironment` added.
+    func run(_ command: [String], extraEnvironment: [String: String], input: String = "") throws -> CapctlRun {
+        let result = try runProcess(
+            command[0], Array(command.dropFirst()), environment: environment.merging(extraEnvironment) { $1 },
+            input: input)
+        return CapctlRun(status: result.status, output: result.standardOutput, error: result.standardError)
+    }
+
     /// Runs capctl as root under an address space limit.
     func capctl(_ arguments: [String], memoryLimit: Int) throws -> CapctlRun {
         try capctl(arguments, as: .root, memoryLimit: memoryLimit)

@@ -1,0 +1,42 @@
+public import Capabilities
+import Dispatch
+
+/// Whether polkitd answers on the system bus: authorized with its name and version, unavailable
+/// with the reason (no libsystemd, no bus, polkitd not running). `capctl status` shows it.
+public struct PolkitService: CapabilityType {
+    private let libraryPath: String
+
+    /// The service, reached through sd-bus from `library` (`libsystemd.so.0` by default).
+    public init(library: String = "libsystemd.so.0") {
+        libraryPath = library
+    }
+
+    public var name: String { "polkit" }
+
+    public var availability: CapabilityAvailability {
+        switch SystemdBusLibrary.load(libraryPath) {
+        case .success: .available
+        case .failure(let error): .unavailable(reason: error.description)
+        }
+    }
+
+    /// Asks polkitd for its backend's name and version.
+    public func status() async throws -> CapabilityStatus {
+        guard case .success(let library) = SystemdBusLibrary.load(libraryPath) else {
+            if case .unavailable(let reason) = availability { return .unavailable(reason, cause: .backendMissing) }
+            return .unavailable("libsystemd is missing", cause: .backendMissing)
+        }
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                do throws(DBusError) {
+                    let backend = try PolkitAuthority.backend(on: DBusConnection(systemBusWith: library))
+                    continuation.resume(
+                        returning: .authorized("\(backend.name) \(backend.version) answers on the system bus"))
+                } catch {
+                    let status = PolkitAuthorization.status(of: error, action: "")
+                    continuation.resume(returning: .unavailable(status.reason, cause: status.cause))
+                }
+            }
+        }
+    }
+}
