@@ -96,7 +96,7 @@ let package = Package(
             path: "Plugins/CoreBenchPlugin"
         ),
         // Helpers shared by every test target: latches, counters, event logs.
-        .target(name: "TestSupport", dependencies: ["ProcedureCore"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(name: "TestSupport", dependencies: ["ProcedureCore", "CLinuxSupport"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ConfigurationFilesTests", dependencies: ["ConfigurationFiles"], swiftSettings: swiftSettings),
         .testTarget(name: "ProcedureCoreTests", dependencies: ["ProcedureCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport"], swiftSettings: swiftSettings),

@@ -132,3 +132,14 @@ int clinux_confine_capabilities(uint64_t mask) {
     }
     return 0;
 }
+
+long long clinux_socket_peer_uid(int fd) {
+    struct ucred credentials;
+    socklen_t size = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) return -1;
+    return (long long)credentials.uid;
+}
+
+int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int first) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, first);
+}

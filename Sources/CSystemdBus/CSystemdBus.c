@@ -6,6 +6,7 @@
     _Static_assert(__builtin_types_compatible_p(__typeof__(&function), type), #function " differs from its declaration in CSystemdBus.h")
 CSDBUS_SAME_TYPE(sd_bus_open_system, csdbus_open_function);
 CSDBUS_SAME_TYPE(sd_bus_flush_close_unref, csdbus_close_function);
+CSDBUS_SAME_TYPE(sd_bus_close_unref, csdbus_close_function);
 CSDBUS_SAME_TYPE(sd_bus_message_new_method_call, csdbus_new_method_call_function);
 CSDBUS_SAME_TYPE(sd_bus_message_append_basic, csdbus_append_basic_function);
 CSDBUS_SAME_TYPE(sd_bus_message_open_container, csdbus_open_container_function);

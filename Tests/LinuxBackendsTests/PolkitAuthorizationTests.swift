@@ -109,6 +109,38 @@ struct PolkitAuthorizationTests {
         #expect(noBus.reason.contains("no system bus"))
     }
 
+    @Test("a bus that root or messagebus does not run is not trusted, whatever answers on it")
+    func untrustedBus() async throws {
+        let directory = try TemporaryDirectory(prefix: "polkit-fake-bus")
+        let sockets = try directory.directory("sockets", mode: 0o777)
+        let configuration = try directory.write(
+            """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>system</type>
+              <listen>unix:path=\(sockets)/bus</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default"><allow user="*"/><allow own="*"/><allow send_type="method_call"/></policy>
+            </busconfig>
+            """, to: "bus.conf")
+        // A user's own bus, where that user could own org.freedesktop.PolicyKit1 and answer yes.
+        let bus = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/dbus-daemon",
+                "--config-file=" + configuration, "--nofork", "--print-address",
+            ], environment: ProcessInfo.processInfo.environment)
+        defer { bus.stop() }
+        let address = try #require(await bus.nextLine())
+        #expect(address.hasPrefix("unix:"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(sockets)/bus"
+        let status = try #require(
+            try Probe.statuses(["polkit", "org.example.test.yes", "status"], environment: environment).first ?? nil)
+        #expect(status.kind == .unavailable)
+        #expect(status.reason.contains("run by uid 65534, not by root or messagebus"), "\(status.reason)")
+    }
+
     /// The probe as uid 65534 in a namespace where polkit's helper uses a pam_matrix stack with these passwords.
     func authorize(
         _ fixture: PolkitFixture, _ arguments: [String], passwords: [String], input: String

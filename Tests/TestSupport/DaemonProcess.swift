@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Dispatch
 import Glibc
 
@@ -23,6 +24,8 @@ public final class DaemonProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
         posix_spawn_file_actions_addclose(&actions, ends[0])
         posix_spawn_file_actions_addclose(&actions, ends[1])
+        // Only 0, 1 and 2: a daemon that lives on must not hold the test process's other descriptors.
+        clinux_spawn_close_from(&actions, 3)
         let arguments: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {

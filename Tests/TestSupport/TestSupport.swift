@@ -205,7 +205,15 @@ public func builtProductForAnyUser(_ name: String) -> String {
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
     chmod(directory, 0o755)
     let copy = directory + "/" + name
-    try? FileManager.default.copyItem(atPath: builtProduct(name), toPath: copy)
+    // Written through a close-on-exec descriptor: a child forked meanwhile by another test must not
+    // inherit it, or executing the copy fails with "Text file busy" for as long as that child lives.
+    if let bytes = FileManager.default.contents(atPath: builtProduct(name)) {
+        let fd = open(copy, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        if fd >= 0 {
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+    }
     chmod(copy, 0o755)
     return copy
 }

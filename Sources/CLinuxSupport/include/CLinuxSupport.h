@@ -28,6 +28,15 @@ int clinux_exec_clean(const char *file, char *const argv[]);
 
 #include <stdint.h>
 
+#include <spawn.h>
+
+/// Adds "close every descriptor from `first` on" to spawn file actions (glibc 2.34's
+/// posix_spawn_file_actions_addclosefrom_np); returns 0 or an errno.
+int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int first);
+
+/// The user id of the process at the other end of a connected Unix socket (SO_PEERCRED), or -1.
+long long clinux_socket_peer_uid(int fd);
+
 /// Limits this process, and the programs it executes, to the capabilities in `mask` (bit n for
 /// capability n), as systemd's CapabilityBoundingSet= with AmbientCapabilities= do: every other
 /// capability leaves the bounding set, and those in `mask` become inheritable and ambient, so the

@@ -1,3 +1,4 @@
+import CLinuxSupport
 import CSystemdBus
 import Glibc
 
@@ -9,6 +10,8 @@ final class DBusConnection {
     /// Callbacks registered with sd-bus; they live as long as the connection.
     private var handlers: [MessageHandler] = []
     private var slots: [OpaquePointer] = []
+    /// Whether the bus was trusted; an untrusted one is closed without sending it anything more.
+    private var trusted = false
 
     /// Receives a message sd-bus hands to a callback; returns whether it was handled.
     final class MessageHandler {
@@ -20,18 +23,38 @@ final class DBusConnection {
         }
     }
 
-    /// Connects to the system bus.
+    /// Connects to the system bus, and trusts it only when root or the `messagebus` user runs it:
+    /// `DBUS_SYSTEM_BUS_ADDRESS` could otherwise point a program at a bus where anyone answers as polkitd.
     init(systemBusWith library: SystemdBusLibrary) throws(DBusError) {
         var bus: OpaquePointer?
         let code = library.openSystem(&bus)
         guard code >= 0, let bus else { throw DBusError(errno: code, "cannot connect to the system bus") }
         self.library = library
         self.bus = bus
+        let owner = clinux_socket_peer_uid(library.descriptor(bus))
+        trusted = owner == 0 || owner == Self.messageBusUser
+        guard trusted else {
+            throw DBusError(
+                Self.untrustedBus,
+                "the system bus is run by uid \(owner), not by root or messagebus, so its answers are not trusted")
+        }
     }
+
+    /// The D-Bus daemon's own user on Debian and most distributions, or -1 when there is none.
+    private static let messageBusUser: Int64 = {
+        var entry = passwd()
+        var buffer = [CChar](repeating: 0, count: 4096)
+        var result: UnsafeMutablePointer<passwd>?
+        guard getpwnam_r("messagebus", &entry, &buffer, buffer.count, &result) == 0, result != nil else { return -1 }
+        return Int64(entry.pw_uid)
+    }()
+
+    /// The error name for a bus not run by a trusted user.
+    static let untrustedBus = "local.UntrustedBus"
 
     deinit {
         for slot in slots { _ = library.releaseSlot(slot) }
-        _ = library.close(bus)
+        _ = trusted ? library.close(bus) : library.closeWithoutFlush(bus)
     }
 
     /// This connection's unique name on the bus, such as `:1.42`.

@@ -8,6 +8,7 @@ final class SystemdBusLibrary: @unchecked Sendable {
     // The function pointers never change after loading; the library is never closed.
     let openSystem: csdbus_open_function
     let close: csdbus_close_function
+    let closeWithoutFlush: csdbus_close_function
     let newMethodCall: csdbus_new_method_call_function
     let appendBasic: csdbus_append_basic_function
     let openContainer: csdbus_open_container_function
@@ -71,6 +72,7 @@ final class SystemdBusLibrary: @unchecked Sendable {
         }
         openSystem = try symbol("sd_bus_open_system", as: csdbus_open_function.self)
         close = try symbol("sd_bus_flush_close_unref", as: csdbus_close_function.self)
+        closeWithoutFlush = try symbol("sd_bus_close_unref", as: csdbus_close_function.self)
         newMethodCall = try symbol("sd_bus_message_new_method_call", as: csdbus_new_method_call_function.self)
         appendBasic = try symbol("sd_bus_message_append_basic", as: csdbus_append_basic_function.self)
         openContainer = try symbol("sd_bus_message_open_container", as: csdbus_open_container_function.self)

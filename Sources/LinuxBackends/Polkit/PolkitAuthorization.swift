@@ -175,6 +175,9 @@ public struct PolkitAuthorization: CapabilityType {
         if error.meansServiceAbsent {
             return .unavailable("polkit is not running on the system bus: \(error)", cause: .backendMissing)
         }
+        if error.name == DBusConnection.untrustedBus {
+            return .unavailable(error.message, cause: .misconfigured)
+        }
         if error.name == DBusError.local, error.message.hasPrefix("cannot connect") {
             return .unavailable("no system bus: \(error.message)", cause: .backendMissing)
         }
