@@ -1,4 +1,5 @@
 import CSystemdBus
+import Capabilities
 import Glibc
 import Synchronization
 
@@ -47,6 +48,14 @@ final class SystemdBusLibrary: @unchecked Sendable {
             let result = open(path)
             cache[path] = result
             return result
+        }
+    }
+
+    /// Available when sd-bus loads from `path`; otherwise unavailable with the reason.
+    static func availability(at path: String) -> CapabilityAvailability {
+        switch load(path) {
+        case .success: .available
+        case .failure(let error): .unavailable(reason: error.description)
         }
     }
 

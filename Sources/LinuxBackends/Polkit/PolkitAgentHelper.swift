@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Glibc
 
 /// polkit's setuid helper, `polkit-agent-helper-1`, which runs the PAM service `polkit-1` for an
@@ -59,6 +60,8 @@ struct PolkitAgentHelper {
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         // Its diagnostics (why PAM failed) come on the same pipe and are kept as the reason.
         posix_spawn_file_actions_adddup2(&actions, output[1], 2)
+        // The setuid helper gets standard input, output and error only.
+        clinux_spawn_close_from(&actions, 3)
         var pid: pid_t = 0
         let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(path), strdup(user), nil]
         defer { for argument in arguments { free(argument) } }

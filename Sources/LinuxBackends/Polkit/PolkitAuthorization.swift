@@ -75,17 +75,14 @@ public struct PolkitAuthorization: CapabilityType {
 
     public var name: String { "polkit:\(action)" }
 
-    public var availability: CapabilityAvailability {
-        switch SystemdBusLibrary.load(libraryPath) {
-        case .success: .available
-        case .failure(let error): .unavailable(reason: error.description)
-        }
-    }
+    public var availability: CapabilityAvailability { SystemdBusLibrary.availability(at: libraryPath) }
 
     /// Asks polkitd without interaction.
     public func status() async throws -> CapabilityStatus {
-        guard case .success(let library) = SystemdBusLibrary.load(libraryPath) else {
-            return .unavailable(availabilityReason, cause: .backendMissing)
+        let library: SystemdBusLibrary
+        switch SystemdBusLibrary.load(libraryPath) {
+        case .success(let loaded): library = loaded
+        case .failure(let error): return .unavailable(error.description, cause: .backendMissing)
         }
         let action = action
         let details = details
@@ -95,11 +92,6 @@ public struct PolkitAuthorization: CapabilityType {
                 continuation.resume(returning: Self.check(action, details, keeps: keeps, library: library))
             }
         }
-    }
-
-    private var availabilityReason: String {
-        if case .unavailable(let reason) = availability { return reason }
-        return "libsystemd is missing"
     }
 
     private static func check(_ action: String, _ details: [String: String], keeps: Bool, library: SystemdBusLibrary)
@@ -119,8 +111,10 @@ public struct PolkitAuthorization: CapabilityType {
 
     /// Asks polkitd with interaction, through an agent of this process's own.
     public func authorize() async throws -> CapabilityStatus {
-        guard case .success(let library) = SystemdBusLibrary.load(libraryPath) else {
-            return .unavailable(availabilityReason, cause: .backendMissing)
+        let library: SystemdBusLibrary
+        switch SystemdBusLibrary.load(libraryPath) {
+        case .success(let loaded): library = loaded
+        case .failure(let error): return .unavailable(error.description, cause: .backendMissing)
         }
         let wake = Wakeup()
         let request = InteractiveCheck(

@@ -13,18 +13,14 @@ public struct PolkitService: CapabilityType {
 
     public var name: String { "polkit" }
 
-    public var availability: CapabilityAvailability {
-        switch SystemdBusLibrary.load(libraryPath) {
-        case .success: .available
-        case .failure(let error): .unavailable(reason: error.description)
-        }
-    }
+    public var availability: CapabilityAvailability { SystemdBusLibrary.availability(at: libraryPath) }
 
     /// Asks polkitd for its backend's name and version.
     public func status() async throws -> CapabilityStatus {
-        guard case .success(let library) = SystemdBusLibrary.load(libraryPath) else {
-            if case .unavailable(let reason) = availability { return .unavailable(reason, cause: .backendMissing) }
-            return .unavailable("libsystemd is missing", cause: .backendMissing)
+        let library: SystemdBusLibrary
+        switch SystemdBusLibrary.load(libraryPath) {
+        case .success(let loaded): library = loaded
+        case .failure(let error): return .unavailable(error.description, cause: .backendMissing)
         }
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
