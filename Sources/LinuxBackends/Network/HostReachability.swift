@@ -1,5 +1,6 @@
 public import Capabilities
 import ConfigurationFiles
+import CLinuxSupport
 import Dispatch
 import Glibc
 

@@ -1,4 +1,5 @@
 public import Capabilities
+import CLinuxSupport
 import Dispatch
 import Glibc
 import Synchronization
