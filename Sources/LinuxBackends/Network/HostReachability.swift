@@ -1,6 +1,6 @@
+import CLinuxSupport
 public import Capabilities
 import ConfigurationFiles
-import CLinuxSupport
 import Dispatch
 import Glibc
 
