@@ -29,6 +29,44 @@ struct DependencyCycleTests {
         expectCycle(b, ["a", "b"])
     }
 
+    @Test("a cycle through a group's child: the child depends on a procedure that depends on the group")
+    func cycleThroughGroupChild() async {
+        let ran = Counter()
+        let child = BlockProcedure(name: "child") { ran.increment() }
+        let sibling = BlockProcedure(name: "sibling") { ran.increment() }
+        let outside = BlockProcedure(name: "outside") { ran.increment() }
+        child.addDependency(outside)
+        let group = GroupProcedure(name: "group", children: [child, sibling])
+        outside.addDependency(group)
+        let queue = ProcedureQueue()
+        queue.addProcedures([group, outside])
+        await queue.waitUntilAllFinished()
+        expectCycle(child, ["outside", "group", "child"])
+        expectCycle(outside, ["outside", "group", "child"])
+        #expect(group.isFinished)
+        #expect(group.error != nil)
+        #expect(!outside.isExecuting && ran.count <= 1, "only the sibling, outside the cycle, may have run")
+    }
+
+    @Test("a cycle closed by a child added while the group runs")
+    func cycleThroughChildAddedLater() async {
+        let outside = BlockProcedure(name: "outside") {}
+        let latch = Latch()
+        let first = AsyncProcedure(name: "first") { await latch.wait() }
+        let group = GroupProcedure(name: "group", children: [first])
+        outside.addDependency(group)
+        let queue = ProcedureQueue()
+        queue.addProcedures([group, outside])
+        let late = BlockProcedure(name: "late") {}
+        late.addDependency(outside)
+        group.addChild(late)
+        latch.open()
+        await queue.waitUntilAllFinished()
+        expectCycle(late, ["outside", "group", "late"])
+        expectCycle(outside, ["outside", "group", "late"])
+        #expect(group.isFinished)
+    }
+
     @Test("a procedure depending on itself, and a three-cycle across two queues")
     func selfAndLongerCycles() async {
         let alone = BlockProcedure(name: "alone") {}

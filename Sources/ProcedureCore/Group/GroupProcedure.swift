@@ -14,6 +14,8 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         var hasStarted = false
         var outstanding = 0
         var errors: [any Error] = []
+        /// The children not finished yet, for the cycle search.
+        var running: [ObjectIdentifier: Procedure] = [:]
     }
 
     /// The queue the children run on. Suspended until the group executes.
@@ -40,10 +42,16 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// Adds children, in order. Ignored once the group is finishing or finished.
     public final func addChildren(_ children: [Procedure]) {
         guard !children.isEmpty, state < .finishing else { return }
-        group.withLock { $0.outstanding += children.count }
+        group.withLock { state in
+            state.outstanding += children.count
+            for child in children { state.running[ObjectIdentifier(child)] = child }
+        }
         childQueue.addProcedures(children)
         if isCancelled { for child in children { child.cancel() } }
     }
+
+    /// The children not finished yet, which the group waits for as for dependencies (cycle search).
+    var unfinishedChildren: [Procedure] { group.withLock { Array($0.running.values) } }
 
     open override func execute() {
         let scope = storage.withLock { $0.queue?.exclusivityScope } ?? .root
@@ -63,6 +71,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         let error = child.error
         group.withLock { state in
             state.outstanding -= 1
+            state.running[ObjectIdentifier(child)] = nil
             if let error { state.errors.append(error) }
         }
         finishIfDone()
