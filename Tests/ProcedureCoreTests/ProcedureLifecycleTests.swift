@@ -6,6 +6,30 @@ import Testing
 /// Semantics rules 1 to 7: the operation lifecycle.
 @Suite(.timeLimit(.minutes(1)))
 struct ProcedureLifecycleTests {
+    @Test("addDependencies waits for each; dependents run after a failed dependency unless they say otherwise")
+    func dependenciesAndFailures() async {
+        let log = EventLog()
+        let failing = BlockProcedure(name: "failing") {
+            log.record("failing")
+            throw TestError()
+        }
+        let other = BlockProcedure(name: "other") { log.record("other") }
+        let tolerant = BlockProcedure(name: "tolerant") { log.record("tolerant") }
+        tolerant.addDependencies([failing, other, failing])
+        let strict = BlockProcedure(name: "strict") { log.record("strict") }
+        strict.addDependencies([failing, other])
+        strict.addCondition(NoFailedDependencies())
+        #expect(tolerant.dependencies.count == 2, "a dependency added twice counts once")
+        let queue = ProcedureQueue()
+        queue.addProcedures([tolerant, strict, failing, other])
+        await queue.waitUntilAllFinished()
+        #expect(log.all.contains("tolerant"), "Semantics rule 2: waiting is all a dependency does")
+        #expect(log.all.firstIndex(of: "tolerant")! > log.all.firstIndex(of: "failing")!)
+        #expect(log.all.firstIndex(of: "tolerant")! > log.all.firstIndex(of: "other")!)
+        #expect(!log.all.contains("strict"))
+        #expect(strict.isCancelled)
+    }
+
     @Test("1: states move forward to finished; a second finish or cancel is ignored")
     func statesMoveForward() async {
         let states = EventLog()

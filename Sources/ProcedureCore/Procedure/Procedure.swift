@@ -118,12 +118,21 @@ open class Procedure: @unchecked Sendable {
 
     // MARK: Configuration
 
+    /// Makes this procedure wait for each of `dependencies`, as ``addDependency(_:)`` does.
+    public final func addDependencies(_ dependencies: some Sequence<Procedure>) {
+        for dependency in dependencies { addDependency(dependency) }
+    }
+
     /// The procedure's own dependencies. Produced dependencies are not listed.
     /// Empty once the procedure has finished (it lets go of them).
     public var dependencies: [Procedure] { storage.withLock { $0.dependencies.array } }
 
     /// Makes this procedure wait until `dependency` has finished, on any queue.
     /// Ignored once this procedure is on a queue.
+    ///
+    /// Waiting is all it does: this procedure runs after a dependency that failed or was
+    /// cancelled too, as with Foundation's and ProcedureKit's operations. Add
+    /// ``NoFailedDependencies`` or ``NoCancelledDependencies`` to run only after successes.
     public final func addDependency(_ dependency: Procedure) {
         let added = storage.withLock { state -> Bool in
             guard state.state == .initialized, !state.dependsOn(dependency) else { return false }
