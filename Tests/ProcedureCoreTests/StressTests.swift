@@ -31,6 +31,7 @@ struct StressTests {
         let running = (0..<categoryCount).map { _ in Counter() }
         let overlaps = Counter()
         let executed = Counter()
+        let releasedAll = Latch()
         let queues = [ProcedureQueue(), ProcedureQueue(maxConcurrentCount: 3), ProcedureQueue(maxConcurrentCount: 1)]
         let failing = BlockCondition(name: "failing") { _ in false }
         let passing = BlockCondition(name: "passing") { _ in true }
@@ -42,7 +43,7 @@ struct StressTests {
                 let category = Int.random(in: 0..<(categoryCount * 4), using: &generator)
                 let procedure = StressProcedure(
                     category: category < categoryCount ? category : nil, running: running, overlaps: overlaps,
-                    executed: executed, released: released)
+                    executed: executed, released: released, allReleased: (total, releasedAll))
                 if let category = procedure.category { procedure.addExclusivityCategory("stress-\(seed)-\(category)") }
                 for _ in 0..<Int.random(in: 0...2, using: &generator) where index > 0 {
                     let lower = max(0, index - 1_000)
@@ -72,6 +73,8 @@ struct StressTests {
         #expect(finishCounts.allSatisfy { $0.count == 1 })
         #expect(overlaps.count == 0)
         #expect(executed.count > total / 2)
+        // A worker may hold the last procedure it ran a moment after its queue reports it finished.
+        await releasedAll.wait()
         #expect(released.count == total)
     }
 }
@@ -82,13 +85,18 @@ final class StressProcedure: Procedure, @unchecked Sendable {
     private let overlaps: Counter
     private let executed: Counter
     private let released: Counter
+    private let allReleased: (count: Int, latch: Latch)
 
-    init(category: Int?, running: [Counter], overlaps: Counter, executed: Counter, released: Counter) {
+    init(
+        category: Int?, running: [Counter], overlaps: Counter, executed: Counter, released: Counter,
+        allReleased: (count: Int, latch: Latch)
+    ) {
         self.category = category
         self.running = running
         self.overlaps = overlaps
         self.executed = executed
         self.released = released
+        self.allReleased = allReleased
         super.init()
     }
 
@@ -101,5 +109,7 @@ final class StressProcedure: Procedure, @unchecked Sendable {
         finish()
     }
 
-    deinit { released.increment() }
+    deinit {
+        if released.increment() == allReleased.count { allReleased.latch.open() }
+    }
 }

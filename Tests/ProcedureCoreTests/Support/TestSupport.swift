@@ -15,11 +15,17 @@ final class ManualProcedure: Procedure, @unchecked Sendable {
 /// A procedure that counts its deinitializations, to prove finished procedures are released.
 final class CountedProcedure: Procedure, @unchecked Sendable {
     let released: Counter
-    init(name: String? = nil, released: Counter) {
+    /// Opened by the release that brings the count to `count`.
+    let whenReleased: (count: Int, latch: Latch)?
+    init(name: String? = nil, released: Counter, whenReleased: (count: Int, latch: Latch)? = nil) {
         self.released = released
+        self.whenReleased = whenReleased
         super.init(name: name)
     }
-    deinit { released.increment() }
+    deinit {
+        let count = released.increment()
+        if let whenReleased, count == whenReleased.count { whenReleased.latch.open() }
+    }
 }
 
 /// A condition the test scripts: its answer now, and what its produced dependency ("asking")
