@@ -29,6 +29,44 @@ struct ExclusivityTests {
         #expect(order.all == (0..<200).map(String.init))
     }
 
+    @Test("26: a type as the category (MutuallyExclusive<Alert>): same type excludes, another type does not")
+    func typedCategories() async {
+        enum Alert {}
+        enum Sound {}
+        let running = Counter()
+        let overlaps = Counter()
+        let queue = ProcedureQueue()
+        var alerts: [Procedure] = []
+        for index in 0..<50 {
+            let procedure = BlockProcedure(name: "alert \(index)") {
+                if running.increment() > 1 { overlaps.increment() }
+                running.decrement()
+            }
+            procedure.addExclusivityCategory(Alert.self)
+            alerts.append(procedure)
+        }
+        #expect(alerts[0].exclusivityCategories == [Procedure.exclusivityCategory(for: Alert.self)])
+        #expect(Procedure.exclusivityCategory(for: Alert.self) != Procedure.exclusivityCategory(for: Sound.self))
+        #expect(Procedure.exclusivityCategory(for: Alert.self).hasPrefix("type:ProcedureCoreTests."))
+        // A Sound procedure waits for no alert: it runs while the first alert is still running.
+        let alertStarted = Latch()
+        let soundRan = Latch()
+        let first = AsyncProcedure(name: "first alert") {
+            alertStarted.open()
+            await soundRan.wait()
+        }
+        first.addExclusivityCategory(Alert.self)
+        let sound = BlockProcedure(name: "sound") { soundRan.open() }
+        sound.addExclusivityCategory(Sound.self)
+        queue.addProcedure(first)
+        await alertStarted.wait()
+        queue.addProcedure(sound)
+        queue.addProcedures(alerts)
+        await queue.waitUntilAllFinished()
+        #expect(overlaps.count == 0)
+        #expect(first.error == nil && sound.error == nil)
+    }
+
     @Test("26: all categories are taken at once, and released when a procedure fails or is cancelled")
     func releasedOnEveryEnding() async {
         let a = "a-\(#line)"

@@ -38,6 +38,21 @@ struct ObserverTests {
         #expect(log.count(of: "didFinish p") == 1)
     }
 
+    @Test("28: the single-event observers hear their event once")
+    func singleEventObservers() async {
+        let log = EventLog()
+        let procedure = BlockProcedure(name: "p") { throw TestError("boom") }
+        procedure.addWillExecuteBlockObserver { log.record("will execute \($0.name)") }
+        procedure.addDidFinishBlockObserver { _, error in log.record("did finish \(String(describing: error))") }
+        let cancelled = BlockProcedure(name: "c") {}
+        cancelled.addDidCancelBlockObserver { procedure, _ in log.record("did cancel \(procedure.name)") }
+        cancelled.cancel()
+        cancelled.cancel()
+        await run(procedure)
+        await run(cancelled)
+        #expect(log.all == ["did cancel c", "will execute p", "did finish Optional(boom)"])
+    }
+
     @Test("29: an observer added after finish still hears did-finish, with the error")
     func lateObserver() async {
         let procedure = BlockProcedure(name: "p") { throw TestError("late") }

@@ -29,3 +29,21 @@ public struct BlockObserver: ProcedureObserver {
     public func procedureWillFinish(_ procedure: Procedure, error: (any Error)?) { willFinish?(procedure, error) }
     public func procedureDidFinish(_ procedure: Procedure, error: (any Error)?) { didFinish?(procedure, error) }
 }
+
+extension Procedure {
+    /// Runs `block` just before the procedure executes (ProcedureKit's `addWillExecuteBlockObserver`).
+    public final func addWillExecuteBlockObserver(_ block: @escaping @Sendable (Procedure) -> Void) {
+        addObserver(BlockObserver(willExecute: block))
+    }
+
+    /// Runs `block` when the procedure is cancelled, with the reason if one was given.
+    public final func addDidCancelBlockObserver(_ block: @escaping @Sendable (Procedure, (any Error)?) -> Void) {
+        addObserver(BlockObserver(didCancel: block))
+    }
+
+    /// Runs `block` once the procedure has finished, with its error if it failed. Added after
+    /// the procedure finished, it runs at once.
+    public final func addDidFinishBlockObserver(_ block: @escaping @Sendable (Procedure, (any Error)?) -> Void) {
+        addObserver(BlockObserver(didFinish: block))
+    }
+}

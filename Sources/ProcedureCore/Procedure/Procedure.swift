@@ -185,6 +185,18 @@ open class Procedure: @unchecked Sendable {
         }
     }
 
+    /// Makes this procedure mutually exclusive with every other procedure that names the same
+    /// type, as Apple's `MutuallyExclusive<Alert>` does: `addExclusivityCategory(Alert.self)`.
+    /// The category is ``exclusivityCategory(for:)``, so a type in another module never collides.
+    public final func addExclusivityCategory<Category>(_ category: Category.Type) {
+        addExclusivityCategory(Self.exclusivityCategory(for: category))
+    }
+
+    /// The category string a type stands for: `type:` and its fully qualified name.
+    public static func exclusivityCategory<Category>(for category: Category.Type) -> String {
+        "type:" + String(reflecting: category)
+    }
+
     /// The exclusivity categories this procedure asked for.
     public var exclusivityCategories: [String] { storage.withLock { $0.exclusivityCategories } }
 
