@@ -192,7 +192,7 @@ struct CompositionTests {
     @Test("a thrown error in a BlockCondition is undecided")
     func thrownErrorIsUndecided() async {
         struct Broken: Error {}
-        let condition = BlockCondition(name: "probe") { _ -> Bool in throw Broken() }
+        let condition = BlockCondition(name: "probe") { _ in throw Broken() }
         #expect(!(await outcome(of: Negated(condition)).ran))
         #expect(await condition.check(asking: false).verdict == .undecided)
     }

@@ -176,10 +176,24 @@ struct ConditionTests {
     @Test("a condition whose check throws fails closed with the error as reason")
     func throwingCheckFails() async {
         let procedure = BlockProcedure {}
-        procedure.addCondition(BlockCondition(name: "throws") { _ -> Bool in throw TestError("io") })
+        procedure.addCondition(BlockCondition(name: "throws") { _ in throw TestError("io") })
         await run(procedure)
         #expect(procedure.isCancelled)
         #expect(procedure.conditionExplanation?.failedLeaves.first?.error as? TestError == TestError("io"))
+    }
+
+    @Test("BlockCondition picks its form from the closure, with no type annotation")
+    func blockConditionForms() async {
+        // Returning a result: the result form, whose reason is kept.
+        let full = BlockProcedure {}
+        full.addCondition(BlockCondition(name: "room") { _ in .failed("12 MB free, 100 MB needed") })
+        // Returning a Bool: the Bool form.
+        let flag = BlockProcedure {}
+        flag.addCondition(BlockCondition(name: "on") { _ in true })
+        await run(full)
+        await run(flag)
+        #expect(full.conditionExplanation?.failedLeaves.first?.reason == "12 MB free, 100 MB needed")
+        #expect(flag.error == nil)
     }
 
     @Test("19: NoFailedDependencies and NoCancelledDependencies name the dependencies")

@@ -24,6 +24,10 @@ public struct BlockCondition: SynchronousCondition {
     }
 
     /// A condition whose closure returns the full result. A thrown error leaves it undecided.
+    ///
+    /// Where a closure fits both forms (one that only throws), the Bool form is chosen, so no
+    /// type annotation is needed; a closure returning a ``ConditionResult`` picks this one.
+    @_disfavoredOverload
     public init(
         name: String = "BlockCondition", result check: @escaping @Sendable (Procedure) throws -> ConditionResult
     ) {
