@@ -220,6 +220,23 @@ struct ConditionTests {
         #expect(!tolerant.isCancelled)
     }
 
+    @Test("19: a vetoed dependency is reported once, by NoCancelledDependencies")
+    func vetoCountsOnce() async {
+        let vetoed = BlockProcedure(name: "export") {}
+        vetoed.addCondition(BlockCondition(name: "disk has room") { _ in false })
+        let dependent = BlockProcedure(name: "upload") {}
+        dependent.addDependency(vetoed)
+        dependent.addCondition(NoFailedDependencies())
+        dependent.addCondition(NoCancelledDependencies())
+        let queue = ProcedureQueue()
+        queue.addProcedures([vetoed, dependent])
+        await queue.waitUntilAllFinished()
+        #expect(vetoed.isCancelled && vetoed.error != nil, "a veto cancels, with the conditions' error")
+        #expect(dependent.isCancelled)
+        let reasons = dependent.conditionExplanation?.failedLeaves.map(\.reason) ?? []
+        #expect(reasons == ["cancelled dependencies: export"])
+    }
+
     @Test("19: dependencies produced by conditions are not checked by NoFailedDependencies")
     func producedDependenciesNotChecked() async {
         struct FailingAsk: ProcedureCondition {

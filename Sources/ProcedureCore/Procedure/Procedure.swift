@@ -132,7 +132,7 @@ open class Procedure: @unchecked Sendable {
     ///
     /// Waiting is all it does: this procedure runs after a dependency that failed or was
     /// cancelled too, as with Foundation's and ProcedureKit's operations. Add
-    /// ``NoFailedDependencies`` or ``NoCancelledDependencies`` to run only after successes.
+    /// ``NoFailedDependencies`` and ``NoCancelledDependencies`` to run only after successes.
     public final func addDependency(_ dependency: Procedure) {
         let added = storage.withLock { state -> Bool in
             guard state.state == .initialized, !state.dependsOn(dependency) else { return false }

@@ -1,5 +1,7 @@
-/// Fails, naming them, when any of the procedure's own dependencies finished with an error.
-/// Dependencies produced by conditions are not checked.
+/// Fails, naming them, when any of the procedure's own dependencies finished with an error
+/// without being cancelled. A cancelled dependency, a vetoed one among them (cancelled, with the
+/// conditions' error), is ``NoCancelledDependencies``' to judge, so with both a veto is reported
+/// once. Dependencies produced by conditions are not checked.
 public struct NoFailedDependencies: SynchronousCondition {
     /// Creates the condition.
     public init() {}
@@ -7,16 +9,17 @@ public struct NoFailedDependencies: SynchronousCondition {
     public var name: String { "NoFailedDependencies" }
 
     public func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
-        let failed = procedure.dependencies.compactMap { dependency in
-            dependency.error.map { "\(dependency.name) (\($0))" }
+        let failed = procedure.dependencies.compactMap { dependency -> String? in
+            guard !dependency.isCancelled, let error = dependency.error else { return nil }
+            return "\(dependency.name) (\(error))"
         }
         if failed.isEmpty { return .satisfied("no dependency failed") }
         return .failed("failed dependencies: " + failed.joined(separator: ", "))
     }
 }
 
-/// Fails, naming them, when any of the procedure's own dependencies was cancelled.
-/// Dependencies produced by conditions are not checked.
+/// Fails, naming them, when any of the procedure's own dependencies was cancelled, vetoed by its
+/// conditions included. Dependencies produced by conditions are not checked.
 public struct NoCancelledDependencies: SynchronousCondition {
     /// Creates the condition.
     public init() {}
