@@ -182,6 +182,32 @@ struct ConditionTests {
         #expect(procedure.conditionExplanation?.failedLeaves.first?.error as? TestError == TestError("io"))
     }
 
+    @Test("12: a condition with a dependency is evaluated twice, or once after it when it opts out")
+    func evaluationCount() async {
+        let twice = ScriptedCondition("twice", answer: .needsInteraction, interactive: true)
+        let once = ScriptedCondition(
+            "once", answer: .needsInteraction, interactive: true, evaluatesBeforeDependency: false)
+        let first = BlockProcedure {}
+        first.addCondition(twice)
+        let second = BlockProcedure {}
+        second.addCondition(once)
+        await run(first)
+        await run(second)
+        #expect(first.error == nil && second.error == nil)
+        #expect(twice.evaluations.count == 2)
+        #expect(once.evaluations.count == 1)
+        #expect(once.dependenciesMade.count == 1)
+        // Vetoed by another condition in the first phase: the opted-out one is neither asked nor evaluated.
+        let skipped = ScriptedCondition(
+            "skipped", answer: .needsInteraction, interactive: true, evaluatesBeforeDependency: false)
+        let vetoed = BlockProcedure {}
+        vetoed.addCondition(BlockCondition(name: "no") { _ in false })
+        vetoed.addCondition(skipped)
+        await run(vetoed)
+        #expect(vetoed.isCancelled)
+        #expect(skipped.evaluations.count == 0 && skipped.dependenciesMade.count == 0)
+    }
+
     @Test("BlockCondition picks its form from the closure, with no type annotation")
     func blockConditionForms() async {
         // Returning a result: the result form, whose reason is kept.

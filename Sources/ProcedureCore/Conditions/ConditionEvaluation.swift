@@ -50,7 +50,10 @@ final class ConditionEvaluation: Sendable {
                 let index = results.count
                 let mayStay = tree.isInteractive(index)
                 let context = ConditionContext(mayInteractLater: mayStay)
-                guard let result = tree.leaves[index].evaluateImmediately(for: procedure, context: context) else {
+                guard
+                    let result = ConditionEvaluation.deferredResult(tree.leaves[index], mayStay)
+                        ?? tree.leaves[index].evaluateImmediately(for: procedure, context: context)
+                else {
                     break
                 }
                 results.append(ConditionTree.normalize(result, mayStayOpen: mayStay))
@@ -80,7 +83,9 @@ final class ConditionEvaluation: Sendable {
             let mayStay = tree.isInteractive(index)
             let leaf = tree.leaves[index]
             let context = ConditionContext(mayInteractLater: mayStay)
-            if let result = leaf.evaluateImmediately(for: procedure, context: context) {
+            if let result = Self.deferredResult(leaf, mayStay)
+                ?? leaf.evaluateImmediately(for: procedure, context: context)
+            {
                 record(result, at: index, mayStayOpen: mayStay)
             } else {
                 leaf.evaluate(for: procedure, context: context) { [self] result in
@@ -88,6 +93,12 @@ final class ConditionEvaluation: Sendable {
                 }
             }
         }
+    }
+
+    /// The first phase's answer for a condition evaluated only after its dependency, without asking it.
+    static func deferredResult(_ leaf: any ProcedureCondition, _ mayStayOpen: Bool) -> ConditionResult? {
+        guard mayStayOpen, !leaf.evaluatesBeforeDependency else { return nil }
+        return .needsInteraction("checked once its dependency has run")
     }
 
     private func record(_ result: ConditionResult, at index: Int, mayStayOpen: Bool) {

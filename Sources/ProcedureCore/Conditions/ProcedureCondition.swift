@@ -10,12 +10,22 @@
 ///    may answer ``ConditionResult/needsInteraction(_:)`` here ("could pass if we ask").
 /// 2. Only if the verdict is still open, produced dependencies run one at a time, and each
 ///    such condition is checked once more, with ``ConditionContext/mayInteractLater`` false.
+///
+/// So a condition that produces a dependency is evaluated twice when its dependency runs (once
+/// before, once after), and once otherwise. A condition whose check is expensive or has side
+/// effects returns false from ``evaluatesBeforeDependency``: it is then taken as "needs
+/// interaction" in the first phase without being asked, and evaluated once, after its dependency.
 public protocol ProcedureCondition: Sendable {
     /// The name shown in explanations, for example `AuthorizedFor(pam-admin)`.
     var name: String { get }
 
     /// Whether ``makeDependency(for:)`` can produce a dependency. Defaults to false.
     var producesDependency: Bool { get }
+
+    /// Whether the first phase asks this condition before its dependency runs. Defaults to true;
+    /// false for a check worth doing only once, after the dependency (it is still asked in the
+    /// first phase when its dependency cannot run, for example under ``Silent``).
+    var evaluatesBeforeDependency: Bool { get }
 
     /// Produces the dependency to run before the final check, or nil. Called at most once per run.
     func makeDependency(for procedure: Procedure) -> Procedure?
@@ -35,6 +45,7 @@ public protocol ProcedureCondition: Sendable {
 
 extension ProcedureCondition {
     public var producesDependency: Bool { false }
+    public var evaluatesBeforeDependency: Bool { true }
     public func makeDependency(for procedure: Procedure) -> Procedure? { nil }
     public func evaluateImmediately(for procedure: Procedure, context: ConditionContext) -> ConditionResult? { nil }
 }

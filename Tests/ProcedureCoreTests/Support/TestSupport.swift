@@ -33,6 +33,7 @@ final class CountedProcedure: Procedure, @unchecked Sendable {
 final class ScriptedCondition: ProcedureCondition, @unchecked Sendable {
     let name: String
     let producesDependency: Bool
+    let evaluatesBeforeDependency: Bool
     private let answer: Mutex<ConditionResult.Verdict>
     private let answerAfterAsking: ConditionResult.Verdict
     let evaluations = Counter()
@@ -40,9 +41,10 @@ final class ScriptedCondition: ProcedureCondition, @unchecked Sendable {
 
     init(
         _ name: String, answer: ConditionResult.Verdict, interactive: Bool = false,
-        answerAfterAsking: ConditionResult.Verdict = .satisfied
+        answerAfterAsking: ConditionResult.Verdict = .satisfied, evaluatesBeforeDependency: Bool = true
     ) {
         self.name = name
+        self.evaluatesBeforeDependency = evaluatesBeforeDependency
         self.answer = Mutex(answer)
         producesDependency = interactive
         self.answerAfterAsking = answerAfterAsking
