@@ -6,6 +6,18 @@ import Testing
 /// Semantics rule 30 (groups) and 31 (result injection).
 @Suite(.timeLimit(.minutes(1)))
 struct GroupTests {
+    @Test("30: children lists every child in the order added, including those added while running")
+    func childrenAreListed() async {
+        let first = BlockProcedure(name: "first") {}
+        let second = BlockProcedure(name: "second") {}
+        let group = GroupProcedure(name: "group", children: [first, second])
+        let late = BlockProcedure(name: "late") {}
+        first.addWillExecuteBlockObserver { _ in group.addChild(late) }
+        await run(group)
+        #expect(group.children.map(\.name) == ["first", "second", "late"])
+        #expect(group.children.allSatisfy { $0.isFinished })
+    }
+
     @Test("30: children do not start, nor evaluate conditions, before the group executes")
     func childrenWaitForGroup() async {
         let gate = ManualProcedure(name: "gate")

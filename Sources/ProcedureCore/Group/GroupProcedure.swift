@@ -16,6 +16,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         var errors: [any Error] = []
         /// The children not finished yet, for the cycle search.
         var running: [ObjectIdentifier: Procedure] = [:]
+        var children: [Procedure] = []
     }
 
     /// The queue the children run on. Suspended until the group executes.
@@ -45,10 +46,15 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         group.withLock { state in
             state.outstanding += children.count
             for child in children { state.running[ObjectIdentifier(child)] = child }
+            state.children.append(contentsOf: children)
         }
         childQueue.addProcedures(children)
         if isCancelled { for child in children { child.cancel() } }
     }
+
+    /// The children added so far, in the order they were added, finished ones included (as in
+    /// ProcedureKit); dependencies their conditions produced are not children.
+    public var children: [Procedure] { group.withLock { $0.children } }
 
     /// The children not finished yet, which the group waits for as for dependencies (cycle search).
     var unfinishedChildren: [Procedure] { group.withLock { Array($0.running.values) } }
