@@ -53,6 +53,25 @@ struct ObserverTests {
         #expect(log.all == ["did cancel c", "will execute p", "did finish Optional(boom)"])
     }
 
+    @Test("a removed observer hears nothing more; the others still do")
+    func removableObservers() async {
+        let log = EventLog()
+        let gate = Latch()
+        let procedure = AsyncProcedure(name: "p") { await gate.wait() }
+        let registration = procedure.addRemovableObserver(
+            BlockObserver(
+                willExecute: { _ in log.record("removable will execute") },
+                didFinish: { _, _ in log.record("removable did finish") }))
+        procedure.addDidFinishBlockObserver { _, _ in log.record("kept did finish") }
+        procedure.addWillExecuteBlockObserver { _ in
+            registration.remove()
+            gate.open()
+        }
+        await run(procedure)
+        #expect(registration.isRemoved)
+        #expect(log.all == ["removable will execute", "kept did finish"])
+    }
+
     @Test("29: an observer added after finish still hears did-finish, with the error")
     func lateObserver() async {
         let procedure = BlockProcedure(name: "p") { throw TestError("late") }
