@@ -99,6 +99,29 @@ struct ObserverTests {
         #expect(limit == .milliseconds(20))
     }
 
+    @Test(
+        "33: deadlines: a timeout whose deadline has passed cancels at once; a delay until a past instant does not wait"
+    )
+    func deadlines() async {
+        let procedure = ManualProcedure(name: "late")
+        procedure.addObserver(TimeoutObserver(deadline: .now - .seconds(1)))
+        let queue = ProcedureQueue()
+        queue.addProcedure(procedure)
+        await procedure.cancelled.wait()
+        procedure.finish()
+        await procedure.waitUntilFinished()
+        #expect((procedure.error as? ProcedureError)?.code == .timedOut)
+        let delay = DelayProcedure(until: .now - .seconds(1))
+        #expect(delay.deadline != nil && delay.delay < .zero)
+        await run(delay)
+        #expect(delay.isFinished && delay.error == nil)
+        // A deadline far ahead neither cancels nor ends early: the procedure finishes by itself.
+        let patient = BlockProcedure(name: "patient") {}
+        patient.addObserver(TimeoutObserver(deadline: .now + .seconds(3600)))
+        await run(patient)
+        #expect(!patient.isCancelled)
+    }
+
     @Test("33: a procedure that finishes in time is not cancelled by its timeout")
     func noTimeoutWhenFast() async {
         let procedure = BlockProcedure {}

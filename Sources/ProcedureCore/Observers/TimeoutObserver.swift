@@ -1,19 +1,29 @@
 import Synchronization
 
 /// Cancels a procedure with ``ProcedureError/timedOut(after:)`` if it is still running
-/// `limit` after it started executing. The clock starts at will-execute.
+/// `limit` after it started executing (the clock starts at will-execute), or at a deadline.
 public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
-    /// How long a procedure may run.
+    /// How long a procedure may run; for a deadline, the time from creation to the deadline.
     public let limit: Duration
+    /// The point in time by which the procedure must have finished, if one was given.
+    public let deadline: ContinuousClock.Instant?
     private let timers = Mutex<[ObjectIdentifier: OneShotTimer]>([:])
 
     /// Creates an observer with the given limit.
     public init(limit: Duration) {
         self.limit = limit
+        deadline = nil
+    }
+
+    /// Creates an observer that cancels a procedure still running at `deadline` (at once when it
+    /// starts after the deadline).
+    public init(deadline: ContinuousClock.Instant) {
+        self.deadline = deadline
+        limit = ContinuousClock.now.duration(to: deadline)
     }
 
     public func procedureWillExecute(_ procedure: Procedure) {
-        let limit = limit
+        let limit = deadline.map { ContinuousClock.now.duration(to: $0) } ?? limit
         let timer = OneShotTimer(after: limit) { [weak procedure] in
             procedure?.cancel(with: ProcedureError.timedOut(after: limit))
         }
