@@ -91,6 +91,11 @@ struct RetryTests {
             ])
         let fibonacci = WaitStrategy.fibonacci(unit: .seconds(1))
         #expect((1...7).map(fibonacci.delay(beforeRetry:)) == [1, 1, 2, 3, 5, 8, 13].map { Duration.seconds($0) })
+        let random = WaitStrategy.random(.milliseconds(200)...(.milliseconds(800)))
+        let draws = (1...200).map(random.delay(beforeRetry:))
+        #expect(draws.allSatisfy { $0 >= .milliseconds(200) && $0 <= .milliseconds(800) })
+        #expect(Set(draws).count > 1, "drawn afresh each time")
+        #expect(WaitStrategy.random(.seconds(2)...(.seconds(2))).delay(beforeRetry: 3) == .seconds(2))
         let jittered = WaitStrategy.exponential(initial: .seconds(1), jitter: true)
         for retry in 1...20 {
             let delay = jittered.delay(beforeRetry: retry)

@@ -4,6 +4,8 @@ public enum WaitStrategy: Sendable, Equatable {
     case immediate
     /// The same wait every time.
     case constant(Duration)
+    /// A uniformly random wait within the range, drawn afresh each time.
+    case random(ClosedRange<Duration>)
     /// `initial`, then `initial + increment`, `initial + 2 × increment`, ...
     case incrementing(initial: Duration, increment: Duration)
     /// `initial × multiplier^(n-1)` for the n-th wait, at most `maximum`. With `jitter`, a
@@ -27,6 +29,8 @@ public enum WaitStrategy: Sendable, Equatable {
             return .zero
         case .constant(let wait):
             return wait
+        case .random(let range):
+            return range.lowerBound + (range.upperBound - range.lowerBound) * Double.random(in: 0...1, using: &generator)
         case .incrementing(let initial, let increment):
             return initial + increment * (n - 1)
         case .exponential(let initial, let multiplier, let maximum, let jitter):
