@@ -30,7 +30,8 @@ public enum WaitStrategy: Sendable, Equatable {
         case .constant(let wait):
             return wait
         case .random(let range):
-            return range.lowerBound + (range.upperBound - range.lowerBound) * Double.random(in: 0...1, using: &generator)
+            return range.lowerBound + (range.upperBound - range.lowerBound)
+                * Double.random(in: 0...1, using: &generator)
         case .incrementing(let initial, let increment):
             return initial + increment * (n - 1)
         case .exponential(let initial, let multiplier, let maximum, let jitter):
