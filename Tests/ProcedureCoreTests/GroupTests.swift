@@ -111,4 +111,30 @@ struct GroupTests {
         #expect("\(parse.error!)" == "input from 'fetch' unavailable: offline")
         #expect("\(receiver.error!)" == "input from 'cancelled fetch' unavailable: it was cancelled")
     }
+
+    @Test("31: injectOutcome lets the receiver see the error or the cancellation and recover, or refuse")
+    func injectionOfOutcomes() async {
+        let seen = EventLog()
+        let failing = AsyncProcedure<String>(name: "fetch") { throw TestError("offline") }
+        let recovering = BlockProcedure(name: "recovering") { seen.record("recovering ran") }
+        recovering.injectOutcome(from: failing) { outcome in
+            if case .failure(let error) = outcome { seen.record("saw \(error)") }
+        }
+        let cancelled = AsyncProcedure(name: "cancelled fetch") { "never" }
+        cancelled.cancel()
+        let refusing = BlockProcedure(name: "refusing") { seen.record("refusing ran") }
+        refusing.injectOutcome(from: cancelled) { outcome in
+            if case .failure(let error as ProcedureError) = outcome, error.code == .cancelled {
+                seen.record("saw the cancellation")
+                throw TestError("no input")
+            }
+        }
+        let queue = ProcedureQueue()
+        queue.addProcedures([recovering, failing, refusing, cancelled])
+        await queue.waitUntilAllFinished()
+        #expect(Set(seen.all) == ["saw offline", "recovering ran", "saw the cancellation"])
+        #expect(recovering.error == nil)
+        #expect(refusing.isCancelled)
+        #expect("\(refusing.error!)" == "input from 'cancelled fetch' unavailable: no input")
+    }
 }

@@ -30,4 +30,28 @@ extension Procedure {
         }
         if added { addDependency(dependency) }
     }
+
+    /// Takes `dependency`'s outcome, success or not, and lets `receive` decide: it sees the
+    /// output, or the error (``ProcedureError/cancelled`` when the dependency was cancelled
+    /// without one), and returns to go on (recovering, with a default for example) or throws to
+    /// cancel this procedure with ``ProcedureError/inputUnavailable(from:reason:)``. Adds
+    /// `dependency` as a dependency. Ignored once this procedure is on a queue.
+    public final func injectOutcome<Input: Sendable>(
+        from dependency: ResultProcedure<Input>,
+        _ receive: @escaping @Sendable (Result<Input, any Error>) throws -> Void
+    ) {
+        let added = storage.withLock { state -> Bool in
+            guard state.state == .initialized else { return false }
+            state.extra.inputs.append { [dependency] in
+                do {
+                    try receive(dependency.output ?? .failure(ProcedureError.cancelled))
+                    return nil
+                } catch {
+                    return ProcedureError.inputUnavailable(from: dependency.name, reason: error)
+                }
+            }
+            return true
+        }
+        if added { addDependency(dependency) }
+    }
 }
