@@ -32,5 +32,4 @@ CSDBUS_SAME_TYPE(sd_bus_get_fd, csdbus_get_fd_function);
 CSDBUS_SAME_TYPE(sd_bus_get_events, csdbus_get_events_function);
 CSDBUS_SAME_TYPE(sd_bus_get_timeout, csdbus_get_timeout_function);
 CSDBUS_SAME_TYPE(sd_bus_error_free, csdbus_error_free_function);
-CSDBUS_SAME_TYPE(sd_bus_get_unique_name, csdbus_get_unique_name_function);
 #endif

@@ -53,6 +53,5 @@ typedef int (*csdbus_get_fd_function)(sd_bus *bus);
 typedef int (*csdbus_get_events_function)(sd_bus *bus);
 typedef int (*csdbus_get_timeout_function)(sd_bus *bus, uint64_t *timeout_usec);
 typedef void (*csdbus_error_free_function)(sd_bus_error *e);
-typedef int (*csdbus_get_unique_name_function)(sd_bus *bus, const char **unique);
 
 #endif

@@ -28,7 +28,9 @@ final class DBusConnection {
     init(systemBusWith library: SystemdBusLibrary) throws(DBusError) {
         var bus: OpaquePointer?
         let code = library.openSystem(&bus)
-        guard code >= 0, let bus else { throw DBusError(errno: code, "cannot connect to the system bus") }
+        guard code >= 0, let bus else {
+            throw DBusError(DBusError.noBus, "cannot connect to the system bus: \(String(cString: strerror(-code)))")
+        }
         self.library = library
         self.bus = bus
         let owner = clinux_socket_peer_uid(library.descriptor(bus))
@@ -55,13 +57,6 @@ final class DBusConnection {
     deinit {
         for slot in slots { _ = library.releaseSlot(slot) }
         _ = trusted ? library.close(bus) : library.closeWithoutFlush(bus)
-    }
-
-    /// This connection's unique name on the bus, such as `:1.42`.
-    var uniqueName: String? {
-        var name: UnsafePointer<CChar>?
-        guard library.uniqueName(bus, &name) >= 0, let name else { return nil }
-        return String(cString: name)
     }
 
     /// A method call with `arguments`, ready to send.

@@ -24,7 +24,9 @@ struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// libsystemd could not be loaded.
     static let noLibrary = "local.NoLibrary"
-    /// A local failure: no bus, a message that could not be built.
+    /// No system bus to connect to.
+    static let noBus = "local.NoBus"
+    /// A local failure: a message that could not be built or sent.
     static let local = "local.Failed"
     /// No reply in time.
     static let timedOut = "org.freedesktop.DBus.Error.Timeout"
@@ -35,10 +37,7 @@ struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
     var meansServiceAbsent: Bool {
         [
             "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
-            "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Disconnected",
-            "org.freedesktop.DBus.Error.Spawn.ExecFailed", "org.freedesktop.DBus.Error.Spawn.ChildExited",
-            "org.freedesktop.DBus.Error.Spawn.ServiceNotFound", "org.freedesktop.DBus.Error.Spawn.ChildSignaled",
-            "org.freedesktop.DBus.Error.Spawn.Failed", Self.timedOut,
+            "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Disconnected", Self.timedOut,
         ].contains(name) || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
     }
 }

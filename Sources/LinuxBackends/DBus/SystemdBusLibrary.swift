@@ -34,7 +34,6 @@ final class SystemdBusLibrary: @unchecked Sendable {
     let events: csdbus_get_events_function
     let timeout: csdbus_get_timeout_function
     let freeError: csdbus_error_free_function
-    let uniqueName: csdbus_get_unique_name_function
 
     /// The soname loaded by default.
     static let defaultPath = "libsystemd.so.0"
@@ -57,6 +56,20 @@ final class SystemdBusLibrary: @unchecked Sendable {
         case .success: .available
         case .failure(let error): .unavailable(reason: error.description)
         }
+    }
+
+    /// The library, or nil when it does not load (``missing(_:)`` says why).
+    static func loaded(_ path: String) -> SystemdBusLibrary? {
+        if case .success(let library) = load(path) { return library }
+        return nil
+    }
+
+    /// The status of a capability that needs sd-bus from `path`, which does not load.
+    static func missing(_ path: String) -> CapabilityStatus {
+        guard case .failure(let error) = load(path) else {
+            return .unavailable("sd-bus is missing", cause: .backendMissing)
+        }
+        return .unavailable(error.description, cause: .backendMissing)
     }
 
     private static func open(_ path: String) -> Result<SystemdBusLibrary, DBusError> {
@@ -106,6 +119,5 @@ final class SystemdBusLibrary: @unchecked Sendable {
         events = try symbol("sd_bus_get_events", as: csdbus_get_events_function.self)
         timeout = try symbol("sd_bus_get_timeout", as: csdbus_get_timeout_function.self)
         freeError = try symbol("sd_bus_error_free", as: csdbus_error_free_function.self)
-        uniqueName = try symbol("sd_bus_get_unique_name", as: csdbus_get_unique_name_function.self)
     }
 }

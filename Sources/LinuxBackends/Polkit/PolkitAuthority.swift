@@ -17,8 +17,6 @@ enum PolkitAuthority {
 
         /// The person dismissed the authentication dialog.
         var wasDismissed: Bool { details["polkit.dismissed"] != nil }
-        /// The rule keeps the authorization for a while after the person authenticates (`auth_*_keep`).
-        var retainsAuthorization: Bool { details["polkit.retains_authorization_after_challenge"] != nil }
         /// The temporary authorization created by this check, if any.
         var temporaryAuthorization: String? { details["polkit.temporary_authorization_id"] }
 

@@ -17,11 +17,7 @@ public struct PolkitService: CapabilityType {
 
     /// Asks polkitd for its backend's name and version.
     public func status() async throws -> CapabilityStatus {
-        let library: SystemdBusLibrary
-        switch SystemdBusLibrary.load(libraryPath) {
-        case .success(let loaded): library = loaded
-        case .failure(let error): return .unavailable(error.description, cause: .backendMissing)
-        }
+        guard let library = SystemdBusLibrary.loaded(libraryPath) else { return SystemdBusLibrary.missing(libraryPath) }
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 do throws(DBusError) {
