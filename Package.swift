@@ -21,24 +21,31 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The operation core: procedures, queues, conditions, exclusivity. Knows nothing of gating.
         .target(
             name: "ProcedureCore",
-            dependencies: ["CPlatform", .product(name: "DequeModule", package: "swift-collections")], swiftSettings: swiftSettings
+            dependencies: [
+                "CPlatform", "Locking", .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: swiftSettings
         ),
         // The operating system services the portable modules need (processor count, a per-thread marker).
         .target(name: "CPlatform"),
+        // The one lock every module uses: the standard library's Mutex, or a pthread mutex that
+        // Thread Sanitizer can see in builds with -DTSAN_VISIBLE_LOCKS (Scripts/sanitize).
+        .target(name: "Locking", swiftSettings: swiftSettings),
         // The gating layer: capabilities, statuses, feature flags.
-        .target(name: "Capabilities", dependencies: ["ProcedureCore"], swiftSettings: swiftSettings),
+        .target(name: "Capabilities", dependencies: ["ProcedureCore", "Locking"], swiftSettings: swiftSettings),
         // Test doubles for code that gates on capabilities: a scripted capability, a manual clock.
-        .target(name: "CapabilityTesting", dependencies: ["Capabilities"], swiftSettings: swiftSettings),
+        .target(name: "CapabilityTesting", dependencies: ["Capabilities", "Locking"], swiftSettings: swiftSettings),
         // Configuration files as every reader needs them: JSON and YAML documents with positions,
         // one located error type, the trusted file reader, and directory watching.
         .target(
             name: "ConfigurationFiles",
-            dependencies: ["CLinuxSupport", .product(name: "Yams", package: "Yams")], swiftSettings: swiftSettings
+            dependencies: ["CLinuxSupport", "Locking", .product(name: "Yams", package: "Yams")], swiftSettings: swiftSettings
         ),
         // Linux backends: PAM, polkit, filesystem, network, process capabilities, users and groups.
         // It supplies the flag evaluation context of this host and registers the policy kinds of these backends.
@@ -46,6 +53,7 @@ let package = Package(
             name: "LinuxBackends",
             dependencies: [
                 "Capabilities", "ConfigurationFiles", "FeatureFlags", "CapabilityPolicy", "CLinuxSupport", "CPAM", "CSystemdBus",
+                "Locking",
             ], swiftSettings: swiftSettings
         ),
         // Kernel headers (netlink) for LinuxBackends.
@@ -57,12 +65,12 @@ let package = Package(
         // Feature flags from flagd-format files (JSON or YAML), as capabilities and conditions.
         .target(
             name: "FeatureFlags",
-            dependencies: ["Capabilities", "ProcedureCore", "ConfigurationFiles"], swiftSettings: swiftSettings
+            dependencies: ["Capabilities", "ProcedureCore", "ConfigurationFiles", "Locking"], swiftSettings: swiftSettings
         ),
         // Policy files: layered search paths, parsing, gates.
         .target(
             name: "CapabilityPolicy",
-            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore"], swiftSettings: swiftSettings
+            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore", "Locking"], swiftSettings: swiftSettings
         ),
         // `capctl`: shows, checks, explains and uses capabilities, flags and gates. Its tests run the
         // built binary, as administrators do.
@@ -96,20 +104,28 @@ let package = Package(
             path: "Plugins/CoreBenchPlugin"
         ),
         // Helpers shared by every test target: latches, counters, event logs.
-        .target(name: "TestSupport", dependencies: ["ProcedureCore", "CLinuxSupport"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
-        .testTarget(name: "ConfigurationFilesTests", dependencies: ["ConfigurationFiles"], swiftSettings: swiftSettings),
-        .testTarget(name: "ProcedureCoreTests", dependencies: ["ProcedureCore", "TestSupport"], swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport",
+            dependencies: ["ProcedureCore", "CLinuxSupport", "Locking", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport", swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "ConfigurationFilesTests", dependencies: ["ConfigurationFiles", "Locking"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ProcedureCoreTests",
+            dependencies: ["ProcedureCore", "TestSupport", "Locking", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "ConfigurationFiles", "CapabilityTesting", "TestSupport"], swiftSettings: swiftSettings),
+            name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "ConfigurationFiles", "CapabilityTesting", "TestSupport", "Locking"], swiftSettings: swiftSettings),
         // Runs one capability in a process of its own, so tests can give it other credentials or namespaces.
         .executableTarget(
-            name: "capability-probe", dependencies: ["Capabilities", "LinuxBackends"], path: "Tests/CapabilityProbe", swiftSettings: swiftSettings),
+            name: "capability-probe", dependencies: ["Capabilities", "LinuxBackends", "Locking"], path: "Tests/CapabilityProbe", swiftSettings: swiftSettings),
         .testTarget(
             name: "LinuxBackendsTests",
             dependencies: [
                 "LinuxBackends", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport", "CLinuxSupport",
-                "capability-probe",
+                "Locking", "capability-probe",
             ], swiftSettings: swiftSettings
         ),
         .testTarget(name: "CapctlTests", dependencies: ["TestSupport", "CLinuxSupport", "capctl"], swiftSettings: swiftSettings),

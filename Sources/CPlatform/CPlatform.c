@@ -11,3 +11,16 @@ static _Thread_local void *thread_marker;
 void *cplatform_thread_marker(void) { return thread_marker; }
 
 void cplatform_set_thread_marker(void *marker) { thread_marker = marker; }
+
+#include <pthread.h>
+
+int cplatform_start_thread(void *(*start)(void *), void *context) {
+    pthread_attr_t attributes;
+    int result = pthread_attr_init(&attributes);
+    if (result != 0) return result;
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    result = pthread_create(&thread, &attributes, start, context);
+    pthread_attr_destroy(&attributes);
+    return result;
+}

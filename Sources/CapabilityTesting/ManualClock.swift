@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A clock that moves only when a test advances it, so tests of expiry and timeouts are
 /// deterministic and instant.
@@ -25,7 +25,7 @@ public final class ManualClock: Clock, Sendable {
         var waitingForSleepers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Creates a clock at offset zero.
     public init() {}

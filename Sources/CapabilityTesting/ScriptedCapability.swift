@@ -1,5 +1,5 @@
 public import Capabilities
-import Synchronization
+import Locking
 
 /// A capability whose statuses and authorization answers a test sets, for testing code that
 /// gates on capabilities without PAM, files or networks.
@@ -33,7 +33,7 @@ public final class ScriptedCapability: CapabilityType {
     /// Whether ``knownStatus()`` answers at once (true) or the status must be read with ``status()``.
     public let answersAtOnce: Bool
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let changed = CapabilityChangeSignal()
     private let willAuthorize: (@Sendable () async -> Void)?
 
@@ -59,7 +59,7 @@ public final class ScriptedCapability: CapabilityType {
         self.availability = availability
         self.answersAtOnce = answersAtOnce
         self.willAuthorize = willAuthorize
-        state = Mutex(State(status: status))
+        state = Lock(State(status: status))
     }
 
     /// Sets the status and tells observers of ``statusUpdates()``.

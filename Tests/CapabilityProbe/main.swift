@@ -18,7 +18,7 @@
 import Capabilities
 import Glibc
 import LinuxBackends
-import Synchronization
+import Locking
 
 func printStatus(_ status: CapabilityStatus) {
     print("\(status.kind.rawValue)\t\(status.grants.sorted().joined(separator: ","))\t\(status.reason)")
@@ -98,7 +98,7 @@ case "polkit":
     guard arguments.count >= 3, ["status", "authorize", "authorize-cancel"].contains(arguments[2]) else {
         fail("usage: capability-probe polkit ACTION status|authorize|authorize-cancel [no-keep]")
     }
-    let authorizing = Mutex<Task<CapabilityStatus, any Error>?>(nil)
+    let authorizing = Lock<Task<CapabilityStatus, any Error>?>(nil)
     let cancelsAtPrompt = arguments[2] == "authorize-cancel"
     let conversation = ProgrammaticPAMConversation(
         secret: {

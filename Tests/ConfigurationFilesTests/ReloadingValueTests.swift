@@ -1,5 +1,5 @@
 import ConfigurationFiles
-import Synchronization
+import Locking
 import Testing
 
 /// The one reload rule of every store: the last good value stays in force, each change and each
@@ -7,8 +7,8 @@ import Testing
 @Suite("Reloading configuration")
 struct ReloadingValueTests {
     final class Script: Sendable {
-        let outcomes = Mutex<[ReloadingValue<Int, ConfigurationError>.Outcome]>([])
-        let events = Mutex<[String]>([])
+        let outcomes = Lock<[ReloadingValue<Int, ConfigurationError>.Outcome]>([])
+        let events = Lock<[String]>([])
     }
 
     @Test("a failure keeps the last good value; a repeated failure or unchanged input says nothing")

@@ -138,3 +138,77 @@ struct GroupTests {
         #expect("\(refusing.error!)" == "input from 'cancelled fetch' unavailable: no input")
     }
 }
+
+/// Semantics rule 44, and groups from a builder.
+@Suite(.timeLimit(.minutes(1)))
+struct GroupChildFailureTests {
+    @Test("44: without a hook, every child error fails the group")
+    func failByDefault() async {
+        let group = GroupProcedure { BlockProcedure(name: "a") { throw TestError("a") } }
+        await run(group)
+        #expect((group.error as? ProcedureError)?.code == .childrenFailed)
+    }
+
+    @Test("44: the hook may retry a failed child; the group waits for the new attempt and succeeds")
+    func retryChild() async {
+        let attempts = Counter()
+        @Sendable func attempt(_ number: Int) -> BlockProcedure {
+            BlockProcedure(name: "fetch \(number)") {
+                attempts.increment()
+                if number < 3 { throw TestError("fetch \(number)") }
+            }
+        }
+        let seen = EventLog()
+        let group = GroupProcedure(name: "download", children: [attempt(1)]) { child, error in
+            seen.record("\(child.name): \(error)")
+            let number = Int(child.name.split(separator: " ").last!)!
+            return .retry(with: attempt(number + 1))
+        }
+        await run(group)
+        #expect(group.error == nil)
+        #expect(attempts.count == 3)
+        #expect(seen.all == ["fetch 1: fetch 1", "fetch 2: fetch 2"])
+        #expect(group.children.map(\.name) == ["fetch 1", "fetch 2", "fetch 3"])
+    }
+
+    @Test("44: the hook may ignore an error, or let it fail the group; a subclass can decide by overriding")
+    func ignoreOrFail() async {
+        final class Tolerant: GroupProcedure, @unchecked Sendable {
+            override func child(_ child: Procedure, didFailWith error: any Error) -> ChildFailureResponse {
+                child.name == "optional" ? .ignore : .fail
+            }
+        }
+        let tolerant = Tolerant(children: [BlockProcedure(name: "optional") { throw TestError("optional") }])
+        await run(tolerant)
+        #expect(tolerant.error == nil)
+        let strict = Tolerant(children: [
+            BlockProcedure(name: "optional") { throw TestError("optional") },
+            BlockProcedure(name: "required") { throw TestError("required") },
+        ])
+        await run(strict)
+        let error = strict.error as? ProcedureError
+        #expect(error?.underlying.map { "\($0)" } == ["required"])
+    }
+
+    @Test("a builder lists children with if, for and optionals, in order")
+    func builder() async {
+        let log = EventLog()
+        let verify = true
+        let optional: Procedure? = nil
+        let group = GroupProcedure(name: "built", maxConcurrentCount: 1) {
+            BlockProcedure(name: "first") { log.record("first") }
+            for index in 1...2 {
+                BlockProcedure(name: "item \(index)") { log.record("item \(index)") }
+            }
+            if verify {
+                BlockProcedure(name: "verify") { log.record("verify") }
+            } else {
+                BlockProcedure(name: "skip") { log.record("skip") }
+            }
+            if let optional { optional }
+        }
+        #expect(group.children.map(\.name) == ["first", "item 1", "item 2", "verify"])
+        await run(group)
+        #expect(log.all == ["first", "item 1", "item 2", "verify"])
+    }
+}

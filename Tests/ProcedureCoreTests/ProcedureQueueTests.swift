@@ -73,20 +73,58 @@ struct ProcedureQueueTests {
             func queue(_ queue: ProcedureQueue, didFinish procedure: Procedure) { log.record("done \(procedure.name)") }
         }
         let log = EventLog()
-        let queue = ProcedureQueue()
+        let warnings = LogCapture()
+        let queue = ProcedureQueue(logger: warnings.logger(level: .warning))
         queue.addObserver(Recorder(log: log))
         let procedure = BlockProcedure(name: "p") {}
         queue.addProcedure(procedure)
         await queue.waitUntilAllFinished()
-        ProcedureQueue().addProcedure(procedure)
+        ProcedureQueue(logger: warnings.logger(level: .warning)).addProcedure(procedure)
         queue.addProcedure(procedure)
         #expect(procedure.isFinished)
         #expect(log.count(of: "done p") == 1)
         #expect(log.all.first == "add p")
+        #expect(
+            warnings.messages(at: .warning)
+                == Array(repeating: "p: is finished: a procedure runs once, not added again", count: 2))
     }
 
     @Test("waitUntilAllFinished returns at once on an empty queue")
     func waitOnEmpty() async {
         await ProcedureQueue().waitUntilAllFinished()
+    }
+}
+
+/// Semantics rule 45: blocking work gets the width it asks for.
+@Suite(.timeLimit(.minutes(2)))
+struct BlockingWorkloadTests {
+    @Test("45: a blocking queue of width 16 runs 16 blocking bodies at once, whatever the processor count")
+    func sixteenAtOnce() async {
+        let rendezvous = Rendezvous(expected: 16)
+        let met = Counter()
+        let queue = ProcedureQueue(maxConcurrentCount: 16, workload: .blocking)
+        for _ in 0..<16 {
+            queue.addBlock { if rendezvous.arriveAndWait(timeout: 60) { met.increment() } }
+        }
+        await queue.waitUntilAllFinished()
+        #expect(met.count == 16)
+    }
+
+    @Test("45: a blocking queue still never runs more than its width")
+    func widthHolds() async {
+        let running = Counter()
+        let overlaps = Counter()
+        let gate = Rendezvous(expected: 3)
+        let queue = ProcedureQueue(maxConcurrentCount: 3, workload: .blocking)
+        for index in 0..<30 {
+            queue.addBlock {
+                if running.increment() > 3 { overlaps.increment() }
+                // The first three meet, so the width is really used before the rest queue up.
+                if index < 3 { _ = gate.arriveAndWait(timeout: 60) }
+                running.decrement()
+            }
+        }
+        await queue.waitUntilAllFinished()
+        #expect(overlaps.count == 0)
     }
 }

@@ -132,3 +132,74 @@ struct RetryTests {
         await queue.waitUntilAllFinished()
     }
 }
+
+/// Retry and repeat over any procedure factory, with typed handlers (rule 32).
+@Suite(.timeLimit(.minutes(1)))
+struct TypedRetryTests {
+    /// An attempt with a setting of its own, which the handler adjusts for the next attempt.
+    final class Fetch: ResultProcedure<String>, @unchecked Sendable {
+        let mirror: String
+        var timeoutSeconds = 1
+        init(mirror: String) {
+            self.mirror = mirror
+            super.init(name: "fetch from \(mirror)")
+        }
+        override func execute() {
+            if mirror == "b" {
+                finish(returning: "data from b after \(timeoutSeconds) s")
+            } else {
+                finish(throwing: TestError("\(mirror) is down"))
+            }
+        }
+    }
+
+    @Test("32: the handler sees attempts as the factory's type and configures the next one")
+    func typedHandler() async throws {
+        let mirrors = ["a", "b"]
+        let seen = EventLog()
+        let retry = RetryProcedure<String>(
+            maxAttempts: 3,
+            handler: { failed, next in
+                seen.record("\(failed.procedure.mirror) failed (attempt \(failed.attempt))")
+                next.timeoutSeconds = failed.procedure.timeoutSeconds * 2
+                return .proceed
+            },
+            makeAttempt: { attempt in Fetch(mirror: mirrors[attempt - 1]) })
+        await run(retry)
+        #expect(try await retry.value() == "data from b after 2 s")
+        #expect(seen.all == ["a failed (attempt 1)"])
+    }
+
+    @Test("32: a Void retry runs any procedure, a BlockProcedure too, until one finishes without an error")
+    func retryBlockProcedures() async throws {
+        let runs = Counter()
+        let retry = RetryProcedure<Void>(maxAttempts: 5) { attempt in
+            BlockProcedure(name: "attempt \(attempt)") {
+                runs.increment()
+                if attempt < 2 { throw TestError("attempt \(attempt)") }
+            }
+        }
+        await run(retry)
+        try await retry.value()
+        #expect(runs.count == 2)
+        let failing = RetryProcedure<Void>(maxAttempts: 2) { attempt in
+            BlockProcedure { throw TestError("attempt \(attempt)") }
+        }
+        await run(failing)
+        await #expect(throws: TestError("attempt 2")) { try await failing.value() }
+    }
+
+    @Test("32: a repeat's handler sees iterations as the factory's type")
+    func typedRepeat() async {
+        let names = EventLog()
+        let repeated = RepeatProcedure(
+            maxCount: 3,
+            handler: { finished, next in
+                names.record(finished.procedure.mirror)
+                return .proceed
+            },
+            makeIteration: { iteration in Fetch(mirror: "m\(iteration)") })
+        await run(repeated)
+        #expect(names.all == ["m1", "m2"])
+    }
+}

@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
+import Locking
 public import ProcedureCore
 import Synchronization
 
 /// A one-shot latch: `wait()` returns once `open()` was called, before or after.
 public final class Latch: Sendable {
-    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Lock<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     public init() {}
 
@@ -44,7 +45,7 @@ public final class Counter: Sendable {
 
 /// A thread-safe list of events, in the order they happened.
 public final class EventLog: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = Lock<[String]>([])
     public init() {}
     public func record(_ event: String) { events.withLock { $0.append(event) } }
     public var all: [String] { events.withLock { $0 } }

@@ -11,4 +11,7 @@ long cplatform_processor_count(void);
 void *cplatform_thread_marker(void);
 void cplatform_set_thread_marker(void *marker);
 
+/// Starts a detached thread running `start(context)`. Returns 0, or the pthread_create error.
+int cplatform_start_thread(void *(*start)(void *), void *context);
+
 #endif

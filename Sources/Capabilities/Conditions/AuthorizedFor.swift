@@ -1,3 +1,4 @@
+import Locking
 public import ProcedureCore
 import Synchronization
 
@@ -23,7 +24,7 @@ public struct AuthorizedFor: ProcedureCondition {
         let requirementText: String
         /// Read once: availability does not change within a process.
         let unavailableReason: String?
-        let authorized = Mutex<[ObjectIdentifier: CapabilityStatus]>([:])
+        let authorized = Lock<[ObjectIdentifier: CapabilityStatus]>([:])
         let pendingCount = Atomic<Int>(0)
 
         init(_ capability: any CapabilityType, label: String?) {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A capability that keeps a granted authorization for a while, as polkit's `auth_admin_keep`
 /// and sudo's timestamp do: after one successful ``authorize()``, the status stays authorized
@@ -27,7 +27,7 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
 
     private let elapsed: @Sendable () -> Duration
     private let sleepUntil: @Sendable (Duration) async throws -> Void
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let changed = CapabilityChangeSignal()
 
     /// Keeps `base`'s authorizations for `duration`, measured on `clock`.

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Sends each event to every current subscriber's stream. Shared by the signals and stores
 /// of this package; not public API.
@@ -8,7 +8,7 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
         var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
     }
 
-    private let subscribers = Mutex(Subscribers())
+    private let subscribers = Lock(Subscribers())
     private let buffering: AsyncStream<Element>.Continuation.BufferingPolicy
 
     /// Creates a broadcast whose subscribers buffer events as `buffering` says.

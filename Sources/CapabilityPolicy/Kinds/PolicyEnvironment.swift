@@ -1,5 +1,5 @@
 public import FeatureFlags
-import Synchronization
+import Locking
 
 /// What policies are read and run with in this process: the capability kinds policy files may
 /// declare, and the flag evaluation context of this host.
@@ -20,11 +20,11 @@ public final class PolicyEnvironment: Sendable {
         var hostContext = FlagEvaluationContext()
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     /// An environment with `kinds` (by default only `flag`).
     public init(kinds: [any CapabilityKind] = [FlagCapabilityKind()]) {
-        state = Mutex(State(kinds: Dictionary(kinds.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })))
+        state = Lock(State(kinds: Dictionary(kinds.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })))
     }
 
     /// Adds `kind`, replacing a kind of the same name.

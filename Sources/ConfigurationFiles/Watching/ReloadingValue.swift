@@ -1,5 +1,5 @@
 package import Dispatch
-import Synchronization
+import Locking
 
 /// How configuration is kept current, for every store here (flag files, policies): read, read
 /// again when told or when watched files change; a read that fails keeps the last good value in
@@ -28,10 +28,10 @@ package final class ReloadingValue<Value: Sendable, Failure: Error & Equatable &
         var problem: Failure?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let load: @Sendable () -> Outcome
     private let onEvent: @Sendable (Event) -> Void
-    private let watcher = Mutex<DirectoryWatcher?>(nil)
+    private let watcher = Lock<DirectoryWatcher?>(nil)
 
     /// A value read by `load`; `onEvent` hears each change after it took effect. Nothing is
     /// read until ``reload()``.

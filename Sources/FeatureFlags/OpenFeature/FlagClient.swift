@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Evaluates flags through an ``OpenFeatureAPI``'s provider, with OpenFeature's evaluation
 /// context merging and hooks. Get one from ``OpenFeatureAPI/client(domain:context:hooks:)``.
@@ -12,12 +12,12 @@ public final class FlagClient: Sendable {
     /// The domain the client evaluates in; nil for the default provider.
     public let domain: String?
     private let api: OpenFeatureAPI
-    private let settings: Mutex<(context: FlagEvaluationContext, hooks: [any FlagHook])>
+    private let settings: Lock<(context: FlagEvaluationContext, hooks: [any FlagHook])>
 
     init(api: OpenFeatureAPI, domain: String?, context: FlagEvaluationContext, hooks: [any FlagHook]) {
         self.api = api
         self.domain = domain
-        settings = Mutex((context, hooks))
+        settings = Lock((context, hooks))
     }
 
     /// The client's evaluation context, between the global one and each call's.

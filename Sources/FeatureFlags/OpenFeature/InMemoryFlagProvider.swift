@@ -1,5 +1,5 @@
 import Capabilities
-import Synchronization
+import Locking
 
 /// A provider that serves values set in code: a test double for code that evaluates flags
 /// through a ``FlagClient``, and for gates that must fail closed when a flag cannot be evaluated.
@@ -18,12 +18,12 @@ public final class InMemoryFlagProvider: FeatureProvider {
         case failure(FlagErrorCode, String)
     }
 
-    private let entries: Mutex<[String: Entry]>
+    private let entries: Lock<[String: Entry]>
     private let broadcast = EventBroadcast<ProviderEvent>()
 
     /// A provider serving `values`, by flag key.
     public init(_ values: [String: FlagValue] = [:]) {
-        entries = Mutex(values.mapValues(Entry.value))
+        entries = Lock(values.mapValues(Entry.value))
     }
 
     public var metadata: ProviderMetadata { ProviderMetadata(name: "In-memory Provider") }

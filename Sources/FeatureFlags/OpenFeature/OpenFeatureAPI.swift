@@ -1,5 +1,5 @@
 import Capabilities
-import Synchronization
+import Locking
 
 /// OpenFeature's API object: the providers (a default one and one per domain), the global
 /// evaluation context and hooks, and the clients that evaluate through them.
@@ -42,7 +42,7 @@ public final class OpenFeatureAPI: Sendable {
         var hooks: [any FlagHook]
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let broadcast = EventBroadcast<(domain: String?, event: ProviderEvent)>()
 
     /// Creates an API of its own, with no provider.

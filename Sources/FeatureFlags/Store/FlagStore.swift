@@ -2,7 +2,7 @@ package import Capabilities
 public import ConfigurationFiles
 import Dispatch
 import Glibc
-import Synchronization
+import Locking
 
 /// Feature flags from flagd-format files, evaluated in process and kept current as the files change.
 ///
@@ -39,21 +39,21 @@ public final class FlagStore: Sendable {
 
     /// Lets a file's reloads reach the store that owns the file, once the store exists.
     private final class Relay: Sendable {
-        let store = Mutex<FlagStore?>(nil)
+        let store = Lock<FlagStore?>(nil)
     }
 
     /// The text a file had when last read, so an event that changed nothing is not reported.
     private final class LastText: Sendable {
-        let text = Mutex<String?>(nil)
+        let text = Lock<String?>(nil)
     }
 
     private let sources: [Source]
     /// The flags of every source merged (later sources win), rebuilt after each reload.
-    private let state: Mutex<[String: FlagDefinition]>
+    private let state: Lock<[String: FlagDefinition]>
     private let baseContext: FlagEvaluationContext
     private let baseContextProblem: String?
     private let queue = DispatchQueue(label: "FeatureFlags.FlagStore")
-    private let watcher = Mutex<DirectoryWatcher?>(nil)
+    private let watcher = Lock<DirectoryWatcher?>(nil)
     /// Notified after every change, for capabilities built on this store.
     package let changed = CapabilityChangeSignal()
     private let broadcast = EventBroadcast<FlagStoreEvent>()
@@ -80,7 +80,7 @@ public final class FlagStore: Sendable {
                         load: Self.reader(for: path),
                         onEvent: { event in relay.store.withLock { $0 }?.apply(event, from: path) }))
             }
-        state = Mutex(Self.merge(sources))
+        state = Lock(Self.merge(sources))
         baseContext = context
         baseContextProblem = context.firstInvalidAttribute()
         relay.store.withLock { $0 = self }

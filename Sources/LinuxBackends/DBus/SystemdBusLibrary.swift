@@ -1,7 +1,7 @@
 import CSystemdBus
 import Capabilities
 import Glibc
-import Synchronization
+import Locking
 
 /// sd-bus, loaded from libsystemd at run time with dlopen, as libpam is: the package builds and
 /// runs without it, and D-Bus backends (polkit) are then unavailable with the reason.
@@ -38,7 +38,7 @@ final class SystemdBusLibrary: @unchecked Sendable {
     /// The soname loaded by default.
     static let defaultPath = "libsystemd.so.0"
 
-    private static let loaded = Mutex<[String: Result<SystemdBusLibrary, DBusError>]>([:])
+    private static let loaded = Lock<[String: Result<SystemdBusLibrary, DBusError>]>([:])
 
     /// The library at `path`, loaded once per process.
     static func load(_ path: String = defaultPath) -> Result<SystemdBusLibrary, DBusError> {

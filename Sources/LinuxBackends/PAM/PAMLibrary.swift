@@ -1,6 +1,6 @@
 import CPAM
 import Glibc
-import Synchronization
+import Locking
 
 /// libpam, loaded at run time with dlopen, as systemd loads its optional libraries: the
 /// package builds and runs without it, and PAM capabilities are then unavailable with the reason.
@@ -17,7 +17,7 @@ final class PAMLibrary: @unchecked Sendable {
     let describeError: cpam_strerror_function
     let getItem: cpam_get_item_function
 
-    private static let loaded = Mutex<[String: Result<PAMLibrary, PAMLoadError>]>([:])
+    private static let loaded = Lock<[String: Result<PAMLibrary, PAMLoadError>]>([:])
 
     struct PAMLoadError: Error, Sendable, CustomStringConvertible {
         let description: String

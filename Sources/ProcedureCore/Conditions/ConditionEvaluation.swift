@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// One run of a set of conditions: every leaf is checked without interaction first; then,
 /// while the verdict is still open, produced dependencies run one at a time, each followed by
@@ -19,7 +19,7 @@ final class ConditionEvaluation: Sendable {
     private let tree: ConditionTree
     private let runsDependencies: Bool
     private let completion: Completion
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     init(
         procedure: Procedure, tree: ConditionTree, runsDependencies: Bool,
@@ -31,7 +31,7 @@ final class ConditionEvaluation: Sendable {
         self.completion = completion
         let results = checked?.results ?? Array(repeating: nil, count: tree.leaves.count)
         firstUnchecked = checked?.firstUnchecked ?? 0
-        state = Mutex(State(results: results, outstanding: tree.leaves.count - firstUnchecked))
+        state = Lock(State(results: results, outstanding: tree.leaves.count - firstUnchecked))
     }
 
     private let firstUnchecked: Int

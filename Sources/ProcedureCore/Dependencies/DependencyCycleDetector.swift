@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Finds dependency cycles when procedures are enqueued, so a cycle fails instead of hanging.
 ///
@@ -13,7 +13,7 @@ import Synchronization
 /// enqueues it, and the child's own check finds a cycle it closes.
 enum DependencyCycleDetector {
     /// Serializes searches so two members of one cycle enqueued at once cannot both miss it.
-    private static let searchLock = Mutex(())
+    private static let searchLock = Lock(())
 
     /// Checks the procedure just enqueued; on a cycle, finishes every member with a cycle error.
     static func check(_ start: Procedure) {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// All the exclusivity locks one procedure needs, taken scope by scope from the outermost in,
 /// and released together on every way the procedure ends.
@@ -11,7 +11,7 @@ final class ExclusivityLease: Sendable {
 
     /// Categories grouped by the scope that arbitrates them, outermost scope first.
     private let parts: [(scope: ExclusivityScope, categories: [String])]
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let onGranted: @Sendable (ExclusivityLease) -> Void
 
     init(categories: [String], scope: ExclusivityScope, onGranted: @escaping @Sendable (ExclusivityLease) -> Void) {

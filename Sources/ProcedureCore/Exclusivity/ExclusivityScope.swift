@@ -1,5 +1,5 @@
 import DequeModule
-import Synchronization
+import Locking
 
 /// Arbitrates exclusivity categories: a request is granted when it is first in line for every
 /// category it names, so all of a procedure's categories are taken at once, in FIFO order.
@@ -23,7 +23,7 @@ final class ExclusivityScope: Sendable {
         var granted: Set<ObjectIdentifier> = []
     }
 
-    private let table = Mutex(Table())
+    private let table = Lock(Table())
 
     private init(parent: ExclusivityScope?, heldCategories: Set<String>) {
         self.parent = parent

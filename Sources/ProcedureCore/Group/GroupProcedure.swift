@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A procedure made of child procedures, run on the group's own queue.
 ///
@@ -9,7 +9,38 @@ import Synchronization
 ///
 /// Exclusivity categories the group holds are arbitrated among its children by a nested scope,
 /// so a child asking for its group's category waits for its siblings, never for the group.
+///
+/// A child's error is first shown to ``child(_:didFailWith:)`` (by default, the `onChildFailure`
+/// handler given when the group was made), which may recover before the group finishes: retry the
+/// child or replace it (``ChildFailureResponse/replace(with:)``), or ignore the error.
+///
+/// Children can also come from a builder:
+///
+/// ```swift
+/// let download = GroupProcedure(name: "download") {
+///     fetchMetadata
+///     fetchDatabase
+///     if verifies { verify }
+/// }
+/// ```
 open class GroupProcedure: Procedure, @unchecked Sendable {
+    /// What a group does with a child's error.
+    public enum ChildFailureResponse: Sendable {
+        /// The group fails with the error, in ``ProcedureError/childrenFailed(_:)`` (the default).
+        case fail
+        /// The error is dropped: the group finishes as if the child had succeeded.
+        case ignore
+        /// The error is dropped and these new children run in the failed child's place (a fresh
+        /// attempt, or another way to do the work); the group waits for them.
+        case replace(with: [Procedure])
+
+        /// Runs `attempt` in place of the failed child: ``replace(with:)`` with one procedure.
+        public static func retry(with attempt: Procedure) -> ChildFailureResponse { .replace(with: [attempt]) }
+    }
+
+    /// The handler ``child(_:didFailWith:)`` consults unless overridden.
+    public typealias ChildFailureHandler = @Sendable (_ child: Procedure, _ error: any Error) -> ChildFailureResponse
+
     private struct State {
         var hasStarted = false
         var outstanding = 0
@@ -21,18 +52,45 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     /// The queue the children run on. Suspended until the group executes.
     public let childQueue: ProcedureQueue
-    private let group = Mutex(State())
+    private let group = Lock(State())
+    private let onChildFailure: ChildFailureHandler?
 
     /// Creates a group.
     /// - Parameters:
     ///   - name: A name for messages.
     ///   - children: The first children.
     ///   - maxConcurrentCount: How many children may execute at once.
-    public init(name: String? = nil, children: [Procedure] = [], maxConcurrentCount: Int = .max) {
-        childQueue = ProcedureQueue(name: name, maxConcurrentCount: maxConcurrentCount, isSuspended: true)
+    ///   - workload: ``ProcedureQueue/Workload-swift.enum/blocking`` when the children's bodies block.
+    ///   - onChildFailure: Decides what a child's error does (see ``ChildFailureResponse``); the
+    ///     group fails with every child error when nil.
+    public init(
+        name: String? = nil, children: [Procedure] = [], maxConcurrentCount: Int = .max,
+        workload: ProcedureQueue.Workload = .nonBlocking, onChildFailure: ChildFailureHandler? = nil
+    ) {
+        childQueue = ProcedureQueue(
+            name: name, maxConcurrentCount: maxConcurrentCount, isSuspended: true, workload: workload)
+        self.onChildFailure = onChildFailure
         super.init(name: name)
+        childQueue.group = self
         childQueue.addObserver(ChildTracker(group: self))
         addChildren(children)
+    }
+
+    /// Creates a group whose children a builder lists, in order (`if`, `for` and optionals allowed).
+    public convenience init(
+        name: String? = nil, maxConcurrentCount: Int = .max, workload: ProcedureQueue.Workload = .nonBlocking,
+        onChildFailure: ChildFailureHandler? = nil, @ProcedureBuilder _ children: () -> [Procedure]
+    ) {
+        self.init(
+            name: name, children: children(), maxConcurrentCount: maxConcurrentCount, workload: workload,
+            onChildFailure: onChildFailure)
+    }
+
+    /// Decides what a child's error does before the group finishes. The default asks the
+    /// `onChildFailure` handler the group was made with, or fails. Override to decide in a
+    /// subclass; called once per failed child, outside the group's locks.
+    open func child(_ child: Procedure, didFailWith error: any Error) -> ChildFailureResponse {
+        onChildFailure?(child, error) ?? .fail
     }
 
     /// Adds a child. Ignored once the group is finishing or finished.
@@ -60,7 +118,9 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     var unfinishedChildren: [Procedure] { group.withLock { Array($0.running.values) } }
 
     open override func execute() {
-        let scope = storage.withLock { $0.queue?.exclusivityScope } ?? .root
+        let parent = storage.withLock { $0.queue }
+        let scope = parent?.exclusivityScope ?? .root
+        if let parent { childQueue.logger = parent.logger }
         childQueue.exclusivityScope = scope.nested(holding: exclusivityCategories)
         group.withLock { $0.hasStarted = true }
         childQueue.isSuspended = false
@@ -74,7 +134,19 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     fileprivate func childDidFinish(_ child: Procedure) {
         // Dependencies produced by the children's conditions are not children.
         guard !child.storage.withLock({ $0.isProducedDependency }) else { return }
-        let error = child.error
+        var error = child.error
+        if let failure = error {
+            switch self.child(child, didFailWith: failure) {
+            case .fail:
+                break
+            case .ignore:
+                error = nil
+            case .replace(let replacements):
+                // Added before the failed child is counted out, so the group cannot finish in between.
+                addChildren(replacements)
+                error = nil
+            }
+        }
         group.withLock { state in
             state.outstanding -= 1
             state.running[ObjectIdentifier(child)] = nil

@@ -7,7 +7,8 @@ public protocol ProcedureObserver: Sendable {
     func procedureWillExecute(_ procedure: Procedure)
     /// The procedure was cancelled, with an optional reason.
     func procedureDidCancel(_ procedure: Procedure, error: (any Error)?)
-    /// A condition of the procedure produced `dependency` (for example an authorization request).
+    /// The procedure produced another procedure: a dependency one of its conditions needs (an
+    /// authorization request, say) or one it handed to ``Procedure/produce(_:)``.
     func procedure(_ procedure: Procedure, didProduce dependency: Procedure)
     /// The procedure is finishing with `error` (nil on success).
     func procedureWillFinish(_ procedure: Procedure, error: (any Error)?)

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Cancels a procedure with ``ProcedureError/timedOut(after:)`` if it is still running
 /// `limit` after it started executing (the clock starts at will-execute), or at a deadline.
@@ -7,7 +7,7 @@ public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
     public let limit: Duration
     /// The point in time by which the procedure must have finished, if one was given.
     public let deadline: ContinuousClock.Instant?
-    private let timers = Mutex<[ObjectIdentifier: OneShotTimer]>([:])
+    private let timers = Lock<[ObjectIdentifier: OneShotTimer]>([:])
 
     /// Creates an observer with the given limit.
     public init(limit: Duration) {

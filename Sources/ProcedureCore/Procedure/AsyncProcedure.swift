@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A procedure whose work is an `async throws` closure or method, run in a Swift task.
 ///
@@ -10,17 +10,17 @@ open class AsyncProcedure<Output: Sendable>: ResultProcedure<Output>, @unchecked
         var task: Task<Void, Never>?
     }
 
-    private let work: Mutex<Work>
+    private let work: Lock<Work>
 
     /// Creates a procedure running `body`.
     public init(name: String? = nil, _ body: @escaping @Sendable () async throws -> Output) {
-        work = Mutex(Work(body: body))
+        work = Lock(Work(body: body))
         super.init(name: name)
     }
 
     /// Creates a procedure for a subclass that overrides ``run()``.
     public override init(name: String? = nil) {
-        work = Mutex(Work(body: nil))
+        work = Lock(Work(body: nil))
         super.init(name: name)
     }
 
@@ -68,7 +68,7 @@ extension AsyncProcedure {
         inputFrom dependency: ResultProcedure<Input>,
         _ body: @escaping @Sendable (Input) async throws -> Output
     ) {
-        let input = Mutex<Input?>(nil)
+        let input = Lock<Input?>(nil)
         self.init(name: name) {
             guard let value = input.withLock({ $0 }) else {
                 throw ProcedureError.inputUnavailable(from: dependency.name, reason: nil)

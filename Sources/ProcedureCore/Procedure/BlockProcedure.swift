@@ -1,12 +1,12 @@
-import Synchronization
+import Locking
 
 /// A procedure whose work is a synchronous closure. A thrown error fails it.
 public final class BlockProcedure: Procedure, @unchecked Sendable {
-    private let block: Mutex<(@Sendable () throws -> Void)?>
+    private let block: Lock<(@Sendable () throws -> Void)?>
 
     /// Creates a procedure that runs `block` once, when the queue executes it.
     public init(name: String? = nil, _ block: @escaping @Sendable () throws -> Void) {
-        self.block = Mutex(block)
+        self.block = Lock(block)
         super.init(name: name)
     }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A unit of work with dependencies, conditions, observers and cancellation.
 ///
@@ -11,9 +11,11 @@ import Synchronization
 /// run it: ``finish(with:)`` is ignored unless the queue started the procedure.
 ///
 /// Configure a procedure (dependencies, conditions, observers, exclusivity) before adding it to
-/// a queue; changes to dependencies, conditions and exclusivity after that are ignored.
+/// a queue. A dependency, condition or exclusivity category added after that is misuse: the
+/// procedure is cancelled if it has not started (so it never runs without what was asked for)
+/// and the queue's logger gets a warning.
 open class Procedure: @unchecked Sendable {
-    let storage = Mutex(Storage())
+    let storage = Lock(Storage())
 
     // The owning queue's list of unfinished procedures, guarded by that queue's lock.
     var queueNext: Procedure?
@@ -40,15 +42,24 @@ open class Procedure: @unchecked Sendable {
     /// Override it to stop work in progress (close a socket, cancel a timer). The default does nothing.
     open func didCancel(with error: (any Error)?) {}
 
-    /// Marks the work as done. Ignored unless the procedure is executing.
+    /// Marks the work as done. Only the work body's finish counts: a call before the procedure
+    /// executes is ignored with a warning; a second call is ignored quietly, since a body racing its
+    /// own cancellation or timeout may well finish twice.
     ///
     /// - Parameter error: The failure, if any. The first error recorded wins.
     public final func finish(with error: (any Error)? = nil) {
-        let transition = storage.withLock { state -> FinishTransition? in
-            guard state.state == .executing else { return nil }
-            return state.beginFinishing(error: error)
+        let attempt = storage.withLock { state -> FinishAttempt in
+            guard state.state == .executing else { return .refused(state.state, state.queue) }
+            return .finishing(state.beginFinishing(error: error))
         }
-        if let transition { complete(transition) }
+        switch attempt {
+        case .finishing(let transition):
+            complete(transition)
+        case .refused(let phase, let queue) where phase < .executing:
+            ProcedureLog.warning(self, on: queue, "finish called while \(phase), before executing: ignored")
+        case .refused:
+            break
+        }
     }
 
     /// Cancels the procedure. Cooperative when it is executing; otherwise it finishes promptly
@@ -56,13 +67,14 @@ open class Procedure: @unchecked Sendable {
     ///
     /// - Parameter error: An optional reason, recorded as ``error`` if none was recorded yet.
     public final func cancel(with error: (any Error)? = nil) {
-        let snapshot = storage.withLock { state -> (ProcedureState, [any ProcedureObserver])? in
+        let snapshot = storage.withLock { state -> (ProcedureState, [any ProcedureObserver], ProcedureQueue?)? in
             guard state.state < .finishing, !state.isCancelled else { return nil }
             state.isCancelled = true
             if state.error == nil, let error { state.error = error }
-            return (state.state, state.observers)
+            return (state.state, state.observers, state.queue)
         }
-        guard let (phase, observers) = snapshot else { return }
+        guard let (phase, observers, queue) = snapshot else { return }
+        ProcedureLog.debug(self, on: queue, "cancelled while \(phase)" + (error.map { ": \($0)" } ?? ""))
         for observer in observers { observer.procedureDidCancel(self, error: error) }
         didCancel(with: error)
         if phase == .executing || phase == .initialized { return }
@@ -128,18 +140,21 @@ open class Procedure: @unchecked Sendable {
     public var dependencies: [Procedure] { storage.withLock { $0.dependencies.array } }
 
     /// Makes this procedure wait until `dependency` has finished, on any queue.
-    /// Ignored once this procedure is on a queue.
+    /// Adding one once this procedure is on a queue is misuse (see ``Procedure``): it is cancelled
+    /// if it has not started.
     ///
     /// Waiting is all it does: this procedure runs after a dependency that failed or was
     /// cancelled too, as with Foundation's and ProcedureKit's operations. Add
     /// ``NoFailedDependencies`` and ``NoCancelledDependencies`` to run only after successes.
     public final func addDependency(_ dependency: Procedure) {
-        let added = storage.withLock { state -> Bool in
-            guard state.state == .initialized, !state.dependsOn(dependency) else { return false }
+        let added = storage.withLock { state -> Bool? in
+            guard state.state == .initialized else { return nil }
+            guard !state.dependsOn(dependency) else { return false }
             state.addDependency(dependency)
             state.pendingDependencies += 1
             return true
         }
+        guard let added else { return configuredAfterEnqueue("a dependency on '\(dependency.name)'") }
         guard added else { return }
         let alreadyFinished = dependency.storage.withLock { state -> Bool in
             if state.state == .finished { return true }
@@ -162,27 +177,33 @@ open class Procedure: @unchecked Sendable {
     }
 
     /// Adds a condition that must be satisfied before the procedure executes.
-    /// Ignored once this procedure is on a queue.
+    /// Adding one once this procedure is on a queue is misuse (see ``Procedure``): it is cancelled
+    /// if it has not started, so it never runs unguarded.
     public final func addCondition(_ condition: any ProcedureCondition) {
         let isComposed = ConditionTree.composition(of: condition) != nil
-        storage.withLock { state in
-            guard state.state == .initialized else { return }
+        let added = storage.withLock { state -> Bool in
+            guard state.state == .initialized else { return false }
             if isComposed { state.hasComposedConditions = true }
             if state.conditions.isEmpty { state.conditions.reserveCapacity(4) }
             state.conditions.append(condition)
+            return true
         }
+        if !added { configuredAfterEnqueue("the condition '\(condition.name)'") }
     }
 
     /// The conditions added so far (kept after finishing, for ``conditionExplanation``).
     public var conditions: [any ProcedureCondition] { storage.withLock { $0.conditions } }
 
     /// Makes this procedure mutually exclusive with every other procedure, on any queue, that
-    /// names the same category. Ignored once this procedure is on a queue.
+    /// names the same category. Adding one once this procedure is on a queue is misuse (see
+    /// ``Procedure``): it is cancelled if it has not started.
     public final func addExclusivityCategory(_ category: String) {
-        storage.withLock { state in
-            guard state.state == .initialized, !state.exclusivityCategories.contains(category) else { return }
-            state.extra.exclusivityCategories.append(category)
+        let added = storage.withLock { state -> Bool in
+            guard state.state == .initialized else { return false }
+            if !state.exclusivityCategories.contains(category) { state.extra.exclusivityCategories.append(category) }
+            return true
         }
+        if !added { configuredAfterEnqueue("the exclusivity category '\(category)'") }
     }
 
     /// Makes this procedure mutually exclusive with every other procedure that names the same
@@ -217,13 +238,14 @@ open class Procedure: @unchecked Sendable {
     func releaseWorkBody() {}
 
     /// Called by the queue on a worker thread. Returns false if the procedure was no longer ready.
-    final func run() -> Bool {
+    final func run(on queue: ProcedureQueue) -> Bool {
         let observers = storage.withLock { state -> [any ProcedureObserver]? in
             guard state.state == .ready else { return nil }
             state.state = .executing
             return state.observers
         }
         guard let observers else { return false }
+        ProcedureLog.debug(self, on: queue, "executing")
         for observer in observers { observer.procedureWillExecute(self) }
         execute()
         return true
@@ -349,6 +371,11 @@ extension Procedure {
         var finished: FinishedParts?
     }
 
+    enum FinishAttempt {
+        case finishing(FinishTransition)
+        case refused(ProcedureState, ProcedureQueue?)
+    }
+
     struct FinishedParts {
         var observers: [any ProcedureObserver]
         var dependents: ProcedureList
@@ -356,13 +383,32 @@ extension Procedure {
         var queue: ProcedureQueue?
     }
 
-    /// Claims the procedure for a queue. False if it is already on one, or past initialized.
-    func claim(by queue: ProcedureQueue) -> Bool {
+    enum Claim {
+        case claimed
+        case onQueue(ProcedureQueue)
+        case started(ProcedureState)
+    }
+
+    /// Claims the procedure for a queue, unless it is already on one or past initialized.
+    func claim(by queue: ProcedureQueue) -> Claim {
         storage.withLock { state in
-            guard state.state == .initialized, state.queue == nil else { return false }
+            if let current = state.queue { return .onQueue(current) }
+            guard state.state == .initialized else { return .started(state.state) }
             state.queue = queue
-            return true
+            return .claimed
         }
+    }
+
+    /// Misuse: configuration after enqueueing. Fails closed while the procedure has not started.
+    private func configuredAfterEnqueue(_ what: String) {
+        let (phase, queue) = storage.withLock { ($0.state, $0.queue) }
+        guard phase < .executing else {
+            ProcedureLog.warning(self, on: queue, "\(what) was added after it started (\(phase)): ignored")
+            return
+        }
+        ProcedureLog.warning(
+            self, on: queue, "\(what) was added after it was enqueued: cancelled, so it never runs without it")
+        cancel(with: ProcedureError.misuse(name, "\(what) was added after it was enqueued"))
     }
 
     /// Called by the queue once the procedure is linked into its list. Returns true when the
@@ -466,7 +512,9 @@ extension Procedure {
         }
         // The explanation is built from what was just stored, the same way the public property does.
         if current, let explanation = conditionExplanation {
-            cancel(with: ProcedureError.conditionsNotSatisfied(explanation))
+            let error = ProcedureError.conditionsNotSatisfied(explanation)
+            ProcedureLog.debug(self, on: storage.withLock { $0.queue }, "\(error)")
+            cancel(with: error)
         }
     }
 
@@ -477,8 +525,10 @@ extension Procedure {
             case ready(ProcedureQueue)
             case lock([String], ProcedureQueue)
         }
+        var owner: ProcedureQueue?
         let next = storage.withLock { state -> Next? in
             guard state.state == .evaluatingConditions, let queue = state.queue else { return nil }
+            owner = queue
             if let results {
                 state.conditionResults = results
                 state.evaluation = nil
@@ -494,6 +544,7 @@ extension Procedure {
             }
             return .ready(queue)
         }
+        if results != nil { ProcedureLog.debug(self, on: owner, "conditions satisfied") }
         guard case .lock(let categories, let queue) = next else {
             if case .ready(let queue) = next { queue.enqueueReady(self) }
             return
@@ -553,6 +604,7 @@ extension Procedure {
             parts = storage.withLock { $0.takeForFinished() }
         }
         releaseWorkBody()
+        ProcedureLog.debug(self, on: parts.queue, transition.error.map { "finished with error: \($0)" } ?? "finished")
         for observer in parts.observers { observer.procedureDidFinish(self, error: transition.error) }
         for dependent in parts.dependents { dependent.dependencyDidFinish() }
         for waiter in parts.waiters { waiter.resume() }

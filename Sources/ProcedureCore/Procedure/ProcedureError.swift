@@ -27,6 +27,10 @@ public struct ProcedureError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let childrenFailed = Code("childrenFailed")
         /// A result procedure finished without an output and without an error.
         public static let noOutput = Code("noOutput")
+        /// The procedure in ``ProcedureError/procedures`` was used against the rules, as
+        /// ``ProcedureError/detail`` says: configured after it was enqueued, or asked to produce
+        /// while not on a queue.
+        public static let misuse = Code("misuse")
 
         public var description: String { name }
     }
@@ -41,16 +45,19 @@ public struct ProcedureError: Error, Sendable, Equatable, CustomStringConvertibl
     public let limit: Duration?
     /// The errors behind this one: the failed children, or the input source's error.
     public let underlying: [any Error]
+    /// What was done wrong, for ``Code/misuse``.
+    public let detail: String?
 
     private init(
         _ code: Code, explanation: ConditionExplanation? = nil, procedures: [String] = [], limit: Duration? = nil,
-        underlying: [any Error] = []
+        underlying: [any Error] = [], detail: String? = nil
     ) {
         self.code = code
         self.explanation = explanation
         self.procedures = procedures
         self.limit = limit
         self.underlying = underlying
+        self.detail = detail
     }
 
     /// The procedure was cancelled before it produced a value.
@@ -86,6 +93,11 @@ public struct ProcedureError: Error, Sendable, Equatable, CustomStringConvertibl
         ProcedureError(.noOutput, procedures: [name])
     }
 
+    /// `name` was misused, as `detail` says.
+    public static func misuse(_ name: String, _ detail: String) -> ProcedureError {
+        ProcedureError(.misuse, procedures: [name], detail: detail)
+    }
+
     /// Equal when the code, the procedures, the limit and the words are.
     public static func == (lhs: ProcedureError, rhs: ProcedureError) -> Bool {
         lhs.code == rhs.code && lhs.procedures == rhs.procedures && lhs.limit == rhs.limit
@@ -112,6 +124,8 @@ public struct ProcedureError: Error, Sendable, Equatable, CustomStringConvertibl
                 + underlying.map { String(describing: $0) }.joined(separator: "; ")
         case .noOutput:
             return "'\(procedures.first ?? "")' finished without an output"
+        case .misuse:
+            return "misuse of '\(procedures.first ?? "")': \(detail ?? "")"
         default:
             return code.name
         }

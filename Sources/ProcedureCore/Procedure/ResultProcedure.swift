@@ -1,10 +1,10 @@
-import Synchronization
+import Locking
 
 /// A procedure that produces a typed output. Await it with ``value()``.
 ///
 /// Subclass and call ``finish(returning:)`` or ``finish(throwing:)`` from ``execute()``.
 open class ResultProcedure<Output: Sendable>: Procedure, @unchecked Sendable {
-    private let result = Mutex<Result<Output, any Error>?>(nil)
+    private let result = Lock<Result<Output, any Error>?>(nil)
 
     /// Creates a procedure.
     public override init(name: String? = nil) {

@@ -1,15 +1,34 @@
 import CPlatform
 import DequeModule
 import Dispatch
+import Locking
+public import Logging
 import Synchronization
 
 /// Runs procedures: waits for their dependencies, evaluates their conditions, takes their
 /// exclusivity locks and executes them, at most ``maxConcurrentCount`` at a time.
 ///
-/// Work bodies run on a few worker threads (at most one per processor, fewer if
-/// ``maxConcurrentCount`` is lower). A synchronous body should not block for long;
-/// blocking work belongs in an ``AsyncProcedure`` or a body that finishes later.
+/// With the default ``Workload-swift.enum/nonBlocking`` workload, work bodies run on a few worker
+/// threads (at most one per processor, fewer if ``maxConcurrentCount`` is lower), so a body that
+/// blocks holds back the others. Give bodies that block (a file copy, a subprocess, sqlite) a
+/// queue made with ``Workload-swift.enum/blocking``: each then gets a thread of the queue's own,
+/// up to ``maxConcurrentCount``.
+///
+/// The queue logs through its ``logger``: what happens to each procedure at debug level, and
+/// misuse (configuring a procedure after adding it, adding it to a second queue, finishing it
+/// outside its work body) as warnings.
 public final class ProcedureQueue: @unchecked Sendable {
+    /// How a queue's work bodies use the thread they run on.
+    public enum Workload: Sendable {
+        /// Bodies return quickly, or finish later without blocking a thread (the default): they
+        /// share at most one worker per processor, on Dispatch's threads.
+        case nonBlocking
+        /// Bodies block their thread: each of up to ``ProcedureQueue/maxConcurrentCount``
+        /// executing bodies runs on a thread the queue starts for it (and reuses while work is
+        /// ready), so a queue of width 16 runs 16 blocking bodies at once on any machine.
+        case blocking
+    }
+
     fileprivate struct State {
         var ready = Deque<Procedure>()
         var parked: [Procedure] = []
@@ -34,26 +53,57 @@ public final class ProcedureQueue: @unchecked Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     /// Mirrors `State.isSuspended` so the common, running case needs no lock to check it.
     private let suspended: Atomic<Bool>
     private let workerLimit: Int
+    private let logging: Lock<Logger>
+    /// Whether the logger takes debug messages, read without a lock on every state change.
+    private let debugLogging: Atomic<Bool>
 
     /// A name for diagnostics.
     public let name: String?
 
+    /// How the queue runs work bodies, fixed when it is created.
+    public let workload: Workload
+
     /// Creates a queue.
     /// - Parameters:
-    ///   - name: A name for diagnostics.
+    ///   - name: A name for diagnostics and log messages.
     ///   - maxConcurrentCount: How many procedures may execute at once. 1 makes a serial queue.
     ///     Values below 1 are treated as 1.
     ///   - isSuspended: Whether the queue starts suspended.
-    public init(name: String? = nil, maxConcurrentCount: Int = .max, isSuspended: Bool = false) {
+    ///   - workload: ``Workload-swift.enum/blocking`` when work bodies block their thread.
+    ///   - logger: Where messages go; ``defaultLogger`` unless given.
+    public init(
+        name: String? = nil, maxConcurrentCount: Int = .max, isSuspended: Bool = false,
+        workload: Workload = .nonBlocking, logger: Logger? = nil
+    ) {
         self.name = name
-        state = Mutex(State(maxConcurrent: max(1, maxConcurrentCount), isSuspended: isSuspended))
+        self.workload = workload
+        state = Lock(State(maxConcurrent: max(1, maxConcurrentCount), isSuspended: isSuspended))
         suspended = Atomic(isSuspended)
-        workerLimit = Self.processorCount
+        workerLimit = workload == .blocking ? .max : Self.processorCount
+        let logger = logger ?? Self.defaultLogger
+        logging = Lock(logger)
+        debugLogging = Atomic(logger.logLevel <= .debug)
     }
+
+    /// Where the queue's messages go. Its level is read when it is set: to change the level,
+    /// set a logger with the new level.
+    public var logger: Logger {
+        get { logging.withLock { $0 } }
+        set {
+            logging.withLock { $0 = newValue }
+            debugLogging.store(newValue.logLevel <= .debug, ordering: .relaxed)
+        }
+    }
+
+    /// The group whose children run here, so procedures produced here become its children.
+    weak var group: GroupProcedure?
+
+    /// Whether debug messages are wanted (so that they are built at all).
+    var logsDebug: Bool { debugLogging.load(ordering: .relaxed) }
 
     // MARK: Configuration
 
@@ -100,8 +150,8 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     // MARK: Adding
 
-    /// Adds a procedure. A procedure runs on one queue only: adding one that is already on a
-    /// queue, or finished, is ignored.
+    /// Adds a procedure. A procedure runs on one queue only, once: adding one that is already
+    /// on a queue (this one or another), or has finished, changes nothing and logs a warning.
     public func addProcedure(_ procedure: Procedure) {
         addProcedures(CollectionOfOne(procedure))
     }
@@ -112,7 +162,16 @@ public final class ProcedureQueue: @unchecked Sendable {
         var claimed: [Procedure] = []
         for procedure in procedures {
             for observer in observers { observer.queue(self, willAdd: procedure) }
-            if procedure.claim(by: self) { claimed.append(procedure) }
+            switch procedure.claim(by: self) {
+            case .claimed:
+                claimed.append(procedure)
+                ProcedureLog.debug(procedure, on: self, "added to queue '\(name ?? "unnamed")'")
+            case .onQueue(let other):
+                let which = other === self ? "this queue" : "queue '\(other.name ?? "unnamed")'"
+                ProcedureLog.warning(procedure, on: self, "already added to \(which): not added again")
+            case .started(let phase):
+                ProcedureLog.warning(procedure, on: self, "is \(phase): a procedure runs once, not added again")
+            }
         }
         guard !claimed.isEmpty else { return }
         state.withLock { state in
@@ -236,8 +295,24 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     private func startWorkers(_ count: Int) {
+        guard workload == .blocking else {
+            for _ in 0..<count {
+                DispatchQueue.global().async { [self] in work() }
+            }
+            return
+        }
         for _ in 0..<count {
-            DispatchQueue.global().async { [self] in work() }
+            let context = Unmanaged.passRetained(self).toOpaque()
+            let result = cplatform_start_thread(
+                { context in
+                    Unmanaged<ProcedureQueue>.fromOpaque(context!).takeRetainedValue().work()
+                    return nil
+                }, context)
+            if result != 0 {
+                // No thread to be had: the shared workers run the body rather than nobody.
+                Unmanaged<ProcedureQueue>.fromOpaque(context).release()
+                DispatchQueue.global().async { [self] in work() }
+            }
         }
     }
 
@@ -257,7 +332,7 @@ public final class ProcedureQueue: @unchecked Sendable {
                 return procedure
             }
             guard let procedure = next else { return }
-            if !procedure.run() {
+            if !procedure.run(on: self) {
                 state.withLock { $0.executing -= 1 }
             }
         }

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// What a retry or repeat handler decides after an attempt.
 public enum NextAttempt: Sendable {
@@ -11,18 +11,34 @@ public enum NextAttempt: Sendable {
 }
 
 /// What a retry or repeat handler is told about the attempt that just finished.
-public struct AttemptOutcome: Sendable {
+public struct AttemptOutcome<Attempt: Procedure>: Sendable {
     /// The attempt's number, from 1.
     public let attempt: Int
-    /// The procedure that ran.
-    public let procedure: Procedure
+    /// The procedure that ran, as the factory made it.
+    public let procedure: Attempt
     /// Its error, or nil if it succeeded.
     public let error: (any Error)?
 }
 
 /// Runs a fresh procedure per attempt on a private queue, waiting between attempts with a timer.
 final class AttemptDriver: Sendable {
-    typealias Handler = @Sendable (_ outcome: AttemptOutcome, _ next: Procedure) -> NextAttempt
+    /// The handler with its types erased: attempt number, the finished attempt, its error, the next attempt.
+    typealias Handler =
+        @Sendable (_ attempt: Int, _ finished: Procedure, _ error: (any Error)?, _ next: Procedure) ->
+        NextAttempt
+
+    /// Erases a typed handler. The driver only passes procedures that the factory made, so the
+    /// downcasts hold by construction.
+    static func erase<Attempt: Procedure>(
+        _ handler: (@Sendable (AttemptOutcome<Attempt>, Attempt) -> NextAttempt)?
+    ) -> Handler? {
+        guard let handler else { return nil }
+        return { attempt, finished, error, next in
+            let outcome = AttemptOutcome(
+                attempt: attempt, procedure: unsafeDowncast(finished, to: Attempt.self), error: error)
+            return handler(outcome, unsafeDowncast(next, to: Attempt.self))
+        }
+    }
 
     private struct State {
         var current: Procedure?
@@ -39,7 +55,7 @@ final class AttemptDriver: Sendable {
     private let wantsAnother: @Sendable (Procedure) -> Bool
     private let handler: Handler?
     private let onDone: @Sendable (Procedure?) -> Void
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init(
         maxAttempts: Int?, wait: WaitStrategy, makeAttempt: @escaping @Sendable (Int) -> Procedure?,
@@ -56,8 +72,9 @@ final class AttemptDriver: Sendable {
 
     /// Starts the first attempt; attempts share the owner's exclusivity as a nested scope.
     func start(owner: Procedure) {
-        let scope = owner.storage.withLock { $0.queue?.exclusivityScope } ?? .root
-        queue.exclusivityScope = scope.nested(holding: owner.exclusivityCategories)
+        let parent = owner.storage.withLock { $0.queue }
+        if let parent { queue.logger = parent.logger }
+        queue.exclusivityScope = (parent?.exclusivityScope ?? .root).nested(holding: owner.exclusivityCategories)
         guard let first = makeAttempt(1) else {
             finish()
             return
@@ -103,9 +120,8 @@ final class AttemptDriver: Sendable {
             finish()
             return
         }
-        let outcome = AttemptOutcome(attempt: attempt, procedure: procedure, error: error)
         let delay: Duration
-        switch handler?(outcome, next) ?? .proceed {
+        switch handler?(attempt, procedure, error, next) ?? .proceed {
         case .stop:
             finish()
             return

@@ -1,14 +1,14 @@
-import Synchronization
+import Locking
 
 /// Runs a fresh procedure per iteration, one after another, waiting between iterations,
 /// until `maxCount` iterations ran, `makeIteration` returns nil, or the handler stops it.
-/// Its error is the last iteration's.
+/// Its error is the last iteration's. Iterations are any procedure type; the handler sees them as that type.
 public final class RepeatProcedure: Procedure, @unchecked Sendable {
     private let makeIteration: @Sendable (Int) -> Procedure?
     private let maxCount: Int?
     private let wait: WaitStrategy
     private let handler: AttemptDriver.Handler?
-    private let driver = Mutex<AttemptDriver?>(nil)
+    private let driver = Lock<AttemptDriver?>(nil)
 
     /// Creates a repeating procedure.
     /// - Parameters:
@@ -17,17 +17,17 @@ public final class RepeatProcedure: Procedure, @unchecked Sendable {
     ///   - handler: Told about each iteration, with the next one to configure; returns
     ///     whether and when to go on.
     ///   - makeIteration: Makes the procedure for iteration 1, 2, ..., or nil to stop.
-    public init(
+    public init<Iteration: Procedure>(
         name: String? = nil,
         maxCount: Int? = nil,
         wait: WaitStrategy = .immediate,
-        handler: (@Sendable (_ finished: AttemptOutcome, _ next: Procedure) -> NextAttempt)? = nil,
-        makeIteration: @escaping @Sendable (_ iteration: Int) -> Procedure?
+        handler: (@Sendable (_ finished: AttemptOutcome<Iteration>, _ next: Iteration) -> NextAttempt)? = nil,
+        makeIteration: @escaping @Sendable (_ iteration: Int) -> Iteration?
     ) {
-        self.makeIteration = makeIteration
+        self.makeIteration = { makeIteration($0) }
         self.maxCount = maxCount.map { max(1, $0) }
         self.wait = wait
-        self.handler = handler
+        self.handler = AttemptDriver.erase(handler)
         super.init(name: name)
     }
 

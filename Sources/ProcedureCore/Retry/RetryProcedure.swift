@@ -1,32 +1,45 @@
-import Synchronization
+import Locking
 
 /// Runs a fresh attempt until one succeeds, at most `maxAttempts` times, waiting between
 /// attempts. Its output is the successful attempt's; its error, the last attempt's.
+///
+/// Attempts are whatever the factory makes: ``ResultProcedure`` subclasses (an ``AsyncProcedure``)
+/// for a typed output, or any procedure (a ``BlockProcedure``) for a `RetryProcedure<Void>`. The
+/// handler sees attempts as that type.
 public final class RetryProcedure<Output: Sendable>: ResultProcedure<Output>, @unchecked Sendable {
-    private let makeAttempt: @Sendable (Int) -> ResultProcedure<Output>
+    private let makeAttempt: @Sendable (Int) -> Procedure
     private let maxAttempts: Int
     private let wait: WaitStrategy
     private let handler: AttemptDriver.Handler?
-    private let driver = Mutex<AttemptDriver?>(nil)
+    private let driver = Lock<AttemptDriver?>(nil)
 
-    /// Creates a retrying procedure.
+    /// Creates a retrying procedure whose attempts produce its output.
     /// - Parameters:
     ///   - maxAttempts: Attempts at most, the first included (at least 1).
     ///   - wait: The wait before each retry.
     ///   - handler: Told about each failed attempt, with the next attempt to configure;
     ///     returns whether and when to retry.
     ///   - makeAttempt: Makes the procedure for attempt number 1, 2, ...
-    public init(
+    public convenience init<Attempt: ResultProcedure<Output>>(
         name: String? = nil,
         maxAttempts: Int,
         wait: WaitStrategy = .immediate,
-        handler: (@Sendable (_ failed: AttemptOutcome, _ next: Procedure) -> NextAttempt)? = nil,
-        makeAttempt: @escaping @Sendable (_ attempt: Int) -> ResultProcedure<Output>
+        handler: (@Sendable (_ failed: AttemptOutcome<Attempt>, _ next: Attempt) -> NextAttempt)? = nil,
+        makeAttempt: @escaping @Sendable (_ attempt: Int) -> Attempt
+    ) {
+        self.init(name: name, maxAttempts: maxAttempts, wait: wait, erasedHandler: AttemptDriver.erase(handler)) {
+            makeAttempt($0)
+        }
+    }
+
+    init(
+        name: String?, maxAttempts: Int, wait: WaitStrategy, erasedHandler: AttemptDriver.Handler?,
+        makeAttempt: @escaping @Sendable (Int) -> Procedure
     ) {
         self.makeAttempt = makeAttempt
         self.maxAttempts = max(1, maxAttempts)
         self.wait = wait
-        self.handler = handler
+        self.handler = erasedHandler
         super.init(name: name)
     }
 
@@ -39,7 +52,15 @@ public final class RetryProcedure<Output: Sendable>: ResultProcedure<Output>, @u
                 switch (last as? ResultProcedure<Output>)?.output {
                 case .success(let value): finish(returning: value)
                 case .failure(let error): finish(throwing: error)
-                case nil: finish(with: last?.error)
+                case nil:
+                    if let error = last?.error {
+                        finish(throwing: error)
+                    } else if let done = () as? Output, last != nil {
+                        // An attempt that is not a result procedure succeeded: a Void retry's output.
+                        finish(returning: done)
+                    } else {
+                        finish()
+                    }
                 }
             })
         self.driver.withLock { $0 = driver }
@@ -52,5 +73,28 @@ public final class RetryProcedure<Output: Sendable>: ResultProcedure<Output>, @u
 
     override func releaseWorkBody() {
         driver.withLock { $0 = nil }
+    }
+}
+
+extension RetryProcedure where Output == Void {
+    /// Creates a retrying procedure over any procedure: a ``BlockProcedure``, a group, a
+    /// subclass of your own. An attempt succeeds when it finishes without an error.
+    /// - Parameters:
+    ///   - maxAttempts: Attempts at most, the first included (at least 1).
+    ///   - wait: The wait before each retry.
+    ///   - handler: Told about each failed attempt, with the next attempt to configure;
+    ///     returns whether and when to retry.
+    ///   - makeAttempt: Makes the procedure for attempt number 1, 2, ...
+    @_disfavoredOverload
+    public convenience init<Attempt: Procedure>(
+        name: String? = nil,
+        maxAttempts: Int,
+        wait: WaitStrategy = .immediate,
+        handler: (@Sendable (_ failed: AttemptOutcome<Attempt>, _ next: Attempt) -> NextAttempt)? = nil,
+        makeAttempt: @escaping @Sendable (_ attempt: Int) -> Attempt
+    ) {
+        self.init(name: name, maxAttempts: maxAttempts, wait: wait, erasedHandler: AttemptDriver.erase(handler)) {
+            makeAttempt($0)
+        }
     }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A procedure that finishes after a delay, without blocking a thread. Cancelling it
 /// finishes it at once. Make it a dependency to delay other work.
@@ -7,7 +7,7 @@ public final class DelayProcedure: Procedure, @unchecked Sendable {
     public let delay: Duration
     /// The point in time it waits for, if one was given.
     public let deadline: ContinuousClock.Instant?
-    private let timer = Mutex<OneShotTimer?>(nil)
+    private let timer = Lock<OneShotTimer?>(nil)
 
     /// Creates a delay of `delay` (zero or negative: none).
     public init(name: String? = nil, _ delay: Duration) {

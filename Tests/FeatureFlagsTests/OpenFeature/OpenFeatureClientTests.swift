@@ -1,6 +1,6 @@
 import FeatureFlags
+import Locking
 import ProcedureCore
-import Synchronization
 import TestSupport
 import Testing
 
@@ -45,7 +45,7 @@ struct OpenFeatureClientTests {
     }
 
     final class Log: Sendable {
-        private let entries = Mutex<[String]>([])
+        private let entries = Lock<[String]>([])
         func append(_ entry: String) { entries.withLock { $0.append(entry) } }
         var all: [String] { entries.withLock { $0 } }
     }
@@ -53,9 +53,9 @@ struct OpenFeatureClientTests {
     /// A provider that answers with the `answer` attribute of the context it receives, and
     /// remembers that context.
     final class EchoProvider: FeatureProvider {
-        let received = Mutex<FlagEvaluationContext?>(nil)
+        let received = Lock<FlagEvaluationContext?>(nil)
         let providerHooks: [any FlagHook]
-        let shutdowns = Mutex(0)
+        let shutdowns = Lock(0)
 
         init(hooks: [any FlagHook] = []) { providerHooks = hooks }
 

@@ -2,7 +2,7 @@ import CLinuxSupport
 import Foundation
 import Glibc
 import LinuxBackends
-import Synchronization
+import Locking
 import TestSupport
 
 /// A PAM service directory of the test's own, for `pam_start_confdir`: service files naming
@@ -43,7 +43,7 @@ final class PAMServiceDirectory {
 
 /// A programmatic conversation that records what PAM asked and showed.
 final class RecordingConversation: Sendable {
-    private let log = Mutex<[PAMMessage]>([])
+    private let log = Lock<[PAMMessage]>([])
     let password: String?
 
     init(password: String?) { self.password = password }

@@ -1,4 +1,5 @@
-import Synchronization
+import Foundation
+import Locking
 import TestSupport
 
 @testable import ProcedureCore
@@ -34,7 +35,7 @@ final class ScriptedCondition: ProcedureCondition, @unchecked Sendable {
     let name: String
     let producesDependency: Bool
     let evaluatesBeforeDependency: Bool
-    private let answer: Mutex<ConditionResult.Verdict>
+    private let answer: Lock<ConditionResult.Verdict>
     private let answerAfterAsking: ConditionResult.Verdict
     let evaluations = Counter()
     let dependenciesMade = Counter()
@@ -45,7 +46,7 @@ final class ScriptedCondition: ProcedureCondition, @unchecked Sendable {
     ) {
         self.name = name
         self.evaluatesBeforeDependency = evaluatesBeforeDependency
-        self.answer = Mutex(answer)
+        self.answer = Lock(answer)
         producesDependency = interactive
         self.answerAfterAsking = answerAfterAsking
     }
@@ -67,5 +68,32 @@ final class ScriptedCondition: ProcedureCondition, @unchecked Sendable {
         case .undecided: completion(.undecided("\(name) could not be decided"))
         case .needsInteraction: completion(.needsInteraction("\(name) needs asking"))
         }
+    }
+}
+
+/// A meeting point for threads: each arrival blocks until `expected` threads have arrived.
+/// Proves that many bodies really run at the same time (no timing involved).
+final class Rendezvous: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var arrived = 0
+    private let expected: Int
+
+    init(expected: Int) { self.expected = expected }
+
+    /// Arrives and waits for the others; false if they had not all arrived by `timeout` seconds
+    /// (a failure bound only: a passing run never waits for it).
+    func arriveAndWait(timeout: Double) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        arrived += 1
+        if arrived >= expected {
+            condition.broadcast()
+            return true
+        }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while arrived < expected {
+            if !condition.wait(until: deadline) { return arrived >= expected }
+        }
+        return true
     }
 }
