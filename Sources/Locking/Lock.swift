@@ -4,47 +4,39 @@
     package import Synchronization
 #endif
 
-/// A value that only one thread at a time may read or change: every lock in this package.
-///
-/// Ordinary builds use the standard library's `Mutex` (a futex word, no allocation). Thread
-/// Sanitizer cannot see that lock on Linux (the standard library is not instrumented), so it
-/// reports every guarded access as a race and the real ones drown. Builds with
-/// `-Xswiftc -DTSAN_VISIBLE_LOCKS` (`Scripts/sanitize thread`) use a pthread mutex instead,
-/// which the sanitizer intercepts; the cost of that variant is only paid there.
-package struct Lock<Value: ~Copyable>: ~Copyable {
-    #if TSAN_VISIBLE_LOCKS
+#if !TSAN_VISIBLE_LOCKS
+    /// A value that only one thread at a time may read or change: every lock in this package.
+    ///
+    /// Ordinary builds use the standard library's `Mutex` itself (a futex word, no allocation,
+    /// specialized and inlined like any use of `Mutex`). Thread Sanitizer cannot see that lock on
+    /// Linux (the standard library is not instrumented), so it reports every guarded access as a
+    /// race and the real ones drown. Builds with `-Xswiftc -DTSAN_VISIBLE_LOCKS`
+    /// (`Scripts/sanitize thread`) use a pthread mutex instead, which the sanitizer intercepts;
+    /// only those builds pay for it.
+    package typealias Lock<Value: ~Copyable> = Mutex<Value>
+#else
+    /// The sanitizer builds' lock: the same interface as `Mutex`, on a pthread mutex.
+    package struct Lock<Value: ~Copyable>: ~Copyable {
         @usableFromInline let box: PthreadBox<Value>
-    #else
-        @usableFromInline let mutex: Mutex<Value>
-    #endif
 
-    /// Creates a lock guarding `value`.
-    @inlinable
-    package init(_ value: consuming sending Value) {
-        #if TSAN_VISIBLE_LOCKS
+        /// Creates a lock guarding `value`.
+        @inlinable
+        package init(_ value: consuming sending Value) {
             box = PthreadBox(value)
-        #else
-            mutex = Mutex(value)
-        #endif
+        }
+
+        /// Runs `body` with the value while holding the lock.
+        @inlinable
+        package borrowing func withLock<Result: ~Copyable, E: Error>(
+            _ body: (inout sending Value) throws(E) -> sending Result
+        ) throws(E) -> sending Result {
+            try box.withLock(body)
+        }
     }
 
-    /// Runs `body` with the value while holding the lock.
-    @inlinable
-    package borrowing func withLock<Result: ~Copyable, E: Error>(
-        _ body: (inout sending Value) throws(E) -> sending Result
-    ) throws(E) -> sending Result {
-        #if TSAN_VISIBLE_LOCKS
-            return try box.withLock(body)
-        #else
-            return try mutex.withLock(body)
-        #endif
-    }
-}
+    extension Lock: @unchecked Sendable where Value: ~Copyable {}
 
-extension Lock: @unchecked Sendable where Value: ~Copyable {}
-
-#if TSAN_VISIBLE_LOCKS
-    /// The sanitizer builds' lock: a pthread mutex and the value it guards.
+    /// A pthread mutex and the value it guards.
     @usableFromInline
     final class PthreadBox<Value: ~Copyable> {
         private let mutex: UnsafeMutablePointer<pthread_mutex_t>

@@ -12,10 +12,15 @@ extension ProcedureQueue {
 /// queue's logger is above debug level: the message is never built. Warnings report misuse and
 /// are rare, so they take the logger under its lock.
 enum ProcedureLog {
+    @inline(__always)
     static func debug(_ procedure: Procedure, on queue: ProcedureQueue?, _ message: @autoclosure () -> String) {
-        guard let queue, queue.logsDebug else { return }
+        if let queue, queue.logsDebug { emitDebug(procedure, queue, message()) }
+    }
+
+    @inline(never)
+    private static func emitDebug(_ procedure: Procedure, _ queue: ProcedureQueue, _ message: String) {
         let name = procedure.name
-        queue.logger.debug("\(name): \(message())", metadata: metadata(name, queue))
+        queue.logger.debug("\(name): \(message)", metadata: metadata(name, queue))
     }
 
     static func warning(_ procedure: Procedure, on queue: ProcedureQueue?, _ message: String) {

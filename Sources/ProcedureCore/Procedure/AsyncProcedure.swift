@@ -53,7 +53,7 @@ open class AsyncProcedure<Output: Sendable>: ResultProcedure<Output>, @unchecked
         work.withLock { $0.task }?.cancel()
     }
 
-    override func releaseWorkBody() {
+    override func releaseWorkBody(executed: Bool) {
         work.withLock { $0 = Work() }
     }
 }

@@ -234,8 +234,10 @@ open class Procedure: @unchecked Sendable {
 
     // MARK: Internal hooks
 
-    /// Releases the work body once finished, so closures and what they capture do not outlive the work.
-    func releaseWorkBody() {}
+    /// Releases the work body once finished, so closures and what they capture do not outlive
+    /// the work. `executed` says whether the body ran (a body that takes itself when it runs has
+    /// nothing left to release then).
+    func releaseWorkBody(executed: Bool) {}
 
     /// Called by the queue on a worker thread. Returns false if the procedure was no longer ready.
     final func run(on queue: ProcedureQueue) -> Bool {
@@ -257,11 +259,12 @@ open class Procedure: @unchecked Sendable {
 extension Procedure {
     /// What a procedure holds, guarded by its lock.
     struct Storage {
+        // The small fields first, so that they share one word.
         var state: ProcedureState = .initialized
         var isCancelled = false
+        private var flags = Flags()
+        var pendingDependencies: Int32 = 0
         var error: (any Error)?
-        var name: String?
-        var pendingDependencies = 0
         var dependencies = ProcedureList()
         var dependents = ProcedureList()
         var conditions: [any ProcedureCondition] = []
@@ -271,16 +274,55 @@ extension Procedure {
         var conditionResults: [ConditionResult?]?
         /// What most procedures never use, out of line so that the common procedure stays small.
         var extras: Extras?
-        var isProducedDependency = false
-        var isOnDependencyCycle = false
+
+        private struct Flags: OptionSet {
+            let rawValue: UInt8
+            static let isProducedDependency = Flags(rawValue: 1 << 0)
+            static let isOnDependencyCycle = Flags(rawValue: 1 << 1)
+            static let hasComposedConditions = Flags(rawValue: 1 << 2)
+            static let isSealedAgainstCycles = Flags(rawValue: 1 << 3)
+            static let defersReadyPush = Flags(rawValue: 1 << 4)
+            static let hasDeferredReadyPush = Flags(rawValue: 1 << 5)
+        }
+
+        private mutating func set(_ flag: Flags, _ value: Bool) {
+            if value { flags.insert(flag) } else { flags.remove(flag) }
+        }
+
+        var isProducedDependency: Bool {
+            get { flags.contains(.isProducedDependency) }
+            set { set(.isProducedDependency, newValue) }
+        }
+        var isOnDependencyCycle: Bool {
+            get { flags.contains(.isOnDependencyCycle) }
+            set { set(.isOnDependencyCycle, newValue) }
+        }
         /// Whether any condition is an AllOf, AnyOf, Negated or Silent (decided once, when added).
-        var hasComposedConditions = false
+        var hasComposedConditions: Bool {
+            get { flags.contains(.hasComposedConditions) }
+            set { set(.hasComposedConditions, newValue) }
+        }
         /// Set by the cycle detector: every procedure reachable from here is on a queue and acyclic.
-        var isSealedAgainstCycles = false
+        var isSealedAgainstCycles: Bool {
+            get { flags.contains(.isSealedAgainstCycles) }
+            set { set(.isSealedAgainstCycles, newValue) }
+        }
         /// While the queue is adding this procedure, becoming ready is recorded here instead of
         /// pushed, so the queue can push a whole batch under one lock.
-        var defersReadyPush = false
-        var hasDeferredReadyPush = false
+        var defersReadyPush: Bool {
+            get { flags.contains(.defersReadyPush) }
+            set { set(.defersReadyPush, newValue) }
+        }
+        var hasDeferredReadyPush: Bool {
+            get { flags.contains(.hasDeferredReadyPush) }
+            set { set(.hasDeferredReadyPush, newValue) }
+        }
+
+        /// A name given by the user; out of line, since many procedures go by their type's name.
+        var name: String? {
+            get { extras?.name }
+            set { if newValue != nil || extras != nil { extra.name = newValue } }
+        }
 
         /// The out-of-line part, created on first write.
         var extra: Extras {
@@ -353,6 +395,7 @@ extension Procedure {
 
     /// The rarely used part of a procedure's storage, guarded by the procedure's lock.
     final class Extras {
+        var name: String?
         var exclusivityCategories: [String] = []
         var inputs: [@Sendable () -> (any Error)?] = []
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -603,7 +646,7 @@ extension Procedure {
             for observer in transition.observers { observer.procedureWillFinish(self, error: transition.error) }
             parts = storage.withLock { $0.takeForFinished() }
         }
-        releaseWorkBody()
+        releaseWorkBody(executed: transition.wasExecuting)
         ProcedureLog.debug(self, on: parts.queue, transition.error.map { "finished with error: \($0)" } ?? "finished")
         for observer in parts.observers { observer.procedureDidFinish(self, error: transition.error) }
         for dependent in parts.dependents { dependent.dependencyDidFinish() }

@@ -45,7 +45,7 @@ public final class RepeatProcedure: Procedure, @unchecked Sendable {
         driver.withLock { $0 }?.cancel()
     }
 
-    override func releaseWorkBody() {
+    override func releaseWorkBody(executed: Bool) {
         driver.withLock { $0 = nil }
     }
 }

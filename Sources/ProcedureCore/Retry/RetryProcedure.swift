@@ -71,7 +71,7 @@ public final class RetryProcedure<Output: Sendable>: ResultProcedure<Output>, @u
         driver.withLock { $0 }?.cancel()
     }
 
-    override func releaseWorkBody() {
+    override func releaseWorkBody(executed: Bool) {
         driver.withLock { $0 = nil }
     }
 }

@@ -39,7 +39,7 @@ public final class DelayProcedure: Procedure, @unchecked Sendable {
         finish()
     }
 
-    override func releaseWorkBody() {
+    override func releaseWorkBody(executed: Bool) {
         timer.withLock { timer in
             timer?.cancel()
             timer = nil
