@@ -14,17 +14,8 @@ import ProcedureCore
 struct CoreBench {
     static func main() async {
         let quick = CommandLine.arguments.contains("--quick")
-        if CommandLine.arguments.contains("--probe") {
-            let before = Workloads.heapInUse()
-            var kept: [Procedure] = []
-            kept.reserveCapacity(100_000)
-            let mid = Workloads.heapInUse()
-            for _ in 0..<100_000 { kept.append(CommandLine.arguments.contains("--plain") ? Procedure() : BlockProcedure {}) }
-            let made = Workloads.heapInUse()
-            let queue = ProcedureQueue(isSuspended: true)
-            queue.addProcedures(kept)
-            let enq = Workloads.heapInUse()
-            print("array", Double(mid - before) / 1e5, "made", Double(made - mid) / 1e5, "enqueued", Double(enq - made) / 1e5)
+        if CommandLine.arguments.contains("--noop-only") {
+            for _ in 0..<20 { _ = await Workloads.independentProcedures(100_000) }
             return
         }
         let independentCount = quick ? 100_000 : 1_000_000

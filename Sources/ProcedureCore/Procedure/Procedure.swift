@@ -48,18 +48,50 @@ open class Procedure: @unchecked Sendable {
     ///
     /// - Parameter error: The failure, if any. The first error recorded wins.
     public final func finish(with error: (any Error)? = nil) {
-        let attempt = storage.withLock { state -> FinishAttempt in
-            guard state.state == .executing else { return .refused(state.state, state.queue) }
-            return .finishing(state.beginFinishing(error: error))
+        // Most procedures have nobody to tell but their dependents and queue: they finish in one
+        // step that moves those two out of the lock, without a transition record.
+        var queue: ProcedureQueue?
+        var dependents = ProcedureList()
+        var finalError: (any Error)?
+        let step = storage.withLock { state -> FinishStep in
+            guard state.state == .executing else { return .refused(state.state) }
+            guard state.observers.isEmpty, state.extras?.holdsFinishWork != true else { return .general }
+            if state.error == nil, let error { state.error = error }
+            finalError = state.error
+            state.state = .finished
+            swap(&queue, &state.queue)
+            swap(&dependents, &state.dependents)
+            state.dependencies = ProcedureList()
+            return .finished
         }
-        switch attempt {
-        case .finishing(let transition):
-            complete(transition)
-        case .refused(let phase, let queue) where phase < .executing:
-            ProcedureLog.warning(self, on: queue, "finish called while \(phase), before executing: ignored")
+        switch step {
+        case .finished:
+            releaseWorkBody(executed: true)
+            ProcedureLog.debug(self, on: queue, finalError.map { "finished with error: \($0)" } ?? "finished")
+            for dependent in dependents { dependent.dependencyDidFinish() }
+            queue?.procedureDidFinish(self, wasExecuting: true)
+        case .general:
+            finishGenerally(with: error)
+        case .refused(let phase) where phase < .executing:
+            ProcedureLog.warning(
+                self, on: storage.withLock { $0.queue }, "finish called while \(phase), before executing: ignored")
         case .refused:
             break
         }
+    }
+
+    private enum FinishStep {
+        case finished, general
+        case refused(ProcedureState)
+    }
+
+    /// Finishing with observers, waiters, an evaluation or a lease to deal with.
+    private func finishGenerally(with error: (any Error)?) {
+        let transition = storage.withLock { state -> FinishTransition? in
+            guard state.state == .executing else { return nil }
+            return state.beginFinishing(error: error)
+        }
+        if let transition { complete(transition) }
     }
 
     /// Cancels the procedure. Cooperative when it is executing; otherwise it finishes promptly
@@ -403,6 +435,9 @@ extension Procedure {
         var exclusivityLease: ExclusivityLease?
         /// For procedures with many dependencies, so the duplicate check stays constant-time.
         var dependencyIdentities: Set<ObjectIdentifier>?
+
+        /// Whether finishing has more to do than tell dependents and the queue.
+        var holdsFinishWork: Bool { !waiters.isEmpty || evaluation != nil || exclusivityLease != nil }
     }
 
     struct FinishTransition {
@@ -412,11 +447,6 @@ extension Procedure {
         var evaluation: ConditionEvaluation?
         var lease: ExclusivityLease?
         var finished: FinishedParts?
-    }
-
-    enum FinishAttempt {
-        case finishing(FinishTransition)
-        case refused(ProcedureState, ProcedureQueue?)
     }
 
     struct FinishedParts {

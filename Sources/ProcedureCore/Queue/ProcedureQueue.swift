@@ -57,6 +57,8 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Mirrors `State.isSuspended` so the common, running case needs no lock to check it.
     private let suspended: Atomic<Bool>
     private let workerLimit: Int
+    /// Whether any queue observer was added: finishes are then reported one by one, not batched.
+    private let hasObservers = Atomic<Bool>(false)
     private let logging: Lock<Logger>
     /// Whether the logger takes debug messages, read without a lock on every state change.
     private let debugLogging: Atomic<Bool>
@@ -146,6 +148,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Adds an observer of procedures being added and finishing.
     public func addObserver(_ observer: any ProcedureQueueObserver) {
         state.withLock { $0.observers.append(observer) }
+        hasObservers.store(true, ordering: .sequentiallyConsistent)
     }
 
     // MARK: Adding
@@ -153,11 +156,21 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Adds a procedure. A procedure runs on one queue only, once: adding one that is already
     /// on a queue (this one or another), or has finished, changes nothing and logs a warning.
     public func addProcedure(_ procedure: Procedure) {
-        addProcedures(CollectionOfOne(procedure))
+        add(CollectionOfOne(procedure))
     }
 
     /// Adds several procedures, in order.
     public func addProcedures(_ procedures: some Sequence<Procedure>) {
+        add(Array(procedures))
+    }
+
+    /// Adds several procedures, in order.
+    public func addProcedures(_ procedures: [Procedure]) {
+        add(procedures)
+    }
+
+    // Specialized here for arrays and single procedures, whatever the caller's module.
+    private func add<Procedures: Collection<Procedure>>(_ procedures: Procedures) {
         let observers = state.withLock { $0.observers }
         var claimed: [Procedure] = []
         for procedure in procedures {
@@ -264,7 +277,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         // A procedure made ready by one of this queue's own workers (a dependency finishing at
         // the end of its body) is picked up by that worker when it loops; waking another
         // thread for it would only make the two race for it.
-        let onOwnWorker = WorkerThread.isRunning(self)
+        let onOwnWorker = WorkerThread.current(for: self) != nil
         let start = state.withLock { state -> Bool in
             state.ready.append(procedure)
             if onOwnWorker, state.ready.count == 1 { return false }
@@ -274,6 +287,12 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     func procedureDidFinish(_ procedure: Procedure, wasExecuting: Bool) {
+        // On one of this queue's own workers, the loop settles the books when it next takes
+        // work, in the same lock: one lock per procedure instead of two.
+        if !hasObservers.load(ordering: .relaxed), let worker = WorkerThread.current(for: self) {
+            worker.departures.append((procedure, wasExecuting))
+            return
+        }
         enum Step {
             case notify([any ProcedureQueueObserver])
             case accounted(State.Departure)
@@ -317,26 +336,43 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     /// A worker loop: runs ready procedures until none is left or the queue is full or suspended.
+    ///
+    /// Each turn takes one lock to settle the procedures that finished on this thread and take
+    /// the next few ready ones (several when many wait, so that workers meet on the lock less).
     private func work() {
-        WorkerThread.enter(self)
-        defer { WorkerThread.leave() }
-        while true {
-            let next = state.withLock { state -> Procedure? in
-                guard !state.isSuspended, state.executing < state.maxConcurrent,
-                    let procedure = state.ready.popFirst()
-                else {
-                    state.workers -= 1
-                    return nil
+        WorkerThread.run(for: self) { worker in
+            var batch: [Procedure] = []
+            var notRun = 0
+            while true {
+                let departures = worker.departures
+                worker.departures = []
+                let turn = state.withLock { state -> (waiters: [CheckedContinuation<Void, Never>], startWorker: Bool) in
+                    var waiters: [CheckedContinuation<Void, Never>] = []
+                    for departure in departures {
+                        waiters += state.settle(departure.procedure, wasExecuting: departure.wasExecuting)
+                    }
+                    state.executing -= notRun
+                    let take = state.takeable(batchLimit: workload == .blocking ? 1 : Self.batchLimit)
+                    guard take > 0 else {
+                        state.workers -= 1
+                        return (waiters, false)
+                    }
+                    for _ in 0..<take { batch.append(state.ready.removeFirst()) }
+                    state.executing += take
+                    return (waiters, state.reserveWorker(limit: workerLimit))
                 }
-                state.executing += 1
-                return procedure
-            }
-            guard let procedure = next else { return }
-            if !procedure.run(on: self) {
-                state.withLock { $0.executing -= 1 }
+                if turn.startWorker { startWorkers(1) }
+                for waiter in turn.waiters { waiter.resume() }
+                if batch.isEmpty { return }
+                notRun = 0
+                for procedure in batch where !procedure.run(on: self) { notRun += 1 }
+                batch.removeAll(keepingCapacity: true)
             }
         }
     }
+
+    /// The most ready procedures one worker takes in one turn.
+    private static let batchLimit = 8
 
     private static let processorCount = Int(cplatform_processor_count())
 }
@@ -357,15 +393,27 @@ extension ProcedureQueue.State {
 
     /// Takes a finished procedure off the queue's books.
     mutating func depart(_ procedure: Procedure, wasExecuting: Bool, workerLimit: Int) -> Departure {
-        unlink(procedure)
-        if wasExecuting { executing -= 1 }
         var departure = Departure()
-        if unfinished == 0 {
-            departure.waiters = waiters
-            waiters = []
-        }
+        departure.waiters = settle(procedure, wasExecuting: wasExecuting)
         departure.startWorker = reserveWorker(limit: workerLimit)
         return departure
+    }
+
+    /// Takes a finished procedure off the queue's books; returns the waiters to resume when it was the last.
+    mutating func settle(_ procedure: Procedure, wasExecuting: Bool) -> [CheckedContinuation<Void, Never>] {
+        unlink(procedure)
+        if wasExecuting { executing -= 1 }
+        guard unfinished == 0, !waiters.isEmpty else { return [] }
+        defer { waiters = [] }
+        return waiters
+    }
+
+    /// How many ready procedures a worker may take now: a fair share of those waiting, at most
+    /// `batchLimit`, within the free width.
+    func takeable(batchLimit: Int) -> Int {
+        guard !isSuspended, executing < maxConcurrent, !ready.isEmpty else { return 0 }
+        let share = ready.count / max(1, workers)
+        return max(1, min(batchLimit, share, maxConcurrent - executing))
     }
 
     fileprivate mutating func unlink(_ procedure: Procedure) {
