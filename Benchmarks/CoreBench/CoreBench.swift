@@ -14,8 +14,9 @@ import ProcedureCore
 struct CoreBench {
     static func main() async {
         let quick = CommandLine.arguments.contains("--quick")
-        if CommandLine.arguments.contains("--noop-only") {
-            for _ in 0..<20 { _ = await Workloads.independentProcedures(100_000) }
+        // `--profile WORKLOAD` repeats one workload and measures nothing, for perf and callgrind.
+        if let index = CommandLine.arguments.firstIndex(of: "--profile"), index + 1 < CommandLine.arguments.count {
+            await profile(CommandLine.arguments[index + 1])
             return
         }
         let independentCount = quick ? 100_000 : 1_000_000
@@ -121,6 +122,21 @@ struct CoreBench {
         } else {
             print("targets missed: " + report.missed.joined(separator: "; "))
             exit(1)
+        }
+    }
+
+    static func profile(_ workload: String) async {
+        let rounds = Int(ProcessInfo.processInfo.environment["PROFILE_ROUNDS"] ?? "") ?? 20
+        switch workload {
+        case "noop": for _ in 0..<rounds { _ = await Workloads.independentProcedures(100_000) }
+        case "conditions": for _ in 0..<rounds { _ = await Workloads.conditionedProcedures(100_000, conditions: 2) }
+        case "gated":
+            let admin = await GatingWorkloads.keptCapability()
+            for _ in 0..<rounds { _ = await GatingWorkloads.gatedProcedures(100_000, capability: admin) }
+        case "flag":
+            let flags = GatingWorkloads.makeStore()
+            for _ in 0..<rounds { _ = GatingWorkloads.staticFlag(flags, 1_000_000) }
+        default: print("workloads: noop, conditions, gated, flag")
         }
     }
 

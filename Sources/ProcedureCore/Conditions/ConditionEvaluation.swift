@@ -44,22 +44,25 @@ final class ConditionEvaluation: Sendable {
 
         init(tree: ConditionTree, procedure: Procedure) {
             let count = tree.leaves.count
-            results = []
+            var results: [ConditionResult?] = []
             results.reserveCapacity(count)
-            while results.count < count {
-                let index = results.count
-                let mayStay = tree.isInteractive(index)
-                let context = ConditionContext(mayInteractLater: mayStay)
-                guard
-                    let result = ConditionEvaluation.deferredResult(tree.leaves[index], mayStay)
-                        ?? tree.leaves[index].evaluateImmediately(for: procedure, context: context)
-                else {
-                    break
+            // Through the buffer, so each leaf is borrowed rather than copied: conditions are
+            // often shared by many procedures, and every copy is a contended reference count.
+            tree.leaves.withUnsafeBufferPointer { leaves in
+                for index in 0..<count {
+                    let mayStay = !tree.isSilenced(index) && leaves[index].producesDependency
+                    let context = ConditionContext(mayInteractLater: mayStay)
+                    let deferred =
+                        mayStay && !leaves[index].evaluatesBeforeDependency
+                        ? ConditionResult.needsInteraction("checked once its dependency has run") : nil
+                    guard let result = deferred ?? leaves[index].evaluateImmediately(for: procedure, context: context)
+                    else { break }
+                    results.append(ConditionTree.normalize(result, mayStayOpen: mayStay))
                 }
-                results.append(ConditionTree.normalize(result, mayStayOpen: mayStay))
             }
             firstUnchecked = results.count
             while results.count < count { results.append(nil) }
+            self.results = results
         }
 
         /// The verdict, when every leaf answered and nothing is left to ask.

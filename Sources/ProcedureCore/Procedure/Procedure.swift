@@ -216,7 +216,7 @@ open class Procedure: @unchecked Sendable {
         let added = storage.withLock { state -> Bool in
             guard state.state == .initialized else { return false }
             if isComposed { state.hasComposedConditions = true }
-            if state.conditions.isEmpty { state.conditions.reserveCapacity(4) }
+            if state.conditions.isEmpty { state.conditions.reserveCapacity(2) }
             state.conditions.append(condition)
             return true
         }
@@ -273,12 +273,28 @@ open class Procedure: @unchecked Sendable {
 
     /// Called by the queue on a worker thread. Returns false if the procedure was no longer ready.
     final func run(on queue: ProcedureQueue) -> Bool {
-        let observers = storage.withLock { state -> [any ProcedureObserver]? in
-            guard state.state == .ready else { return nil }
-            state.state = .executing
-            return state.observers
+        enum Start {
+            case execute([any ProcedureObserver])
+            case evaluate([any ProcedureCondition])
+            case none
         }
-        guard let observers else { return false }
+        let start = storage.withLock { state -> Start in
+            if state.state == .ready {
+                state.state = .executing
+                return .execute(state.observers)
+            }
+            guard state.state == .evaluatingConditions, state.evaluatesOnWorker else { return .none }
+            state.evaluatesOnWorker = false
+            return .evaluate(state.conditions)
+        }
+        let observers: [any ProcedureObserver]
+        switch start {
+        case .none: return false
+        case .execute(let present): observers = present
+        case .evaluate(let conditions):
+            guard let present = evaluateOnWorker(conditions, queue: queue) else { return false }
+            observers = present
+        }
         ProcedureLog.debug(self, on: queue, "executing")
         for observer in observers { observer.procedureWillExecute(self) }
         execute()
@@ -315,6 +331,7 @@ extension Procedure {
             static let isSealedAgainstCycles = Flags(rawValue: 1 << 3)
             static let defersReadyPush = Flags(rawValue: 1 << 4)
             static let hasDeferredReadyPush = Flags(rawValue: 1 << 5)
+            static let evaluatesOnWorker = Flags(rawValue: 1 << 6)
         }
 
         private mutating func set(_ flag: Flags, _ value: Bool) {
@@ -348,6 +365,11 @@ extension Procedure {
         var hasDeferredReadyPush: Bool {
             get { flags.contains(.hasDeferredReadyPush) }
             set { set(.hasDeferredReadyPush, newValue) }
+        }
+        /// On the ready list to have its plain conditions evaluated by the worker that takes it.
+        var evaluatesOnWorker: Bool {
+            get { flags.contains(.evaluatesOnWorker) }
+            set { set(.evaluatesOnWorker, newValue) }
         }
 
         /// A name given by the user; out of line, since many procedures go by their type's name.
@@ -487,18 +509,31 @@ extension Procedure {
     /// Called by the queue once the procedure is linked into its list. Returns true when the
     /// procedure needs nothing before running (no dependencies, conditions, inputs or
     /// exclusivity) and is now ready: the queue then puts it on its ready list itself.
-    func didEnqueue() -> Bool {
+    func didEnqueue(on queue: ProcedureQueue) -> Bool {
         enum Next { case ready, finish, waitForDependencies, proceed }
+        let mayEvaluate = !queue.isSuspendedNow
         let next = storage.withLock { state -> Next in
             state.state = .pending
             if state.isCancelled { return .finish }
             guard state.pendingDependencies == 0 else { return .waitForDependencies }
-            if state.conditions.isEmpty, state.inputs.isEmpty, state.exclusivityCategories.isEmpty {
+            guard state.inputs.isEmpty, state.exclusivityCategories.isEmpty else {
+                state.defersReadyPush = true
+                return .proceed
+            }
+            if state.conditions.isEmpty {
                 state.state = .ready
                 return .ready
             }
-            state.defersReadyPush = true
-            return .proceed
+            // Plain conditions and nothing else: a worker evaluates them when it takes the
+            // procedure from the ready list, and runs it at once when they pass, so the thread
+            // adding procedures does not evaluate every condition itself.
+            guard mayEvaluate, !state.hasComposedConditions else {
+                state.defersReadyPush = true
+                return .proceed
+            }
+            state.state = .evaluatingConditions
+            state.evaluatesOnWorker = true
+            return .ready
         }
         switch next {
         case .ready:
@@ -532,6 +567,28 @@ extension Procedure {
         beginEvaluation()
     }
 
+    /// A worker's evaluation of plain conditions (see `didEnqueue`). Returns the observers to
+    /// tell when they passed at once and the procedure is now executing; nil otherwise (the
+    /// evaluation carries on elsewhere, or the procedure was cancelled).
+    private func evaluateOnWorker(_ conditions: [any ProcedureCondition], queue: ProcedureQueue)
+        -> [any ProcedureObserver]?
+    {
+        let tree = ConditionTree(conditions: conditions, containsCompositions: false)
+        let checked = ConditionEvaluation.ImmediateCheck(tree: tree, procedure: self)
+        guard checked.verdict(in: tree) == true else {
+            evaluate(tree, checked)
+            return nil
+        }
+        let observers = storage.withLock { state -> [any ProcedureObserver]? in
+            guard state.state == .evaluatingConditions else { return nil }
+            state.conditionResults = checked.results
+            state.state = .executing
+            return state.observers
+        }
+        if observers != nil { ProcedureLog.debug(self, on: queue, "conditions satisfied") }
+        return observers
+    }
+
     /// Moves from pending to evaluating conditions. Also called by a resumed queue for parked procedures.
     func beginEvaluation() {
         let work = storage.withLock {
@@ -554,7 +611,12 @@ extension Procedure {
             return
         }
         let tree = ConditionTree(conditions: conditions, containsCompositions: composed)
-        let checked = ConditionEvaluation.ImmediateCheck(tree: tree, procedure: self)
+        evaluate(tree, ConditionEvaluation.ImmediateCheck(tree: tree, procedure: self))
+    }
+
+    /// Carries on from the first check of every leaf: decides, or starts an evaluation that
+    /// waits for late answers and runs produced dependencies.
+    private func evaluate(_ tree: ConditionTree, _ checked: ConditionEvaluation.ImmediateCheck) {
         if let passed = checked.verdict(in: tree) {
             conditionsDidFinishEvaluating(results: checked.results, passed: passed)
             return

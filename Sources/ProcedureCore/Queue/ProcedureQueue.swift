@@ -194,7 +194,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         // chunk; chunks keep workers busy while the rest are still being prepared.
         var ready: [Procedure] = []
         ready.reserveCapacity(min(claimed.count, Self.readyChunk))
-        for procedure in claimed where procedure.didEnqueue() {
+        for procedure in claimed where procedure.didEnqueue(on: self) {
             ready.append(procedure)
             if ready.count == Self.readyChunk {
                 pushReady(ready)
@@ -262,6 +262,9 @@ public final class ProcedureQueue: @unchecked Sendable {
         get { state.withLock { $0.exclusivityScope } }
         set { state.withLock { $0.exclusivityScope = newValue } }
     }
+
+    /// Whether the queue is suspended, without its lock.
+    var isSuspendedNow: Bool { suspended.load(ordering: .sequentiallyConsistent) }
 
     /// Keeps a procedure whose dependencies finished while the queue is suspended. True if parked.
     func parkIfSuspended(_ procedure: Procedure) -> Bool {
