@@ -212,6 +212,20 @@ public final class FlagStore: Sendable {
             flagMetadata: flag.metadata)
     }
 
+    /// The value alone. A static flag (enabled, loaded, no targeting, a default variant of the
+    /// type asked for) is answered from its definition, without building the details;
+    /// anything else goes the whole way, so the value is always the one the details carry.
+    private func value<T: FlagValueType & Sendable>(
+        _ key: String, default defaultValue: T, context: FlagEvaluationContext?
+    ) -> T {
+        if let flag = state.withLock({ $0[key] }), flag.isEnabled, !flag.hasTargeting, flag.problem == nil,
+            let value = flag.defaultValue, let typed = T(flagValue: value)
+        {
+            return typed
+        }
+        return details(key, default: defaultValue, context: context).value
+    }
+
     /// Evaluates a Boolean flag, with details.
     public func booleanDetails(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext? = nil)
         -> FlagEvaluationDetails<Bool>
@@ -221,7 +235,7 @@ public final class FlagStore: Sendable {
 
     /// Evaluates a Boolean flag.
     public func boolean(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext? = nil) -> Bool {
-        details(key, default: defaultValue, context: context).value
+        value(key, default: defaultValue, context: context)
     }
 
     /// Evaluates a string flag, with details.
@@ -233,7 +247,7 @@ public final class FlagStore: Sendable {
 
     /// Evaluates a string flag.
     public func string(_ key: String, default defaultValue: String, context: FlagEvaluationContext? = nil) -> String {
-        details(key, default: defaultValue, context: context).value
+        value(key, default: defaultValue, context: context)
     }
 
     /// Evaluates a number flag as an integer, with details. A variant with a fraction is a type mismatch.
@@ -245,7 +259,7 @@ public final class FlagStore: Sendable {
 
     /// Evaluates a number flag as an integer.
     public func integer(_ key: String, default defaultValue: Int, context: FlagEvaluationContext? = nil) -> Int {
-        details(key, default: defaultValue, context: context).value
+        value(key, default: defaultValue, context: context)
     }
 
     /// Evaluates a number flag, with details.
@@ -257,7 +271,7 @@ public final class FlagStore: Sendable {
 
     /// Evaluates a number flag.
     public func double(_ key: String, default defaultValue: Double, context: FlagEvaluationContext? = nil) -> Double {
-        details(key, default: defaultValue, context: context).value
+        value(key, default: defaultValue, context: context)
     }
 
     /// Evaluates an object (JSON) flag, with details.

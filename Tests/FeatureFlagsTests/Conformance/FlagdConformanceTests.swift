@@ -68,9 +68,23 @@ struct FlagdConformanceTests {
         }
     }
 
+    /// The value-only call, which answers static flags without building details: it must agree.
+    private static func valueOnly(_ row: Row) -> FlagValue {
+        let context = row.context
+        switch row.request {
+        case .boolean(let fallback): return .bool(store.boolean(row.key, default: fallback, context: context))
+        case .string(let fallback): return .string(store.string(row.key, default: fallback, context: context))
+        case .integer(let fallback):
+            return .number(Double(store.integer(row.key, default: fallback, context: context)))
+        case .float(let fallback): return .number(store.double(row.key, default: fallback, context: context))
+        case .object(let fallback): return store.objectDetails(row.key, default: fallback, context: context).value
+        }
+    }
+
     private static func check(_ row: Row, sourceLocation: SourceLocation = #_sourceLocation) {
         let result = evaluate(row)
         #expect(result.value == row.value, sourceLocation: sourceLocation)
+        #expect(valueOnly(row) == row.value, "the value-only call disagrees", sourceLocation: sourceLocation)
         if let reason = row.reason { #expect(result.reason == reason, sourceLocation: sourceLocation) }
         #expect(result.error == row.error, sourceLocation: sourceLocation)
         if row.error != nil { #expect(result.reason == .error, sourceLocation: sourceLocation) }
