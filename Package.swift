@@ -84,7 +84,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "core-bench",
-            dependencies: ["ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxBackends", "HeapUsage"],
+            dependencies: [
+                "ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxBackends", "HeapUsage",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/CoreBench", swiftSettings: swiftSettings
         ),
         .target(name: "HeapUsage", path: "Benchmarks/HeapUsage", swiftSettings: swiftSettings),
@@ -112,7 +115,9 @@ let package = Package(
         .testTarget(name: "ConfigurationFilesTests", dependencies: ["ConfigurationFiles", "Locking"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ProcedureCoreTests",
-            dependencies: ["ProcedureCore", "TestSupport", "Locking", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ProcedureCore", "TestSupport", "Locking", "HeapUsage", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport"], swiftSettings: swiftSettings),

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import HeapUsage
+import Logging
 import ProcedureCore
 
 /// The workloads, each run the same way through this core, Foundation and Dispatch.
@@ -17,10 +18,10 @@ enum Workloads {
     /// Creates `count` procedures with `make` (which sees those made so far), adds them to a
     /// new queue at once and waits for all of them.
     static func timeProcedures(
-        _ count: Int, _ make: (_ index: Int, _ made: [Procedure]) -> Procedure
+        _ count: Int, logger: Logger? = nil, _ make: (_ index: Int, _ made: [Procedure]) -> Procedure
     ) async -> Double {
         let start = ContinuousClock.now
-        let queue = ProcedureQueue()
+        let queue = ProcedureQueue(logger: logger)
         var procedures: [Procedure] = []
         procedures.reserveCapacity(count)
         for index in 0..<count { procedures.append(make(index, procedures)) }
@@ -30,8 +31,21 @@ enum Workloads {
         return seconds(since: start)
     }
 
-    static func independentProcedures(_ count: Int) async -> Double {
-        await timeProcedures(count) { _, _ in BlockProcedure {} }
+    static func independentProcedures(_ count: Int, debugLogging: Bool = false) async -> Double {
+        guard debugLogging else { return await timeProcedures(count) { _, _ in BlockProcedure {} } }
+        return await timeProcedures(count, logger: DroppingLogHandler.logger) { _, _ in BlockProcedure {} }
+    }
+
+    /// A handler at debug level that drops what it is given: the cost of building messages.
+    struct DroppingLogHandler: LogHandler {
+        static let logger = Logger(label: "core-bench") { _ in DroppingLogHandler() }
+        var logLevel: Logger.Level = .debug
+        var metadata: Logger.Metadata = [:]
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {}
     }
 
     static func independentFoundation(_ count: Int) -> Double {
@@ -106,6 +120,39 @@ enum Workloads {
             }
             return procedure
         }
+    }
+
+    // MARK: Blocking work
+
+    static func blockingProcedures(_ count: Int, seconds: Double, workload: ProcedureQueue.Workload) async -> Double {
+        let start = ContinuousClock.now
+        let queue = ProcedureQueue(maxConcurrentCount: count, workload: workload)
+        for _ in 0..<count { queue.addBlock { usleep(UInt32(seconds * 1e6)) } }
+        await queue.waitUntilAllFinished()
+        return self.seconds(since: start)
+    }
+
+    static func blockingFoundation(_ count: Int, seconds: Double) -> Double {
+        let start = ContinuousClock.now
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = count
+        for _ in 0..<count { queue.addOperation { usleep(UInt32(seconds * 1e6)) } }
+        queue.waitUntilAllOperationsAreFinished()
+        return self.seconds(since: start)
+    }
+
+    static func blockingThreads(_ count: Int, seconds: Double) -> Double {
+        let start = ContinuousClock.now
+        let done = DispatchGroup()
+        for _ in 0..<count {
+            done.enter()
+            Thread.detachNewThread {
+                usleep(UInt32(seconds * 1e6))
+                done.leave()
+            }
+        }
+        done.wait()
+        return self.seconds(since: start)
     }
 
     // MARK: Memory
