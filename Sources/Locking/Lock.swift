@@ -36,9 +36,9 @@
 
     extension Lock: @unchecked Sendable where Value: ~Copyable {}
 
-    /// A pthread mutex and the value it guards.
+    /// A pthread mutex and the value it guards (sendable because every access holds the mutex).
     @usableFromInline
-    final class PthreadBox<Value: ~Copyable> {
+    final class PthreadBox<Value: ~Copyable>: @unchecked Sendable {
         private let mutex: UnsafeMutablePointer<pthread_mutex_t>
         // Behind a pointer rather than a stored property: no exclusivity bookkeeping of the
         // property itself, which the sanitizer would see outside the mutex.
