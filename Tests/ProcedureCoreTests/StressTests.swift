@@ -45,7 +45,6 @@ struct StressTests {
 
     private func run(seed: UInt64, total: Int) async {
         let categoryCount = 8
-        var generator = SplitMix(state: seed)
         let released = Counter()
         let finishCounts = (0..<total).map { _ in Counter() }
         let running = (0..<categoryCount).map { _ in Counter() }
@@ -60,42 +59,51 @@ struct StressTests {
         let passing = BlockCondition(name: "passing") { _ in true }
 
         do {
-            var procedures: [StressProcedure] = []
-            procedures.reserveCapacity(total)
-            for index in 0..<total {
-                let category = Int.random(in: 0..<(categoryCount * 4), using: &generator)
-                let procedure = StressProcedure(
-                    category: category < categoryCount ? category : nil, running: running, overlaps: overlaps,
-                    executed: executed, released: released, allReleased: (total, releasedAll),
-                    finishesLater: Int.random(in: 0..<50, using: &generator) == 0)
-                // Some race a timeout (zero or a few microseconds) against their own finish.
-                if Int.random(in: 0..<50, using: &generator) == 0 {
-                    let limit = Duration.microseconds(Int.random(in: 0...50, using: &generator))
-                    procedure.addObserver(TimeoutObserver(limit: limit))
+            // Made and added on a Dispatch thread, not in the test's task: a loop of this size
+            // would hold one of the cooperative pool's few threads for seconds (minutes under
+            // Thread Sanitizer), and the other suites' tasks would starve meanwhile.
+            let procedures = await offCooperativePool { () -> [StressProcedure] in
+                var generator = SplitMix(state: seed)
+                var procedures: [StressProcedure] = []
+                procedures.reserveCapacity(total)
+                for index in 0..<total {
+                    let category = Int.random(in: 0..<(categoryCount * 4), using: &generator)
+                    let procedure = StressProcedure(
+                        category: category < categoryCount ? category : nil, running: running, overlaps: overlaps,
+                        executed: executed, released: released, allReleased: (total, releasedAll),
+                        finishesLater: Int.random(in: 0..<50, using: &generator) == 0)
+                    // Some race a timeout (zero or a few microseconds) against their own finish.
+                    if Int.random(in: 0..<50, using: &generator) == 0 {
+                        let limit = Duration.microseconds(Int.random(in: 0...50, using: &generator))
+                        procedure.addObserver(TimeoutObserver(limit: limit))
+                    }
+                    if let category = procedure.category {
+                        procedure.addExclusivityCategory("stress-\(seed)-\(category)")
+                    }
+                    for _ in 0..<Int.random(in: 0...2, using: &generator) where index > 0 {
+                        let lower = max(0, index - 1_000)
+                        procedure.addDependency(procedures[Int.random(in: lower..<index, using: &generator)])
+                    }
+                    switch Int.random(in: 0..<10, using: &generator) {
+                    case 0: procedure.addCondition(failing)
+                    case 1, 2: procedure.addCondition(passing)
+                    default: break
+                    }
+                    procedure.addObserver(
+                        BlockObserver(didFinish: { _, _ in
+                            finishCounts[index].increment()
+                        }))
+                    procedures.append(procedure)
                 }
-                if let category = procedure.category { procedure.addExclusivityCategory("stress-\(seed)-\(category)") }
-                for _ in 0..<Int.random(in: 0...2, using: &generator) where index > 0 {
-                    let lower = max(0, index - 1_000)
-                    procedure.addDependency(procedures[Int.random(in: lower..<index, using: &generator)])
+                var cancelled: [StressProcedure] = []
+                for (index, procedure) in procedures.enumerated() {
+                    queues[index % queues.count].addProcedure(procedure)
+                    if Int.random(in: 0..<20, using: &generator) == 0 { cancelled.append(procedure) }
+                    if index % 997 == 0, let victim = cancelled.popLast() { victim.cancel() }
                 }
-                switch Int.random(in: 0..<10, using: &generator) {
-                case 0: procedure.addCondition(failing)
-                case 1, 2: procedure.addCondition(passing)
-                default: break
-                }
-                procedure.addObserver(
-                    BlockObserver(didFinish: { _, _ in
-                        finishCounts[index].increment()
-                    }))
-                procedures.append(procedure)
+                for procedure in cancelled { procedure.cancel() }
+                return procedures
             }
-            var cancelled: [StressProcedure] = []
-            for (index, procedure) in procedures.enumerated() {
-                queues[index % queues.count].addProcedure(procedure)
-                if Int.random(in: 0..<20, using: &generator) == 0 { cancelled.append(procedure) }
-                if index % 997 == 0, let victim = cancelled.popLast() { victim.cancel() }
-            }
-            for procedure in cancelled { procedure.cancel() }
             for queue in queues { await queue.waitUntilAllFinished() }
             #expect(procedures.allSatisfy { $0.isFinished })
         }

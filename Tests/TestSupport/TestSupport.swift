@@ -71,6 +71,14 @@ public struct LoggingObserver: ProcedureObserver {
     }
 }
 
+/// Runs long synchronous work on a Dispatch thread and waits for it, so that it does not hold
+/// one of the cooperative pool's threads (there are as many as cores) while other tests wait.
+public func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: body()) }
+    }
+}
+
 /// Runs `procedure` on a fresh queue and waits for it.
 public func run(_ procedure: Procedure, on queue: ProcedureQueue = ProcedureQueue()) async {
     queue.addProcedure(procedure)
