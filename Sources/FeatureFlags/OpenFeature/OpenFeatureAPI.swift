@@ -9,7 +9,7 @@ import Locking
 /// await api.setProvider(FlagStore(files: ["/etc/myservice/flags.json"]))
 /// api.setEvaluationContext(FlagEvaluationContext(attributes: ["region": "eu-west"]))
 /// let client = api.client()
-/// if client.boolean("new-export", default: false, context: .init(attributes: ["tier": "gold"])) { ... }
+/// if client.boolean("new-export", default: false, context: .init(attributes: ["tier": "gold"])) { enableNewExport() }
 /// ```
 ///
 /// ``shared`` is the process-wide instance OpenFeature's specification asks for; separate

@@ -8,7 +8,7 @@ import Locking
 ///
 /// ```swift
 /// let flags = FlagStore(files: ["/etc/myservice/flags.json"])
-/// if flags.boolean("new-export", default: false) { ... }
+/// if flags.boolean("new-export", default: false) { enableNewExport() }
 /// let details = flags.stringDetails("color", default: "blue", context: .init(attributes: ["tier": "gold"]))
 /// ```
 ///

@@ -9,7 +9,7 @@ import Glibc
 /// `status()` never prompts: it is notDetermined ("would ask") while nothing is kept, and
 /// unavailable when libpam or the service file is missing. `authorize()` runs the transaction,
 /// asking through the conversation (the terminal by default). To keep a successful login for
-/// a while, as sudo does, wrap it: `PAMLogin(...).keepingAuthorization(for: .minutes(5))`.
+/// a while, as sudo does, wrap it: `PAMLogin(...).keepingAuthorization(for: .seconds(300))`.
 ///
 /// Statuses from PAM's answers: wrong password, unknown user, expired account, new password
 /// required, too many tries and permission denied are denied, each with that reason; a

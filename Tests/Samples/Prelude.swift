@@ -1,0 +1,63 @@
+// The names the documentation's samples take as given, so that Scripts/check-samples can compile
+// each sample as it is shown. Nothing here runs: the samples are compiled, not executed.
+import Capabilities
+import CapabilityPolicy
+import FeatureFlags
+import Foundation
+import LinuxBackends
+import ProcedureCore
+
+// Work a sample gates.
+func runBackup() throws {}
+func runExport() throws {}
+func restoreBackup() throws {}
+func enableNewExport() {}
+func download() async throws -> Data { Data() }
+struct Catalog: Sendable {}
+func decode(_ data: Data) throws -> Catalog { Catalog() }
+func freeSpace() -> Int { 0 }
+
+// Queues, procedures and conditions.
+let queue = ProcedureQueue()
+let export = BlockProcedure(name: "export") {}
+let operation = BlockProcedure(name: "operation") {}
+let fetchMetadata = BlockProcedure(name: "fetch metadata") {}
+let fetchDatabase = BlockProcedure(name: "fetch database") {}
+let verify = BlockProcedure(name: "verify") {}
+let verifies = true
+let onACPower = BlockCondition(name: "on AC power") { _ in true }
+let batteryLow = BlockCondition(name: "battery low") { _ in false }
+
+// Capabilities, flags and policies.
+nonisolated(unsafe) let pamAdmin = try! PAMLogin(service: "myservice-admin", user: "alice")
+nonisolated(unsafe) let pamLogin = pamAdmin
+nonisolated(unsafe) let adminLogin = pamAdmin
+let admin = pamAdmin.keepingAuthorization(for: .seconds(300))
+let dataDirectory = try! FileAccess("/var/lib/myservice", access: [.read, .write], kind: .directory)
+let flags = FlagStore(files: ["/etc/myservice/flags.json"])
+let api = OpenFeatureAPI.shared
+let userID = "user-42"
+struct User { let id: String; let tier: String }
+let user = User(id: "user-42", tier: "gold")
+let env = ProcessInfo.processInfo.environment
+let policy = try! LoadedPolicy(PolicyLoader.load(searchPath: PolicySearchPath(environment: env)))
+
+/// A capability of the samples' own (the Vault kind in Policy.md).
+struct VaultPolicy: CapabilityType {
+    let policy: String
+    init(_ policy: String) { self.policy = policy }
+    var name: String { "vault:\(policy)" }
+    func status() async throws -> CapabilityStatus { .authorized("granted") }
+}
+
+/// The kind PolicyEnvironment's documentation registers.
+struct MyVaultKind: CapabilityKind {
+    var name: String { "my-vault" }
+    var summary: String { "Held while Vault grants a policy." }
+    var settings: [CapabilitySetting] { [CapabilitySetting("policy", .string, required: true)] }
+    func makeCapability(_ settings: CapabilitySettings, in context: CapabilityKindContext)
+        throws(CapabilityConfigurationError) -> any CapabilityType
+    {
+        VaultPolicy(settings.string("policy")!)
+    }
+}
