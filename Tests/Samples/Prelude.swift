@@ -37,7 +37,10 @@ let dataDirectory = try! FileAccess("/var/lib/myservice", access: [.read, .write
 let flags = FlagStore(files: ["/etc/myservice/flags.json"])
 let api = OpenFeatureAPI.shared
 let userID = "user-42"
-struct User { let id: String; let tier: String }
+struct User {
+    let id: String
+    let tier: String
+}
 let user = User(id: "user-42", tier: "gold")
 let env = ProcessInfo.processInfo.environment
 let policy = try! LoadedPolicy(PolicyLoader.load(searchPath: PolicySearchPath(environment: env)))
