@@ -181,3 +181,61 @@ struct PolicyFileTests {
         #expect(try await passes("flagged"))
     }
 }
+
+/// Errors that teach: a suggestion for every misspelt name, and one error per typo.
+@Suite("Policy errors that teach")
+struct PolicySuggestionTests {
+    init() {
+        LinuxPolicySupport.install()
+    }
+
+    private func messages(_ text: String) -> [String] {
+        switch PolicyLoader.parse(text, file: "p.yaml") {
+        case .success: []
+        case .failure(let errors): errors.errors.map(\.description)
+        }
+    }
+
+    @Test("misspelt keys, kinds, gates, capabilities and flags get a suggestion; each typo one error")
+    func suggestions() {
+        let found = messages(
+            """
+            capabilities:
+              admin:
+                kind: pam
+                servce: login
+              data:
+                kind: fil
+                path: /tmp
+            gates:
+              export:
+                require: { all-of: [admin, data, { flag: new-exprt }] }
+              backup:
+                require: { all-of: [{ gate: exprt }, admn] }
+            flags:
+              inline:
+                flags:
+                  new-export: { state: ENABLED, variants: { "on": true, "off": false }, defaultVariant: "off" }
+            """)
+        // Other suites register kinds of their own, so the list of kinds is not compared.
+        #expect(found.count == 5)
+        #expect(
+            found.dropFirst().first?.hasPrefix(
+                "p.yaml:6:11: unknown kind \"fil\" in capability \"data\" (did you mean \"file\"? kinds: ") == true)
+        #expect(
+            found.prefix(1) + found.dropFirst(2) == [
+                "p.yaml:4:5: unknown key \"servce\" in capability \"admin\" (did you mean \"service\"? expected \"kind\", \"description\", \"service\", \"user\", \"service-directory\", \"keep\", \"account-check\")",
+                "p.yaml:10:46: gate \"export\" uses flag \"new-exprt\", which no flag source defines (did you mean \"new-export\"?)",
+                "p.yaml:12:33: gate \"backup\" uses gate \"exprt\", which no policy file defines (did you mean \"export\"?)",
+                "p.yaml:12:42: gate \"backup\" uses capability \"admn\", which no policy file defines (did you mean \"admin\"?)",
+            ])
+    }
+
+    @Test("nothing is suggested for a name unlike every known one")
+    func noWildGuesses() {
+        #expect(NameSuggestion.closest(to: "zebra", among: ["export", "backup"]) == nil)
+        #expect(NameSuggestion.closest(to: "backpu", among: ["export", "backup"]) == "backup")
+        #expect(NameSuggestion.closest(to: "EXPORT", among: ["export", "backup"]) == "export")
+        #expect(NameSuggestion.closest(to: "ab", among: ["xy"]) == nil)
+    }
+}

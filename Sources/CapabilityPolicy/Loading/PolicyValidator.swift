@@ -22,20 +22,22 @@ enum PolicyValidator {
         for gate in policy.gates.values.sorted(by: { $0.location.line < $1.location.line }) {
             for reference in gate.expression.references {
                 switch reference.kind {
-                case "capability" where policy.capabilities[reference.name] == nil:
+                case "capability"
+                where policy.capabilities[reference.name] == nil
+                    && !policy.rejectedCapabilities.contains(reference.name):
                     errors.append(
                         ConfigurationError(
-                            "gate \"\(gate.name)\" uses capability \"\(reference.name)\", which no policy file defines\(suggestion(reference.name, among: Array(policy.capabilities.keys)))",
+                            "gate \"\(gate.name)\" uses capability \"\(reference.name)\", which no policy file defines\(suggestion(reference.name, among: Array(policy.capabilities.keys) + policy.rejectedCapabilities))",
                             at: reference.location))
-                case "gate" where policy.gates[reference.name] == nil:
+                case "gate" where policy.gates[reference.name] == nil && !policy.rejectedGates.contains(reference.name):
                     errors.append(
                         ConfigurationError(
-                            "gate \"\(gate.name)\" uses gate \"\(reference.name)\", which no policy file defines\(suggestion(reference.name, among: Array(policy.gates.keys)))",
+                            "gate \"\(gate.name)\" uses gate \"\(reference.name)\", which no policy file defines\(suggestion(reference.name, among: Array(policy.gates.keys) + policy.rejectedGates))",
                             at: reference.location))
                 case "flag" where !flagExists(reference.name):
                     errors.append(
                         ConfigurationError(
-                            "gate \"\(gate.name)\" uses flag \"\(reference.name)\", which no flag source defines",
+                            "gate \"\(gate.name)\" uses flag \"\(reference.name)\", which no flag source defines\(suggestion(reference.name, among: knownFlags ?? []))",
                             at: reference.location))
                 default:
                     break
@@ -46,7 +48,7 @@ enum PolicyValidator {
             if declaration.kind == "flag", let key = declaration.settings.string("flag"), !flagExists(key) {
                 errors.append(
                     ConfigurationError(
-                        "capability \"\(declaration.name)\" uses flag \"\(key)\", which no flag source defines",
+                        "capability \"\(declaration.name)\" uses flag \"\(key)\", which no flag source defines\(suggestion(key, among: knownFlags ?? []))",
                         at: declaration.location))
             }
         }
@@ -177,9 +179,7 @@ enum PolicyValidator {
         }
     }
 
-    private static func suggestion(_ name: String, among names: [String]) -> String {
-        let close = names.filter { $0.lowercased() == name.lowercased() || $0.hasPrefix(name) || name.hasPrefix($0) }
-            .sorted()
-        return close.first.map { " (did you mean \"\($0)\"?)" } ?? ""
+    private static func suggestion(_ name: String, among names: some Sequence<String>) -> String {
+        NameSuggestion.didYouMean(name, among: names)
     }
 }

@@ -13,6 +13,10 @@ public struct Policy: Sendable {
     public internal(set) var inlineFlags: [FlagSet] = []
     /// The policy files read, in the order they were applied.
     public internal(set) var files: [String] = []
+    /// Capabilities and gates a file declared but that could not be read (their errors are
+    /// reported already), so that references to them are not reported a second time.
+    var rejectedCapabilities: Set<String> = []
+    var rejectedGates: Set<String> = []
 
     /// An empty policy: no capabilities, no gates, no flags.
     public init() {}
@@ -24,5 +28,7 @@ public struct Policy: Sendable {
         flagFiles += fragment.flagFiles.filter { !flagFiles.contains($0) }
         inlineFlags += fragment.inlineFlags
         files += fragment.files
+        rejectedCapabilities.formUnion(fragment.rejectedCapabilities)
+        rejectedGates.formUnion(fragment.rejectedGates)
     }
 }

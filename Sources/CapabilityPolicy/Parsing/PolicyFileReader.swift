@@ -37,13 +37,21 @@ struct PolicyFileReader {
         guard checkKeys(members, allowed: Self.rootKeys, in: "a policy file") else { return policy }
         if let capabilities = root.member("capabilities") {
             for member in entries(of: capabilities, "capabilities") {
-                if let declaration = readCapability(member) { policy.capabilities[member.key] = declaration }
+                if let declaration = readCapability(member) {
+                    policy.capabilities[member.key] = declaration
+                } else {
+                    policy.rejectedCapabilities.insert(member.key)
+                }
             }
         }
         if let flags = root.member("flags") { readFlags(flags, into: &policy) }
         if let gates = root.member("gates") {
             for member in entries(of: gates, "gates") {
-                if let gate = readGate(member) { policy.gates[member.key] = gate }
+                if let gate = readGate(member) {
+                    policy.gates[member.key] = gate
+                } else {
+                    policy.rejectedGates.insert(member.key)
+                }
             }
         }
         return policy
@@ -58,7 +66,10 @@ struct PolicyFileReader {
     private mutating func checkKeys(_ members: [DocumentNode.Member], allowed: [String], in what: String) -> Bool {
         for member in members where !allowed.contains(member.key) {
             let expected = allowed.isEmpty ? "no settings" : allowed.map { "\"\($0)\"" }.joined(separator: ", ")
-            fail("unknown key \"\(member.key)\" in \(what) (expected \(expected))", member.keyLocation)
+            let suggestion = NameSuggestion.closest(to: member.key, among: allowed).map { "did you mean \"\($0)\"? " }
+            fail(
+                "unknown key \"\(member.key)\" in \(what) (\(suggestion ?? "")expected \(expected))", member.keyLocation
+            )
             return false
         }
         return true
@@ -143,7 +154,12 @@ struct PolicyFileReader {
             return nil
         }
         guard case .string(let kindName) = kindNode.value.kind, let kind = environment.kind(named: kindName) else {
-            fail("unknown kind \(kindNode.value.value) in \(what) (kinds: \(kindNames))", kindNode.value.location)
+            let given: String? = if case .string(let text) = kindNode.value.kind { text } else { nil }
+            let suggestion = given.flatMap { NameSuggestion.closest(to: $0, among: environment.kinds.map(\.name)) }
+                .map { "did you mean \"\($0)\"? " }
+            fail(
+                "unknown kind \(kindNode.value.value) in \(what) (\(suggestion ?? "")kinds: \(kindNames))",
+                kindNode.value.location)
             return nil
         }
         guard checkKeys(entries, allowed: ["kind", "description"] + kind.settings.map(\.key), in: what) else {

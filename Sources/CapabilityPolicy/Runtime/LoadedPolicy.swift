@@ -50,7 +50,8 @@ public final class LoadedPolicy: Sendable {
         -> any CapabilityType
     {
         guard let capability = capabilities[name] else {
-            throw ConfigurationError("no capability \"\(name)\" in the policy" + Self.known(capabilities.keys))
+            throw ConfigurationError(
+                "no capability \"\(name)\" in the policy" + Self.known(capabilities.keys, near: name))
         }
         return Self.capability(capability, context: context, flags: flags)
     }
@@ -73,7 +74,7 @@ public final class LoadedPolicy: Sendable {
         -> any ProcedureCondition
     {
         guard policy.gates[name] != nil else {
-            throw ConfigurationError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys))
+            throw ConfigurationError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys, near: name))
         }
         var built: [String: any ProcedureCondition] = [:]
         return condition(forGate: name, context: context, built: &built)
@@ -140,8 +141,10 @@ public final class LoadedPolicy: Sendable {
         return GateEvaluation(gate: name, report: report)
     }
 
-    private static func known(_ names: some Collection<String>) -> String {
-        names.isEmpty ? " (it defines none)" : " (defined: " + names.sorted().joined(separator: ", ") + ")"
+    private static func known(_ names: some Collection<String>, near name: String) -> String {
+        if names.isEmpty { return " (it defines none)" }
+        if let close = NameSuggestion.closest(to: name, among: names) { return " (did you mean \"\(close)\"?)" }
+        return " (defined: " + names.sorted().joined(separator: ", ") + ")"
     }
 }
 

@@ -189,7 +189,8 @@ public final class FlagStore: Sendable {
             }
             return FlagEvaluationDetails(
                 flagKey: key, value: defaultValue, reason: .error, errorCode: .flagNotFound,
-                errorMessage: "no flag \"\(key)\"")
+                errorMessage: "no flag \"\(key)\""
+                    + NameSuggestion.didYouMean(key, among: state.withLock { Array($0.keys) }))
         }
         // Resolved before the type is checked: a rule that names no variant is reported as such,
         // and the caller's default (a disabled flag, no default variant) is never type-checked.
@@ -218,8 +219,10 @@ public final class FlagStore: Sendable {
     private func value<T: FlagValueType & Sendable>(
         _ key: String, default defaultValue: T, context: FlagEvaluationContext?
     ) -> T {
-        if let flag = state.withLock({ $0[key] }), flag.isEnabled, !flag.hasTargeting, flag.problem == nil,
-            let value = flag.defaultValue, let typed = T(flagValue: value)
+        // A missing flag is the caller's default, without building the message that says so.
+        guard let flag = state.withLock({ $0[key] }) else { return defaultValue }
+        if flag.isEnabled, !flag.hasTargeting, flag.problem == nil, let value = flag.defaultValue,
+            let typed = T(flagValue: value)
         {
             return typed
         }

@@ -291,10 +291,10 @@ struct TargetingCompiler {
             return "\"fractionalEvaluation\" was removed from flagd; use \"fractional\""
         }
         let known = TargetingOperator.allCases.map(\.rawValue)
-        let close = known.filter {
-            $0.lowercased() == name.lowercased() || $0.replacingUnderscores == name.replacingUnderscores
-        }
-        return "unknown operator \"\(name)\"" + (close.first.map { "; did you mean \"\($0)\"?" } ?? "")
+        let close =
+            known.first { $0.replacingUnderscores == name.replacingUnderscores }
+            ?? NameSuggestion.closest(to: name, among: known)
+        return "unknown operator \"\(name)\"" + (close.map { "; did you mean \"\($0)\"?" } ?? "")
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Capabilities
 import CapabilityPolicy
+import ConfigurationFiles
 import FeatureFlags
 import Foundation
 
@@ -37,7 +38,8 @@ struct StatusCommand: AsyncParsableCommand {
             let known = Set(report.capabilities.map(\.name) + report.flags.map(\.entry.name) + report.gates.map(\.name))
             if let unknown = names.first(where: { !known.contains($0) }) {
                 throw CommandFailure(
-                    message: "capctl: no capability, flag or gate named \"\(unknown)\"", status: ExitStatus.usage)
+                    message: "capctl: no capability, flag or gate named \"\(unknown)\""
+                        + NameSuggestion.didYouMean(unknown, among: known), status: ExitStatus.usage)
             }
             selected.capabilities = report.capabilities.filter { names.contains($0.name) }
             selected.flags = report.flags.filter { names.contains($0.entry.name) }

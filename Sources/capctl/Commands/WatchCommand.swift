@@ -1,6 +1,7 @@
 import ArgumentParser
 import Capabilities
 import CapabilityPolicy
+import ConfigurationFiles
 import FeatureFlags
 import Foundation
 
@@ -25,7 +26,8 @@ struct WatchCommand: AsyncParsableCommand {
         let selected = names.isEmpty ? sources : sources.filter { names.contains($0.name) }
         if let unknown = names.first(where: { name in !sources.contains { $0.name == name } }) {
             throw CommandFailure(
-                message: "capctl: no capability or gate named \"\(unknown)\"", status: ExitStatus.usage)
+                message: "capctl: no capability or gate named \"\(unknown)\""
+                    + NameSuggestion.didYouMean(unknown, among: sources.map(\.name)), status: ExitStatus.usage)
         }
         let json = options.json
         let (lines, output) = AsyncStream<String>.makeStream()
