@@ -31,6 +31,26 @@ struct CapctlPAMTests {
         return tree
     }
 
+    @Test(
+        "a PAM service naming a module that is not installed: validate warns, status and check say unavailable, nobody is asked"
+    )
+    func uninstalledModule() throws {
+        let tree = try tree()
+        try tree.write("pam/capctl-test", "auth required pam_typo_not_installed.so\naccount required pam_permit.so\n")
+        let validated = try tree.capctl(["validate"])
+        #expect(validated.status == 0)
+        #expect(
+            validated.output.contains(
+                "capability \"admin\" is unavailable on this host: \(tree.root)/pam/capctl-test:1: PAM module pam_typo_not_installed.so is not installed"
+            ), "\(validated.output)")
+        let status = try tree.capctl(["status", "admin"])
+        #expect(status.status == 1)
+        #expect(status.output.contains("unavailable"))
+        let check = try tree.capctl(["check", "export", "--password-stdin"], input: "secret\n")
+        #expect(check.status == 1)
+        #expect(check.output.contains("pam_typo_not_installed.so is not installed"), "\(check.output)")
+    }
+
     @Test("check --password-stdin: the right password opens the gate, a wrong one does not")
     func passwordFromStandardInput() throws {
         let tree = try tree()

@@ -120,8 +120,61 @@ struct PAMLoginTests {
         let directory = try PAMServiceDirectory(passwords: [])
         try directory.service(
             "test", ["auth required /nonexistent/pam_nothing.so", "account required MODULES/pam_permit.so"])
-        let (status, _) = try await login(directory, password: "secret")
+        // Before anyone is asked, with where the module is named.
+        let capability = try PAMLogin(service: "test", user: "alice", serviceDirectory: directory.path)
+        let before = await capability.resolveStatus()
+        #expect(before.kind == .unavailable, "\(before)")
+        #expect(before.cause == .misconfigured)
+        #expect(
+            before.reason.contains("\(directory.path)/test:1: PAM module /nonexistent/pam_nothing.so is not installed"))
+        let (status, recorder) = try await login(directory, password: "secret")
         #expect(status.kind == .unavailable, "\(status)")
+        #expect(recorder.prompts == 0)
+    }
+
+    @Test("the module check follows includes and substacks, reads bracketed controls, and skips '-' lines")
+    func moduleCheckFollowsPAMSyntax() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("common")
+        try directory.service(
+            "test",
+            [
+                "# a comment line", "-auth optional /nonexistent/pam_optional.so",
+                "auth [success=ok default=bad] MODULES/pam_permit.so", "auth include common",
+                "account \\", "  required MODULES/pam_permit.so",
+            ])
+        let good = try PAMLogin(service: "test", user: "alice", serviceDirectory: directory.path)
+        #expect(await good.resolveStatus().kind == .notDetermined)
+        try directory.service("broken-common", ["auth required pam_not_installed_anywhere.so"])
+        try directory.service("through-include", ["@include broken-common"])
+        try directory.service("through-substack", ["auth substack broken-common"])
+        for service in ["through-include", "through-substack"] {
+            let status = await (try PAMLogin(service: service, user: "alice", serviceDirectory: directory.path))
+                .resolveStatus()
+            #expect(status.kind == .unavailable, "\(service): \(status)")
+            #expect(
+                status.reason.contains("broken-common:1: PAM module pam_not_installed_anywhere.so is not installed"))
+        }
+        // A missing module on an account line does not matter when accounts are not checked.
+        try directory.service(
+            "no-account-check", ["auth required MODULES/pam_permit.so", "account required nowhere.so"])
+        let unchecked = try PAMLogin(
+            service: "no-account-check", user: "alice", serviceDirectory: directory.path, checksAccount: false)
+        #expect(await unchecked.resolveStatus().kind == .notDetermined)
+    }
+
+    @Test("with no terminal to ask on, the login is dismissed with a reason that says how to answer instead")
+    func noTerminal() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("test")
+        let capability = try PAMLogin(
+            service: "test", user: "alice", serviceDirectory: directory.path,
+            conversation: TerminalPAMConversation(device: directory.path + "/no-such-tty"))
+        let status = try await capability.authorize()
+        #expect(status.kind == .notDetermined)
+        #expect(status.cause == .dismissed)
+        #expect(status.reason.contains("no terminal to ask on"), "\(status)")
+        #expect(status.reason.contains("--password-stdin") && status.reason.contains("ProgrammaticPAMConversation"))
     }
 
     @Test("without libpam the capability is unavailable, with the reason")

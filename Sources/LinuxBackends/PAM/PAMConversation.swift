@@ -32,6 +32,9 @@ public enum PAMAnswer: Sendable {
     case text(String)
     /// The person declined to answer: the login is dismissed (notDetermined), not denied.
     case cancel
+    /// Nobody can answer here (no terminal, say), for the reason given: the login is dismissed,
+    /// and the reason, which should say how to answer instead, is part of the status.
+    case unanswerable(String)
 }
 
 /// Carries out PAM's side of a login conversation: answers prompts, shows messages.

@@ -101,6 +101,13 @@ public struct PAMLogin: CapabilityType {
             if error.isMissing { return .unavailable("no PAM service file \(file)", cause: .misconfigured) }
             return .unavailable("PAM service file \(file) is not trusted: \(error.reason)", cause: .misconfigured)
         }
+        // A module that is not installed fails only once someone is asked: tell before.
+        let stacks: Set<String> = checksAccount ? ["auth", "account"] : ["auth"]
+        if let problem = PAMServiceFile.firstProblem(
+            service: service, directory: serviceDirectory ?? Self.systemDirectory, types: stacks)
+        {
+            return .unavailable(problem, cause: .misconfigured)
+        }
         return .notDetermined("PAM service \(service) will ask \(user) to authenticate")
     }
 

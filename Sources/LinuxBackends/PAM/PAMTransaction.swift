@@ -18,6 +18,7 @@ struct PAMTransaction {
     private final class Bridge: @unchecked Sendable {
         let conversation: any PAMConversation
         var dismissed = false
+        var unanswerable: String?
         init(_ conversation: any PAMConversation) { self.conversation = conversation }
     }
 
@@ -66,7 +67,11 @@ struct PAMTransaction {
             code = library.setCredentials(handle, Int32(CPAM_ESTABLISH_CRED))
             stage = .credentials
         }
-        let status = outcome(code, stage: stage, handle: handle, dismissed: bridge.dismissed)
+        var status = outcome(code, stage: stage, handle: handle, dismissed: bridge.dismissed)
+        if let reason = bridge.unanswerable {
+            status = .notDetermined(
+                "dismissed: nobody could answer for \(user) via PAM service \(service): \(reason)", cause: .dismissed)
+        }
         _ = library.end(handle, code)
         guard status.kind == .authorized else { return status }
         // A module may map the login to another user; that is not the user this capability is for.
@@ -147,6 +152,11 @@ struct PAMTransaction {
                     case .text(let visible): answer = strdup(visible)
                     case .cancel:
                         bridge.dismissed = true
+                        discard()
+                        return Int32(CPAM_CONV_ERR)
+                    case .unanswerable(let reason):
+                        bridge.dismissed = true
+                        bridge.unanswerable = reason
                         discard()
                         return Int32(CPAM_CONV_ERR)
                     }

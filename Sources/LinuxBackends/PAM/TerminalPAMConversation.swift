@@ -4,7 +4,8 @@ import Glibc
 /// Asks on the controlling terminal (/dev/tty), as `login` and `sudo` do: secret prompts
 /// with echo off, visible prompts with echo on, information and errors printed. The answer is
 /// read straight into a buffer that is zeroed after use; it never becomes a Swift `String`.
-/// End of input (Ctrl-D) or no terminal dismisses the login.
+/// End of input (Ctrl-D) dismisses the login; so does having no terminal, with a reason that
+/// says how to answer instead.
 public struct TerminalPAMConversation: PAMConversation {
     /// The terminal device.
     public let device: String
@@ -16,7 +17,11 @@ public struct TerminalPAMConversation: PAMConversation {
 
     public func answer(_ prompt: PAMMessage) -> PAMAnswer {
         let fd = open(device, O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { return .cancel }
+        guard fd >= 0 else {
+            return .unanswerable(
+                "no terminal to ask on (\(device): \(String(cString: strerror(errno)))); give the password on"
+                    + " standard input (capctl's --password-stdin) or use a ProgrammaticPAMConversation")
+        }
         defer { close(fd) }
         let hidden = prompt.style == .secretPrompt
         var saved = termios()

@@ -96,7 +96,7 @@ struct PolkitAgentHelper {
             case "PAM_PROMPT_ECHO_OFF", "PAM_PROMPT_ECHO_ON":
                 let style: PAMMessage.Style = word == "PAM_PROMPT_ECHO_OFF" ? .secretPrompt : .visiblePrompt
                 switch conversation.answer(PAMMessage(style: style, text: Self.unescape(text))) {
-                case .cancel:
+                case .cancel, .unanswerable:
                     kill(pid, SIGTERM)
                     return .dismissed
                 case .text(let answer):

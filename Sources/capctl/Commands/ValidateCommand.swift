@@ -1,7 +1,9 @@
 import ArgumentParser
+import Capabilities
 import CapabilityPolicy
 import ConfigurationFiles
 import FeatureFlags
+import LinuxBackends
 
 /// `capctl validate`: checks policy and flag files.
 struct ValidateCommand: AsyncParsableCommand {
@@ -21,6 +23,7 @@ struct ValidateCommand: AsyncParsableCommand {
         var errors: [String] = []
         var checked: [String] = []
         var policyFiles: [String] = []
+        var warnings: [String] = []
         if paths.isEmpty {
             do throws(PolicyErrors) {
                 policyFiles = try PolicyContext.policyFiles(options)
@@ -49,6 +52,7 @@ struct ValidateCommand: AsyncParsableCommand {
             do throws(PolicyErrors) {
                 let policy = try PolicyLoader.load(files: policyFiles)
                 checked += policy.flagFiles
+                warnings = Self.brokenOnThisHost(policy)
                 // Strict: every flag's problems too, though the flags load and evaluate as in flagd.
                 let flags = FlagStore(
                     flagSets: policy.inlineFlags, files: policy.flagFiles, watch: false,
@@ -64,13 +68,33 @@ struct ValidateCommand: AsyncParsableCommand {
                     .structure([
                         "valid": .bool(errors.isEmpty), "files": .list(checked.map(FlagValue.string)),
                         "errors": .list(errors.map(FlagValue.string)),
+                        "warnings": .list(warnings.map(FlagValue.string)),
                     ])))
         } else if errors.isEmpty {
+            for warning in warnings { print("warning: " + warning) }
             print("ok: \(checked.count) file(s) checked" + (checked.isEmpty ? " (no policy files found)" : ""))
         } else {
             print(errors.joined(separator: "\n"))
         }
         if !errors.isEmpty { throw ExitStatus.configuration }
+    }
+
+    /// Capabilities that are valid but cannot work on this host because what they rely on is
+    /// broken here (a PAM service naming a module that is not installed, a missing service file):
+    /// reported as warnings, since the policy may be meant for another machine. Only what is known
+    /// without asking or probing is looked at.
+    static func brokenOnThisHost(_ policy: Policy) -> [String] {
+        LinuxPolicySupport.install()
+        guard let loaded = try? LoadedPolicy(policy, options: PolicyOptions(watchesFlagFiles: false)) else { return [] }
+        var warnings: [String] = []
+        for (name, declaration) in policy.capabilities.sorted(by: { $0.key < $1.key }) {
+            guard let capability = try? loaded.capability(named: name), let known = capability.knownStatus(),
+                known.kind == .unavailable, known.cause == .misconfigured
+            else { continue }
+            warnings.append(
+                "\(declaration.location): capability \"\(name)\" is unavailable on this host: \(known.reason)")
+        }
+        return warnings
     }
 
     /// A flagd flag file rather than a policy: its top level has no capabilities or gates, and its
