@@ -132,14 +132,17 @@ struct PAMLoginTests {
         #expect(recorder.prompts == 0)
     }
 
-    @Test("the module check follows includes and substacks, reads bracketed controls, and skips '-' lines")
+    @Test(
+        "the module check follows includes and substacks and, like Linux-PAM, minds only controls a failure counts for")
     func moduleCheckFollowsPAMSyntax() async throws {
         let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
         try directory.matrixService("common")
         try directory.service(
             "test",
             [
-                "# a comment line", "-auth optional /nonexistent/pam_optional.so",
+                "# a comment line", "-auth optional /nonexistent/pam_optional.so", "auth optional nowhere.so",
+                "auth sufficient nowhere.so", "auth [success=ok default=ignore] nowhere.so",
+                "auth [success=ok module_unknown=ignore default=bad] nowhere.so",
                 "auth [success=ok default=bad] MODULES/pam_permit.so", "auth include common",
                 "account \\", "  required MODULES/pam_permit.so",
             ])
@@ -148,12 +151,15 @@ struct PAMLoginTests {
         try directory.service("broken-common", ["auth required pam_not_installed_anywhere.so"])
         try directory.service("through-include", ["@include broken-common"])
         try directory.service("through-substack", ["auth substack broken-common"])
-        for service in ["through-include", "through-substack"] {
+        // A leading '-' only keeps the failure out of the log: a required module still fails.
+        try directory.service("dash-required", ["-auth required pam_not_installed_anywhere.so"])
+        try directory.service("bracket-bad", ["auth [success=ok default=bad] pam_not_installed_anywhere.so"])
+        for service in ["through-include", "through-substack", "dash-required", "bracket-bad"] {
             let status = await (try PAMLogin(service: service, user: "alice", serviceDirectory: directory.path))
                 .resolveStatus()
             #expect(status.kind == .unavailable, "\(service): \(status)")
             #expect(
-                status.reason.contains("broken-common:1: PAM module pam_not_installed_anywhere.so is not installed"))
+                status.reason.contains(":1: PAM module pam_not_installed_anywhere.so is not installed"))
         }
         // A missing module on an account line does not matter when accounts are not checked.
         try directory.service(

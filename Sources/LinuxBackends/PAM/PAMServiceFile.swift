@@ -7,8 +7,11 @@ import Glibc
 ///
 /// Lines are `type control module-path arguments`, with `#` comments and `\` continuations;
 /// `control` may be a bracketed list with spaces; `@include FILE` and the `include` and
-/// `substack` controls read another service file of the same directory. A type written with a
-/// leading `-` may name a missing module (Linux-PAM skips it), so such lines are not checked.
+/// `substack` controls read another service file of the same directory. Linux-PAM runs a module
+/// that failed to load as one that fails with PAM_MODULE_UNKNOWN (a type written `-auth` only
+/// keeps that out of the log), so a missing module matters when its control lets that failure
+/// count: `required`, `requisite`, or a bracketed control whose `module_unknown` (else `default`)
+/// action is anything but `ignore`. Missing `optional` and `sufficient` modules are ignored.
 struct PAMServiceFile {
     /// A module the stacks name that is not on this system.
     struct MissingModule: Equatable {
@@ -61,8 +64,7 @@ struct PAMServiceFile {
                 continue
             }
             guard fields.count >= 3 else { continue }
-            let optional = first.hasPrefix("-")
-            let type = optional ? String(first.dropFirst()) : first
+            let type = first.hasPrefix("-") ? String(first.dropFirst()) : first
             guard types.contains(type.lowercased()) else { continue }
             let control = fields[1]
             if control == "include" || control == "substack" {
@@ -74,11 +76,28 @@ struct PAMServiceFile {
                 continue
             }
             let module = fields[2]
-            if !optional && !exists(module: module) {
+            if failsWhenMissing(control: control) && !exists(module: module) {
                 return MissingModule(file: file, line: number, module: module)
             }
         }
         return nil
+    }
+
+    /// Whether a module that could not be loaded makes the stack fail under `control`.
+    static func failsWhenMissing(control: String) -> Bool {
+        switch control {
+        case "required", "requisite": return true
+        case "optional", "sufficient": return false
+        default:
+            guard control.hasPrefix("[") else { return true }
+            var actions: [String: String] = [:]
+            for pair in control.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2 { actions[parts[0].lowercased()] = parts[1].lowercased() }
+            }
+            // An unlisted outcome takes the default action; with no default, assume the worst.
+            return (actions["module_unknown"] ?? actions["default"]) != "ignore"
+        }
     }
 
     private static func included(_ name: String, _ directory: String) -> String {
