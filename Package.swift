@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "CapabilityPolicy", targets: ["CapabilityPolicy"]),
         .library(name: "ConfigurationFiles", targets: ["ConfigurationFiles"]),
         .executable(name: "capctl", targets: ["capctl"]),
+        .plugin(name: "GenerateFlagAccessors", targets: ["GenerateFlagAccessors"]),
+        .plugin(name: "ValidatePolicy", targets: ["ValidatePolicy"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -100,6 +102,21 @@ let package = Package(
         .executableTarget(name: "FlagFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/FlagFuzzer", swiftSettings: swiftSettings),
         .executableTarget(
             name: "TargetingFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/TargetingFuzzer", swiftSettings: swiftSettings),
+        // Typed names for a target's flag and policy files (FlagKeys, GateNames, CapabilityNames).
+        .plugin(
+            name: "GenerateFlagAccessors", capability: .buildTool(),
+            dependencies: ["flag-accessor-generator"], path: "Plugins/GenerateFlagAccessors"),
+        .executableTarget(
+            name: "flag-accessor-generator",
+            dependencies: ["FeatureFlags", "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends"],
+            swiftSettings: swiftSettings),
+        // `swift package validate-policy`: capctl validate over the package's policy and flag files, for CI.
+        .plugin(
+            name: "ValidatePolicy",
+            capability: .command(
+                intent: .custom(
+                    verb: "validate-policy", description: "Check every policy and flag file in the package.")),
+            dependencies: ["capctl"], path: "Plugins/ValidatePolicy"),
         .plugin(
             name: "CoreBenchPlugin",
             capability: .command(
