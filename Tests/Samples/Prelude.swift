@@ -34,6 +34,7 @@ nonisolated(unsafe) let pamLogin = pamAdmin
 nonisolated(unsafe) let adminLogin = pamAdmin
 let admin = pamAdmin.keepingAuthorization(for: .seconds(300))
 let dataDirectory = try! FileAccess("/var/lib/myservice", access: [.read, .write], kind: .directory)
+let data = dataDirectory
 let flags = FlagStore(files: ["/etc/myservice/flags.json"])
 let api = OpenFeatureAPI.shared
 let userID = "user-42"

@@ -9,7 +9,7 @@ import Glibc
 /// definition of a capability or gate replaces an earlier one of the same name; flag sources
 /// add up. Given explicit files (`--policy`), only those are read, in order.
 ///
-/// Every directory listed and every file read must pass ``TrustedFile``'s checks (owned by root
+/// Every directory listed and every file read must pass `TrustedFile`'s checks (owned by root
 /// or this user, writable by nobody else, all the way up). A root that does not exist is
 /// skipped; anything else that cannot be used (a dangling link, a FIFO, a directory named like
 /// a policy file) is an error, never skipped, since a skipped layer changes which gate wins.

@@ -44,8 +44,10 @@ public final class LoadedPolicy: Sendable {
     }
 
     /// The capability the policy calls `name`.
-    /// - Parameter context: For a `kind: flag` capability, the flag evaluation context laid over
-    ///   the store's (as ``condition(forGate:context:)`` uses it); other capabilities ignore it.
+    /// - Parameters:
+    ///   - name: The capability's name in the policy.
+    ///   - context: For a `kind: flag` capability, the flag evaluation context laid over the
+    ///     store's (as ``condition(forGate:context:)`` uses it); other capabilities ignore it.
     public func capability(named name: String, context: FlagEvaluationContext? = nil) throws(ConfigurationError)
         -> any CapabilityType
     {
@@ -66,10 +68,11 @@ public final class LoadedPolicy: Sendable {
 
     /// The condition for gate `name`, to add to a procedure. It shows in explanations as
     /// `gate NAME`, and so does every gate it uses.
-    /// - Parameter context: Laid over the flag store's context (the host's) wherever the gate
-    ///   reads a flag, directly or through a `kind: flag` capability: the attributes a service
-    ///   evaluates its flags with (`tier`, a user's targeting key), so the gate sees what the
-    ///   service sees.
+    /// - Parameters:
+    ///   - name: The gate's name in the policy.
+    ///   - context: Laid over the flag store's context (the host's) wherever the gate reads a
+    ///     flag, directly or through a `kind: flag` capability: the attributes a service evaluates
+    ///     its flags with (`tier`, a user's targeting key), so the gate sees what the service sees.
     public func condition(forGate name: String, context: FlagEvaluationContext? = nil) throws(ConfigurationError)
         -> any ProcedureCondition
     {
@@ -122,7 +125,7 @@ public final class LoadedPolicy: Sendable {
     }
 
     /// Evaluates gate `name` without asking anyone: each capability's current status, each
-    /// flag's value. The same evaluation as a procedure gated on ``condition(forGate:)`` gets,
+    /// flag's value. The same evaluation as a procedure gated on ``condition(forGate:context:)`` gets,
     /// with the same explanation, only without running authorization requests.
     public func evaluateWithoutAsking(gate name: String, context: FlagEvaluationContext? = nil)
         async throws(ConfigurationError)

@@ -2,7 +2,7 @@ public import CapabilityPolicy
 import FeatureFlags
 
 /// Makes policies work on Linux: registers the Linux capability kinds and this host's flag
-/// evaluation context in a ``PolicyEnvironment``. Call it once before loading policies.
+/// evaluation context in a `PolicyEnvironment`. Call it once before loading policies.
 public enum LinuxPolicySupport {
     /// The kinds of this layer: `pam`, `polkit`, `file`, `host`, `network`, `process-capability`, `user`, `group`.
     public static let kinds: [any CapabilityKind] = [
@@ -12,7 +12,7 @@ public enum LinuxPolicySupport {
         UserCapabilityKind(), GroupCapabilityKind(),
     ]
 
-    /// Registers ``kinds`` and sets the host context (``FlagEvaluationContext/host``).
+    /// Registers ``kinds`` and sets the host context (`FlagEvaluationContext.host`).
     public static func install(in environment: PolicyEnvironment = .shared) {
         for kind in kinds { environment.register(kind) }
         environment.hostContext = .host

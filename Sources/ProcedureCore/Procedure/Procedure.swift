@@ -31,8 +31,8 @@ open class Procedure: @unchecked Sendable {
 
     /// The work body. The queue calls it once, on one of its threads.
     ///
-    /// Override it and call ``finish(with:)`` when done, possibly later and from another thread.
-    /// The default implementation finishes at once. Check ``isCancelled`` in long work.
+    /// Override it and call ``Procedure/finish(with:)`` when done, possibly later and from another
+    /// thread. The default implementation finishes at once. Check ``Procedure/isCancelled`` in long work.
     open func execute() {
         finish()
     }

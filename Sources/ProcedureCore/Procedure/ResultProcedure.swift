@@ -2,7 +2,7 @@ import Locking
 
 /// A procedure that produces a typed output. Await it with ``value()``.
 ///
-/// Subclass and call ``finish(returning:)`` or ``finish(throwing:)`` from ``execute()``.
+/// Subclass and call ``finish(returning:)`` or ``finish(throwing:)`` from ``Procedure/execute()``.
 open class ResultProcedure<Output: Sendable>: Procedure, @unchecked Sendable {
     private let result = Lock<Result<Output, any Error>?>(nil)
 

@@ -12,6 +12,7 @@ public final class RepeatProcedure: Procedure, @unchecked Sendable {
 
     /// Creates a repeating procedure.
     /// - Parameters:
+    ///   - name: A name for messages and explanations.
     ///   - maxCount: Iterations at most, or nil for no limit.
     ///   - wait: The wait before each repetition.
     ///   - handler: Told about each iteration, with the next one to configure; returns

@@ -15,6 +15,7 @@ public final class RetryProcedure<Output: Sendable>: ResultProcedure<Output>, @u
 
     /// Creates a retrying procedure whose attempts produce its output.
     /// - Parameters:
+    ///   - name: A name for messages and explanations.
     ///   - maxAttempts: Attempts at most, the first included (at least 1).
     ///   - wait: The wait before each retry.
     ///   - handler: Told about each failed attempt, with the next attempt to configure;
@@ -80,6 +81,7 @@ extension RetryProcedure where Output == Void {
     /// Creates a retrying procedure over any procedure: a ``BlockProcedure``, a group, a
     /// subclass of your own. An attempt succeeds when it finishes without an error.
     /// - Parameters:
+    ///   - name: A name for messages and explanations.
     ///   - maxAttempts: Attempts at most, the first included (at least 1).
     ///   - wait: The wait before each retry.
     ///   - handler: Told about each failed attempt, with the next attempt to configure;
