@@ -86,6 +86,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The seeds' download workflow as a gated command (Examples/DownloadWorkflow, Docs/Example.md).
+        .target(
+            name: "DownloadWorkflowKit",
+            dependencies: ["ProcedureCore", "Capabilities", "FeatureFlags", "LinuxBackends"],
+            path: "Examples/DownloadWorkflow/Kit", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "download-workflow",
+            dependencies: ["DownloadWorkflowKit", "ProcedureCore", "Capabilities", "FeatureFlags", "LinuxBackends"],
+            path: "Examples/DownloadWorkflow/Command", swiftSettings: swiftSettings),
         .executableTarget(
             name: "core-bench",
             dependencies: [
@@ -152,6 +161,10 @@ let package = Package(
                 "Locking", "capability-probe",
             ], swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "DownloadWorkflowTests",
+            dependencies: ["DownloadWorkflowKit", "TestSupport", "CLinuxSupport", "Locking", "download-workflow"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "CapctlTests", dependencies: ["TestSupport", "CLinuxSupport", "capctl"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CapabilityPolicyTests",

@@ -128,3 +128,16 @@ struct BlockingWorkloadTests {
         #expect(overlaps.count == 0)
     }
 }
+
+/// An unbounded blocking queue starts a thread per ready body, not without end.
+@Suite(.timeLimit(.minutes(1)))
+struct UnboundedBlockingQueueTests {
+    @Test("45: a blocking queue of unlimited width runs its bodies and stops starting threads")
+    func unlimitedWidth() async {
+        let queue = ProcedureQueue(workload: .blocking)
+        let ran = Counter()
+        for _ in 0..<20 { queue.addBlock { ran.increment() } }
+        await queue.waitUntilAllFinished()
+        #expect(ran.count == 20)
+    }
+}

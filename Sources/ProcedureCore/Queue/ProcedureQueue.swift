@@ -43,10 +43,12 @@ public final class ProcedureQueue: @unchecked Sendable {
         var observers: [any ProcedureQueueObserver] = []
         var exclusivityScope = ExclusivityScope.root
 
-        /// Whether another worker loop should start. Reserves it when so.
+        /// Whether another worker loop should start. Reserves it when so: never more loops than
+        /// there is ready work for (loops not running a body will take from the ready list), and
+        /// never more than the limit (a blocking queue's is its width, which may be unbounded).
         mutating func reserveWorker(limit: Int) -> Bool {
             guard !isSuspended, !ready.isEmpty, executing < maxConcurrent,
-                workers < min(limit, maxConcurrent)
+                workers < min(limit, maxConcurrent), workers - executing < ready.count
             else { return false }
             workers += 1
             return true

@@ -1,0 +1,184 @@
+import DownloadWorkflowKit
+import Foundation
+import TestSupport
+import Testing
+
+/// The download workflow example, run as a command against a real HTTP server on 127.0.0.1
+/// that fails on purpose: a 503, a dropped connection, a corrupt file, a stalled download.
+@Suite("download workflow example", .timeLimit(.minutes(2)))
+struct DownloadWorkflowTests {
+    /// A real SQLite database with rows, gzip-compressed, and the metadata naming it.
+    struct Published {
+        let compressed: Data
+        let metadata: Data
+    }
+
+    static func publish(rows: [String], in directory: TemporaryDirectory, sha256 override: String? = nil) throws
+        -> Published
+    {
+        let path = directory.path(of: "source-\(UUID().uuidString).sqlite")
+        let database = try SQLiteDatabase(path: path)
+        try database.rows("CREATE TABLE catalog(name TEXT)")
+        for row in rows { try database.rows("INSERT INTO catalog VALUES ('\(row)')") }
+        var digest = SHA256()
+        digest.update(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let sha = override ?? digest.hexDigest()
+        _ = try runProcess("/usr/bin/gzip", ["-k", path])
+        let compressed = try Data(contentsOf: URL(fileURLWithPath: path + ".gz"))
+        let metadata = Data(#"{"database": "db.sqlite.gz", "sha256": "\#(sha)"}"#.utf8)
+        return Published(compressed: compressed, metadata: metadata)
+    }
+
+    func run(_ server: HTTPTestServer, into destination: String, _ extra: [String] = [], input: String = "") throws
+        -> ProcessOutput
+    {
+        try runProcess(
+            builtProduct("download-workflow"),
+            ["--server", "http://127.0.0.1:\(server.port)", "--into", destination] + extra, input: input)
+    }
+
+    /// What the destination directory holds besides `keep`: nothing staged may be left.
+    func leftovers(_ directory: TemporaryDirectory, besides keep: Set<String>) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path(of: "target")).filter { !keep.contains($0) }
+    }
+
+    @Test("SHA-256 gives the standard's test vectors")
+    func sha256() {
+        var empty = SHA256()
+        #expect(empty.hexDigest() == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        var abc = SHA256()
+        abc.update(Array("abc".utf8))
+        #expect(abc.hexDigest() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        var long = SHA256()
+        long.update(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+        #expect(long.hexDigest() == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
+    @Test("through a 503 and a dropped connection, the database arrives verified and nothing else is left")
+    func retriesAndInstalls() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.directory("target")
+        let published = try Self.publish(rows: ["alpha", "beta"], in: directory)
+        let server = try HTTPTestServer([
+            "/v1/metadata.json": [.status(503), .ok(published.metadata)],
+            "/db.sqlite.gz": [.status(503), .drop, .ok(published.compressed)],
+        ])
+        defer { server.stop() }
+        let destination = directory.path(of: "target/catalog.sqlite")
+        let result = try run(server, into: destination)
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("downloading /db.sqlite.gz (attempt 3)"))
+        #expect(
+            try SQLiteDatabase(path: destination).rows("SELECT name FROM catalog ORDER BY name") == ["alpha", "beta"])
+        #expect(server.requested.filter { $0 == "/db.sqlite.gz" }.count == 3)
+        #expect(try leftovers(directory, besides: ["catalog.sqlite"]).isEmpty)
+    }
+
+    @Test("a corrupt download is refused: no database, nothing staged left")
+    func corruptDownload() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.directory("target")
+        let published = try Self.publish(rows: ["alpha"], in: directory)
+        var corrupt = published.compressed
+        corrupt[corrupt.count / 2] ^= 0xFF
+        let server = try HTTPTestServer([
+            "/v1/metadata.json": [.ok(published.metadata)], "/db.sqlite.gz": [.ok(corrupt)],
+        ])
+        defer { server.stop() }
+        let result = try run(server, into: directory.path(of: "target/catalog.sqlite"))
+        #expect(result.status == 1)
+        #expect(try leftovers(directory, besides: []).isEmpty)
+    }
+
+    @Test("a database whose checksum differs from the metadata's is refused")
+    func checksumMismatch() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.directory("target")
+        let published = try Self.publish(rows: ["alpha"], in: directory, sha256: String(repeating: "0", count: 64))
+        let server = try HTTPTestServer([
+            "/v1/metadata.json": [.ok(published.metadata)], "/db.sqlite.gz": [.ok(published.compressed)],
+        ])
+        defer { server.stop() }
+        let result = try run(server, into: directory.path(of: "target/catalog.sqlite"))
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("checksum"), "\(result.standardError)")
+        #expect(try leftovers(directory, besides: []).isEmpty)
+    }
+
+    @Test("the new-format flag picks the new metadata")
+    func newFormatFlag() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.directory("target")
+        let published = try Self.publish(rows: ["v2"], in: directory)
+        let flags = try directory.write(
+            #"{"flags": {"new-format": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}"#,
+            to: "flags.json")
+        let server = try HTTPTestServer([
+            "/v2/metadata.json": [.ok(published.metadata)], "/db.sqlite.gz": [.ok(published.compressed)],
+        ])
+        defer { server.stop() }
+        let result = try run(server, into: directory.path(of: "target/catalog.sqlite"), ["--flags", flags])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(server.requested.first == "/v2/metadata.json")
+    }
+
+    @Test("replacing an existing database needs the administrator's login; without one the old database stays")
+    func replacingNeedsLogin() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.directory("target")
+        let published = try Self.publish(rows: ["new"], in: directory)
+        let destination = directory.path(of: "target/catalog.sqlite")
+        try Data("old database".utf8).write(to: URL(fileURLWithPath: destination))
+        let server = try HTTPTestServer([
+            "/v1/metadata.json": [.ok(published.metadata)], "/db.sqlite.gz": [.ok(published.compressed)],
+        ])
+        defer { server.stop() }
+        let refused = try run(server, into: destination)
+        #expect(refused.status == 1)
+        #expect(try String(contentsOfFile: destination, encoding: .utf8) == "old database")
+        #expect(try leftovers(directory, besides: ["catalog.sqlite"]).isEmpty)
+
+        // With a PAM login (pam_matrix, a password file of the test's own): a wrong password keeps
+        // the old database, the right one replaces it.
+        guard let matrix = PAMTestModules.matrix else { return }
+        let passwords = try directory.write("alice:secret:download-admin\n", to: "pam/passdb")
+        _ = try directory.write(
+            "auth required \(matrix) passdb=\(passwords)\naccount required \(matrix) passdb=\(passwords)\n",
+            to: "pam/download-admin")
+        let login = [
+            "--pam-service", "download-admin", "--pam-user", "alice", "--pam-directory", directory.path(of: "pam"),
+            "--password-stdin",
+        ]
+        let wrong = try run(server, into: destination, login, input: "guess\n")
+        #expect(wrong.status == 1)
+        #expect(try String(contentsOfFile: destination, encoding: .utf8) == "old database")
+        let right = try run(server, into: destination, login, input: "secret\n")
+        #expect(right.status == 0, "\(right.standardOutput)\(right.standardError)")
+        #expect(try SQLiteDatabase(path: destination).rows("SELECT name FROM catalog") == ["new"])
+        #expect(try leftovers(directory, besides: ["catalog.sqlite"]).isEmpty)
+    }
+
+    @Test("Ctrl-C during the download cancels cleanly: exit 130, nothing partial left")
+    func interrupt() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.directory("target")
+        let published = try Self.publish(rows: ["alpha"], in: directory)
+        let server = try HTTPTestServer(["/v1/metadata.json": [.ok(published.metadata)], "/db.sqlite.gz": [.stall]])
+        defer { server.stop() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: builtProduct("download-workflow"))
+        process.arguments = [
+            "--server", "http://127.0.0.1:\(server.port)", "--into", directory.path(of: "target/catalog.sqlite"),
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        server.waitForStall()
+        // The staging directory exists while the download is in flight...
+        #expect(try !leftovers(directory, besides: []).isEmpty)
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        // ...and is gone once the cancelled workflow finished.
+        #expect(try leftovers(directory, besides: []).isEmpty)
+    }
+}
