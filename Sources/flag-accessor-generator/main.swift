@@ -106,7 +106,7 @@ struct Generator {
                     continue
                 }
                 seen[identifier] = entry.name
-                lines.append("    /// `\(entry.name)`, from \(entry.origin)")
+                lines.append("    /// `\(Self.commentSafe(entry.name))`, from \(Self.commentSafe(entry.origin))")
                 lines.append("    static let \(identifier)\(entry.declaration)")
             }
             lines.append("}")
@@ -124,8 +124,24 @@ struct Generator {
         return lines.joined(separator: "\n")
     }
 
+    /// Keys and paths may hold any character; a generated comment must stay one line of comment.
+    static func commentSafe(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0 == "`" ? "?" : $0 }))
+    }
+
+    /// A Swift string literal of `text`, every special or control character escaped.
     static func literal(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": result += "\\\\"
+            case "\"": result += "\\\""
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
     }
 }
 

@@ -58,7 +58,10 @@ public final class DownloadWorkflow: GroupProcedure, @unchecked Sendable {
     ) throws {
         let destinationURL = URL(fileURLWithPath: destination)
         let directory = destinationURL.deletingLastPathComponent()
-        stagingDirectory = directory.appendingPathComponent(".\(destinationURL.lastPathComponent).partial-\(getpid())")
+        // Unguessable and created only if absent, so nobody who can write the directory can plant
+        // a link there for the download to follow.
+        stagingDirectory = directory.appendingPathComponent(
+            ".\(destinationURL.lastPathComponent).partial-\(UUID().uuidString)")
         let staging = stagingDirectory
         let wait = WaitStrategy.exponential(
             initial: .milliseconds(50), multiplier: 2, maximum: .seconds(2), jitter: true)
@@ -134,7 +137,8 @@ public final class DownloadWorkflow: GroupProcedure, @unchecked Sendable {
         }
         addCondition(AuthorizedFor(try FileAccess(directory.path, access: [.read, .write], kind: .directory)))
         addWillExecuteBlockObserver { _ in
-            try? FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         }
         // However the group ends, nothing staged is left behind.
         addDidFinishBlockObserver { _, _ in try? FileManager.default.removeItem(at: staging) }
