@@ -36,7 +36,9 @@ enum DependencyCycleDetector {
 
     private static func visit(_ procedure: Procedure) -> Visit {
         let visit = procedure.storage.withLock { state -> Visit in
-            if state.state >= .finishing || state.isOnDependencyCycle || state.isSealedAgainstCycles { return .closed }
+            if state.state >= .finishing || state.flags[.isOnDependencyCycle] || state.flags[.isSealedAgainstCycles] {
+                return .closed
+            }
             if state.state == .initialized { return .open }
             return .walk(state.dependencies, contained: [])
         }
@@ -77,7 +79,7 @@ enum DependencyCycleDetector {
         // A group is never sealed: it can gain children until it finishes.
         // The usual case, a dependency already known to be acyclic or finished, needs no search.
         if !(start is GroupProcedure), startDependencies.allSatisfy({ $0 !== start && isClosed($0) }) {
-            start.storage.withLock { $0.isSealedAgainstCycles = true }
+            start.storage.withLock { $0.flags[.isSealedAgainstCycles] = true }
             return nil
         }
         var stack = [Frame(procedure: start, dependencies: startDependencies, contained: startContained)]
@@ -94,7 +96,7 @@ enum DependencyCycleDetector {
                 if frame.reachesOpen {
                     if !stack.isEmpty { stack[stack.count - 1].reachesOpen = true }
                 } else {
-                    frame.procedure.storage.withLock { $0.isSealedAgainstCycles = true }
+                    frame.procedure.storage.withLock { $0.flags[.isSealedAgainstCycles] = true }
                 }
                 continue
             }
@@ -102,7 +104,7 @@ enum DependencyCycleDetector {
             stack[top].next += 1
             if dependency === start {
                 let members = stack.map(\.procedure)
-                for member in members { member.storage.withLock { $0.isOnDependencyCycle = true } }
+                for member in members { member.storage.withLock { $0.flags[.isOnDependencyCycle] = true } }
                 return members
             }
             let id = ObjectIdentifier(dependency)

@@ -133,7 +133,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     fileprivate func childDidFinish(_ child: Procedure) {
         // Dependencies produced by the children's conditions are not children.
-        guard !child.storage.withLock({ $0.isProducedDependency }) else { return }
+        guard !child.storage.withLock({ $0.flags[.isProducedDependency] }) else { return }
         var error = child.error
         if let failure = error {
             switch self.child(child, didFailWith: failure) {

@@ -140,7 +140,7 @@ open class Procedure: @unchecked Sendable {
     /// has not evaluated them yet.
     public var conditionExplanation: ConditionExplanation? {
         let (conditions, composed, results) = storage.withLock {
-            ($0.conditions, $0.hasComposedConditions, $0.conditionResults)
+            ($0.conditions, $0.flags[.hasComposedConditions], $0.conditionResults)
         }
         guard let results else { return nil }
         // The tree is rebuilt rather than kept: conditions cannot change once enqueued.
@@ -215,7 +215,7 @@ open class Procedure: @unchecked Sendable {
         let isComposed = ConditionTree.composition(of: condition) != nil
         let added = storage.withLock { state -> Bool in
             guard state.state == .initialized else { return false }
-            if isComposed { state.hasComposedConditions = true }
+            if isComposed { state.flags[.hasComposedConditions] = true }
             if state.conditions.isEmpty { state.conditions.reserveCapacity(2) }
             state.conditions.append(condition)
             return true
@@ -283,8 +283,8 @@ open class Procedure: @unchecked Sendable {
                 state.state = .executing
                 return .execute(state.observers)
             }
-            guard state.state == .evaluatingConditions, state.evaluatesOnWorker else { return .none }
-            state.evaluatesOnWorker = false
+            guard state.state == .evaluatingConditions, state.flags[.evaluatesOnWorker] else { return .none }
+            state.flags[.evaluatesOnWorker] = false
             return .evaluate(state.conditions)
         }
         let observers: [any ProcedureObserver]
@@ -310,7 +310,7 @@ extension Procedure {
         // The small fields first, so that they share one word.
         var state: ProcedureState = .initialized
         var isCancelled = false
-        private var flags = Flags()
+        var flags = Flags()
         var pendingDependencies: Int32 = 0
         var error: (any Error)?
         var dependencies = ProcedureList()
@@ -323,53 +323,27 @@ extension Procedure {
         /// What most procedures never use, out of line so that the common procedure stays small.
         var extras: Extras?
 
-        private struct Flags: OptionSet {
+        /// Yes-or-no facts about the procedure, one bit each: `state.flags[.isProducedDependency]`.
+        struct Flags: OptionSet {
             let rawValue: UInt8
+            /// Made by a condition of another procedure, not added by the user.
             static let isProducedDependency = Flags(rawValue: 1 << 0)
             static let isOnDependencyCycle = Flags(rawValue: 1 << 1)
+            /// Some condition is an AllOf, AnyOf, Negated or Silent (decided once, when added).
             static let hasComposedConditions = Flags(rawValue: 1 << 2)
+            /// Set by the cycle detector: every procedure reachable from here is on a queue and acyclic.
             static let isSealedAgainstCycles = Flags(rawValue: 1 << 3)
+            /// While the queue is adding this procedure, becoming ready is recorded here instead of
+            /// pushed, so the queue can push a whole batch under one lock.
             static let defersReadyPush = Flags(rawValue: 1 << 4)
             static let hasDeferredReadyPush = Flags(rawValue: 1 << 5)
+            /// On the ready list to have its plain conditions evaluated by the worker that takes it.
             static let evaluatesOnWorker = Flags(rawValue: 1 << 6)
-        }
 
-        private mutating func set(_ flag: Flags, _ value: Bool) {
-            if value { flags.insert(flag) } else { flags.remove(flag) }
-        }
-
-        var isProducedDependency: Bool {
-            get { flags.contains(.isProducedDependency) }
-            set { set(.isProducedDependency, newValue) }
-        }
-        var isOnDependencyCycle: Bool {
-            get { flags.contains(.isOnDependencyCycle) }
-            set { set(.isOnDependencyCycle, newValue) }
-        }
-        /// Whether any condition is an AllOf, AnyOf, Negated or Silent (decided once, when added).
-        var hasComposedConditions: Bool {
-            get { flags.contains(.hasComposedConditions) }
-            set { set(.hasComposedConditions, newValue) }
-        }
-        /// Set by the cycle detector: every procedure reachable from here is on a queue and acyclic.
-        var isSealedAgainstCycles: Bool {
-            get { flags.contains(.isSealedAgainstCycles) }
-            set { set(.isSealedAgainstCycles, newValue) }
-        }
-        /// While the queue is adding this procedure, becoming ready is recorded here instead of
-        /// pushed, so the queue can push a whole batch under one lock.
-        var defersReadyPush: Bool {
-            get { flags.contains(.defersReadyPush) }
-            set { set(.defersReadyPush, newValue) }
-        }
-        var hasDeferredReadyPush: Bool {
-            get { flags.contains(.hasDeferredReadyPush) }
-            set { set(.hasDeferredReadyPush, newValue) }
-        }
-        /// On the ready list to have its plain conditions evaluated by the worker that takes it.
-        var evaluatesOnWorker: Bool {
-            get { flags.contains(.evaluatesOnWorker) }
-            set { set(.evaluatesOnWorker, newValue) }
+            subscript(_ flag: Flags) -> Bool {
+                get { contains(flag) }
+                set { if newValue { insert(flag) } else { remove(flag) } }
+            }
         }
 
         /// A name given by the user; out of line, since many procedures go by their type's name.
@@ -517,7 +491,7 @@ extension Procedure {
             if state.isCancelled { return .finish }
             guard state.pendingDependencies == 0 else { return .waitForDependencies }
             guard state.inputs.isEmpty, state.exclusivityCategories.isEmpty else {
-                state.defersReadyPush = true
+                state.flags[.defersReadyPush] = true
                 return .proceed
             }
             if state.conditions.isEmpty {
@@ -527,12 +501,12 @@ extension Procedure {
             // Plain conditions and nothing else: a worker evaluates them when it takes the
             // procedure from the ready list, and runs it at once when they pass, so the thread
             // adding procedures does not evaluate every condition itself.
-            guard mayEvaluate, !state.hasComposedConditions else {
-                state.defersReadyPush = true
+            guard mayEvaluate, !state.flags[.hasComposedConditions] else {
+                state.flags[.defersReadyPush] = true
                 return .proceed
             }
             state.state = .evaluatingConditions
-            state.evaluatesOnWorker = true
+            state.flags[.evaluatesOnWorker] = true
             return .ready
         }
         switch next {
@@ -545,9 +519,9 @@ extension Procedure {
         case .proceed:
             dependenciesDidFinish()
             return storage.withLock { state in
-                state.defersReadyPush = false
-                defer { state.hasDeferredReadyPush = false }
-                return state.hasDeferredReadyPush
+                state.flags[.defersReadyPush] = false
+                defer { state.flags[.hasDeferredReadyPush] = false }
+                return state.flags[.hasDeferredReadyPush]
             }
         }
         return false
@@ -593,11 +567,11 @@ extension Procedure {
     func beginEvaluation() {
         let work = storage.withLock {
             state -> ([@Sendable () -> (any Error)?], [any ProcedureCondition], composed: Bool)? in
-            guard state.state == .pending, !state.isCancelled, !state.isOnDependencyCycle else { return nil }
+            guard state.state == .pending, !state.isCancelled, !state.flags[.isOnDependencyCycle] else { return nil }
             state.state = .evaluatingConditions
             let inputs = state.inputs
             state.extras?.inputs = []
-            return (inputs, state.conditions, state.hasComposedConditions)
+            return (inputs, state.conditions, state.flags[.hasComposedConditions])
         }
         guard let (inputs, conditions, composed) = work else { return }
         for input in inputs {
@@ -673,8 +647,8 @@ extension Procedure {
                 return .lock(state.exclusivityCategories, queue)
             }
             state.state = .ready
-            if state.defersReadyPush {
-                state.hasDeferredReadyPush = true
+            if state.flags[.defersReadyPush] {
+                state.flags[.hasDeferredReadyPush] = true
                 return .deferred
             }
             return .ready(queue)
@@ -704,8 +678,8 @@ extension Procedure {
             guard state.state == .waitingForExclusivity, state.exclusivityLease === lease, let queue = state.queue
             else { return .stale }
             state.state = .ready
-            if state.defersReadyPush {
-                state.hasDeferredReadyPush = true
+            if state.flags[.defersReadyPush] {
+                state.flags[.hasDeferredReadyPush] = true
                 return .deferred
             }
             return .ready(queue)
