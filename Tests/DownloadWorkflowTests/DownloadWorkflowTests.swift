@@ -140,7 +140,8 @@ struct DownloadWorkflowTests {
 
         // With a PAM login (pam_matrix, a password file of the test's own): a wrong password keeps
         // the old database, the right one replaces it.
-        guard let matrix = PAMTestModules.matrix else { return }
+        // The test command installs libpam-wrapper; without it this part must fail, not pass unseen.
+        let matrix = try #require(PAMTestModules.matrix, "needs libpam-wrapper (pam_matrix.so)")
         let passwords = try directory.write("alice:secret:download-admin\n", to: "pam/passdb")
         _ = try directory.write(
             "auth required \(matrix) passdb=\(passwords)\naccount required \(matrix) passdb=\(passwords)\n",

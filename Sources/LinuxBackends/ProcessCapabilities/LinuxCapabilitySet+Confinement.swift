@@ -1,4 +1,5 @@
 import CLinuxSupport
+import ConfigurationFiles
 import Glibc
 
 extension LinuxCapabilitySet {
@@ -30,26 +31,8 @@ extension LinuxCapabilitySet {
             let full = upper.hasPrefix("CAP_") ? upper : "CAP_" + upper
             let text =
                 "\"\(name)\" is not a Linux capability (capabilities(7) names them, such as CAP_NET_BIND_SERVICE)"
-            let nearest = LinuxCapabilitySet.names.map { ($0, Self.editDistance($0, full)) }.min { $0.1 < $1.1 }
-            guard let nearest, nearest.1 <= 3 else { return text }
-            return text + "; did you mean \(nearest.0)?"
-        }
-
-        /// Levenshtein distance between two ASCII names.
-        private static func editDistance(_ first: String, _ second: String) -> Int {
-            let a = Array(first.utf8)
-            let b = Array(second.utf8)
-            var row = Array(0...b.count)
-            for i in a.indices {
-                var diagonal = row[0]
-                row[0] = i + 1
-                for j in b.indices {
-                    let above = row[j + 1]
-                    row[j + 1] = min(above + 1, row[j] + 1, diagonal + (a[i] == b[j] ? 0 : 1))
-                    diagonal = above
-                }
-            }
-            return row[b.count]
+            guard let nearest = NameSuggestion.closest(to: full, among: LinuxCapabilitySet.names) else { return text }
+            return text + "; did you mean \(nearest)?"
         }
     }
 
