@@ -50,12 +50,11 @@ final class ConditionEvaluation: Sendable {
             // often shared by many procedures, and every copy is a contended reference count.
             tree.leaves.withUnsafeBufferPointer { leaves in
                 for index in 0..<count {
-                    let mayStay = !tree.isSilenced(index) && leaves[index].producesDependency
+                    let mayStay = tree.isInteractive(index)
                     let context = ConditionContext(mayInteractLater: mayStay)
-                    let deferred =
-                        mayStay && !leaves[index].evaluatesBeforeDependency
-                        ? ConditionResult.needsInteraction("checked once its dependency has run") : nil
-                    guard let result = deferred ?? leaves[index].evaluateImmediately(for: procedure, context: context)
+                    guard
+                        let result = ConditionEvaluation.deferredResult(leaves[index], mayStay)
+                            ?? leaves[index].evaluateImmediately(for: procedure, context: context)
                     else { break }
                     results.append(ConditionTree.normalize(result, mayStayOpen: mayStay))
                 }

@@ -58,11 +58,6 @@ struct ConditionTree: Sendable {
         }
     }
 
-    /// Whether leaf `index` is under a `Silent` (so never produces a dependency).
-    func isSilenced(_ index: Int) -> Bool {
-        !silencedLeaves.isEmpty && silencedLeaves.contains(index)
-    }
-
     /// Whether leaf `index` may produce a dependency in this tree.
     func isInteractive(_ index: Int) -> Bool {
         (silencedLeaves.isEmpty || !silencedLeaves.contains(index)) && leaves[index].producesDependency
