@@ -42,6 +42,11 @@ final class ConditionEvaluation: Sendable {
         var results: [ConditionResult?]
         var firstUnchecked: Int
 
+        init(results: [ConditionResult?], firstUnchecked: Int) {
+            self.results = results
+            self.firstUnchecked = firstUnchecked
+        }
+
         init(tree: ConditionTree, procedure: Procedure) {
             let count = tree.leaves.count
             var results: [ConditionResult?] = []

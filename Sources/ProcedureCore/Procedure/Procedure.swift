@@ -139,13 +139,11 @@ open class Procedure: @unchecked Sendable {
     /// The explanation of the last condition evaluation, or `nil` if it had no conditions or
     /// has not evaluated them yet.
     public var conditionExplanation: ConditionExplanation? {
-        let (conditions, composed, results) = storage.withLock {
-            ($0.conditions, $0.flags[.hasComposedConditions], $0.conditionResults)
-        }
-        guard let results else { return nil }
+        // Answers are written before they are published under the lock, and never after.
+        let list = storage.withLock { $0.flags[.hasConditionResults] ? $0.conditionList : nil }
+        guard let list else { return nil }
         // The tree is rebuilt rather than kept: conditions cannot change once enqueued.
-        let tree = ConditionTree(conditions: conditions, containsCompositions: composed)
-        return ConditionRecord(tree: tree, results: results).explanation
+        return ConditionRecord(tree: list.tree, results: list.results).explanation
     }
 
     /// Waits until the procedure has finished. Returns at once if it already has.
@@ -211,20 +209,19 @@ open class Procedure: @unchecked Sendable {
     /// Adds a condition that must be satisfied before the procedure executes.
     /// Adding one once this procedure is on a queue is misuse (see ``Procedure``): it is cancelled
     /// if it has not started, so it never runs unguarded.
-    public final func addCondition(_ condition: any ProcedureCondition) {
-        let isComposed = ConditionTree.composition(of: condition) != nil
-        let added = storage.withLock { state -> Bool in
-            guard state.state == .initialized else { return false }
-            if isComposed { state.flags[.hasComposedConditions] = true }
-            if state.conditions.isEmpty { state.conditions.reserveCapacity(2) }
-            state.conditions.append(condition)
-            return true
+    public final func addCondition(_ condition: consuming any ProcedureCondition) {
+        // Moved, not copied, into the list: a condition shared by many procedures pays a
+        // reference count for every copy.
+        var pending: (any ProcedureCondition)? = consume condition
+        storage.withLock { state in
+            guard state.state == .initialized else { return }
+            ConditionList.append(pending.take()!, to: &state.conditionList)
         }
-        if !added { configuredAfterEnqueue("the condition '\(condition.name)'") }
+        if let rejected = pending { configuredAfterEnqueue("the condition '\(rejected.name)'") }
     }
 
     /// The conditions added so far (kept after finishing, for ``conditionExplanation``).
-    public var conditions: [any ProcedureCondition] { storage.withLock { $0.conditions } }
+    public var conditions: [any ProcedureCondition] { storage.withLock { $0.conditionList?.conditions ?? [] } }
 
     /// Makes this procedure mutually exclusive with every other procedure, on any queue, that
     /// names the same category. Adding one once this procedure is on a queue is misuse (see
@@ -275,7 +272,7 @@ open class Procedure: @unchecked Sendable {
     final func run(on queue: ProcedureQueue) -> Bool {
         enum Start {
             case execute([any ProcedureObserver])
-            case evaluate([any ProcedureCondition])
+            case evaluate(ConditionList)
             case none
         }
         let start = storage.withLock { state -> Start in
@@ -283,16 +280,17 @@ open class Procedure: @unchecked Sendable {
                 state.state = .executing
                 return .execute(state.observers)
             }
-            guard state.state == .evaluatingConditions, state.flags[.evaluatesOnWorker] else { return .none }
+            guard state.state == .evaluatingConditions, state.flags[.evaluatesOnWorker], let list = state.conditionList
+            else { return .none }
             state.flags[.evaluatesOnWorker] = false
-            return .evaluate(state.conditions)
+            return .evaluate(list)
         }
         let observers: [any ProcedureObserver]
         switch start {
         case .none: return false
         case .execute(let present): observers = present
-        case .evaluate(let conditions):
-            guard let present = evaluateOnWorker(conditions, queue: queue) else { return false }
+        case .evaluate(let list):
+            guard let present = evaluateOnWorker(list, queue: queue) else { return false }
             observers = present
         }
         ProcedureLog.debug(self, on: queue, "executing")
@@ -315,11 +313,10 @@ extension Procedure {
         var error: (any Error)?
         var dependencies = ProcedureList()
         var dependents = ProcedureList()
-        var conditions: [any ProcedureCondition] = []
+        /// Nil until a condition is added.
+        var conditionList: ConditionList?
         var observers: [any ProcedureObserver] = []
         var queue: ProcedureQueue?
-        /// The answers of the last condition evaluation, for its explanation.
-        var conditionResults: [ConditionResult?]?
         /// What most procedures never use, out of line so that the common procedure stays small.
         var extras: Extras?
 
@@ -329,8 +326,8 @@ extension Procedure {
             /// Made by a condition of another procedure, not added by the user.
             static let isProducedDependency = Flags(rawValue: 1 << 0)
             static let isOnDependencyCycle = Flags(rawValue: 1 << 1)
-            /// Some condition is an AllOf, AnyOf, Negated or Silent (decided once, when added).
-            static let hasComposedConditions = Flags(rawValue: 1 << 2)
+            /// The condition list holds the answers of the evaluation, for its explanation.
+            static let hasConditionResults = Flags(rawValue: 1 << 2)
             /// Set by the cycle detector: every procedure reachable from here is on a queue and acyclic.
             static let isSealedAgainstCycles = Flags(rawValue: 1 << 3)
             /// While the queue is adding this procedure, becoming ready is recorded here instead of
@@ -363,6 +360,11 @@ extension Procedure {
         }
 
         var exclusivityCategories: [String] { extras?.exclusivityCategories ?? [] }
+
+        mutating func publishConditionResults(_ results: [ConditionResult?]) {
+            conditionList?.store(results)
+            flags[.hasConditionResults] = true
+        }
 
         /// Past this many dependencies, an identity set answers ``dependsOn(_:)``.
         static let scannedDependencyLimit = 32
@@ -494,14 +496,14 @@ extension Procedure {
                 state.flags[.defersReadyPush] = true
                 return .proceed
             }
-            if state.conditions.isEmpty {
+            guard let list = state.conditionList else {
                 state.state = .ready
                 return .ready
             }
             // Plain conditions and nothing else: a worker evaluates them when it takes the
             // procedure from the ready list, and runs it at once when they pass, so the thread
             // adding procedures does not evaluate every condition itself.
-            guard mayEvaluate, !state.flags[.hasComposedConditions] else {
+            guard mayEvaluate, !list.containsCompositions else {
                 state.flags[.defersReadyPush] = true
                 return .proceed
             }
@@ -544,18 +546,14 @@ extension Procedure {
     /// A worker's evaluation of plain conditions (see `didEnqueue`). Returns the observers to
     /// tell when they passed at once and the procedure is now executing; nil otherwise (the
     /// evaluation carries on elsewhere, or the procedure was cancelled).
-    private func evaluateOnWorker(_ conditions: [any ProcedureCondition], queue: ProcedureQueue)
-        -> [any ProcedureObserver]?
-    {
-        let tree = ConditionTree(conditions: conditions, containsCompositions: false)
-        let checked = ConditionEvaluation.ImmediateCheck(tree: tree, procedure: self)
-        guard checked.verdict(in: tree) == true else {
-            evaluate(tree, checked)
+    private func evaluateOnWorker(_ list: ConditionList, queue: ProcedureQueue) -> [any ProcedureObserver]? {
+        guard list.checkImmediately(for: self) else {
+            evaluate(list.tree, list.firstCheck)
             return nil
         }
         let observers = storage.withLock { state -> [any ProcedureObserver]? in
             guard state.state == .evaluatingConditions else { return nil }
-            state.conditionResults = checked.results
+            state.flags[.hasConditionResults] = true
             state.state = .executing
             return state.observers
         }
@@ -565,26 +563,25 @@ extension Procedure {
 
     /// Moves from pending to evaluating conditions. Also called by a resumed queue for parked procedures.
     func beginEvaluation() {
-        let work = storage.withLock {
-            state -> ([@Sendable () -> (any Error)?], [any ProcedureCondition], composed: Bool)? in
+        let work = storage.withLock { state -> ([@Sendable () -> (any Error)?], ConditionList?)? in
             guard state.state == .pending, !state.isCancelled, !state.flags[.isOnDependencyCycle] else { return nil }
             state.state = .evaluatingConditions
             let inputs = state.inputs
             state.extras?.inputs = []
-            return (inputs, state.conditions, state.flags[.hasComposedConditions])
+            return (inputs, state.conditionList)
         }
-        guard let (inputs, conditions, composed) = work else { return }
+        guard let (inputs, list) = work else { return }
         for input in inputs {
             if let error = input() {
                 cancel(with: error)
                 return
             }
         }
-        if conditions.isEmpty {
+        guard let list else {
             conditionsDidPass()
             return
         }
-        let tree = ConditionTree(conditions: conditions, containsCompositions: composed)
+        let tree = list.tree
         evaluate(tree, ConditionEvaluation.ImmediateCheck(tree: tree, procedure: self))
     }
 
@@ -615,7 +612,7 @@ extension Procedure {
         }
         let current = storage.withLock { state -> Bool in
             guard state.state == .evaluatingConditions else { return false }
-            state.conditionResults = results
+            state.publishConditionResults(results)
             state.evaluation = nil
             return true
         }
@@ -639,7 +636,7 @@ extension Procedure {
             guard state.state == .evaluatingConditions, let queue = state.queue else { return nil }
             owner = queue
             if let results {
-                state.conditionResults = results
+                state.publishConditionResults(results)
                 state.evaluation = nil
             }
             guard state.exclusivityCategories.isEmpty else {
