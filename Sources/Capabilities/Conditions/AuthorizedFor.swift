@@ -52,20 +52,25 @@ public struct AuthorizedFor: ProcedureCondition {
             return taken
         }
 
-        func result(for status: CapabilityStatus, mayInteractLater: Bool) -> ConditionResult {
-            let capabilityName = capability.name
+        func result(for status: consuming CapabilityStatus, mayInteractLater: Bool) -> ConditionResult {
             // Unavailable covers errors too: nothing was decided, so no negation may pass on it.
             if status.kind == .unavailable {
                 return .undecided(
                     "unavailable: \(status.reason)",
-                    error: CapabilityError.unavailable(capability: capabilityName, status: status))
+                    error: CapabilityError.unavailable(capability: capability.name, status: status))
             }
-            if requirement.isMet(by: status) { return .satisfied(status.reason) }
+            if requirement.isMet(by: status) {
+                // The reason is moved out rather than copied: it is usually one string shared by
+                // every procedure the status gates, so each copy is a contended reference count.
+                var reason = ""
+                swap(&reason, &status.reason)
+                return .satisfied(reason)
+            }
             if status.kind == .notDetermined, mayInteractLater { return .needsInteraction(status.reason) }
             return .failed(
                 "\(status.kind.rawValue), requires \(requirementText): \(status.reason)",
                 error: CapabilityError.unauthorized(
-                    capability: capabilityName, status: status, requirement: requirementText))
+                    capability: capability.name, status: status, requirement: requirementText))
         }
     }
 

@@ -35,7 +35,12 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
         self.base = base
         self.duration = duration
         let origin = clock.now
-        elapsed = { origin.duration(to: clock.now) }
+        // The common clock without the generic witness calls: gates read it on every check.
+        if let continuous = clock as? ContinuousClock, let start = origin as? ContinuousClock.Instant {
+            elapsed = { start.duration(to: continuous.now) }
+        } else {
+            elapsed = { origin.duration(to: clock.now) }
+        }
         sleepUntil = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
     }
 

@@ -27,8 +27,9 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
     }
 
     /// Appends `condition` to `list`, creating or growing it when it has no room.
-    static func append(_ condition: consuming any ProcedureCondition, to list: inout ConditionList?) {
-        let isComposed = ConditionTree.composition(of: condition) != nil
+    static func append(
+        _ condition: consuming any ProcedureCondition, isComposed: Bool, to list: inout ConditionList?
+    ) {
         let hasRoom = list?.withUnsafeMutablePointerToHeader { $0.pointee.count < $0.pointee.capacity } ?? false
         if !hasRoom { list = grown(list) }
         // Taken inside the closure, so the condition is moved rather than copied: a condition

@@ -58,6 +58,16 @@ struct ConditionTree: Sendable {
         }
     }
 
+    /// Whether conditions of this type are one of the four compositions.
+    static func isComposition(_ type: any ProcedureCondition.Type) -> Bool {
+        switch ObjectIdentifier(type) {
+        case ObjectIdentifier(AllOf.self), ObjectIdentifier(AnyOf.self), ObjectIdentifier(Negated.self),
+            ObjectIdentifier(Silent.self):
+            true
+        default: false
+        }
+    }
+
     /// Whether leaf `index` may produce a dependency in this tree.
     func isInteractive(_ index: Int) -> Bool {
         (silencedLeaves.isEmpty || !silencedLeaves.contains(index)) && leaves[index].producesDependency

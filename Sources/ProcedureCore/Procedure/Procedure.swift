@@ -209,13 +209,15 @@ open class Procedure: @unchecked Sendable {
     /// Adds a condition that must be satisfied before the procedure executes.
     /// Adding one once this procedure is on a queue is misuse (see ``Procedure``): it is cancelled
     /// if it has not started, so it never runs unguarded.
-    public final func addCondition(_ condition: consuming any ProcedureCondition) {
-        // Moved, not copied, into the list: a condition shared by many procedures pays a
-        // reference count for every copy.
-        var pending: (any ProcedureCondition)? = consume condition
+    public final func addCondition<Condition: ProcedureCondition>(_ condition: Condition) {
+        // Generic rather than an existential parameter: the caller passes its condition without
+        // a copy, and the one copy made here is moved into the list. A condition shared by many
+        // procedures pays a reference count, contended by other threads, for every copy.
+        var pending: (any ProcedureCondition)? = condition
+        let isComposed = ConditionTree.isComposition(Condition.self)
         storage.withLock { state in
             guard state.state == .initialized else { return }
-            ConditionList.append(pending.take()!, to: &state.conditionList)
+            ConditionList.append(pending.take()!, isComposed: isComposed, to: &state.conditionList)
         }
         if let rejected = pending { configuredAfterEnqueue("the condition '\(rejected.name)'") }
     }
@@ -496,14 +498,14 @@ extension Procedure {
                 state.flags[.defersReadyPush] = true
                 return .proceed
             }
-            guard let list = state.conditionList else {
+            guard let composed = state.conditionList?.containsCompositions else {
                 state.state = .ready
                 return .ready
             }
             // Plain conditions and nothing else: a worker evaluates them when it takes the
             // procedure from the ready list, and runs it at once when they pass, so the thread
             // adding procedures does not evaluate every condition itself.
-            guard mayEvaluate, !list.containsCompositions else {
+            guard mayEvaluate, !composed else {
                 state.flags[.defersReadyPush] = true
                 return .proceed
             }
