@@ -1,3 +1,4 @@
+import Capabilities
 import Dispatch
 import FeatureFlags
 import Foundation
@@ -17,6 +18,12 @@ struct CoreBench {
         // `--profile WORKLOAD` repeats one workload and measures nothing, for perf and callgrind.
         if let index = CommandLine.arguments.firstIndex(of: "--profile"), index + 1 < CommandLine.arguments.count {
             await profile(CommandLine.arguments[index + 1])
+            return
+        }
+        // `--compare A,B,...` alternates workloads in one process: the way to tell two designs
+        // apart on a noisy machine, where runs of separate processes drift.
+        if let index = CommandLine.arguments.firstIndex(of: "--compare"), index + 1 < CommandLine.arguments.count {
+            await compare(CommandLine.arguments[index + 1].split(separator: ",").map(String.init))
             return
         }
         let independentCount = quick ? 100_000 : 1_000_000
@@ -62,8 +69,13 @@ struct CoreBench {
         report.ratio("20,000 chain time / 10,000 chain time", chain20k / chain10k, target: 2.3, atLeast: false)
 
         // 3. Conditions.
-        let plain = await best(of: 15) { await Workloads.conditionedProcedures(100_000, conditions: 0) }
-        let conditioned = await best(of: 15) { await Workloads.conditionedProcedures(100_000, conditions: 2) }
+        // Alternating the two lets both see the same machine and heap state.
+        var plain = Double.infinity
+        var conditioned = Double.infinity
+        for _ in 0..<15 {
+            plain = min(plain, await Workloads.conditionedProcedures(100_000, conditions: 0))
+            conditioned = min(conditioned, await Workloads.conditionedProcedures(100_000, conditions: 2))
+        }
         report.section("100,000 operations, with and without two satisfied conditions")
         report.time("no conditions", plain, count: 100_000)
         report.time("two BlockConditions each", conditioned, count: 100_000)
@@ -144,6 +156,43 @@ struct CoreBench {
         }
     }
 
+    /// One run of a named 100,000-procedure workload, in seconds.
+    static func run(_ workload: String, admin: any CapabilityType) async -> Double? {
+        switch workload {
+        case "noop": await Workloads.conditionedProcedures(100_000, conditions: 0)
+        case "conditions": await Workloads.conditionedProcedures(100_000, conditions: 2)
+        case "ungated": await GatingWorkloads.gatedProcedures(100_000, capability: nil)
+        case "gated": await GatingWorkloads.gatedProcedures(100_000, capability: admin)
+        case "one": await Workloads.conditionedProcedures(100_000, conditions: 1)
+        case "pod": await Workloads.podConditionedProcedures(100_000)
+        default: nil
+        }
+    }
+
+    static func compare(_ workloads: [String]) async {
+        let rounds = Int(ProcessInfo.processInfo.environment["COMPARE_ROUNDS"] ?? "") ?? 30
+        let admin = await GatingWorkloads.keptCapability()
+        var times: [String: [Double]] = [:]
+        for _ in 0..<rounds {
+            for workload in workloads {
+                guard let seconds = await run(workload, admin: admin) else {
+                    print("workloads: noop, conditions, ungated, gated")
+                    return
+                }
+                times[workload, default: []].append(seconds * 1e9 / 100_000)
+            }
+        }
+        let baseline = times[workloads[0]]!.sorted()
+        for workload in workloads {
+            let sorted = times[workload]!.sorted()
+            print(
+                String(
+                    format: "%@ min %4.0f ns  median %4.0f ns  min ratio %.2fx  median ratio %.2fx",
+                    workload as NSString, sorted[0], sorted[sorted.count / 2], sorted[0] / baseline[0],
+                    sorted[sorted.count / 2] / baseline[baseline.count / 2]))
+        }
+    }
+
     static func profile(_ workload: String) async {
         let rounds = Int(ProcessInfo.processInfo.environment["PROFILE_ROUNDS"] ?? "") ?? 20
         switch workload {
@@ -152,6 +201,26 @@ struct CoreBench {
         case "gated":
             let admin = await GatingWorkloads.keptCapability()
             for _ in 0..<rounds { _ = await GatingWorkloads.gatedProcedures(100_000, capability: admin) }
+        case "make":
+            let first = BlockCondition(name: "first") { _ in true }
+            let second = BlockCondition(name: "second") { _ in true }
+            for _ in 0..<rounds {
+                var made: [Procedure] = []
+                made.reserveCapacity(100_000)
+                let start = ContinuousClock.now
+                let n = Int(ProcessInfo.processInfo.environment["CONDS"] ?? "2")!
+                for _ in 0..<100_000 {
+                    let procedure = BlockProcedure {}
+                    if n == -1 { _ = procedure.isCancelled }
+                    if n == -2 { _ = procedure.isCancelled; _ = procedure.isCancelled }
+                    if n > 0 { procedure.addCondition(first) }
+                    if n > 1 { procedure.addCondition(second) }
+                    made.append(procedure)
+                }
+                print("make \(ContinuousClock.now - start)")
+            }
+        case "one": for _ in 0..<rounds { _ = await Workloads.conditionedProcedures(100_000, conditions: 1) }
+        case "pod": for _ in 0..<rounds { _ = await Workloads.podConditionedProcedures(100_000) }
         case "flag":
             let flags = GatingWorkloads.makeStore()
             for _ in 0..<rounds { _ = GatingWorkloads.staticFlag(flags, 1_000_000) }

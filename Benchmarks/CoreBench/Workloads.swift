@@ -25,9 +25,14 @@ enum Workloads {
         var procedures: [Procedure] = []
         procedures.reserveCapacity(count)
         for index in 0..<count { procedures.append(make(index, procedures)) }
+        let made = ContinuousClock.now
         queue.addProcedures(procedures)
+        let added = ContinuousClock.now
         procedures = []
         await queue.waitUntilAllFinished()
+        if ProcessInfo.processInfo.environment["PHASES"] != nil {
+            print("make \(made - start) add \(added - made) run \(ContinuousClock.now - added)")
+        }
         return seconds(since: start)
     }
 
@@ -109,15 +114,29 @@ enum Workloads {
 
     // MARK: Conditions
 
+    struct PODCondition: SynchronousCondition {
+        var name: String { "pod" }
+        func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult { .satisfied() }
+    }
+
+    static func podConditionedProcedures(_ count: Int) async -> Double {
+        let first = PODCondition()
+        let second = PODCondition()
+        return await timeProcedures(count) { _, _ in
+            let procedure = BlockProcedure {}
+            procedure.addCondition(first)
+            procedure.addCondition(second)
+            return procedure
+        }
+    }
+
     static func conditionedProcedures(_ count: Int, conditions: Int) async -> Double {
         let first = BlockCondition(name: "first") { _ in true }
         let second = BlockCondition(name: "second") { _ in true }
         return await timeProcedures(count) { _, _ in
             let procedure = BlockProcedure {}
-            if conditions > 0 {
-                procedure.addCondition(first)
-                procedure.addCondition(second)
-            }
+            if conditions > 0 { procedure.addCondition(first) }
+            if conditions > 1 { procedure.addCondition(second) }
             return procedure
         }
     }

@@ -1,9 +1,16 @@
-/// A procedure's conditions, each beside the answer of its last evaluation, in one allocation.
+/// A procedure's conditions and the answers of their last evaluation.
 ///
-/// Most conditioned procedures have one or two plain conditions, checked once on a worker. Keeping
-/// the answers next to the conditions spares that path a second allocation, and checking through
-/// the slots borrows each condition instead of copying it (conditions are usually shared by many
-/// procedures, so every copy would be a reference count other threads contend for).
+/// Most conditioned procedures have one or two plain conditions, checked once on a worker. The
+/// list is kept small on purpose: two conditions take 112 bytes, within what glibc recycles from
+/// its fast bins. Larger blocks, freed by the workers in bulk, are coalesced and handed back to
+/// the system, and the next burst of procedures pays a page fault for every 4 KiB it takes back
+/// (measured: a list of 168 bytes made conditioned procedures a fifth slower than one of 96).
+/// So the answers are not kept beside the conditions: answers that are just ``ConditionResult/satisfied(_:)``
+/// with its default reason are not stored at all, and any other answers go in an array that the
+/// evaluating worker makes. Checking borrows each condition where it lies instead of copying it:
+/// conditions are usually shared by many procedures, and every copy is a reference count other
+/// threads contend for. With compositions the tree has more leaves than the list has slots, so
+/// their answers are kept by the procedure instead.
 ///
 /// Thread safety follows the procedure's lifecycle rather than a lock of its own: conditions are
 /// appended only under the procedure's lock before it is enqueued, and then never change. Answers
@@ -11,34 +18,24 @@
 /// (``Procedure/Storage/Flags/hasConditionResults``) and nobody reads them before that.
 final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slot> {
     struct Header {
-        var count = 0
-        var capacity: Int
-        /// Some condition is an AllOf, AnyOf, Negated or Silent: evaluation goes through a tree.
-        var containsCompositions = false
-        /// With compositions, the tree's leaves outnumber the slots: their answers are kept here.
-        var treeResults: [ConditionResult?] = []
+        /// The answers, one per condition; nil when every condition answered the default satisfied.
+        var results: [ConditionResult?]?
+        var count: Int32 = 0
+        var capacity: Int32
     }
 
-    /// Not copyable, so a condition in a slot is used where it lies: a copy of a condition
-    /// shared by many procedures would be a reference count other threads contend for.
+    /// Not copyable, so a condition in a slot is used where it lies.
     struct Slot: ~Copyable {
         let condition: any ProcedureCondition
-        var result: ConditionResult?
     }
 
     /// Appends `condition` to `list`, creating or growing it when it has no room.
-    static func append(
-        _ condition: consuming any ProcedureCondition, isComposed: Bool, to list: inout ConditionList?
-    ) {
+    static func append<Condition: ProcedureCondition>(_ condition: Condition, to list: inout ConditionList?) {
         let hasRoom = list?.withUnsafeMutablePointerToHeader { $0.pointee.count < $0.pointee.capacity } ?? false
         if !hasRoom { list = grown(list) }
-        // Taken inside the closure, so the condition is moved rather than copied: a condition
-        // shared by many procedures would pay a contended reference count for every copy.
-        var slot: Slot? = Slot(condition: condition, result: nil)
         list?.withUnsafeMutablePointers { header, slots in
-            (slots + header.pointee.count).initialize(to: slot.take()!)
+            (slots + Int(header.pointee.count)).initialize(to: Slot(condition: condition))
             header.pointee.count += 1
-            if isComposed { header.pointee.containsCompositions = true }
         }
     }
 
@@ -46,14 +43,13 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
     private static func grown(_ list: ConditionList?) -> ConditionList {
         let capacity = max(2, (list?.count ?? 0) * 2)
         let grown = unsafeDowncast(
-            ConditionList.create(minimumCapacity: capacity) { _ in Header(capacity: capacity) },
+            ConditionList.create(minimumCapacity: capacity) { _ in Header(capacity: Int32(clamping: capacity)) },
             to: ConditionList.self)
         guard let list else { return grown }
         grown.withUnsafeMutablePointers { header, slots in
             list.withUnsafeMutablePointers { oldHeader, oldSlots in
-                slots.moveInitialize(from: oldSlots, count: oldHeader.pointee.count)
+                slots.moveInitialize(from: oldSlots, count: Int(oldHeader.pointee.count))
                 header.pointee.count = oldHeader.pointee.count
-                header.pointee.containsCompositions = oldHeader.pointee.containsCompositions
                 oldHeader.pointee.count = 0
             }
         }
@@ -61,54 +57,62 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
     }
 
     deinit {
-        _ = withUnsafeMutablePointers { header, slots in slots.deinitialize(count: header.pointee.count) }
+        _ = withUnsafeMutablePointers { header, slots in slots.deinitialize(count: Int(header.pointee.count)) }
     }
 
-    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
-    var containsCompositions: Bool { withUnsafeMutablePointerToHeader { $0.pointee.containsCompositions } }
+    var count: Int { withUnsafeMutablePointerToHeader { Int($0.pointee.count) } }
 
     var conditions: [any ProcedureCondition] {
         withUnsafeMutablePointers { header, slots in
-            (0..<header.pointee.count).map { slots[$0].condition }
+            (0..<Int(header.pointee.count)).map { slots[$0].condition }
         }
     }
 
     /// The tree evaluation and explanations work on.
-    var tree: ConditionTree { ConditionTree(conditions: conditions, containsCompositions: containsCompositions) }
+    func tree(containsCompositions: Bool) -> ConditionTree {
+        ConditionTree(conditions: conditions, containsCompositions: containsCompositions)
+    }
 
     // MARK: Answers
 
-    /// The answers stored by ``store(_:)``, one per leaf of ``tree``.
+    /// The answers of plain conditions, one per condition.
     var results: [ConditionResult?] {
-        withUnsafeMutablePointers { header, slots in
-            if header.pointee.containsCompositions { return header.pointee.treeResults }
-            return (0..<header.pointee.count).map { slots[$0].result }
+        withUnsafeMutablePointerToHeader { header in
+            header.pointee.results ?? Array(repeating: .satisfied(), count: Int(header.pointee.count))
         }
     }
 
-    /// Keeps an evaluation's answers, one per leaf of ``tree``.
+    /// Keeps the answers of plain conditions, one per condition.
     func store(_ results: [ConditionResult?]) {
-        withUnsafeMutablePointers { header, slots in
-            if header.pointee.containsCompositions {
-                header.pointee.treeResults = results
-                return
-            }
-            for index in 0..<min(header.pointee.count, results.count) { slots[index].result = results[index] }
-        }
+        withUnsafeMutablePointerToHeader { $0.pointee.results = results }
     }
 
-    /// The first phase for plain conditions, answered in place: each condition is asked in
-    /// order until one cannot answer at once. Returns true when all were satisfied; otherwise
-    /// ``firstCheck`` carries on from what was answered.
-    func checkImmediately(for procedure: Procedure) -> Bool {
+    /// The first phase for plain conditions: each condition is asked in order until one cannot
+    /// answer at once. Returns nil when all were satisfied (their answers are stored), otherwise
+    /// what was answered, for the evaluation that carries on from it.
+    func checkImmediately(for procedure: Procedure) -> ConditionEvaluation.ImmediateCheck? {
         withUnsafeMutablePointers { header, slots in
+            let count = Int(header.pointee.count)
+            // Made only when an answer is not the default satisfied one.
+            var results: [ConditionResult?]?
+            var answered = 0
             var passed = true
-            for index in 0..<header.pointee.count {
-                guard let result = Self.firstAnswer(of: slots[index], for: procedure) else { return false }
+            while answered < count, let result = Self.firstAnswer(of: slots[answered], for: procedure) {
                 if result.verdict != .satisfied { passed = false }
-                slots[index].result = result
+                if results == nil, !result.isDefaultSatisfied {
+                    results = Array(repeating: .satisfied(), count: answered)
+                    results?.reserveCapacity(count)
+                }
+                results?.append(result)
+                answered += 1
             }
-            return passed
+            if passed, answered == count {
+                header.pointee.results = results
+                return nil
+            }
+            var partial = results ?? Array(repeating: .satisfied(), count: answered)
+            partial.append(contentsOf: repeatElement(nil, count: count - answered))
+            return ConditionEvaluation.ImmediateCheck(results: partial, firstUnchecked: answered)
         }
     }
 
@@ -123,15 +127,9 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
         else { return nil }
         return ConditionTree.normalize(result, mayStayOpen: mayStay)
     }
+}
 
-    /// What ``checkImmediately(for:)`` answered, for the evaluation that carries on from it.
-    var firstCheck: ConditionEvaluation.ImmediateCheck {
-        withUnsafeMutablePointers { header, slots in
-            var results: [ConditionResult?] = []
-            results.reserveCapacity(header.pointee.count)
-            for index in 0..<header.pointee.count { results.append(slots[index].result) }
-            return ConditionEvaluation.ImmediateCheck(
-                results: results, firstUnchecked: results.firstIndex { $0 == nil } ?? results.count)
-        }
-    }
+extension ConditionResult {
+    /// Exactly ``satisfied(_:)`` with its default reason: not worth storing.
+    fileprivate var isDefaultSatisfied: Bool { verdict == .satisfied && error == nil && reason == "satisfied" }
 }

@@ -140,10 +140,13 @@ open class Procedure: @unchecked Sendable {
     /// has not evaluated them yet.
     public var conditionExplanation: ConditionExplanation? {
         // Answers are written before they are published under the lock, and never after.
-        let list = storage.withLock { $0.flags[.hasConditionResults] ? $0.conditionList : nil }
+        let (list, treeResults) = storage.withLock { state in
+            (state.flags[.hasConditionResults] ? state.conditionList : nil, state.extras?.conditionTreeResults)
+        }
         guard let list else { return nil }
         // The tree is rebuilt rather than kept: conditions cannot change once enqueued.
-        return ConditionRecord(tree: list.tree, results: list.results).explanation
+        let tree = list.tree(containsCompositions: treeResults != nil)
+        return ConditionRecord(tree: tree, results: treeResults ?? list.results).explanation
     }
 
     /// Waits until the procedure has finished. Returns at once if it already has.
@@ -211,15 +214,14 @@ open class Procedure: @unchecked Sendable {
     /// if it has not started, so it never runs unguarded.
     public final func addCondition<Condition: ProcedureCondition>(_ condition: Condition) {
         // Generic rather than an existential parameter: the caller passes its condition without
-        // a copy, and the one copy made here is moved into the list. A condition shared by many
-        // procedures pays a reference count, contended by other threads, for every copy.
-        var pending: (any ProcedureCondition)? = condition
-        let isComposed = ConditionTree.isComposition(Condition.self)
-        storage.withLock { state in
-            guard state.state == .initialized else { return }
-            ConditionList.append(pending.take()!, isComposed: isComposed, to: &state.conditionList)
+        // a copy, and the list copies it once, into its slot.
+        let added = storage.withLock { state -> Bool in
+            guard state.state == .initialized else { return false }
+            ConditionList.append(condition, to: &state.conditionList)
+            if ConditionTree.isComposition(Condition.self) { state.flags[.hasComposedConditions] = true }
+            return true
         }
-        if let rejected = pending { configuredAfterEnqueue("the condition '\(rejected.name)'") }
+        if !added { configuredAfterEnqueue("the condition '\(condition.name)'") }
     }
 
     /// The conditions added so far (kept after finishing, for ``conditionExplanation``).
@@ -338,6 +340,8 @@ extension Procedure {
             static let hasDeferredReadyPush = Flags(rawValue: 1 << 5)
             /// On the ready list to have its plain conditions evaluated by the worker that takes it.
             static let evaluatesOnWorker = Flags(rawValue: 1 << 6)
+            /// Some condition is an AllOf, AnyOf, Negated or Silent (decided once, when added).
+            static let hasComposedConditions = Flags(rawValue: 1 << 7)
 
             subscript(_ flag: Flags) -> Bool {
                 get { contains(flag) }
@@ -364,7 +368,11 @@ extension Procedure {
         var exclusivityCategories: [String] { extras?.exclusivityCategories ?? [] }
 
         mutating func publishConditionResults(_ results: [ConditionResult?]) {
-            conditionList?.store(results)
+            if flags[.hasComposedConditions] {
+                extra.conditionTreeResults = results
+            } else {
+                conditionList?.store(results)
+            }
             flags[.hasConditionResults] = true
         }
 
@@ -435,6 +443,8 @@ extension Procedure {
         var exclusivityLease: ExclusivityLease?
         /// For procedures with many dependencies, so the duplicate check stays constant-time.
         var dependencyIdentities: Set<ObjectIdentifier>?
+        /// The answers of conditions that include compositions, one per leaf of their tree.
+        var conditionTreeResults: [ConditionResult?]?
 
         /// Whether finishing has more to do than tell dependents and the queue.
         var holdsFinishWork: Bool { !waiters.isEmpty || evaluation != nil || exclusivityLease != nil }
@@ -498,14 +508,14 @@ extension Procedure {
                 state.flags[.defersReadyPush] = true
                 return .proceed
             }
-            guard let composed = state.conditionList?.containsCompositions else {
+            if state.conditionList == nil {
                 state.state = .ready
                 return .ready
             }
             // Plain conditions and nothing else: a worker evaluates them when it takes the
             // procedure from the ready list, and runs it at once when they pass, so the thread
             // adding procedures does not evaluate every condition itself.
-            guard mayEvaluate, !composed else {
+            guard mayEvaluate, !state.flags[.hasComposedConditions] else {
                 state.flags[.defersReadyPush] = true
                 return .proceed
             }
@@ -549,8 +559,8 @@ extension Procedure {
     /// tell when they passed at once and the procedure is now executing; nil otherwise (the
     /// evaluation carries on elsewhere, or the procedure was cancelled).
     private func evaluateOnWorker(_ list: ConditionList, queue: ProcedureQueue) -> [any ProcedureObserver]? {
-        guard list.checkImmediately(for: self) else {
-            evaluate(list.tree, list.firstCheck)
+        if let checked = list.checkImmediately(for: self) {
+            evaluate(list.tree(containsCompositions: false), checked)
             return nil
         }
         let observers = storage.withLock { state -> [any ProcedureObserver]? in
@@ -565,14 +575,14 @@ extension Procedure {
 
     /// Moves from pending to evaluating conditions. Also called by a resumed queue for parked procedures.
     func beginEvaluation() {
-        let work = storage.withLock { state -> ([@Sendable () -> (any Error)?], ConditionList?)? in
+        let work = storage.withLock { state -> ([@Sendable () -> (any Error)?], ConditionList?, composed: Bool)? in
             guard state.state == .pending, !state.isCancelled, !state.flags[.isOnDependencyCycle] else { return nil }
             state.state = .evaluatingConditions
             let inputs = state.inputs
             state.extras?.inputs = []
-            return (inputs, state.conditionList)
+            return (inputs, state.conditionList, state.flags[.hasComposedConditions])
         }
-        guard let (inputs, list) = work else { return }
+        guard let (inputs, list, composed) = work else { return }
         for input in inputs {
             if let error = input() {
                 cancel(with: error)
@@ -583,7 +593,7 @@ extension Procedure {
             conditionsDidPass()
             return
         }
-        let tree = list.tree
+        let tree = list.tree(containsCompositions: composed)
         evaluate(tree, ConditionEvaluation.ImmediateCheck(tree: tree, procedure: self))
     }
 
