@@ -10,7 +10,9 @@ import ProcedureCore
 ///
 ///     swift run -c release core-bench [--quick]
 ///
-/// Exits 1 when a target is missed.
+/// Exits 1 when a target is missed. For finding costs rather than reporting them:
+/// `--profile WORKLOAD` (with `PROFILE_ROUNDS`; `PHASES=1` prints each run's make, add and run
+/// times) and `--compare A,B,...` (with `COMPARE_ROUNDS`) print no targets.
 @main
 struct CoreBench {
     static func main() async {
@@ -20,8 +22,9 @@ struct CoreBench {
             await profile(CommandLine.arguments[index + 1])
             return
         }
-        // `--compare A,B,...` alternates workloads in one process: the way to tell two designs
-        // apart on a noisy machine, where runs of separate processes drift.
+        // `--compare A,B,...` alternates 100,000-procedure workloads in one process and prints the
+        // best and median of each against the first: the way to tell two designs apart on a
+        // noisy machine, where runs of separate processes drift.
         if let index = CommandLine.arguments.firstIndex(of: "--compare"), index + 1 < CommandLine.arguments.count {
             await compare(CommandLine.arguments[index + 1].split(separator: ",").map(String.init))
             return
@@ -164,7 +167,6 @@ struct CoreBench {
         case "ungated": await GatingWorkloads.gatedProcedures(100_000, capability: nil)
         case "gated": await GatingWorkloads.gatedProcedures(100_000, capability: admin)
         case "one": await Workloads.conditionedProcedures(100_000, conditions: 1)
-        case "pod": await Workloads.podConditionedProcedures(100_000)
         default: nil
         }
     }
@@ -176,7 +178,7 @@ struct CoreBench {
         for _ in 0..<rounds {
             for workload in workloads {
                 guard let seconds = await run(workload, admin: admin) else {
-                    print("workloads: noop, conditions, ungated, gated")
+                    print("workloads: noop, one, conditions, ungated, gated")
                     return
                 }
                 times[workload, default: []].append(seconds * 1e9 / 100_000)
@@ -201,30 +203,30 @@ struct CoreBench {
         case "gated":
             let admin = await GatingWorkloads.keptCapability()
             for _ in 0..<rounds { _ = await GatingWorkloads.gatedProcedures(100_000, capability: admin) }
-        case "make":
-            let first = BlockCondition(name: "first") { _ in true }
-            let second = BlockCondition(name: "second") { _ in true }
-            for _ in 0..<rounds {
-                var made: [Procedure] = []
-                made.reserveCapacity(100_000)
-                let start = ContinuousClock.now
-                let n = Int(ProcessInfo.processInfo.environment["CONDS"] ?? "2")!
-                for _ in 0..<100_000 {
-                    let procedure = BlockProcedure {}
-                    if n == -1 { _ = procedure.isCancelled }
-                    if n == -2 { _ = procedure.isCancelled; _ = procedure.isCancelled }
-                    if n > 0 { procedure.addCondition(first) }
-                    if n > 1 { procedure.addCondition(second) }
-                    made.append(procedure)
-                }
-                print("make \(ContinuousClock.now - start)")
-            }
         case "one": for _ in 0..<rounds { _ = await Workloads.conditionedProcedures(100_000, conditions: 1) }
-        case "pod": for _ in 0..<rounds { _ = await Workloads.podConditionedProcedures(100_000) }
+        case "evaluate":
+            // One thread, no queue: what one check of each condition costs.
+            let admin = await GatingWorkloads.keptCapability()
+            let conditions: [(String, any ProcedureCondition)] = [
+                ("BlockCondition", BlockCondition(name: "b") { _ in true }),
+                ("AuthorizedFor(kept)", AuthorizedFor(admin)),
+            ]
+            let procedure = BlockProcedure {}
+            let context = ConditionContext(mayInteractLater: true)
+            for (name, condition) in conditions {
+                var best = Duration.seconds(100)
+                for _ in 0..<rounds {
+                    let start = ContinuousClock.now
+                    for _ in 0..<1_000_000 { _ = condition.evaluateImmediately(for: procedure, context: context) }
+                    best = min(best, ContinuousClock.now - start)
+                }
+                let nanoseconds = Double(best.components.attoseconds) * 1e-9 / 1_000_000
+                print(String(format: "%@: %.1f ns per check", name as NSString, nanoseconds))
+            }
         case "flag":
             let flags = GatingWorkloads.makeStore()
             for _ in 0..<rounds { _ = GatingWorkloads.staticFlag(flags, 1_000_000) }
-        default: print("workloads: noop, conditions, gated, flag")
+        default: print("workloads: noop, conditions, one, gated, flag, evaluate")
         }
     }
 

@@ -114,22 +114,6 @@ enum Workloads {
 
     // MARK: Conditions
 
-    struct PODCondition: SynchronousCondition {
-        var name: String { "pod" }
-        func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult { .satisfied() }
-    }
-
-    static func podConditionedProcedures(_ count: Int) async -> Double {
-        let first = PODCondition()
-        let second = PODCondition()
-        return await timeProcedures(count) { _, _ in
-            let procedure = BlockProcedure {}
-            procedure.addCondition(first)
-            procedure.addCondition(second)
-            return procedure
-        }
-    }
-
     static func conditionedProcedures(_ count: Int, conditions: Int) async -> Double {
         let first = BlockCondition(name: "first") { _ in true }
         let second = BlockCondition(name: "second") { _ in true }

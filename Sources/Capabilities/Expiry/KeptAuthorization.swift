@@ -7,18 +7,9 @@ import Locking
 ///
 /// Create one with ``CapabilityType/keepingAuthorization(for:clock:)``.
 public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
-    private struct Kept {
-        var status: CapabilityStatus
-        var expiry: Duration
-    }
-
-    private struct State {
-        var kept: Kept?
-        /// A kept authorization ran out and none was kept since: the base's status says why it is needed again.
-        var expired = false
-        var generation = 0
-        var expiryTask: Task<Void, Never>?
-    }
+    // The state is not generic: nested in this class it would be, and every status read would
+    // look up its metadata at run time (a hash-table search, measured at a tenth of a gate check).
+    private typealias State = KeptAuthorizationState
 
     /// The capability whose authorizations are kept.
     public let base: Base
@@ -118,7 +109,7 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
         let sleepUntil = self.sleepUntil
         let changed = self.changed
         let (previous, generation) = state.withLock { state -> (Task<Void, Never>?, Int) in
-            state.kept = Kept(status: kept, expiry: expiry)
+            state.kept = State.Kept(status: kept, expiry: expiry)
             state.expired = false
             state.generation += 1
             return (state.expiryTask, state.generation)
@@ -166,4 +157,18 @@ extension CapabilityType {
     public func keepingAuthorization(for duration: Duration) -> KeptAuthorization<Self> {
         KeptAuthorization(self, keepingFor: duration, clock: ContinuousClock())
     }
+}
+
+/// What a ``KeptAuthorization`` keeps, guarded by its lock.
+private struct KeptAuthorizationState {
+    struct Kept {
+        var status: CapabilityStatus
+        var expiry: Duration
+    }
+
+    var kept: Kept?
+    /// A kept authorization ran out and none was kept since: the base's status says why it is needed again.
+    var expired = false
+    var generation = 0
+    var expiryTask: Task<Void, Never>?
 }
