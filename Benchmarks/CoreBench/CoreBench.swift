@@ -204,6 +204,27 @@ struct CoreBench {
             let admin = await GatingWorkloads.keptCapability()
             for _ in 0..<rounds { _ = await GatingWorkloads.gatedProcedures(100_000, capability: admin) }
         case "one": for _ in 0..<rounds { _ = await Workloads.conditionedProcedures(100_000, conditions: 1) }
+        case "make":
+            // One thread, no queue: what making a procedure with MAKE_CONDITIONS (0, 1 or 2)
+            // conditions costs. One count per process: the heap a count leaves behind slows the next.
+            let conditions = Int(ProcessInfo.processInfo.environment["MAKE_CONDITIONS"] ?? "") ?? 2
+            let first = BlockCondition(name: "first") { _ in true }
+            let second = BlockCondition(name: "second") { _ in true }
+            var best = Duration.seconds(100)
+            for _ in 0..<rounds {
+                var made: [Procedure] = []
+                made.reserveCapacity(100_000)
+                let start = ContinuousClock.now
+                for _ in 0..<100_000 {
+                    let procedure = BlockProcedure {}
+                    if conditions > 0 { procedure.addCondition(first) }
+                    if conditions > 1 { procedure.addCondition(second) }
+                    made.append(procedure)
+                }
+                best = min(best, ContinuousClock.now - start)
+            }
+            let nanoseconds = Double(best.components.attoseconds) * 1e-9 / 100_000
+            print(String(format: "%d conditions: %.0f ns per procedure", conditions, nanoseconds))
         case "evaluate":
             // One thread, no queue: what one check of each condition costs.
             let admin = await GatingWorkloads.keptCapability()
@@ -226,7 +247,7 @@ struct CoreBench {
         case "flag":
             let flags = GatingWorkloads.makeStore()
             for _ in 0..<rounds { _ = GatingWorkloads.staticFlag(flags, 1_000_000) }
-        default: print("workloads: noop, conditions, one, gated, flag, evaluate")
+        default: print("workloads: noop, conditions, one, gated, flag, make, evaluate")
         }
     }
 

@@ -330,7 +330,8 @@ extension Procedure {
             /// Made by a condition of another procedure, not added by the user.
             static let isProducedDependency = Flags(rawValue: 1 << 0)
             static let isOnDependencyCycle = Flags(rawValue: 1 << 1)
-            /// The condition list holds the answers of the evaluation, for its explanation.
+            /// The answers of the evaluation are kept (in the condition list, or in the extras for
+            /// compositions), for its explanation.
             static let hasConditionResults = Flags(rawValue: 1 << 2)
             /// Set by the cycle detector: every procedure reachable from here is on a queue and acyclic.
             static let isSealedAgainstCycles = Flags(rawValue: 1 << 3)
