@@ -47,15 +47,10 @@ struct ConditionTree: Sendable {
     }
 
     /// The condition as a composition, if it is one. Only this module's four compositions
-    /// exist, so comparing type identities avoids a dynamic cast on every condition.
+    /// exist, so comparing type identities first spares every other condition a dynamic cast.
     static func composition(of condition: any ProcedureCondition) -> (any ComposedCondition)? {
-        switch ObjectIdentifier(type(of: condition)) {
-        case ObjectIdentifier(AllOf.self): condition as? AllOf
-        case ObjectIdentifier(AnyOf.self): condition as? AnyOf
-        case ObjectIdentifier(Negated.self): condition as? Negated
-        case ObjectIdentifier(Silent.self): condition as? Silent
-        default: nil
-        }
+        guard isComposition(type(of: condition)) else { return nil }
+        return condition as? any ComposedCondition
     }
 
     /// Whether conditions of this type are one of the four compositions.
