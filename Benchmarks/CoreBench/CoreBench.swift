@@ -167,6 +167,8 @@ struct CoreBench {
         case "ungated": await GatingWorkloads.gatedProcedures(100_000, capability: nil)
         case "gated": await GatingWorkloads.gatedProcedures(100_000, capability: admin)
         case "one": await Workloads.conditionedProcedures(100_000, conditions: 1)
+        case "constant":
+            await GatingWorkloads.gatedProcedures(100_000, capability: GatingWorkloads.ConstantCapability())
         default: nil
         }
     }
@@ -178,7 +180,7 @@ struct CoreBench {
         for _ in 0..<rounds {
             for workload in workloads {
                 guard let seconds = await run(workload, admin: admin) else {
-                    print("workloads: noop, one, conditions, ungated, gated")
+                    print("workloads: noop, one, conditions, ungated, constant, gated")
                     return
                 }
                 times[workload, default: []].append(seconds * 1e9 / 100_000)

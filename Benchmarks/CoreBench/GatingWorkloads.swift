@@ -71,6 +71,16 @@ enum GatingWorkloads {
         return admin
     }
 
+    /// A capability whose status is always known and authorized, with no lock, clock or shared
+    /// string behind it: gating on it measures `AuthorizedFor` itself, apart from the status.
+    struct ConstantCapability: CapabilityType {
+        var name: String { "constant" }
+        var requirement: GrantRequirement { GrantRequirement() }
+        func status() async throws -> CapabilityStatus { .authorized("constant") }
+        func knownStatus() -> CapabilityStatus? { .authorized("constant") }
+        func authorize() async throws -> CapabilityStatus { .authorized("constant") }
+    }
+
     /// `count` no-op procedures, each gated by `AuthorizedFor(capability)` when given.
     static func gatedProcedures(_ count: Int, capability: (any CapabilityType)?) async -> Double {
         let condition = capability.map { AuthorizedFor($0) }
