@@ -212,8 +212,7 @@ struct CoreBench {
             let conditions = Int(ProcessInfo.processInfo.environment["MAKE_CONDITIONS"] ?? "") ?? 2
             let first = BlockCondition(name: "first") { _ in true }
             let second = BlockCondition(name: "second") { _ in true }
-            var best = Duration.seconds(100)
-            for _ in 0..<rounds {
+            let seconds = best(of: rounds) {
                 var made: [Procedure] = []
                 made.reserveCapacity(100_000)
                 let start = ContinuousClock.now
@@ -223,10 +222,9 @@ struct CoreBench {
                     if conditions > 1 { procedure.addCondition(second) }
                     made.append(procedure)
                 }
-                best = min(best, ContinuousClock.now - start)
+                return Workloads.seconds(since: start)
             }
-            let nanoseconds = Double(best.components.attoseconds) * 1e-9 / 100_000
-            print(String(format: "%d conditions: %.0f ns per procedure", conditions, nanoseconds))
+            print(String(format: "%d conditions: %.0f ns per procedure", conditions, seconds * 1e9 / 100_000))
         case "evaluate":
             // One thread, no queue: what one check of each condition costs.
             let admin = await GatingWorkloads.keptCapability()
@@ -237,18 +235,13 @@ struct CoreBench {
             let procedure = BlockProcedure {}
             let context = ConditionContext(mayInteractLater: true)
             for (name, condition) in conditions {
-                var best = Duration.seconds(100)
-                for _ in 0..<rounds {
+                let seconds = best(of: rounds) {
                     let start = ContinuousClock.now
                     for _ in 0..<1_000_000 { _ = condition.evaluateImmediately(for: procedure, context: context) }
-                    best = min(best, ContinuousClock.now - start)
+                    return Workloads.seconds(since: start)
                 }
-                let nanoseconds = Double(best.components.attoseconds) * 1e-9 / 1_000_000
-                print(String(format: "%@: %.1f ns per check", name as NSString, nanoseconds))
+                print(String(format: "%@: %.1f ns per check", name as NSString, seconds * 1e9 / 1_000_000))
             }
-        case "flag":
-            let flags = GatingWorkloads.makeStore()
-            for _ in 0..<rounds { _ = GatingWorkloads.staticFlag(flags, 1_000_000) }
         default: print("workloads: noop, conditions, one, gated, flag, make, evaluate")
         }
     }
