@@ -177,6 +177,10 @@ struct CoreBench {
         let rounds = Int(ProcessInfo.processInfo.environment["COMPARE_ROUNDS"] ?? "") ?? 30
         let admin = await GatingWorkloads.keptCapability()
         var times: [String: [Double]] = [:]
+        // With PHASES set, each workload's make, add and run times too (their minimums, per procedure).
+        let phases = ProcessInfo.processInfo.environment["PHASES"] != nil
+        Workloads.quietPhases = true
+        var phaseTimes: [String: [[Double]]] = [:]
         for _ in 0..<rounds {
             for workload in workloads {
                 guard let seconds = await run(workload, admin: admin) else {
@@ -184,6 +188,23 @@ struct CoreBench {
                     return
                 }
                 times[workload, default: []].append(seconds * 1e9 / 100_000)
+                if let last = Workloads.lastPhases {
+                    let nanoseconds = [last.make, last.add, last.run].map { (duration: Duration) -> Double in
+                        let (seconds, attoseconds) = duration.components
+                        return (Double(seconds) * 1e9 + Double(attoseconds) * 1e-9) / 100_000
+                    }
+                    phaseTimes[workload, default: []].append(nanoseconds)
+                }
+            }
+        }
+        if phases {
+            for workload in workloads {
+                let runs = phaseTimes[workload] ?? []
+                let minimums = (0..<3).map { phase in runs.map { $0[phase] }.min() ?? .nan }
+                print(
+                    String(
+                        format: "%@ phases (min per procedure): make %4.0f ns  add %4.0f ns  run %4.0f ns",
+                        workload as NSString, minimums[0], minimums[1], minimums[2]))
             }
         }
         let baseline = times[workloads[0]]!.sorted()

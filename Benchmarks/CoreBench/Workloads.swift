@@ -13,6 +13,18 @@ enum Workloads {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
 
+    /// How long the last `timeProcedures` took to make, add and run its procedures.
+    struct Phases {
+        var make: Duration
+        var add: Duration
+        var run: Duration
+    }
+
+    // Written and read only by the benchmark's one task, between awaits.
+    nonisolated(unsafe) static var lastPhases: Phases?
+    /// Set by `--compare`, which prints the phases itself.
+    nonisolated(unsafe) static var quietPhases = false
+
     // MARK: Independent operations
 
     /// Creates `count` procedures with `make` (which sees those made so far), adds them to a
@@ -30,8 +42,10 @@ enum Workloads {
         let added = ContinuousClock.now
         procedures = []
         await queue.waitUntilAllFinished()
-        if ProcessInfo.processInfo.environment["PHASES"] != nil {
-            print("make \(made - start) add \(added - made) run \(ContinuousClock.now - added)")
+        let finished = ContinuousClock.now
+        lastPhases = Phases(make: made - start, add: added - made, run: finished - added)
+        if ProcessInfo.processInfo.environment["PHASES"] != nil, !quietPhases {
+            print("make \(made - start) add \(added - made) run \(finished - added)")
         }
         return seconds(since: start)
     }

@@ -60,6 +60,52 @@ struct ConditionListTests {
         #expect(explanation.children.map(\.reason) == ["satisfied", "late holds", "satisfied"])
     }
 
+    @Test("one answer with a reason of its own among default ones is explained in its place")
+    func oneReasonAmongDefaults() async throws {
+        let procedure = BlockProcedure {}
+        procedure.addCondition(BlockCondition(name: "first") { _ in true })
+        procedure.addCondition(BlockCondition(name: "gate", result: { _ in .satisfied("password accepted") }))
+        procedure.addCondition(BlockCondition(name: "third") { _ in true })
+        let explanation = try #require(await explanation(of: procedure))
+        #expect(procedure.error == nil)
+        #expect(explanation.children.map(\.reason) == ["satisfied", "password accepted", "satisfied"])
+    }
+
+    @Test("a reason of its own, then a late answer, then a failure: each is explained in place")
+    func reasonThenLateThenFailure() async throws {
+        let late = ScriptedCondition("late", answer: .satisfied)
+        let procedure = BlockProcedure {}
+        procedure.addCondition(BlockCondition(name: "gate", result: { _ in .satisfied("password accepted") }))
+        procedure.addCondition(late)
+        procedure.addCondition(BlockCondition(name: "last") { _ in false })
+        let explanation = try #require(await explanation(of: procedure))
+        #expect(procedure.isCancelled)
+        #expect(explanation.children.map(\.outcome) == [.passed, .passed, .failed])
+        #expect(explanation.children.map(\.reason) == ["password accepted", "late holds", "the check returned false"])
+    }
+
+    @Test("a reason of its own past the 256th condition is kept too")
+    func reasonPastTheInlineLimit() async throws {
+        let procedure = BlockProcedure {}
+        for index in 0..<300 {
+            if index == 280 {
+                procedure.addCondition(BlockCondition(name: "c\(index)", result: { _ in .satisfied("number 280") }))
+            } else {
+                procedure.addCondition(BlockCondition(name: "c\(index)") { _ in true })
+            }
+        }
+        let explanation = try #require(await explanation(of: procedure))
+        #expect(procedure.error == nil)
+        #expect(explanation.children.count == 300)
+        #expect(explanation.children[280].reason == "number 280")
+        #expect(explanation.children.enumerated().allSatisfy { $0.offset == 280 || $0.element.reason == "satisfied" })
+    }
+
+    @Test("the list's header stays within 24 bytes, so two conditions fit one 128-byte heap block")
+    func headerSize() {
+        #expect(MemoryLayout<ConditionList.Header>.size <= 24)
+    }
+
     @Test("compositions beside plain conditions: every leaf's answer is explained under its node")
     func compositionsKeepLeafAnswers() async throws {
         let procedure = BlockProcedure {}
