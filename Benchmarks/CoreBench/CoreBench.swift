@@ -251,6 +251,7 @@ struct CoreBench {
             let admin = await GatingWorkloads.keptCapability()
             let conditions: [(String, any ProcedureCondition)] = [
                 ("BlockCondition", BlockCondition(name: "b") { _ in true }),
+                ("AuthorizedFor(constant)", AuthorizedFor(GatingWorkloads.ConstantCapability())),
                 ("AuthorizedFor(kept)", AuthorizedFor(admin)),
             ]
             let procedure = BlockProcedure {}

@@ -87,4 +87,38 @@ struct KeptAuthorizationTests {
         clock.advance(by: .seconds(60))
         #expect(await updates.next()?.kind == .notDetermined)
     }
+
+    // On the system's continuous clock (CLOCK_BOOTTIME, read directly): no sleeping, the
+    // durations are chosen so the answer does not depend on how fast the test runs.
+
+    @Test("on the continuous clock, an hour's keep holds and a zero or negative keep never does")
+    func continuousClock() async throws {
+        for (keep, kept) in [(Duration.seconds(3600), true), (.zero, false), (.seconds(-5), false)] {
+            let login = ScriptedCapability(name: "admin")
+            login.answerAuthorizations(.returns(.authorized("password accepted")))
+            let admin = login.keepingAuthorization(for: keep)
+            #expect(try await admin.authorize().kind == .authorized)
+            #expect(try await admin.status().kind == (kept ? .authorized : .notDetermined), "keep \(keep)")
+            #expect(admin.knownStatus()?.kind == (kept ? .authorized : .notDetermined), "keep \(keep)")
+        }
+    }
+
+    @Test("a keep beyond Int64 nanoseconds saturates instead of trapping or wrapping into the past")
+    func hugeKeeps() async throws {
+        for keep in [Duration.seconds(Int64.max), .seconds(Int64.max / 2)] {
+            for clock in [nil, ManualClock()] {
+                let login = ScriptedCapability(name: "admin")
+                login.answerAuthorizations(.returns(.authorized("ok")))
+                let admin = clock.map { login.keepingAuthorization(for: keep, clock: $0) }
+                    ?? login.keepingAuthorization(for: keep)
+                _ = try await admin.authorize()
+                #expect(try await admin.status().kind == .authorized)
+            }
+        }
+        let login = ScriptedCapability(name: "admin")
+        login.answerAuthorizations(.returns(.authorized("ok")))
+        let never = login.keepingAuthorization(for: .seconds(Int64.min))
+        _ = try await never.authorize()
+        #expect(try await never.status().kind == .notDetermined)
+    }
 }

@@ -25,7 +25,7 @@ public struct GrantRequirement: CapabilityRequirement, Hashable {
     }
 
     public func isMet(by status: CapabilityStatus) -> Bool {
-        status.kind == .authorized && grants.isSubset(of: status.grants)
+        status.kind == .authorized && (grants.isEmpty || grants.isSubset(of: status.grants))
     }
 
     public var description: String {

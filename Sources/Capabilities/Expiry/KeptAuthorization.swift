@@ -1,3 +1,6 @@
+#if os(Linux)
+    import Glibc
+#endif
 import Locking
 
 /// A capability that keeps a granted authorization for a while, as polkit's `auth_admin_keep`
@@ -16,8 +19,8 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     /// How long an authorization is kept.
     public let duration: Duration
 
-    private let elapsed: @Sendable () -> Duration
-    private let sleepUntil: @Sendable (Duration) async throws -> Void
+    private let timeline: Timeline
+    private let sleepUntil: @Sendable (Int64) async throws -> Void
     private let state = Lock(State())
     private let changed = CapabilityChangeSignal()
 
@@ -26,13 +29,10 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
         self.base = base
         self.duration = duration
         let origin = clock.now
-        // The common clock without the generic witness calls: gates read it on every check.
-        if let continuous = clock as? ContinuousClock, let start = origin as? ContinuousClock.Instant {
-            elapsed = { start.duration(to: continuous.now) }
-        } else {
-            elapsed = { origin.duration(to: clock.now) }
+        timeline = Timeline(clock, origin: origin)
+        sleepUntil = { offset in
+            try await clock.sleep(until: origin.advanced(by: .nanoseconds(offset)), tolerance: nil)
         }
-        sleepUntil = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
     }
 
     deinit {
@@ -45,7 +45,7 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
 
     /// The kept authorization, if one is held and has not expired.
     private func currentKept() -> CapabilityStatus? {
-        let now = elapsed()
+        let now = timeline.now()
         return state.withLock { state -> CapabilityStatus? in
             guard let kept = state.kept else { return nil }
             guard now < kept.expiry else {
@@ -103,7 +103,8 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     }
 
     private func keep(_ status: CapabilityStatus) {
-        let expiry = elapsed() + duration
+        let (sum, overflow) = timeline.now().addingReportingOverflow(Timeline.nanoseconds(duration))
+        let expiry = overflow ? (duration > .zero ? Int64.max : Int64.min) : sum
         let kept = CapabilityStatus(
             .authorized, reason: "\(status.reason) (kept for \(Self.describe(duration)))", grants: status.grants)
         let sleepUntil = self.sleepUntil
@@ -163,7 +164,8 @@ extension CapabilityType {
 private struct KeptAuthorizationState {
     struct Kept {
         var status: CapabilityStatus
-        var expiry: Duration
+        /// Nanoseconds on the capability's ``Timeline``.
+        var expiry: Int64
     }
 
     var kept: Kept?
@@ -171,4 +173,59 @@ private struct KeptAuthorizationState {
     var expired = false
     var generation = 0
     var expiryTask: Task<Void, Never>?
+}
+
+/// The time a ``KeptAuthorization`` measures, in nanoseconds since it was made: an integer
+/// comparison per check, where `Duration` arithmetic takes calls. On Linux `ContinuousClock` is
+/// CLOCK_BOOTTIME, which counts suspended time, so an authorization kept for five minutes is gone
+/// after a night's sleep; that clock is read directly, without the generic witness calls. Other
+/// clocks (a test's manual clock) are read through their `now`.
+private enum Timeline: Sendable {
+    case boottime(origin: Int64)
+    case clock(elapsed: @Sendable () -> Duration)
+
+    init<C: Clock>(_ clock: C, origin: C.Instant) where C.Duration == Duration {
+        #if os(Linux)
+            let start = Self.boottime()
+            if clock is ContinuousClock, start != Int64.max {
+                self = .boottime(origin: start)
+                return
+            }
+        #endif
+        self = .clock(elapsed: { origin.duration(to: clock.now) })
+    }
+
+    func now() -> Int64 {
+        switch self {
+        case .boottime(let origin):
+            #if os(Linux)
+                let now = Self.boottime()
+                return now == Int64.max ? now : now &- origin
+            #else
+                preconditionFailure("CLOCK_BOOTTIME is read only on Linux")
+            #endif
+        case .clock(let elapsed):
+            return Self.nanoseconds(elapsed())
+        }
+    }
+
+    #if os(Linux)
+        private static func boottime() -> Int64 {
+            var time = timespec()
+            // It does not fail for this clock on any kernel Swift runs on; if it did, the end
+            // of time makes every kept authorization expired (closed), never younger.
+            guard clock_gettime(CLOCK_BOOTTIME, &time) == 0 else { return Int64.max }
+            return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
+        }
+    #endif
+
+    /// `duration` in nanoseconds, saturated to Int64's range (about 292 years either way).
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? Int64.min : Int64.max }
+        let (total, overflowAgain) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        guard !overflowAgain else { return seconds < 0 ? Int64.min : Int64.max }
+        return total
+    }
 }

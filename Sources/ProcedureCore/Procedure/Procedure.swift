@@ -276,7 +276,9 @@ open class Procedure: @unchecked Sendable {
     final func run(on queue: ProcedureQueue) -> Bool {
         enum Start {
             case execute([any ProcedureObserver])
-            case evaluate(ConditionList)
+            // Unretained: the procedure holds its list until it is deallocated, and the list
+            // never changes once enqueued; a retain here would be the first write to its memory.
+            case evaluate(Unmanaged<ConditionList>)
             case none
         }
         let start = storage.withLock { state -> Start in
@@ -287,14 +289,15 @@ open class Procedure: @unchecked Sendable {
             guard state.state == .evaluatingConditions, state.flags[.evaluatesOnWorker], let list = state.conditionList
             else { return .none }
             state.flags[.evaluatesOnWorker] = false
-            return .evaluate(list)
+            return .evaluate(Unmanaged.passUnretained(list))
         }
         let observers: [any ProcedureObserver]
         switch start {
         case .none: return false
         case .execute(let present): observers = present
         case .evaluate(let list):
-            guard let present = evaluateOnWorker(list, queue: queue) else { return false }
+            let present = list._withUnsafeGuaranteedRef { evaluateOnWorker($0, queue: queue) }
+            guard let present else { return false }
             observers = present
         }
         ProcedureLog.debug(self, on: queue, "executing")
