@@ -109,7 +109,8 @@ struct KeptAuthorizationTests {
             for clock in [nil, ManualClock()] {
                 let login = ScriptedCapability(name: "admin")
                 login.answerAuthorizations(.returns(.authorized("ok")))
-                let admin = clock.map { login.keepingAuthorization(for: keep, clock: $0) }
+                let admin =
+                    clock.map { login.keepingAuthorization(for: keep, clock: $0) }
                     ?? login.keepingAuthorization(for: keep)
                 _ = try await admin.authorize()
                 #expect(try await admin.status().kind == .authorized)

@@ -1,7 +1,8 @@
+import Locking
+
 #if os(Linux)
     import Glibc
 #endif
-import Locking
 
 /// A capability that keeps a granted authorization for a while, as polkit's `auth_admin_keep`
 /// and sudo's timestamp do: after one successful ``authorize()``, the status stays authorized
