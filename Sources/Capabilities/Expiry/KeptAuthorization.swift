@@ -48,13 +48,14 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     private func currentKept() -> CapabilityStatus? {
         let now = timeline.now()
         return state.withLock { state -> CapabilityStatus? in
-            guard let kept = state.kept else { return nil }
-            guard now < kept.expiry else {
+            // Read in place: binding the kept value first would copy the status twice.
+            guard let expiry = state.kept?.expiry else { return nil }
+            guard now < expiry else {
                 state.kept = nil
                 state.expired = true
                 return nil
             }
-            return kept.status
+            return state.kept?.status
         }
     }
 
