@@ -230,17 +230,24 @@ struct CoreBench {
         case "make":
             // One thread, no queue: what making a procedure with MAKE_CONDITIONS (0, 1 or 2)
             // conditions costs. One count per process: the heap a count leaves behind slows the next.
+            // MAKE_GATE=1 adds AuthorizedFor (over a constant status) instead of BlockConditions.
             let conditions = Int(ProcessInfo.processInfo.environment["MAKE_CONDITIONS"] ?? "") ?? 2
+            let gate = ProcessInfo.processInfo.environment["MAKE_GATE"] == "1"
             let first = BlockCondition(name: "first") { _ in true }
             let second = BlockCondition(name: "second") { _ in true }
+            let authorized = AuthorizedFor(GatingWorkloads.ConstantCapability())
             let seconds = best(of: rounds) {
                 var made: [Procedure] = []
                 made.reserveCapacity(100_000)
                 let start = ContinuousClock.now
                 for _ in 0..<100_000 {
                     let procedure = BlockProcedure {}
-                    if conditions > 0 { procedure.addCondition(first) }
-                    if conditions > 1 { procedure.addCondition(second) }
+                    if gate {
+                        for _ in 0..<conditions { procedure.addCondition(authorized) }
+                    } else {
+                        if conditions > 0 { procedure.addCondition(first) }
+                        if conditions > 1 { procedure.addCondition(second) }
+                    }
                     made.append(procedure)
                 }
                 return Workloads.seconds(since: start)
