@@ -42,7 +42,7 @@ let package = Package(
         // Thread Sanitizer can see in builds with -DTSAN_VISIBLE_LOCKS (Scripts/sanitize).
         .target(name: "Locking", swiftSettings: swiftSettings),
         // The gating layer: capabilities, statuses, feature flags.
-        .target(name: "Capabilities", dependencies: ["ProcedureCore", "Locking"], swiftSettings: swiftSettings),
+        .target(name: "Capabilities", dependencies: ["CPlatform", "ProcedureCore", "Locking"], swiftSettings: swiftSettings),
         // Test doubles for code that gates on capabilities: a scripted capability, a manual clock.
         .target(name: "CapabilityTesting", dependencies: ["Capabilities", "Locking"], swiftSettings: swiftSettings),
         // Configuration files as every reader needs them: JSON and YAML documents with positions,
@@ -148,7 +148,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport", "Locking"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "ConfigurationFiles", "CapabilityTesting", "TestSupport", "Locking"], swiftSettings: swiftSettings),
         // Runs one capability in a process of its own, so tests can give it other credentials or namespaces.

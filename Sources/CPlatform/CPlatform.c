@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CPlatform.h"
 #include <unistd.h>
 
@@ -23,4 +24,28 @@ int cplatform_start_thread(void *(*start)(void *), void *context) {
     result = pthread_create(&thread, &attributes, start, context);
     pthread_attr_destroy(&attributes);
     return result;
+}
+
+#include <sched.h>
+#include <time.h>
+
+int cplatform_current_processor(void) {
+#ifdef __linux__
+    int processor = sched_getcpu();
+    return processor >= 0 ? processor : 0;
+#else
+    return 0;
+#endif
+}
+
+int cplatform_boottime_nanoseconds(long long *nanoseconds) {
+#ifdef CLOCK_BOOTTIME
+    struct timespec time;
+    if (clock_gettime(CLOCK_BOOTTIME, &time) != 0) return -1;
+    *nanoseconds = (long long)time.tv_sec * 1000000000LL + time.tv_nsec;
+    return 0;
+#else
+    (void)nanoseconds;
+    return -1;
+#endif
 }

@@ -1,5 +1,7 @@
 import Capabilities
 import CapabilityTesting
+import Dispatch
+import Locking
 import ProcedureCore
 import TestSupport
 import Testing
@@ -121,5 +123,25 @@ struct KeptAuthorizationTests {
         let never = login.keepingAuthorization(for: .seconds(Int64.min))
         _ = try await never.authorize()
         #expect(try await never.status().kind == .notDetermined)
+    }
+
+    @Test("checks on many threads see the kept authorization, and none sees it once revoke returned")
+    func copiesPerProcessor() async throws {
+        let login = ScriptedCapability(name: "admin")
+        login.answerAuthorizations(.returns(.authorized("password accepted by the PAM service")))
+        let admin = login.keepingAuthorization(for: .seconds(3600))
+        _ = try await admin.authorize()
+        let reasons = Lock<Set<String>>([])
+        DispatchQueue.concurrentPerform(iterations: 256) { _ in
+            let status = admin.knownStatus()
+            reasons.withLock { _ = $0.insert("\(status?.kind.rawValue ?? "nil"): \(status?.reason ?? "")") }
+        }
+        #expect(reasons.withLock { $0 } == ["authorized: password accepted by the PAM service (kept for 1 h)"])
+        admin.revoke()
+        let authorized = Lock(0)
+        DispatchQueue.concurrentPerform(iterations: 256) { _ in
+            if admin.knownStatus()?.kind == .authorized { authorized.withLock { $0 += 1 } }
+        }
+        #expect(authorized.withLock { $0 } == 0)
     }
 }

@@ -14,4 +14,11 @@ void cplatform_set_thread_marker(void *marker);
 /// Starts a detached thread running `start(context)`. Returns 0, or the pthread_create error.
 int cplatform_start_thread(void *(*start)(void *), void *context);
 
+/// The processor the calling thread runs on (a hint: it may change at once), or 0 when unknown.
+int cplatform_current_processor(void);
+
+/// Nanoseconds on CLOCK_BOOTTIME (monotonic, counting suspended time): what Swift's
+/// ContinuousClock reads on Linux. Returns 0 and sets `nanoseconds`, or -1 where there is no such clock.
+int cplatform_boottime_nanoseconds(long long *nanoseconds);
+
 #endif

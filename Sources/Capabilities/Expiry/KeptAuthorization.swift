@@ -1,9 +1,5 @@
 import Locking
 
-#if os(Linux)
-    import Glibc
-#endif
-
 /// A capability that keeps a granted authorization for a while, as polkit's `auth_admin_keep`
 /// and sudo's timestamp do: after one successful ``authorize()``, the status stays authorized
 /// until the time runs out, and then reports the base capability's status again (typically
@@ -20,9 +16,11 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     /// How long an authorization is kept.
     public let duration: Duration
 
-    private let timeline: Timeline
+    private let timeline: KeptTimeline
     private let sleepUntil: @Sendable (Int64) async throws -> Void
+    /// The source of truth, and what serializes writers; checks read ``copies``.
     private let state = Lock(State())
+    private let copies = KeptCopies()
     private let changed = CapabilityChangeSignal()
 
     /// Keeps `base`'s authorizations for `duration`, measured on `clock`.
@@ -30,7 +28,7 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
         self.base = base
         self.duration = duration
         let origin = clock.now
-        timeline = Timeline(clock, origin: origin)
+        timeline = KeptTimeline(clock, origin: origin)
         sleepUntil = { offset in
             try await clock.sleep(until: origin.advanced(by: .nanoseconds(offset)), tolerance: nil)
         }
@@ -47,15 +45,18 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     /// The kept authorization, if one is held and has not expired.
     private func currentKept() -> CapabilityStatus? {
         let now = timeline.now()
-        return state.withLock { state -> CapabilityStatus? in
-            // Read in place: binding the kept value first would copy the status twice.
-            guard let expiry = state.kept?.expiry else { return nil }
-            guard now < expiry else {
-                state.kept = nil
-                state.expired = true
-                return nil
-            }
-            return state.kept?.status
+        let (kept, expired) = copies.read(at: now)
+        if expired { expire(at: now) }
+        return kept
+    }
+
+    /// Forgets the kept authorization if it ran out by `now`, and remembers that it did.
+    private func expire(at now: Int64) {
+        state.withLock { state in
+            guard let expiry = state.kept?.expiry, expiry <= now else { return }
+            state.kept = nil
+            state.expired = true
+            copies.store(nil)
         }
     }
 
@@ -92,6 +93,7 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     public func revoke() {
         let task = state.withLock { state -> Task<Void, Never>? in
             state.kept = nil
+            copies.store(nil)
             state.generation += 1
             defer { state.expiryTask = nil }
             return state.expiryTask
@@ -105,14 +107,16 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     }
 
     private func keep(_ status: CapabilityStatus) {
-        let (sum, overflow) = timeline.now().addingReportingOverflow(Timeline.nanoseconds(duration))
+        let (sum, overflow) = timeline.now().addingReportingOverflow(KeptTimeline.nanoseconds(duration))
         let expiry = overflow ? (duration > .zero ? Int64.max : Int64.min) : sum
         let kept = CapabilityStatus(
             .authorized, reason: "\(status.reason) (kept for \(Self.describe(duration)))", grants: status.grants)
         let sleepUntil = self.sleepUntil
         let changed = self.changed
+        let copies = self.copies
         let (previous, generation) = state.withLock { state -> (Task<Void, Never>?, Int) in
             state.kept = State.Kept(status: kept, expiry: expiry)
+            copies.store(state.kept)
             state.expired = false
             state.generation += 1
             return (state.expiryTask, state.generation)
@@ -125,6 +129,7 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
             let expired = self.state.withLock { state -> Bool in
                 guard state.generation == generation else { return false }
                 state.kept = nil
+                copies.store(nil)
                 state.expired = true
                 state.expiryTask = nil
                 return true
@@ -163,7 +168,7 @@ extension CapabilityType {
 }
 
 /// What a ``KeptAuthorization`` keeps, guarded by its lock.
-private struct KeptAuthorizationState {
+struct KeptAuthorizationState {
     struct Kept {
         var status: CapabilityStatus
         /// Nanoseconds on the capability's ``Timeline``.
@@ -175,59 +180,4 @@ private struct KeptAuthorizationState {
     var expired = false
     var generation = 0
     var expiryTask: Task<Void, Never>?
-}
-
-/// The time a ``KeptAuthorization`` measures, in nanoseconds since it was made: an integer
-/// comparison per check, where `Duration` arithmetic takes calls. On Linux `ContinuousClock` is
-/// CLOCK_BOOTTIME, which counts suspended time, so an authorization kept for five minutes is gone
-/// after a night's sleep; that clock is read directly, without the generic witness calls. Other
-/// clocks (a test's manual clock) are read through their `now`.
-private enum Timeline: Sendable {
-    case boottime(origin: Int64)
-    case clock(elapsed: @Sendable () -> Duration)
-
-    init<C: Clock>(_ clock: C, origin: C.Instant) where C.Duration == Duration {
-        #if os(Linux)
-            let start = Self.boottime()
-            if clock is ContinuousClock, start != Int64.max {
-                self = .boottime(origin: start)
-                return
-            }
-        #endif
-        self = .clock(elapsed: { origin.duration(to: clock.now) })
-    }
-
-    func now() -> Int64 {
-        switch self {
-        case .boottime(let origin):
-            #if os(Linux)
-                let now = Self.boottime()
-                return now == Int64.max ? now : now &- origin
-            #else
-                preconditionFailure("CLOCK_BOOTTIME is read only on Linux")
-            #endif
-        case .clock(let elapsed):
-            return Self.nanoseconds(elapsed())
-        }
-    }
-
-    #if os(Linux)
-        private static func boottime() -> Int64 {
-            var time = timespec()
-            // It does not fail for this clock on any kernel Swift runs on; if it did, the end
-            // of time makes every kept authorization expired (closed), never younger.
-            guard clock_gettime(CLOCK_BOOTTIME, &time) == 0 else { return Int64.max }
-            return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
-        }
-    #endif
-
-    /// `duration` in nanoseconds, saturated to Int64's range (about 292 years either way).
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow else { return seconds < 0 ? Int64.min : Int64.max }
-        let (total, overflowAgain) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-        guard !overflowAgain else { return seconds < 0 ? Int64.min : Int64.max }
-        return total
-    }
 }

@@ -1,0 +1,47 @@
+import CPlatform
+
+/// The time a ``KeptAuthorization`` measures, in nanoseconds since it was made: an integer
+/// comparison per check, where `Duration` arithmetic takes calls. On Linux `ContinuousClock` is
+/// CLOCK_BOOTTIME, which counts suspended time, so an authorization kept for five minutes is gone
+/// after a night's sleep; that clock is read directly, without the generic witness calls. Other
+/// clocks (a test's manual clock) are read through their `now`.
+enum KeptTimeline: Sendable {
+    case boottime(origin: Int64)
+    case clock(elapsed: @Sendable () -> Duration)
+
+    init<C: Clock>(_ clock: C, origin: C.Instant) where C.Duration == Duration {
+        if clock is ContinuousClock, let start = Self.boottime() {
+            self = .boottime(origin: start)
+        } else {
+            self = .clock(elapsed: { origin.duration(to: clock.now) })
+        }
+    }
+
+    /// Nanoseconds since the origin. If the clock could not be read, the end of time: every kept
+    /// authorization is then expired (closed), never younger.
+    func now() -> Int64 {
+        switch self {
+        case .boottime(let origin):
+            guard let now = Self.boottime() else { return Int64.max }
+            return now &- origin
+        case .clock(let elapsed):
+            return Self.nanoseconds(elapsed())
+        }
+    }
+
+    private static func boottime() -> Int64? {
+        var nanoseconds: CLongLong = 0
+        guard cplatform_boottime_nanoseconds(&nanoseconds) == 0 else { return nil }
+        return Int64(nanoseconds)
+    }
+
+    /// `duration` in nanoseconds, saturated to Int64's range (about 292 years either way).
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? Int64.min : Int64.max }
+        let (total, overflowAgain) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        guard !overflowAgain else { return seconds < 0 ? Int64.min : Int64.max }
+        return total
+    }
+}
