@@ -5,6 +5,10 @@ import Locking
 /// until the time runs out, and then reports the base capability's status again (typically
 /// notDetermined). Requests made meanwhile do not ask again.
 ///
+/// Checking a kept authorization is cheap from any number of threads: each processor reads a
+/// copy of its own, so gates on every worker do not wait for one another; a ``revoke()`` is seen
+/// by every check that starts after it returns.
+///
 /// Create one with ``CapabilityType/keepingAuthorization(for:clock:)``.
 public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     // The state is not generic: nested in this class it would be, and every status read would
