@@ -85,7 +85,8 @@ struct CoreBench {
         report.time("no conditions", conditionRounds.fastestPlain, count: 100_000)
         report.time("two BlockConditions each", conditionRounds.fastestOther, count: 100_000)
         report.ratio("time with conditions / without", conditionRounds.ratio, target: 1.5, atLeast: false)
-        report.ratio("  median of the rounds' own ratios", conditionRounds.medianPairedRatio, target: nil, atLeast: false)
+        report.ratio(
+            "  median of the rounds' own ratios", conditionRounds.medianPairedRatio, target: nil, atLeast: false)
 
         // 4. Memory of enqueued, not yet run operations.
         let ourBytes = await Workloads.enqueuedMemoryProcedures(memoryCount)

@@ -111,8 +111,11 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     }
 
     private func keep(_ status: CapabilityStatus) {
-        let (sum, overflow) = timeline.now().addingReportingOverflow(KeptTimeline.nanoseconds(duration))
-        let expiry = overflow ? (duration > .zero ? Int64.max : Int64.min) : sum
+        let now = timeline.now()
+        let (sum, overflow) = now.addingReportingOverflow(KeptTimeline.nanoseconds(duration))
+        // A clock that could not be read (`now` at the end of time) keeps nothing: saturating from
+        // there would keep the authorization for ever once the clock reads again.
+        let expiry = now == Int64.max ? Int64.min : overflow ? (duration > .zero ? Int64.max : Int64.min) : sum
         let kept = CapabilityStatus(
             .authorized, reason: "\(status.reason) (kept for \(Self.describe(duration)))", grants: status.grants)
         let sleepUntil = self.sleepUntil
