@@ -12,7 +12,8 @@ import ProcedureCore
 ///
 /// Exits 1 when a target is missed. For finding costs rather than reporting them:
 /// `--profile WORKLOAD` (with `PROFILE_ROUNDS`; `PHASES=1` prints each run's make, add and run
-/// times) and `--compare A,B,...` (with `COMPARE_ROUNDS`) print no targets.
+/// times) and `--compare A,B,...` (with `COMPARE_ROUNDS`; `PHASES=1` adds each workload's fastest
+/// make, add and run phases) print no targets.
 @main
 struct CoreBench {
     static func main() async {
