@@ -29,9 +29,9 @@ let onACPower = BlockCondition(name: "on AC power") { _ in true }
 let batteryLow = BlockCondition(name: "battery low") { _ in false }
 
 // Capabilities, flags and policies.
-nonisolated(unsafe) let pamAdmin = try! PAMLogin(service: "myservice-admin", user: "alice")
-nonisolated(unsafe) let pamLogin = pamAdmin
-nonisolated(unsafe) let adminLogin = pamAdmin
+let pamAdmin = try! PAMLogin(service: "myservice-admin", user: "alice")
+let pamLogin = pamAdmin
+let adminLogin = pamAdmin
 let admin = pamAdmin.keepingAuthorization(for: .seconds(300))
 let dataDirectory = try! FileAccess("/var/lib/myservice", access: [.read, .write], kind: .directory)
 let data = dataDirectory
