@@ -1,5 +1,6 @@
 import FeatureFlags
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LinuxBackends
@@ -7,15 +8,7 @@ import Testing
 @Suite struct ProcessIdentityTests {
     /// Runs `id` with the given flag: the system's own answer to compare with.
     func id(_ flag: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/id")
-        process.arguments = [flag]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        process.waitUntilExit()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try runProcess("/usr/bin/id", [flag]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test("the identity agrees with id(1)")

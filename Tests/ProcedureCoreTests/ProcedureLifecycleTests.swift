@@ -1,3 +1,4 @@
+import Dispatch
 import TestSupport
 import Testing
 
@@ -144,6 +145,65 @@ struct ProcedureLifecycleTests {
         #expect(blocker.state == .executing)
         blocker.finish()
         await queue.waitUntilAllFinished()
+    }
+
+    @Test("4: a worker taking a procedure whose cancel has begun neither evaluates its conditions nor starts it")
+    func cancelRacingTheWorkersEvaluation() async {
+        // As below, with a plain condition, which the worker would evaluate before locking.
+        let queue = ProcedureQueue(maxConcurrentCount: 1)
+        let blocker = ManualProcedure(name: "blocker")
+        queue.addProcedure(blocker)
+        await blocker.started.wait()
+        let workerPassed = DispatchSemaphore(value: 0)
+        let evaluations = Counter()
+        let gated = CancelPausingProcedure(name: "gated") {
+            blocker.finish()
+            workerPassed.wait()
+        }
+        gated.addCondition(
+            BlockCondition(name: "counted") { _ in
+                evaluations.increment()
+                return true
+            })
+        let next = BlockProcedure(name: "next") { workerPassed.signal() }
+        queue.addProcedures([gated, next])
+        let cancelled = Latch()
+        DispatchQueue.global().async {
+            gated.cancel()
+            cancelled.open()
+        }
+        await cancelled.wait()
+        await queue.waitUntilAllFinished()
+        #expect(evaluations.count == 0)
+        #expect(gated.executions.count == 0)
+        #expect(gated.isFinished && gated.isCancelled)
+    }
+
+    @Test("4: a worker taking a procedure whose cancel has begun does not start it")
+    func cancelRacingTheWorker() async {
+        // The cancel stops in `didCancel` (after the procedure is marked cancelled, before it is
+        // finished) until the worker has taken the procedure and the one after it.
+        let queue = ProcedureQueue(maxConcurrentCount: 1)
+        let blocker = ManualProcedure(name: "blocker")
+        queue.addProcedure(blocker)
+        await blocker.started.wait()
+        let workerPassed = DispatchSemaphore(value: 0)
+        let racing = CancelPausingProcedure(name: "racing") {
+            blocker.finish()
+            workerPassed.wait()
+        }
+        let next = BlockProcedure(name: "next") { workerPassed.signal() }
+        queue.addProcedures([racing, next])
+        let cancelled = Latch()
+        DispatchQueue.global().async {
+            racing.cancel()
+            cancelled.open()
+        }
+        await cancelled.wait()
+        await queue.waitUntilAllFinished()
+        #expect(racing.executions.count == 0)
+        #expect(racing.isFinished && racing.isCancelled)
+        #expect(next.isFinished && !next.isCancelled)
     }
 
     @Test("5: cancelling a running async body is cooperative and cancels its task")

@@ -119,13 +119,33 @@ public func runProcess(
     standardInput.fileHandleForWriting.write(Data(input.utf8))
     try standardInput.fileHandleForWriting.close()
     // Read before waiting, so a child writing more than a pipe holds cannot block.
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
+    let outData = readToEnd(output.fileHandleForReading)
+    let errData = readToEnd(error.fileHandleForReading)
     process.waitUntilExit()
     return ProcessOutput(
         status: process.terminationStatus,
         standardOutput: String(decoding: outData, as: UTF8.self),
         standardError: String(decoding: errData, as: UTF8.self))
+}
+
+/// Everything left to read from `handle`, up to the end of file.
+func readToEnd(_ handle: FileHandle) -> Data {
+    var data = Data()
+    while let chunk = readChunk(handle) { data.append(chunk) }
+    return data
+}
+
+/// The next chunk read from `handle`, or nil at the end of file (or on a read error). With
+/// read(2), retried when a signal interrupts it: Foundation's own readers trap on EINTR, which a
+/// child's SIGCHLD arriving on the reading thread causes now and then.
+func readChunk(_ handle: FileHandle) -> Data? {
+    var bytes = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = bytes.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+        if count > 0 { return Data(bytes[0..<count]) }
+        if count < 0, errno == EINTR { continue }
+        return nil
+    }
 }
 
 /// A child process whose output is read line by line as it comes; terminated when released.
@@ -153,7 +173,7 @@ public final class StreamingProcess: @unchecked Sendable {
         let box = errorBox
         errorsRead.enter()
         DispatchQueue.global().async { [errorsRead] in
-            box.data = reader.readDataToEndOfFile()
+            box.data = readToEnd(reader)
             errorsRead.leave()
         }
     }
@@ -179,8 +199,7 @@ public final class StreamingProcess: @unchecked Sendable {
                 buffer.removeSubrange(buffer.startIndex...newline)
                 return line
             }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { return nil }
+            guard let chunk = readChunk(output.fileHandleForReading) else { return nil }
             buffer.append(chunk)
         }
     }

@@ -46,14 +46,29 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
         let condition: any ProcedureCondition
     }
 
-    /// Appends `condition` to `list`, creating or growing it when it has no room.
-    static func append<Condition: ProcedureCondition>(_ condition: Condition, to list: inout ConditionList?) {
-        let hasRoom = list?.withUnsafeMutablePointerToHeader { Self.hasRoom(count: Int($0.pointee.count)) } ?? false
-        if !hasRoom { list = grown(list) }
-        list?.withUnsafeMutablePointers { header, slots in
+    /// Appends `condition` when the list has room. Returns false, changing nothing, when it is full.
+    func appendIfRoom<Condition: ProcedureCondition>(_ condition: Condition) -> Bool {
+        withUnsafeMutablePointers { header, slots in
+            let count = Int(header.pointee.count)
+            guard Self.hasRoom(count: count) else { return false }
+            (slots + count).initialize(to: Slot(condition: condition))
+            header.pointee.count += 1
+            return true
+        }
+    }
+
+    /// A new list holding `list`'s conditions (moved out of it) and then `condition`.
+    static func appending<Condition: ProcedureCondition>(_ condition: Condition, to list: ConditionList?)
+        -> ConditionList
+    {
+        let grown = grown(list)
+        // Not `appendIfRoom`: a grown list's count is a power of two, which reads as full until
+        // this condition takes the first new slot (see ``Header``).
+        grown.withUnsafeMutablePointers { header, slots in
             (slots + Int(header.pointee.count)).initialize(to: Slot(condition: condition))
             header.pointee.count += 1
         }
+        return grown
     }
 
     /// Whether a list holding `count` conditions has a free slot (see ``Header``).

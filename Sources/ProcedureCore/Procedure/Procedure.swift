@@ -16,6 +16,8 @@ import Locking
 /// and the queue's logger gets a warning.
 open class Procedure: @unchecked Sendable {
     let storage = Lock(Storage())
+    /// The conditions, outside `storage` so that a worker can read them without its lock.
+    let conditionReference = ConditionListReference()
 
     // The owning queue's list of unfinished procedures, guarded by that queue's lock.
     var queueNext: Procedure?
@@ -102,6 +104,7 @@ open class Procedure: @unchecked Sendable {
         let snapshot = storage.withLock { state -> (ProcedureState, [any ProcedureObserver], ProcedureQueue?)? in
             guard state.state < .finishing, !state.isCancelled else { return nil }
             state.isCancelled = true
+            conditionReference.markCancelled()
             if state.error == nil, let error { state.error = error }
             return (state.state, state.observers, state.queue)
         }
@@ -141,7 +144,7 @@ open class Procedure: @unchecked Sendable {
     public var conditionExplanation: ConditionExplanation? {
         // Answers are written before they are published under the lock, and never after.
         let (list, treeResults) = storage.withLock { state in
-            (state.flags[.hasConditionResults] ? state.conditionList : nil, state.extras?.conditionTreeResults)
+            (state.flags[.hasConditionResults] ? conditionReference.list : nil, state.extras?.conditionTreeResults)
         }
         guard let list else { return nil }
         // The tree is rebuilt rather than kept: conditions cannot change once enqueued.
@@ -217,7 +220,7 @@ open class Procedure: @unchecked Sendable {
         // a copy, and the list copies it once, into its slot.
         let added = storage.withLock { state -> Bool in
             guard state.state == .initialized else { return false }
-            ConditionList.append(condition, to: &state.conditionList)
+            conditionReference.append(condition)
             if ConditionTree.isComposition(Condition.self) { state.flags[.hasComposedConditions] = true }
             return true
         }
@@ -225,7 +228,9 @@ open class Procedure: @unchecked Sendable {
     }
 
     /// The conditions added so far (kept after finishing, for ``conditionExplanation``).
-    public var conditions: [any ProcedureCondition] { storage.withLock { $0.conditionList?.conditions ?? [] } }
+    public var conditions: [any ProcedureCondition] {
+        storage.withLock { _ in conditionReference.list?.conditions ?? [] }
+    }
 
     /// Makes this procedure mutually exclusive with every other procedure, on any queue, that
     /// names the same category. Adding one once this procedure is on a queue is misuse (see
@@ -274,29 +279,21 @@ open class Procedure: @unchecked Sendable {
 
     /// Called by the queue on a worker thread. Returns false if the procedure was no longer ready.
     final func run(on queue: ProcedureQueue) -> Bool {
-        enum Start {
-            case execute([any ProcedureObserver])
-            // Unretained: the procedure holds its list until it is deallocated, and the list
-            // never changes once enqueued; a retain here would be the first write to its memory.
-            case evaluate(Unmanaged<ConditionList>)
-            case none
-        }
-        let start = storage.withLock { state -> Start in
-            if state.state == .ready {
-                state.state = .executing
-                return .execute(state.observers)
-            }
-            guard state.state == .evaluatingConditions, state.flags[.evaluatesOnWorker], let list = state.conditionList
-            else { return .none }
-            state.flags[.evaluatesOnWorker] = false
-            return .evaluate(Unmanaged.passUnretained(list))
-        }
         let observers: [any ProcedureObserver]
-        switch start {
-        case .none: return false
-        case .execute(let present): observers = present
-        case .evaluate(let list):
+        if let list = conditionReference.listForWorker() {
+            // Plain conditions to evaluate first (see `didEnqueue`): no lock before them, the
+            // one after them decides. The list is not retained: the procedure holds it, and it
+            // never changes once enqueued.
             let present = list._withUnsafeGuaranteedRef { evaluateOnWorker($0, queue: queue) }
+            guard let present else { return false }
+            observers = present
+        } else {
+            let present = storage.withLock { state -> [any ProcedureObserver]? in
+                // Cancelled while ready: `cancel` is finishing it, and it must not start.
+                guard state.state == .ready, !state.isCancelled else { return nil }
+                state.state = .executing
+                return state.observers
+            }
             guard let present else { return false }
             observers = present
         }
@@ -320,8 +317,6 @@ extension Procedure {
         var error: (any Error)?
         var dependencies = ProcedureList()
         var dependents = ProcedureList()
-        /// Nil until a condition is added.
-        var conditionList: ConditionList?
         var observers: [any ProcedureObserver] = []
         var queue: ProcedureQueue?
         /// What most procedures never use, out of line so that the common procedure stays small.
@@ -342,8 +337,7 @@ extension Procedure {
             /// pushed, so the queue can push a whole batch under one lock.
             static let defersReadyPush = Flags(rawValue: 1 << 4)
             static let hasDeferredReadyPush = Flags(rawValue: 1 << 5)
-            /// On the ready list to have its plain conditions evaluated by the worker that takes it.
-            static let evaluatesOnWorker = Flags(rawValue: 1 << 6)
+            // 1 << 6 is free: the worker's evaluation is flagged in `Procedure.conditionReference`.
             /// Some condition is an AllOf, AnyOf, Negated or Silent (decided once, when added).
             static let hasComposedConditions = Flags(rawValue: 1 << 7)
 
@@ -371,11 +365,11 @@ extension Procedure {
 
         var exclusivityCategories: [String] { extras?.exclusivityCategories ?? [] }
 
-        mutating func publishConditionResults(_ results: [ConditionResult?]) {
+        mutating func publishConditionResults(_ results: [ConditionResult?], in list: ConditionList?) {
             if flags[.hasComposedConditions] {
                 extra.conditionTreeResults = results
             } else {
-                conditionList?.store(results)
+                list?.store(results)
             }
             flags[.hasConditionResults] = true
         }
@@ -512,7 +506,7 @@ extension Procedure {
                 state.flags[.defersReadyPush] = true
                 return .proceed
             }
-            if state.conditionList == nil {
+            if conditionReference.isEmpty {
                 state.state = .ready
                 return .ready
             }
@@ -524,7 +518,7 @@ extension Procedure {
                 return .proceed
             }
             state.state = .evaluatingConditions
-            state.flags[.evaluatesOnWorker] = true
+            conditionReference.setEvaluatesOnWorker(true)
             return .ready
         }
         switch next {
@@ -568,7 +562,8 @@ extension Procedure {
             return nil
         }
         let observers = storage.withLock { state -> [any ProcedureObserver]? in
-            guard state.state == .evaluatingConditions else { return nil }
+            guard state.state == .evaluatingConditions, !state.isCancelled else { return nil }
+            conditionReference.setEvaluatesOnWorker(false)
             state.flags[.hasConditionResults] = true
             state.state = .executing
             return state.observers
@@ -584,7 +579,7 @@ extension Procedure {
             state.state = .evaluatingConditions
             let inputs = state.inputs
             state.extras?.inputs = []
-            return (inputs, state.conditionList, state.flags[.hasComposedConditions])
+            return (inputs, conditionReference.list, state.flags[.hasComposedConditions])
         }
         guard let (inputs, list, composed) = work else { return }
         for input in inputs {
@@ -628,7 +623,7 @@ extension Procedure {
         }
         let current = storage.withLock { state -> Bool in
             guard state.state == .evaluatingConditions else { return false }
-            state.publishConditionResults(results)
+            state.publishConditionResults(results, in: conditionReference.list)
             state.evaluation = nil
             return true
         }
@@ -651,8 +646,10 @@ extension Procedure {
         let next = storage.withLock { state -> Next? in
             guard state.state == .evaluatingConditions, let queue = state.queue else { return nil }
             owner = queue
+            // Ready again after an evaluation that asked: the worker that takes it runs it.
+            conditionReference.setEvaluatesOnWorker(false)
             if let results {
-                state.publishConditionResults(results)
+                state.publishConditionResults(results, in: conditionReference.list)
                 state.evaluation = nil
             }
             guard state.exclusivityCategories.isEmpty else {

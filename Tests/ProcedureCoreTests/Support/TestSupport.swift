@@ -13,6 +13,22 @@ final class ManualProcedure: Procedure, @unchecked Sendable {
     override func didCancel(with error: (any Error)?) { cancelled.open() }
 }
 
+/// A procedure whose `didCancel` runs `onCancel` (which may block): a cancel is paused after the
+/// procedure is marked cancelled and before it is finished. Counts its executions.
+final class CancelPausingProcedure: Procedure, @unchecked Sendable {
+    let executions = Counter()
+    private let onCancel: @Sendable () -> Void
+    init(name: String, onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = onCancel
+        super.init(name: name)
+    }
+    override func execute() {
+        executions.increment()
+        finish()
+    }
+    override func didCancel(with error: (any Error)?) { onCancel() }
+}
+
 /// A procedure that counts its deinitializations, to prove finished procedures are released.
 final class CountedProcedure: Procedure, @unchecked Sendable {
     let released: Counter

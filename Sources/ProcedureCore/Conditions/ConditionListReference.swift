@@ -1,0 +1,79 @@
+import Synchronization
+
+/// A procedure's ``ConditionList``, held through one atomic word whose low bits carry two flags,
+/// so that the worker taking the procedure from the ready list learns without the procedure's
+/// lock whether it is to evaluate the conditions, and whether the procedure was cancelled before
+/// it got there (then it does not evaluate them). That saves a worker one lock per conditioned
+/// procedure.
+///
+/// Every write holds the procedure's lock, so writes never race one another; only the worker's
+/// read is without it, and reads with acquiring order what the adding thread published.
+struct ConditionListReference: ~Copyable {
+    /// The list's address (retained by this reference) with the flags in its low bits: a
+    /// `ManagedBuffer` is allocated 16-byte aligned, so the low four bits are free.
+    private let word = Atomic<UInt>(0)
+
+    private static let cancelled: UInt = 1
+    private static let evaluatesOnWorker: UInt = 2
+    private static let flagBits: UInt = 0b1111
+
+    init() {}
+
+    deinit {
+        Self.reference(in: word.load(ordering: .relaxed))?.release()
+    }
+
+    private static func reference(in word: UInt) -> Unmanaged<ConditionList>? {
+        guard let address = UnsafeRawPointer(bitPattern: word & ~flagBits) else { return nil }
+        return Unmanaged.fromOpaque(address)
+    }
+
+    // MARK: With the procedure's lock held
+
+    /// Whether a condition was added.
+    var isEmpty: Bool { word.load(ordering: .relaxed) & ~Self.flagBits == 0 }
+
+    /// The list, or nil before the first condition.
+    var list: ConditionList? { Self.reference(in: word.load(ordering: .relaxed))?.takeUnretainedValue() }
+
+    /// Appends `condition`, replacing the list when it grows.
+    func append<Condition: ProcedureCondition>(_ condition: Condition) {
+        let current = word.load(ordering: .relaxed)
+        let old = Self.reference(in: current)
+        // In place when there is room: no reference counting on the list.
+        if let old, old._withUnsafeGuaranteedRef({ $0.appendIfRoom(condition) }) { return }
+        let list = Unmanaged.passRetained(
+            old.map { $0._withUnsafeGuaranteedRef { ConditionList.appending(condition, to: $0) } }
+                ?? ConditionList.appending(condition, to: nil))
+        let address = UInt(bitPattern: list.toOpaque())
+        precondition(address & Self.flagBits == 0, "a condition list must be 16-byte aligned")
+        word.store(address | (current & Self.flagBits), ordering: .releasing)
+        old?.release()
+    }
+
+    /// Marks the procedure as one whose worker evaluates its plain conditions, or no longer.
+    func setEvaluatesOnWorker(_ evaluates: Bool) {
+        set(Self.evaluatesOnWorker, evaluates)
+    }
+
+    /// Marks the procedure cancelled, so that a worker taking it does not evaluate its conditions.
+    func markCancelled() {
+        set(Self.cancelled, true)
+    }
+
+    private func set(_ flag: UInt, _ on: Bool) {
+        let current = word.load(ordering: .relaxed)
+        let updated = on ? current | flag : current & ~flag
+        if updated != current { word.store(updated, ordering: .releasing) }
+    }
+
+    // MARK: Without the lock
+
+    /// For the worker that took the procedure from the ready list: the list to evaluate, when
+    /// that is its job and the procedure was not cancelled. Unretained: the procedure holds it.
+    func listForWorker() -> Unmanaged<ConditionList>? {
+        let current = word.load(ordering: .acquiring)
+        guard current & (Self.evaluatesOnWorker | Self.cancelled) == Self.evaluatesOnWorker else { return nil }
+        return Self.reference(in: current)
+    }
+}
