@@ -149,31 +149,14 @@ struct ProcedureLifecycleTests {
 
     @Test("4: a worker taking a procedure whose cancel has begun neither evaluates its conditions nor starts it")
     func cancelRacingTheWorkersEvaluation() async {
-        // As below, with a plain condition, which the worker would evaluate before locking.
-        let queue = ProcedureQueue(maxConcurrentCount: 1)
-        let blocker = ManualProcedure(name: "blocker")
-        queue.addProcedure(blocker)
-        await blocker.started.wait()
-        let workerPassed = DispatchSemaphore(value: 0)
         let evaluations = Counter()
-        let gated = CancelPausingProcedure(name: "gated") {
-            blocker.finish()
-            workerPassed.wait()
+        let (gated, _) = await cancelWhileTheWorkerTakesIt { procedure in
+            procedure.addCondition(
+                BlockCondition(name: "counted") { _ in
+                    evaluations.increment()
+                    return true
+                })
         }
-        gated.addCondition(
-            BlockCondition(name: "counted") { _ in
-                evaluations.increment()
-                return true
-            })
-        let next = BlockProcedure(name: "next") { workerPassed.signal() }
-        queue.addProcedures([gated, next])
-        let cancelled = Latch()
-        DispatchQueue.global().async {
-            gated.cancel()
-            cancelled.open()
-        }
-        await cancelled.wait()
-        await queue.waitUntilAllFinished()
         #expect(evaluations.count == 0)
         #expect(gated.executions.count == 0)
         #expect(gated.isFinished && gated.isCancelled)
@@ -181,8 +164,18 @@ struct ProcedureLifecycleTests {
 
     @Test("4: a worker taking a procedure whose cancel has begun does not start it")
     func cancelRacingTheWorker() async {
-        // The cancel stops in `didCancel` (after the procedure is marked cancelled, before it is
-        // finished) until the worker has taken the procedure and the one after it.
+        let (racing, next) = await cancelWhileTheWorkerTakesIt { _ in }
+        #expect(racing.executions.count == 0)
+        #expect(racing.isFinished && racing.isCancelled)
+        #expect(next.isFinished && !next.isCancelled)
+    }
+
+    /// Cancels a procedure waiting behind a blocker on a one-slot queue, and keeps the cancel in
+    /// `didCancel` (marked cancelled, not yet finished) until the worker has taken the procedure
+    /// and the one after it. Returns both once the queue is empty.
+    private func cancelWhileTheWorkerTakesIt(
+        _ configure: (CancelPausingProcedure) -> Void
+    ) async -> (racing: CancelPausingProcedure, next: Procedure) {
         let queue = ProcedureQueue(maxConcurrentCount: 1)
         let blocker = ManualProcedure(name: "blocker")
         queue.addProcedure(blocker)
@@ -192,6 +185,7 @@ struct ProcedureLifecycleTests {
             blocker.finish()
             workerPassed.wait()
         }
+        configure(racing)
         let next = BlockProcedure(name: "next") { workerPassed.signal() }
         queue.addProcedures([racing, next])
         let cancelled = Latch()
@@ -201,9 +195,7 @@ struct ProcedureLifecycleTests {
         }
         await cancelled.wait()
         await queue.waitUntilAllFinished()
-        #expect(racing.executions.count == 0)
-        #expect(racing.isFinished && racing.isCancelled)
-        #expect(next.isFinished && !next.isCancelled)
+        return (racing, next)
     }
 
     @Test("5: cancelling a running async body is cooperative and cancels its task")
