@@ -55,13 +55,11 @@ final class ConditionEvaluation: Sendable {
             // often shared by many procedures, and every copy is a contended reference count.
             tree.leaves.withUnsafeBufferPointer { leaves in
                 for index in 0..<count {
-                    let mayStay = tree.isInteractive(index)
-                    let context = ConditionContext(mayInteractLater: mayStay)
                     guard
-                        let result = ConditionEvaluation.deferredResult(leaves[index], mayStay)
-                            ?? leaves[index].evaluateImmediately(for: procedure, context: context)
+                        let result = ConditionEvaluation.immediateAnswer(
+                            of: leaves[index], mayStayOpen: tree.isInteractive(index), for: procedure)
                     else { break }
-                    results.append(ConditionTree.normalize(result, mayStayOpen: mayStay))
+                    results.append(result)
                 }
             }
             firstUnchecked = results.count
@@ -100,6 +98,18 @@ final class ConditionEvaluation: Sendable {
                 }
             }
         }
+    }
+
+    /// A leaf's first-phase answer, normalized, or nil when it needs a completion handler.
+    static func immediateAnswer(
+        of leaf: any ProcedureCondition, mayStayOpen: Bool, for procedure: Procedure
+    ) -> ConditionResult? {
+        let context = ConditionContext(mayInteractLater: mayStayOpen)
+        guard
+            let result = deferredResult(leaf, mayStayOpen)
+                ?? leaf.evaluateImmediately(for: procedure, context: context)
+        else { return nil }
+        return ConditionTree.normalize(result, mayStayOpen: mayStayOpen)
     }
 
     /// The first phase's answer for a condition evaluated only after its dependency, without asking it.

@@ -179,16 +179,10 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
         }
     }
 
-    /// A slot's first-phase answer, normalized, or nil when it needs a completion handler.
-    /// The slot is borrowed, so its condition is used where it lies.
+    /// A slot's first-phase answer. The slot is borrowed, so its condition is used where it lies.
     private static func firstAnswer(of slot: borrowing Slot, for procedure: Procedure) -> ConditionResult? {
-        let mayStay = slot.condition.producesDependency
-        let context = ConditionContext(mayInteractLater: mayStay)
-        guard
-            let result = ConditionEvaluation.deferredResult(slot.condition, mayStay)
-                ?? slot.condition.evaluateImmediately(for: procedure, context: context)
-        else { return nil }
-        return ConditionTree.normalize(result, mayStayOpen: mayStay)
+        ConditionEvaluation.immediateAnswer(
+            of: slot.condition, mayStayOpen: slot.condition.producesDependency, for: procedure)
     }
 }
 
