@@ -46,9 +46,12 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     public var requirement: Base.Requirement { base.requirement }
     public var availability: CapabilityAvailability { base.availability }
 
-    /// The kept authorization, if one is held and has not expired.
+    /// The kept authorization, if one is held and has not expired. Unavailable (an error) when
+    /// the clock cannot be read: neither kept nor expired, so no gate and no negation passes on it.
     private func currentKept() -> CapabilityStatus? {
-        let now = timeline.now()
+        guard let now = timeline.now() else {
+            return .unavailable("cannot read the clock that times the kept authorization", cause: .error)
+        }
         let (kept, expired) = copies.read(at: now)
         if expired { expire(at: now) }
         return kept
@@ -111,11 +114,10 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     }
 
     private func keep(_ status: CapabilityStatus) {
-        let now = timeline.now()
+        // Without a clock nothing is kept (checks meanwhile report the clock's failure).
+        guard let now = timeline.now() else { return }
         let (sum, overflow) = now.addingReportingOverflow(KeptTimeline.nanoseconds(duration))
-        // A clock that could not be read (`now` at the end of time) keeps nothing: saturating from
-        // there would keep the authorization for ever once the clock reads again.
-        let expiry = now == Int64.max ? Int64.min : overflow ? (duration > .zero ? Int64.max : Int64.min) : sum
+        let expiry = overflow ? (duration > .zero ? Int64.max : Int64.min) : sum
         let kept = CapabilityStatus(
             .authorized, reason: "\(status.reason) (kept for \(Self.describe(duration)))", grants: status.grants)
         let sleepUntil = self.sleepUntil

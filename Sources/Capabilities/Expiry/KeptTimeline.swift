@@ -17,12 +17,11 @@ enum KeptTimeline: Sendable {
         }
     }
 
-    /// Nanoseconds since the origin. If the clock could not be read, the end of time: every kept
-    /// authorization is then expired (closed), never younger.
-    func now() -> Int64 {
+    /// Nanoseconds since the origin, or nil when the clock could not be read.
+    func now() -> Int64? {
         switch self {
         case .boottime(let origin):
-            guard let now = Self.boottime() else { return Int64.max }
+            guard let now = Self.boottime() else { return nil }
             return now &- origin
         case .clock(let elapsed):
             return Self.nanoseconds(elapsed())
