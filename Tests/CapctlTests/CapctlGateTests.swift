@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `check`, `run`, `authorize` and every exit status, through the built binary.
@@ -50,6 +51,30 @@ struct CapctlGateTests {
         #expect(refused.status == 77)
         #expect(refused.error.contains("not running /usr/bin/touch: gate never is denied"))
         #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test("an undecided gate is one verdict everywhere: status, check, run and watch say undecided and exit 1 (77 for run)")
+    func undecidedEverywhere() async throws {
+        let tree = try PolicyTree()
+        try tree.write("etc/policy.yaml", Self.policy)
+        // `capctl status g && work` must not run the work.
+        let status = try tree.capctl(["status", "closed"])
+        #expect(status.status == 1, "\(status.output)")
+        #expect(status.output.contains("undecided"))
+        let statusJSON = try #require(try tree.capctl(["status", "closed", "--json"]).json() as? [String: Any])
+        let gates = try #require(statusJSON["gates"] as? [[String: Any]])
+        #expect(gates.first?["status"] as? String == "undecided")
+        #expect(try tree.capctl(["status", "open", "closed"]).status == 1)
+        #expect(try tree.capctl(["status", "open"]).status == 0)
+        #expect(try tree.capctl(["check", "closed"]).status == 1)
+        let run = try tree.capctl(["run", "closed", "--", "/bin/true"])
+        #expect(run.status == 77)
+        #expect(run.error.contains("gate closed is undecided"))
+        let watcher = try StreamingProcess([PolicyTree.capctl, "watch", "closed", "--json"], environment: tree.environment)
+        let line = try #require(await watcher.nextLine())
+        #expect(line.contains("\"status\":\"undecided\""), "\(line)")
+        let plain = try StreamingProcess([PolicyTree.capctl, "watch", "closed"], environment: tree.environment)
+        #expect(try #require(await plain.nextLine()).hasPrefix("closed\tundecided\t"))
     }
 
     @Test("unknown names and bad usage exit 64")

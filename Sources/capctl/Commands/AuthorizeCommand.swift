@@ -45,8 +45,8 @@ struct AuthorizeCommand: AsyncParsableCommand {
         } else {
             print("\(name): \(status.kind.rawValue): \(status.reason)")
         }
-        let exit = ExitStatus.of(status)
-        if exit != ExitStatus.satisfied { throw exit }
+        let verdict = Verdict(status)
+        if verdict != .authorized { throw verdict.exitStatus }
     }
 }
 

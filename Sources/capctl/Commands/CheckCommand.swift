@@ -33,21 +33,20 @@ struct CheckCommand: AsyncParsableCommand {
             print(
                 JSONText.string(
                     .structure([
-                        "gate": .string(gate), "status": .string(outcome.status),
+                        "gate": .string(gate), "status": .string(outcome.verdict.rawValue),
                         "explanation": Self.json(outcome.explanation),
                     ])))
         } else {
-            print("\(gate): \(outcome.status)")
-            if explain || outcome.exit != ExitStatus.satisfied {
+            print("\(gate): \(outcome.verdict.rawValue)")
+            if explain || outcome.verdict != .authorized {
                 print(Self.tree(outcome.explanation, explainAll: explain))
             }
         }
-        if outcome.exit != ExitStatus.satisfied { throw outcome.exit }
+        if outcome.verdict != .authorized { throw outcome.verdict.exitStatus }
     }
 
     struct Outcome {
-        var status: String
-        var exit: ExitCode
+        var verdict: Verdict
         var explanation: ConditionExplanation
     }
 
@@ -68,20 +67,7 @@ struct CheckCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(message: "capctl: \(error)", status: ExitStatus.usage)
         }
-        let explanation = evaluation.explanation
-        switch evaluation.outcome {
-        case .satisfied: return Outcome(status: "authorized", exit: ExitStatus.satisfied, explanation: explanation)
-        case .undecided: return Outcome(status: "undecided", exit: ExitStatus.denied, explanation: explanation)
-        case .needsAuthorization:
-            return Outcome(status: "notDetermined", exit: ExitStatus.needsAuthorization, explanation: explanation)
-        case .failed:
-            let dismissed = explanation.failedLeaves.contains { leaf in
-                (leaf.error as? CapabilityError)?.status.cause == .dismissed
-            }
-            return Outcome(
-                status: dismissed ? "dismissed" : "denied", exit: dismissed ? ExitStatus.dismissed : ExitStatus.denied,
-                explanation: explanation)
-        }
+        return Outcome(verdict: Verdict(evaluation), explanation: evaluation.explanation)
     }
 
     /// The explanation as an indented tree, like `systemd-analyze condition`.

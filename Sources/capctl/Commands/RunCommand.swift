@@ -60,9 +60,9 @@ struct RunCommand: AsyncParsableCommand {
         let outcome = try await CheckCommand.evaluate(
             gate: gate, options: options, prompting: !prompt.noPrompt, context: try flagContext.evaluationContext(),
             policyOptions: prompt.password.policyOptions)
-        guard outcome.exit == ExitStatus.satisfied else {
+        guard outcome.verdict == .authorized else {
             var message =
-                "capctl: not running \(command[0]): gate \(gate) is \(outcome.status)\n"
+                "capctl: not running \(command[0]): gate \(gate) is \(outcome.verdict.rawValue)\n"
                 + CheckCommand.tree(outcome.explanation, explainAll: false)
             message += "\n"
             FileHandle.standardError.write(Data(message.utf8))

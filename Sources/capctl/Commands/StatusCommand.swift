@@ -14,7 +14,7 @@ struct StatusCommand: AsyncParsableCommand {
             With no policy files, shows the host's built-in capabilities: user and groups, \
             effective Linux capabilities, network path, PAM, home and working directory access. \
             Exits 0 after listing everything; given NAMEs, exits by their statuses \
-            (0 authorized, 1 denied or unavailable, 2 would need authorization).
+            (0 authorized, 1 denied, unavailable or undecided, 2 would need authorization).
             """
     )
 
@@ -47,13 +47,12 @@ struct StatusCommand: AsyncParsableCommand {
         }
         print(options.json ? Self.json(selected) : Self.table(selected))
         guard !names.isEmpty else { return }
-        let statuses =
-            selected.capabilities.map(\.status) + selected.gates.map(\.status)
-            + selected.flags.map {
-                $0.details.reason == .error ? "unavailable" : ($0.details.value == true ? "authorized" : "denied")
-            }
-        if statuses.contains(where: { $0 == "denied" || $0 == "unavailable" }) { throw ExitStatus.denied }
-        if statuses.contains("notDetermined") { throw ExitStatus.needsAuthorization }
+        // Capabilities' and gates' words are verdicts; anything else would be a bug, and fails closed.
+        let verdicts =
+            (selected.capabilities + selected.gates).map { Verdict(rawValue: $0.status) ?? .unavailable }
+            + selected.flags.map { Verdict(flag: $0.details) }
+        let exit = Verdict.exitStatus(of: verdicts)
+        if exit != ExitStatus.satisfied { throw exit }
     }
 
     static func report(_ options: CommonOptions, context: FlagEvaluationContext? = nil) async throws -> Report {
@@ -84,13 +83,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         for name in policy.policy.gates.keys.sorted() {
             let evaluation = try await policy.evaluateWithoutAsking(gate: name, context: context)
-            let status =
-                switch evaluation.outcome {
-                case .satisfied: "authorized"
-                case .failed: "denied"
-                case .undecided: "undecided"
-                case .needsAuthorization: "notDetermined"
-                }
+            let status = Verdict(evaluation).rawValue
             let failing = evaluation.explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }
             let reason =
                 evaluation.outcome == .satisfied

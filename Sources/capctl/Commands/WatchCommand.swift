@@ -45,9 +45,9 @@ struct WatchCommand: AsyncParsableCommand {
                             json
                                 ? JSONText.string(
                                     JSONText.entry(
-                                        name: source.name, kind: source.kind, status: status.kind.rawValue,
+                                        name: source.name, kind: source.kind, status: source.word(status),
                                         reason: status.reason, cause: status.cause?.name))
-                                : "\(source.name)\t\(status.kind.rawValue)\t\(status.reason)")
+                                : "\(source.name)\t\(source.word(status))\t\(status.reason)")
                     }
                 }
             }
@@ -60,6 +60,12 @@ struct WatchCommand: AsyncParsableCommand {
         var name: String
         var kind: String
         var updates: CapabilityStatusUpdates
+
+        /// The word `status` and `check` use: a gate's status stands for its evaluation, so
+        /// unavailable there is an undecided gate.
+        func word(_ status: CapabilityStatus) -> String {
+            kind == "gate" && status.kind == .unavailable ? Verdict.undecided.rawValue : status.kind.rawValue
+        }
     }
 
     static func sources(_ options: CommonOptions, context: FlagEvaluationContext? = nil) async throws -> [Source] {

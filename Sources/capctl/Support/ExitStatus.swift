@@ -1,11 +1,11 @@
 import ArgumentParser
 import Capabilities
 
-/// capctl's exit statuses, documented in Docs/capctl.md.
+/// capctl's exit statuses, documented in Docs/capctl.md; ``Verdict`` chooses among the first four.
 enum ExitStatus {
     /// Everything asked about is satisfied or authorized.
     static let satisfied = ExitCode(0)
-    /// Denied or unavailable.
+    /// Denied, unavailable or undecided.
     static let denied = ExitCode(1)
     /// It would need authorization (notDetermined), and prompting was not allowed.
     static let needsAuthorization = ExitCode(2)
@@ -18,14 +18,6 @@ enum ExitStatus {
     /// A policy or flag file is broken (EX_CONFIG).
     static let configuration = ExitCode(78)
 
-    /// The status for one capability status.
-    static func of(_ status: CapabilityStatus) -> ExitCode {
-        switch status.kind {
-        case .authorized: satisfied
-        case .notDetermined: status.cause == .dismissed ? dismissed : needsAuthorization
-        case .denied, .unavailable: denied
-        }
-    }
 }
 
 /// A failure that ends the command with a message on standard error and an exit status.

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Capabilities
+import CapabilityPolicy
+import FeatureFlags
+import ProcedureCore
+
+/// What capctl says of a capability, gate or flag: one word and one exit status, the same in
+/// every subcommand (`status`, `check`, `run`, `watch`, `authorize`, `flags`), so a script
+/// reading `capctl status g && work` and one reading `--json` agree (Docs/capctl.md).
+enum Verdict: String, Sendable {
+    case authorized
+    case denied
+    /// A capability whose backend cannot answer.
+    case unavailable
+    /// A gate some of whose requirements could not be decided: it does not hold.
+    case undecided
+    /// It would hold only after asking, and asking was not allowed.
+    case notDetermined
+    /// The person dismissed the prompt.
+    case dismissed
+
+    /// The exit status documented for this verdict.
+    var exitStatus: ExitCode {
+        switch self {
+        case .authorized: ExitStatus.satisfied
+        case .denied, .unavailable, .undecided: ExitStatus.denied
+        case .notDetermined: ExitStatus.needsAuthorization
+        case .dismissed: ExitStatus.dismissed
+        }
+    }
+
+    /// A capability's verdict.
+    init(_ status: CapabilityStatus) {
+        switch status.kind {
+        case .authorized: self = .authorized
+        case .denied: self = .denied
+        case .unavailable: self = .unavailable
+        case .notDetermined: self = status.cause == .dismissed ? .dismissed : .notDetermined
+        }
+    }
+
+    /// A gate's verdict: a failed gate is dismissed when a prompt it asked was dismissed.
+    init(_ evaluation: GateEvaluation) {
+        switch evaluation.outcome {
+        case .satisfied: self = .authorized
+        case .undecided: self = .undecided
+        case .needsAuthorization: self = .notDetermined
+        case .failed:
+            let dismissed = evaluation.explanation.failedLeaves.contains { leaf in
+                (leaf.error as? CapabilityError)?.status.cause == .dismissed
+            }
+            self = dismissed ? .dismissed : .denied
+        }
+    }
+
+    /// A flag asked about by name: true holds, an evaluation error is unavailable, anything else is denied.
+    init(flag details: FlagEvaluationDetails<FlagValue>) {
+        if details.reason == .error {
+            self = .unavailable
+        } else {
+            self = details.value == true ? .authorized : .denied
+        }
+    }
+
+    /// The status of a command that asked about several things: any that does not hold decides
+    /// (1), then a dismissed prompt (3), then one that would need asking (2); else 0.
+    static func exitStatus(of verdicts: [Verdict]) -> ExitCode {
+        let order: [Verdict] = [.denied, .unavailable, .undecided, .dismissed, .notDetermined]
+        return order.first(where: verdicts.contains)?.exitStatus ?? ExitStatus.satisfied
+    }
+}
