@@ -53,7 +53,9 @@ struct CapctlGateTests {
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
-    @Test("an undecided gate is one verdict everywhere: status, check, run and watch say undecided and exit 1 (77 for run)")
+    @Test(
+        "an undecided gate is one verdict everywhere: status, check, run and watch say undecided and exit 1 (77 for run)"
+    )
     func undecidedEverywhere() async throws {
         let tree = try PolicyTree()
         try tree.write("etc/policy.yaml", Self.policy)
@@ -70,7 +72,8 @@ struct CapctlGateTests {
         let run = try tree.capctl(["run", "closed", "--", "/bin/true"])
         #expect(run.status == 77)
         #expect(run.error.contains("gate closed is undecided"))
-        let watcher = try StreamingProcess([PolicyTree.capctl, "watch", "closed", "--json"], environment: tree.environment)
+        let watcher = try StreamingProcess(
+            [PolicyTree.capctl, "watch", "closed", "--json"], environment: tree.environment)
         let line = try #require(await watcher.nextLine())
         #expect(line.contains("\"status\":\"undecided\""), "\(line)")
         let plain = try StreamingProcess([PolicyTree.capctl, "watch", "closed"], environment: tree.environment)

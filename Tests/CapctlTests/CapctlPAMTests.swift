@@ -51,6 +51,40 @@ struct CapctlPAMTests {
         #expect(check.output.contains("pam_typo_not_installed.so is not installed"), "\(check.output)")
     }
 
+    @Test(
+        "stacks libpam would run differently are unavailable through the binary: no auth lines (other's stack), a loop, a line libpam spins on, a module 41 includes down"
+    )
+    func stacksAsLibpamReadsThem() throws {
+        let tree = try tree()
+        let permit = PAMTestModules.stockDirectory! + "/pam_permit.so"
+        // A permissive `other`: a wrong password would pass if libpam's fallback were missed.
+        try tree.write("pam/other", "auth required \(permit)\naccount required \(permit)\n")
+        var cases: [(String, String)] = [
+            ("account required \(permit)\n", "has no auth lines"),
+            ("@include \(tree.root)/pam/loop-a\naccount required \(permit)\n", "PAM include loop"),
+            (
+                "auth required \\\n" + String(repeating: "  \\\n", count: 1_100)
+                    + "\(permit)\naccount required \(permit)\n",
+                "past libpam's 1024-byte buffer"
+            ),
+            ("auth include \(tree.root)/pam/deep1\naccount required \(permit)\n", "nest deeper than 16 files"),
+        ]
+        try tree.write("pam/loop-a", "auth include \(tree.root)/pam/loop-b\n")
+        try tree.write("pam/loop-b", "@include \(tree.root)/pam/loop-a\n")
+        for level in 1...40 { try tree.write("pam/deep\(level)", "@include \(tree.root)/pam/deep\(level + 1)\n") }
+        try tree.write("pam/deep41", "auth required pam_typo_not_installed.so\n")
+        cases.append(("", "has no auth lines"))
+        for (service, reason) in cases {
+            try tree.write("pam/capctl-test", service)
+            let check = try tree.capctl(["check", "export", "--password-stdin"], input: "wrong\n")
+            #expect(check.status == 1, "\(reason): \(check.output)")
+            #expect(check.output.contains("undecided"), "\(reason): \(check.output)")
+            #expect(check.output.contains(reason), "\(reason): \(check.output)")
+            let noPrompt = try tree.capctl(["check", "export", "--no-prompt"])
+            #expect(noPrompt.status == 1, "\(reason): \(noPrompt.output)")
+        }
+    }
+
     @Test("check --password-stdin: the right password opens the gate, a wrong one does not")
     func passwordFromStandardInput() throws {
         let tree = try tree()

@@ -143,17 +143,19 @@ struct PAMLoginTests {
                 "# a comment line", "-auth optional /nonexistent/pam_optional.so", "auth optional nowhere.so",
                 "auth sufficient nowhere.so", "auth [success=ok default=ignore] nowhere.so",
                 "auth [success=ok module_unknown=ignore default=bad] nowhere.so",
-                "auth [success=ok default=bad] MODULES/pam_permit.so", "auth include common",
+                "auth [success=ok default=bad] MODULES/pam_permit.so", "auth include \(directory.path)/common",
                 "account \\", "  required MODULES/pam_permit.so",
             ])
         let good = try PAMLogin(service: "test", user: "alice", serviceDirectory: directory.path)
         #expect(await good.resolveStatus().kind == .notDetermined)
+        let account = "account required MODULES/pam_permit.so"
         try directory.service("broken-common", ["auth required pam_not_installed_anywhere.so"])
-        try directory.service("through-include", ["@include broken-common"])
-        try directory.service("through-substack", ["auth substack broken-common"])
+        try directory.service("through-include", ["@include \(directory.path)/broken-common", account])
+        try directory.service("through-substack", ["auth substack \(directory.path)/broken-common", account])
         // A leading '-' only keeps the failure out of the log: a required module still fails.
-        try directory.service("dash-required", ["-auth required pam_not_installed_anywhere.so"])
-        try directory.service("bracket-bad", ["auth [success=ok default=bad] pam_not_installed_anywhere.so"])
+        try directory.service("dash-required", ["-auth required pam_not_installed_anywhere.so", account])
+        try directory.service(
+            "bracket-bad", ["auth [success=ok default=bad] pam_not_installed_anywhere.so", account])
         for service in ["through-include", "through-substack", "dash-required", "bracket-bad"] {
             let status = await (try PAMLogin(service: service, user: "alice", serviceDirectory: directory.path))
                 .resolveStatus()

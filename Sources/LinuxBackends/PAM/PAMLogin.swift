@@ -2,6 +2,7 @@ public import Capabilities
 import ConfigurationFiles
 import Dispatch
 import Glibc
+import Locking
 
 /// A login through PAM: authorized once a PAM transaction for a service and a user succeeds
 /// (`pam_authenticate`, then `pam_acct_mgmt`).
@@ -28,6 +29,10 @@ public struct PAMLogin: CapabilityType {
     /// Whether `pam_setcred` establishes credentials after success; some modules change this
     /// process's groups or keys then. Default false.
     public let establishesCredentials: Bool
+    /// How long ``authorize()`` waits for the transaction, including the time a person takes to
+    /// answer. Past it the login is unavailable (an error, so no gate passes on it); the
+    /// transaction's thread is left to finish on its own, as a stuck module cannot be interrupted.
+    public let timeout: Duration
 
     private let conversation: any PAMConversation
     private let libraryPath: String
@@ -40,6 +45,7 @@ public struct PAMLogin: CapabilityType {
     ///   - conversation: Who answers PAM's questions; by default the controlling terminal.
     ///   - checksAccount: Whether to run the account check after authentication.
     ///   - establishesCredentials: Whether to call `pam_setcred(PAM_ESTABLISH_CRED)` on success.
+    ///   - timeout: The limit for ``authorize()``; five minutes by default.
     ///   - library: The libpam to load; `libpam.so.0` by default.
     public init(
         service: String,
@@ -48,8 +54,12 @@ public struct PAMLogin: CapabilityType {
         conversation: any PAMConversation = TerminalPAMConversation(),
         checksAccount: Bool = true,
         establishesCredentials: Bool = false,
+        timeout: Duration = .seconds(300),
         library: String = "libpam.so.0"
     ) throws(CapabilityConfigurationError) {
+        guard timeout > .zero else {
+            throw CapabilityConfigurationError("a PAM login's timeout must be positive, got \(timeout)")
+        }
         try Self.checkServiceName(service)
         if let serviceDirectory, !serviceDirectory.hasPrefix("/") {
             throw CapabilityConfigurationError(
@@ -65,6 +75,7 @@ public struct PAMLogin: CapabilityType {
         self.conversation = conversation
         self.checksAccount = checksAccount
         self.establishesCredentials = establishesCredentials
+        self.timeout = timeout
         self.libraryPath = library
     }
 
@@ -128,7 +139,8 @@ public struct PAMLogin: CapabilityType {
         }
     }
 
-    /// Runs the PAM transaction on a thread of its own (it blocks while a person types).
+    /// Runs the PAM transaction on a thread of its own (it blocks while a person types), for at
+    /// most ``timeout``.
     public func authorize() async throws -> CapabilityStatus {
         let current = currentStatus()
         guard current.kind == .notDetermined, case .success(let library) = PAMLibrary.load(libraryPath) else {
@@ -137,9 +149,30 @@ public struct PAMLogin: CapabilityType {
         let transaction = PAMTransaction(
             library: library, service: service, user: user, directory: serviceDirectory, conversation: conversation,
             checksAccount: checksAccount, establishesCredentials: establishesCredentials)
+        let timeout = timeout
+        let answered = Lock(false)
         return await withCheckedContinuation { continuation in
-            Self.transactions.async { continuation.resume(returning: transaction.run()) }
+            @Sendable func answer(_ status: CapabilityStatus) {
+                let first = answered.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: status) }
+            }
+            Self.transactions.async { answer(transaction.run()) }
+            Self.transactions.asyncAfter(deadline: .now() + Self.interval(timeout)) {
+                answer(
+                    .unavailable(
+                        "the PAM transaction for \(user) via service \(service) did not finish within \(timeout)",
+                        cause: .error))
+            }
         }
+    }
+
+    private static func interval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        guard seconds < Int64(Int.max / 1_000_000_000) - 1 else { return .never }
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 
     /// A queue of its own, so each waiting login gets a thread and none holds up the global queue.

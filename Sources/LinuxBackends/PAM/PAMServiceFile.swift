@@ -1,24 +1,48 @@
 import ConfigurationFiles
 import Glibc
 
-/// Reads a PAM service file (Linux-PAM's pam.d(5) syntax) far enough to find the modules it
-/// would load, so that a module that is not there makes the capability unavailable before anyone
-/// is asked, instead of failing at the prompt with "Module is unknown".
+/// Reads a PAM service file (pam.d(5)) the way Linux-PAM 1.5 builds its stacks from it, so that
+/// a service libpam would run differently from what its file says, or could not run at all, is
+/// unavailable before anyone is asked, instead of failing at the prompt or passing by accident.
 ///
-/// Lines are `type control module-path arguments`, with `#` comments and `\` continuations;
-/// `control` may be a bracketed list with spaces; `@include FILE` and the `include` and
-/// `substack` controls read another service file of the same directory. Linux-PAM runs a module
-/// that failed to load as one that fails with PAM_MODULE_UNKNOWN (a type written `-auth` only
-/// keeps that out of the log), so a missing module matters when its control lets that failure
-/// count: `required`, `requisite`, or a bracketed control whose `module_unknown` (else `default`)
-/// action is anything but `ignore`. Missing `optional` and `sufficient` modules are ignored.
+/// What libpam does, and what is refused here:
+/// - A management group (auth, account) with no lines in the service's stacks runs the `other`
+///   service's stack for that group: refused unless the service is `other` itself, so a
+///   permissive `other` never stands in for a service by accident.
+/// - `@include FILE` and the `include` and `substack` controls read another file; a relative name
+///   is looked up in /etc/pam.d (then /usr/lib/pam.d), whatever directory the service came from,
+///   as this libpam does. An include loop makes libpam recurse until it crashes, and newer
+///   libpam refuses includes past 16 levels: loops and deeper chains are refused.
+/// - Lines are assembled as libpam does (``PAMLineAssembler``); lines it cannot assemble are refused.
+/// - A module that failed to load, a line with an unknown type, no control or no module, and an
+///   include that cannot be read all fail when run; that matters when the control lets the
+///   failure count: `required`, `requisite`, or a bracketed control whose `module_unknown` (else
+///   `default`) action is not `ignore`. `optional` and `sufficient` ones are ignored.
 struct PAMServiceFile {
-    /// A module the stacks name that is not on this system.
-    struct MissingModule: Equatable {
+    /// One entry of a stack, where it was written.
+    struct Handler {
         let file: String
         let line: Int
-        let module: String
+        let type: String
+        let control: String
+        /// The module, or nil for a line libpam installs as one that always fails.
+        let module: String?
+        /// Why the line always fails, when `module` is nil.
+        let failure: String?
     }
+
+    /// Why the stacks cannot be used as they are.
+    struct Problem: Error {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// libpam's include limit (PAM_SUBSTACK_MAX_LEVEL in Linux-PAM 1.6).
+    static let maximumIncludeDepth = 16
+    /// Lines read across every file, against include trees that grow exponentially.
+    static let maximumLines = 20_000
+    /// Where a relative include is looked for.
+    static let includeDirectories = ["/etc/pam.d", "/usr/lib/pam.d"]
 
     /// Where Linux-PAM looks for modules named without a path, by distribution.
     static let moduleDirectories = [
@@ -27,63 +51,139 @@ struct PAMServiceFile {
         "/lib/security",
     ]
 
-    /// The first module of the given stacks (`auth`, `account`, ...) that does not exist, or the
-    /// reason the files could not be read; nil when every module is there.
-    static func firstProblem(service: String, directory: String, types: Set<String>) -> String? {
-        var visited: Set<String> = []
-        do throws(ConfigurationError) {
-            if let missing = try firstMissing(
-                file: directory + "/" + service, directory: directory, types: types, visited: &visited)
-            {
-                return
-                    "\(missing.file):\(missing.line): PAM module \(missing.module) is not installed (Linux-PAM would"
-                    + " fail with \"Module is unknown\" once asked)"
-            }
-            return nil
-        } catch {
-            return "\(error)"
-        }
-    }
+    static let managementGroups: Set<String> = ["auth", "account", "session", "password"]
 
-    private static func firstMissing(
-        file: String, directory: String, types: Set<String>, visited: inout Set<String>
-    ) throws(ConfigurationError) -> MissingModule? {
-        // Includes may repeat (common-auth from two places) but must not loop.
-        guard visited.insert(file).inserted, visited.count <= 32 else { return nil }
-        let text = try ConfigurationFile.text(file)
-        for (number, line) in logicalLines(text) {
-            let fields = split(line)
-            guard let first = fields.first else { continue }
-            if first == "@include" {
-                guard fields.count >= 2 else { continue }
-                if let missing = try firstMissing(
-                    file: included(fields[1], directory), directory: directory, types: types, visited: &visited)
-                {
-                    return missing
-                }
-                continue
+    /// The first reason the stacks of `types` (`auth`, `account`) would not run as written, or
+    /// nil when every module they count on is there.
+    static func firstProblem(service: String, directory: String, types: Set<String>) -> String? {
+        var reader = Reader()
+        let handlers: [Handler]
+        do throws(Problem) {
+            handlers = try reader.handlers(of: directory + "/" + service, requested: nil)
+        } catch {
+            return error.description
+        }
+        for type in ["auth", "account", "password", "session"] where types.contains(type) {
+            let stack = handlers.filter { $0.type == type }
+            if stack.isEmpty, service != "other" {
+                return "PAM service file \(directory)/\(service) has no \(type) lines, so Linux-PAM would run the"
+                    + " \"other\" service's \(type) stack instead (add \(type) lines, or name the service \"other\")"
             }
-            guard fields.count >= 3 else { continue }
-            let type = first.hasPrefix("-") ? String(first.dropFirst()) : first
-            guard types.contains(type.lowercased()) else { continue }
-            let control = fields[1]
-            if control == "include" || control == "substack" {
-                if let missing = try firstMissing(
-                    file: included(fields[2], directory), directory: directory, types: types, visited: &visited)
-                {
-                    return missing
+            for handler in stack where failsWhenMissing(control: handler.control) {
+                if let failure = handler.failure {
+                    return "\(handler.file):\(handler.line): \(failure), so Linux-PAM fails every \(type) request"
                 }
-                continue
-            }
-            let module = fields[2]
-            if failsWhenMissing(control: control) && !exists(module: module) {
-                return MissingModule(file: file, line: number, module: module)
+                if let module = handler.module, !exists(module: module) {
+                    return "\(handler.file):\(handler.line): PAM module \(module) is not installed (Linux-PAM would"
+                        + " fail with \"Module is unknown\" once asked)"
+                }
             }
         }
         return nil
     }
 
-    /// Whether a module that could not be loaded makes the stack fail under `control`.
+    /// Follows includes as libpam does, keeping the chain for loops and depth.
+    private struct Reader {
+        var linesRead = 0
+        var chain: [String] = []
+
+        mutating func handlers(of file: String, requested: String?) throws(Problem) -> [Handler] {
+            if let loop = chain.firstIndex(of: file) {
+                throw Problem(
+                    "PAM include loop: \((chain[loop...] + [file]).joined(separator: " -> ")) (libpam would recurse"
+                        + " until the process crashes)")
+            }
+            guard chain.count < maximumIncludeDepth else {
+                throw Problem(
+                    "PAM includes nest deeper than \(maximumIncludeDepth) files at \(file) (\(chain.first ?? file)"
+                        + " -> ...); Linux-PAM versions disagree on such stacks")
+            }
+            let bytes: [UInt8]
+            do throws(TrustedFile.Refusal) {
+                bytes = try TrustedFile.bytes(of: file)
+            } catch {
+                throw Problem("\(file): \(error.reason)")
+            }
+            let lines: [PAMLineAssembler.Line]
+            do throws(PAMLineAssembler.Refusal) {
+                lines = try PAMLineAssembler.lines(of: bytes)
+            } catch {
+                throw Problem("\(file):\(error.line): the line \(error.reason)")
+            }
+            linesRead += lines.count
+            guard linesRead <= maximumLines else {
+                throw Problem(
+                    "the PAM stacks including \(file) have over \(maximumLines) lines in all; not read further")
+            }
+            chain.append(file)
+            defer { chain.removeLast() }
+            var result: [Handler] = []
+            for line in lines {
+                let fields = split(line.text)
+                if fields[0] == "@include" {
+                    result += try included(fields.count > 1 ? fields[1] : nil, requested, from: file, line: line.number)
+                    continue
+                }
+                var typeField = fields[0].lowercased()
+                if typeField.hasPrefix("-") { typeField.removeFirst() }
+                let knownType = Self.managementGroupsByName[typeField]
+                // An unknown type is installed as a failing line of the requested type, else auth.
+                let type = knownType ?? requested ?? "auth"
+                if let requested, type != requested { continue }
+                guard fields.count > 1 else {
+                    result.append(failing(file, line.number, type, "has no control", control: "required"))
+                    continue
+                }
+                let control = fields[1].lowercased()
+                if control == "include" || control == "substack" {
+                    result += try included(fields.count > 2 ? fields[2] : nil, type, from: file, line: line.number)
+                    continue
+                }
+                if knownType == nil {
+                    result.append(
+                        failing(file, line.number, type, "has the unknown type \(fields[0])", control: control))
+                } else if fields.count < 3 {
+                    result.append(failing(file, line.number, type, "names no module", control: control))
+                } else {
+                    result.append(
+                        Handler(
+                            file: file, line: line.number, type: type, control: control, module: fields[2],
+                            failure: nil))
+                }
+            }
+            return result
+        }
+
+        private static let managementGroupsByName = Dictionary(
+            uniqueKeysWithValues: PAMServiceFile.managementGroups.map { ($0, $0) })
+
+        private mutating func included(_ name: String?, _ requested: String?, from file: String, line: Int)
+            throws(Problem) -> [Handler]
+        {
+            guard let name, let path = includePath(name) else {
+                return [
+                    failing(
+                        file, line, requested ?? "auth", "includes \(name ?? "nothing"), which is not there",
+                        control: "required")
+                ]
+            }
+            return try handlers(of: path, requested: requested)
+        }
+
+        private func failing(_ file: String, _ line: Int, _ type: String, _ why: String, control: String) -> Handler {
+            Handler(file: file, line: line, type: type, control: control, module: nil, failure: "the line \(why)")
+        }
+    }
+
+    private static func includePath(_ name: String) -> String? {
+        let candidates = name.hasPrefix("/") ? [name] : includeDirectories.map { $0 + "/" + name }
+        return candidates.first { path in
+            var info = stat()
+            return stat(path, &info) == 0
+        }
+    }
+
+    /// Whether a line that fails (its module missing, or broken) makes the stack fail under `control`.
     static func failsWhenMissing(control: String) -> Bool {
         switch control {
         case "required", "requisite": return true
@@ -100,37 +200,12 @@ struct PAMServiceFile {
         }
     }
 
-    private static func included(_ name: String, _ directory: String) -> String {
-        name.hasPrefix("/") ? name : directory + "/" + name
-    }
-
     private static func exists(module: String) -> Bool {
         let candidates = module.hasPrefix("/") ? [module] : moduleDirectories.map { $0 + "/" + module }
         return candidates.contains { path in
             var info = stat()
             return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
         }
-    }
-
-    /// Lines without comments, continuations joined, numbered by where they start.
-    static func logicalLines(_ text: String) -> [(Int, String)] {
-        var result: [(Int, String)] = []
-        var pending = ""
-        var start = 0
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = String(raw)
-            if let hash = line.firstIndex(of: "#") { line = String(line[..<hash]) }
-            if pending.isEmpty { start = index + 1 }
-            if line.hasSuffix("\\") {
-                pending += line.dropLast() + " "
-                continue
-            }
-            pending += line
-            if !pending.allSatisfy(\.isWhitespace) { result.append((start, pending)) }
-            pending = ""
-        }
-        if !pending.allSatisfy(\.isWhitespace) { result.append((start, pending)) }
-        return result
     }
 
     /// Fields split on blanks, a bracketed control (`[success=1 default=ignore]`) kept whole.
@@ -141,7 +216,7 @@ struct PAMServiceFile {
         for character in line {
             if character == "[" { depth += 1 }
             if character == "]" { depth = max(0, depth - 1) }
-            if depth == 0, character == " " || character == "\t" {
+            if depth == 0, character == " " || character == "\t" || character == "\n" {
                 if !current.isEmpty { fields.append(current) }
                 current = ""
             } else {
