@@ -32,4 +32,8 @@ CSDBUS_SAME_TYPE(sd_bus_get_fd, csdbus_get_fd_function);
 CSDBUS_SAME_TYPE(sd_bus_get_events, csdbus_get_events_function);
 CSDBUS_SAME_TYPE(sd_bus_get_timeout, csdbus_get_timeout_function);
 CSDBUS_SAME_TYPE(sd_bus_error_free, csdbus_error_free_function);
+CSDBUS_SAME_TYPE(sd_bus_new, csdbus_open_function);
+CSDBUS_SAME_TYPE(sd_bus_set_address, csdbus_set_address_function);
+CSDBUS_SAME_TYPE(sd_bus_set_bus_client, csdbus_set_boolean_function);
+CSDBUS_SAME_TYPE(sd_bus_start, csdbus_start_function);
 #endif

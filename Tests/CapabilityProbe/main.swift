@@ -11,14 +11,18 @@
 //         authorize answers each password prompt with a line of standard input (end of input
 //         dismisses), prints authorize()'s status (or `cancelled`) and then status() read afresh;
 //         authorize-cancel cancels the authorizing task at the first prompt instead of answering.
-//         polkit's messages go to standard error as `message: TEXT`.
+//         polkit's messages go to standard error as `message: TEXT`. `timeout:MS` bounds status().
+//     capability-probe polkit-impostor       owns org.freedesktop.PolicyKit1 on the system bus and answers every
+//         CheckAuthorization "not authorized", as a fake polkitd would to open `not:` gates; prints `owner` once it
+//         owns the name, then serves until killed
 //
 // Prints one line per status: KIND<TAB>GRANTS<TAB>REASON, GRANTS comma-separated.
 
 import Capabilities
 import Glibc
-import LinuxBackends
 import Locking
+
+@testable import LinuxBackends
 
 func printStatus(_ status: CapabilityStatus) {
     print("\(status.kind.rawValue)\t\(status.grants.sorted().joined(separator: ","))\t\(status.reason)")
@@ -118,9 +122,11 @@ case "polkit":
             let pair = argument.dropFirst("detail:".count).split(separator: "=", maxSplits: 1)
             details[String(pair[0])] = pair.count > 1 ? String(pair[1]) : ""
         }
+        let timeout = arguments.dropFirst(3).first { $0.hasPrefix("timeout:") }.flatMap { Int($0.dropFirst(8)) }
         let capability = try PolkitAuthorization(
             action: arguments[1], details: details, conversation: conversation,
-            keepsTemporaryAuthorization: !arguments.dropFirst(3).contains("no-keep"))
+            keepsTemporaryAuthorization: !arguments.dropFirst(3).contains("no-keep"),
+            statusTimeout: .milliseconds(timeout ?? 25_000))
         if arguments[2] != "status" {
             // Stored under the lock the prompt takes, so the prompt always finds the task.
             let task = authorizing.withLock { stored in
@@ -135,6 +141,26 @@ case "polkit":
             }
         }
         printStatus(await capability.resolveStatus())
+    } catch {
+        fail("\(error)")
+    }
+case "polkit-impostor":
+    guard let library = SystemdBusLibrary.loaded(SystemdBusLibrary.defaultPath) else { fail("no sd-bus") }
+    do throws(DBusError) {
+        let connection = try DBusConnection(systemBusWith: library)
+        try connection.exportObject(path: PolkitAuthority.path) { [unowned connection] call in
+            guard call.member == "CheckAuthorization" else { return false }
+            try? connection.reply(to: call, [.structure([.boolean(false), .boolean(false), .stringDictionary([:])])])
+            return true
+        }
+        let request = try connection.methodCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "RequestName", [.string(PolkitAuthority.service), .uint32(4)])
+        let reply = try connection.call(request, timeout: .seconds(10))
+        guard reply.first?.unsignedValue == 1 else { fail("did not become the owner: \(reply)") }
+        print("owner")
+        fflush(nil)
+        try connection.run(until: { false })
     } catch {
         fail("\(error)")
     }

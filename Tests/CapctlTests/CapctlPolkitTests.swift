@@ -50,6 +50,66 @@ struct CapctlPolkitTests {
         "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", PolicyTree.sharedCapctl,
     ]
 
+    @Test(
+        "only one unix:path= bus address is used: unixexec, tcp, abstract sockets and lists are refused, nothing is started, no gate opens",
+        arguments: [
+            "unixexec:path=/bin/sh,argv0=sh,argv1=-c,argv2=touch%20MARKER", "tcp:host=127.0.0.1,port=9",
+            "unix:abstract=capctl-test", "unix:path=/run/dbus/system_bus_socket;unixexec:path=/bin/true",
+            "unix:path=relative/socket", "unix:path=/run/dbus/system_bus_socket,argv1=x", "unix:path=/a%2",
+        ])
+    func onlySocketPathAddresses(address: String) async throws {
+        let tree = try tree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              purge: { kind: polkit, action: org.example.backup.purge }
+            gates:
+              not-purge: { require: { not: purge } }
+            """)
+        let marker = tree.root + "/started"
+        let environment = ["DBUS_SYSTEM_BUS_ADDRESS": address.replacingOccurrences(of: "MARKER", with: marker)]
+        for command in [[PolicyTree.capctl], nobody] {
+            let check = try tree.run(command + ["check", "not-purge"], extraEnvironment: environment)
+            #expect(check.status == 1, "\(address): \(check.output)")
+            #expect(check.output.contains("not-purge: undecided"), "\(check.output)")
+            #expect(check.output.contains("only a single unix:path= address is accepted"), "\(check.output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: marker), "a program named by the address was started")
+    }
+
+    @Test("a bus name owned by a connection that is not root's or polkitd's is not polkit: its 'no' opens no gate")
+    func impostorOnTrustedBus() async throws {
+        // A bus run by root whose policy lets uid 65534 own polkit's name, and no polkitd.
+        let fixture = try await PolkitFixture(
+            actions: [:], rules: "", startsPolkit: false,
+            busPolicy: #"<policy user="nobody"><allow own="org.freedesktop.PolicyKit1"/></policy>"#)
+        var environment = fixture.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = fixture.busAddress
+        let impostor = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                builtProductForAnyUser("capability-probe"), "polkit-impostor",
+            ], environment: environment)
+        defer { impostor.stop() }
+        #expect(await impostor.nextLine() == "owner")
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              purge: { kind: polkit, action: org.example.backup.purge }
+            gates:
+              not-purge: { require: { not: purge } }
+            """)
+        for command in [[PolicyTree.capctl], nobody] {
+            let check = try tree.run(
+                command + ["check", "not-purge"], extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": fixture.busAddress])
+            #expect(check.status == 1, "\(check.output)")
+            #expect(check.output.contains("runs as uid 65534, not as root or polkitd"), "\(check.output)")
+        }
+    }
+
     @Test("status shows polkitd answering, and unavailable without a bus")
     func statusShowsPolkit() async throws {
         let fixture = try await fixture()

@@ -141,6 +141,38 @@ struct PolkitAuthorizationTests {
         #expect(status.reason.contains("run by uid 65534, not by root or messagebus"), "\(status.reason)")
     }
 
+    // The limit is the assertion's other half: sd-bus alone waits 90 s for a handshake.
+    @Test(
+        "a bus that never answers is given up on within the check's time limit, not sd-bus's 90 seconds",
+        .timeLimit(.minutes(1)))
+    func silentBus() throws {
+        let directory = try TemporaryDirectory(prefix: "polkit-silent-bus")
+        let path = directory.path + "/bus"
+        // A socket root listens on and nobody accepts from: connecting works, the handshake never does.
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8) + [0])
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0)
+        #expect(listen(listener, 8) == 0)
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(path)"
+        let status = try #require(
+            try Probe.statuses(["polkit", "org.example.test.yes", "status", "timeout:300"], environment: environment)
+                .first ?? nil)
+        #expect(status.kind == .unavailable, "\(status)")
+        #expect(status.reason.contains("no answer on the system bus within the time allowed"), "\(status.reason)")
+    }
+
     /// The probe as uid 65534 in a namespace where polkit's helper uses a pam_matrix stack with these passwords.
     func authorize(
         _ fixture: PolkitFixture, _ arguments: [String], passwords: [String], input: String

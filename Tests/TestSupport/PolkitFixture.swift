@@ -29,8 +29,11 @@ public final class PolkitFixture: @unchecked Sendable {
     private let loads = Counter()
 
     /// Starts the bus and polkitd with `actions` (action id to its message; every default `no`, so
-    /// only rules grant) and `rules` (JavaScript, as in /etc/polkit-1/rules.d).
-    public init(actions: [String: String], rules: String) async throws {
+    /// only rules grant) and `rules` (JavaScript, as in /etc/polkit-1/rules.d). With `startsPolkit`
+    /// false only the bus runs; `busPolicy` adds `<policy>` elements to its configuration.
+    public init(actions: [String: String], rules: String, startsPolkit: Bool = true, busPolicy: String = "")
+        async throws
+    {
         directory = try TemporaryDirectory(prefix: "polkit-test")
         busDirectory = try directory.directory("bus")
         let socket = busDirectory + "/system_bus_socket"
@@ -57,6 +60,7 @@ public final class PolkitFixture: @unchecked Sendable {
                 <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
               </policy>
               <includedir>/usr/share/dbus-1/system.d</includedir>
+              \(busPolicy)
             </busconfig>
             """, to: "bus.conf")
         bus = try DaemonProcess(
@@ -87,6 +91,7 @@ public final class PolkitFixture: @unchecked Sendable {
         }
         try directory.write(policy + "</policyconfig>\n", to: "actions/org.example.test.policy")
         try directory.write(rules, to: "rules/10-test.rules")
+        guard startsPolkit else { return }
         try startPolkit()
         guard await waitForPolkit() else {
             throw FixtureError("polkitd did not take its bus name (its output is above the failure)")

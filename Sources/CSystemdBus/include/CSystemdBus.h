@@ -53,5 +53,8 @@ typedef int (*csdbus_get_fd_function)(sd_bus *bus);
 typedef int (*csdbus_get_events_function)(sd_bus *bus);
 typedef int (*csdbus_get_timeout_function)(sd_bus *bus, uint64_t *timeout_usec);
 typedef void (*csdbus_error_free_function)(sd_bus_error *e);
+typedef int (*csdbus_set_address_function)(sd_bus *bus, const char *address);
+typedef int (*csdbus_set_boolean_function)(sd_bus *bus, int b);
+typedef int (*csdbus_start_function)(sd_bus *bus);
 
 #endif

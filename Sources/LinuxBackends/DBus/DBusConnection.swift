@@ -2,16 +2,17 @@ import CLinuxSupport
 import CSystemdBus
 import Glibc
 
-/// A connection to the system bus through sd-bus (`DBUS_SYSTEM_BUS_ADDRESS` or the standard
-/// socket). sd-bus connections are not thread-safe: one is made, used and closed on one thread.
+/// A connection to the system bus through sd-bus (a `unix:path=` address from
+/// `DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket). sd-bus connections are not thread-safe: one is made, used and closed on one thread.
 final class DBusConnection {
     let library: SystemdBusLibrary
     private let bus: OpaquePointer
     /// Callbacks registered with sd-bus; they live as long as the connection.
     private var handlers: [MessageHandler] = []
     private var slots: [OpaquePointer] = []
-    /// Whether the bus was trusted; an untrusted one is closed without sending it anything more.
-    private var trusted = false
+    /// Whether the bus was trusted and never failed or ran out of time; any other is closed without
+    /// flushing, as flushing waits (up to sd-bus's 90 s) for a bus that may never answer.
+    private var healthy = false
 
     /// Receives a message sd-bus hands to a callback; returns whether it was handled.
     final class MessageHandler {
@@ -23,22 +24,35 @@ final class DBusConnection {
         }
     }
 
-    /// Connects to the system bus, and trusts it only when root or the `messagebus` user runs it:
-    /// `DBUS_SYSTEM_BUS_ADDRESS` could otherwise point a program at a bus where anyone answers as polkitd.
+    /// Connects to the system bus at the one `unix:path=` address ``SystemBusAddress`` accepts,
+    /// and trusts it only when root or the `messagebus` user runs it: `DBUS_SYSTEM_BUS_ADDRESS`
+    /// could otherwise point a program at a bus where anyone answers as polkitd. sd-bus is given
+    /// the checked address itself, never the environment.
     init(systemBusWith library: SystemdBusLibrary) throws(DBusError) {
+        let address = try SystemBusAddress.fromEnvironment()
         var bus: OpaquePointer?
-        let code = library.openSystem(&bus)
+        var code = library.newBus(&bus)
         guard code >= 0, let bus else {
-            throw DBusError(DBusError.noBus, "cannot connect to the system bus: \(String(cString: strerror(-code)))")
+            throw DBusError(DBusError.noBus, "cannot create a bus connection: \(String(cString: strerror(-code)))")
+        }
+        code = library.setAddress(bus, address.address)
+        if code >= 0 { code = library.setBusClient(bus, 1) }
+        if code >= 0 { code = library.start(bus) }
+        guard code >= 0 else {
+            _ = library.closeWithoutFlush(bus)
+            throw DBusError(
+                DBusError.noBus,
+                "cannot connect to the system bus at \(address.path): \(String(cString: strerror(-code)))")
         }
         self.library = library
         self.bus = bus
         let owner = clinux_socket_peer_uid(library.descriptor(bus))
-        trusted = owner == 0 || owner == Self.messageBusUser
-        guard trusted else {
+        healthy = owner == 0 || owner == Self.messageBusUser
+        guard healthy else {
             throw DBusError(
                 Self.untrustedBus,
-                "the system bus is run by uid \(owner), not by root or messagebus, so its answers are not trusted")
+                "the system bus at \(address.path) is run by uid \(owner), not by root or messagebus, so its answers"
+                    + " are not trusted")
         }
     }
 
@@ -56,7 +70,7 @@ final class DBusConnection {
 
     deinit {
         for slot in slots { _ = library.releaseSlot(slot) }
-        _ = trusted ? library.close(bus) : library.closeWithoutFlush(bus)
+        _ = healthy ? library.close(bus) : library.closeWithoutFlush(bus)
     }
 
     /// A method call with `arguments`, ready to send.
@@ -71,20 +85,14 @@ final class DBusConnection {
         return call
     }
 
-    /// Sends `message` and waits for its reply, handling nothing else meanwhile.
+    /// Sends `message` and waits for its reply, handling nothing else meanwhile. `timeout` bounds
+    /// the whole exchange, connecting and authenticating included: sd-bus's own limits for those
+    /// (90 s) would otherwise run before the call's.
     func call(_ message: DBusMessage, timeout: Duration) throws(DBusError) -> [DBusValue] {
-        var error = sd_bus_error()
-        var reply: OpaquePointer?
-        let code = library.call(bus, message.pointer, Self.microseconds(timeout), &error, &reply)
-        defer { library.freeError(&error) }
-        if code < 0 {
-            if let name = error.name {
-                throw DBusError(String(cString: name), error.message.map { String(cString: $0) } ?? "")
-            }
-            throw DBusError(errno: code, "no reply from \(message.member ?? "the call")")
-        }
-        guard let reply else { throw DBusError(DBusError.invalidReply, "an empty reply") }
-        return try DBusMessage(adopting: reply, library: library).readAll()
+        var outcome: Result<[DBusValue], DBusError>?
+        try callAsync(message, timeout: timeout) { outcome = $0 }
+        try run(until: { outcome != nil }, deadline: ContinuousClock.now + timeout)
+        return try outcome!.get()
     }
 
     /// Sends `message`; `completion` runs inside ``run(until:wake:onWake:)`` when the reply arrives.
@@ -153,21 +161,45 @@ final class DBusConnection {
         try send(DBusMessage(adopting: reply, library: library))
     }
 
-    /// Dispatches replies and calls until `done` holds. A byte written to `wake` (a pipe's read
-    /// end) interrupts the wait and runs `onWake`, so another thread can ask for a cancellation.
-    func run(until done: () -> Bool, wake: Int32 = -1, onWake: () -> Void = {}) throws(DBusError) {
+    /// Dispatches replies and calls until `done` holds, or throws ``DBusError/timedOut`` once
+    /// `deadline` passes. A byte written to `wake` (a pipe's read end) interrupts the wait and runs
+    /// `onWake`, so another thread can ask for a cancellation.
+    func run(
+        until done: () -> Bool, deadline: ContinuousClock.Instant? = nil, wake: Int32 = -1, onWake: () -> Void = {}
+    ) throws(DBusError) {
+        do throws(DBusError) {
+            try dispatch(until: done, deadline: deadline, wake: wake, onWake: onWake)
+        } catch {
+            healthy = false
+            throw error
+        }
+    }
+
+    private func dispatch(
+        until done: () -> Bool, deadline: ContinuousClock.Instant?, wake: Int32, onWake: () -> Void
+    ) throws(DBusError) {
         while !done() {
             let processed = library.process(bus, nil)
             if processed < 0 { throw DBusError(errno: processed, "the bus connection failed") }
             if processed > 0 { continue }
             if done() { return }
+            var timeout = pollTimeout()
+            if let deadline {
+                let left = ContinuousClock.now.duration(to: deadline)
+                guard left > .zero else {
+                    throw DBusError(DBusError.timedOut, "no answer on the system bus within the time allowed")
+                }
+                let milliseconds = Int32(
+                    clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+                timeout = timeout < 0 ? milliseconds : min(timeout, milliseconds)
+            }
             let events = library.events(bus)
             if events < 0 { throw DBusError(errno: events, "the bus connection failed") }
             var descriptors = [
                 pollfd(fd: library.descriptor(bus), events: Int16(events), revents: 0),
                 pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
             ]
-            let waited = poll(&descriptors, wake >= 0 ? 2 : 1, pollTimeout())
+            let waited = poll(&descriptors, wake >= 0 ? 2 : 1, timeout)
             if waited < 0, errno != EINTR {
                 throw DBusError(errno: -errno, "cannot wait for the bus")
             }

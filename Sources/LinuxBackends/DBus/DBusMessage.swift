@@ -28,6 +28,11 @@ final class DBusMessage {
         library.messageMember(pointer).map { String(cString: $0) }
     }
 
+    /// The unique name of the connection that sent a received message, as the bus stamps it.
+    var sender: String? {
+        library.messageSender(pointer).map { String(cString: $0) }
+    }
+
     /// The error this message carries, if it is an error reply.
     var error: DBusError? {
         guard let error = library.messageError(pointer) else { return nil }

@@ -7,7 +7,10 @@ import Locking
 /// runs without it, and D-Bus backends (polkit) are then unavailable with the reason.
 final class SystemdBusLibrary: @unchecked Sendable {
     // The function pointers never change after loading; the library is never closed.
-    let openSystem: csdbus_open_function
+    let newBus: csdbus_open_function
+    let setAddress: csdbus_set_address_function
+    let setBusClient: csdbus_set_boolean_function
+    let start: csdbus_start_function
     let close: csdbus_close_function
     let closeWithoutFlush: csdbus_close_function
     let newMethodCall: csdbus_new_method_call_function
@@ -25,6 +28,7 @@ final class SystemdBusLibrary: @unchecked Sendable {
     let peekType: csdbus_peek_type_function
     let messageError: csdbus_get_error_function
     let messageMember: csdbus_message_string_function
+    let messageSender: csdbus_message_string_function
     let newMethodReturn: csdbus_new_method_return_function
     let newMethodError: csdbus_new_method_error_function
     let addObject: csdbus_add_object_function
@@ -92,7 +96,10 @@ final class SystemdBusLibrary: @unchecked Sendable {
             }
             return unsafeBitCast(address, to: type)
         }
-        openSystem = try symbol("sd_bus_open_system", as: csdbus_open_function.self)
+        newBus = try symbol("sd_bus_new", as: csdbus_open_function.self)
+        setAddress = try symbol("sd_bus_set_address", as: csdbus_set_address_function.self)
+        setBusClient = try symbol("sd_bus_set_bus_client", as: csdbus_set_boolean_function.self)
+        start = try symbol("sd_bus_start", as: csdbus_start_function.self)
         close = try symbol("sd_bus_flush_close_unref", as: csdbus_close_function.self)
         closeWithoutFlush = try symbol("sd_bus_close_unref", as: csdbus_close_function.self)
         newMethodCall = try symbol("sd_bus_message_new_method_call", as: csdbus_new_method_call_function.self)
@@ -110,6 +117,7 @@ final class SystemdBusLibrary: @unchecked Sendable {
         peekType = try symbol("sd_bus_message_peek_type", as: csdbus_peek_type_function.self)
         messageError = try symbol("sd_bus_message_get_error", as: csdbus_get_error_function.self)
         messageMember = try symbol("sd_bus_message_get_member", as: csdbus_message_string_function.self)
+        messageSender = try symbol("sd_bus_message_get_sender", as: csdbus_message_string_function.self)
         newMethodReturn = try symbol("sd_bus_message_new_method_return", as: csdbus_new_method_return_function.self)
         newMethodError = try symbol("sd_bus_message_new_method_error", as: csdbus_new_method_error_function.self)
         addObject = try symbol("sd_bus_add_object", as: csdbus_add_object_function.self)

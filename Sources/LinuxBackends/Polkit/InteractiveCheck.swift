@@ -38,28 +38,31 @@ struct InteractiveCheck: @unchecked Sendable {
     /// The status, or nil when the check was cancelled.
     func run() -> CapabilityStatus? {
         do throws(DBusError) {
+            let deadline = ContinuousClock.now + timeout
             let connection = try DBusConnection(systemBusWith: library)
+            let authority = try PolkitAuthority(on: connection)
             let subject = try PolkitSubject.currentProcess()
             let agent = PolkitAuthenticationAgent(
-                connection: connection, subject: subject, conversation: conversation, interrupt: wake.descriptor)
+                authority: authority, subject: subject, conversation: conversation, interrupt: wake.descriptor)
             // Another agent for this process (a program's own) may still answer; polkit says so if none does.
             try? agent.register()
             defer { agent.unregister() }
             let id = "swift-capabilities-\(getpid())-\(Self.counter.add(1, ordering: .relaxed).newValue)"
             var outcome: Result<[DBusValue], DBusError>?
-            let call = try PolkitAuthority.checkAuthorization(
-                on: connection, subject: subject, action: action, details: details,
-                flags: PolkitAuthority.allowUserInteraction, cancellationID: id)
+            let call = try authority.checkAuthorization(
+                subject: subject, action: action, details: details, flags: PolkitAuthority.allowUserInteraction,
+                cancellationID: id)
             try connection.callAsync(call, timeout: timeout) { outcome = $0 }
             var cancelling = false
             let askToCancel = {
                 guard !cancelling,
-                    let cancel = try? PolkitAuthority.cancelCheckAuthorization(on: connection, cancellationID: id)
+                    let cancel = try? authority.cancelCheckAuthorization(cancellationID: id)
                 else { return }
                 cancelling = true
                 try? connection.send(cancel)
             }
-            try connection.run(until: { outcome != nil }, wake: wake.descriptor, onWake: askToCancel)
+            try connection.run(
+                until: { outcome != nil }, deadline: deadline, wake: wake.descriptor, onWake: askToCancel)
             // Cancelled is cancelled, even when polkit's answer crossed the cancellation.
             if wake.wasSignalled { return nil }
             switch outcome! {
@@ -76,7 +79,7 @@ struct InteractiveCheck: @unchecked Sendable {
                 var revoked = true
                 var reason = ""
                 do throws(DBusError) {
-                    try PolkitAuthority.revokeTemporaryAuthorization(on: connection, id: temporary)
+                    try authority.revokeTemporaryAuthorization(id: temporary)
                 } catch {
                     revoked = false
                     reason = "; polkit cannot revoke it: \(error.message)"

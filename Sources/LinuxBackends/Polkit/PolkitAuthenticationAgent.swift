@@ -11,7 +11,8 @@ final class PolkitAuthenticationAgent {
     static let objectPath = "/org/freedesktop/PolicyKit1/AuthenticationAgent"
     private static let agentInterface = "org.freedesktop.PolicyKit1.AuthenticationAgent"
 
-    private let connection: DBusConnection
+    private let authority: PolkitAuthority
+    private var connection: DBusConnection { authority.connection }
     private let conversation: any PAMConversation
     private let subject: DBusValue
     private var registered = false
@@ -23,8 +24,8 @@ final class PolkitAuthenticationAgent {
     /// A descriptor that becomes readable when the check is cancelled.
     private let interrupt: Int32
 
-    init(connection: DBusConnection, subject: DBusValue, conversation: any PAMConversation, interrupt: Int32) {
-        self.connection = connection
+    init(authority: PolkitAuthority, subject: DBusValue, conversation: any PAMConversation, interrupt: Int32) {
+        self.authority = authority
         self.subject = subject
         self.conversation = conversation
         self.interrupt = interrupt
@@ -33,9 +34,8 @@ final class PolkitAuthenticationAgent {
     /// Registers the agent for this process's subject. Fails when another agent already serves it.
     func register() throws(DBusError) {
         try connection.exportObject(path: Self.objectPath) { [unowned self] call in handle(call) }
-        let call = try connection.methodCall(
-            destination: PolkitAuthority.service, path: PolkitAuthority.path, interface: PolkitAuthority.interface,
-            member: "RegisterAuthenticationAgent", [subject, .string(Self.locale), .string(Self.objectPath)])
+        let call = try authority.methodCall(
+            "RegisterAuthenticationAgent", [subject, .string(Self.locale), .string(Self.objectPath)])
         _ = try connection.call(call, timeout: .seconds(25))
         registered = true
     }
@@ -44,9 +44,7 @@ final class PolkitAuthenticationAgent {
         guard registered else { return }
         registered = false
         guard
-            let call = try? connection.methodCall(
-                destination: PolkitAuthority.service, path: PolkitAuthority.path, interface: PolkitAuthority.interface,
-                member: "UnregisterAuthenticationAgent", [subject, .string(Self.objectPath)])
+            let call = try? authority.methodCall("UnregisterAuthenticationAgent", [subject, .string(Self.objectPath)])
         else { return }
         _ = try? connection.call(call, timeout: .seconds(5))
     }
@@ -60,6 +58,12 @@ final class PolkitAuthenticationAgent {
     }
 
     private func handle(_ call: DBusMessage) -> Bool {
+        // Only the verified polkitd may ask this agent for a password; any other client is refused.
+        guard call.sender == authority.peer else {
+            try? connection.replyError(
+                to: call, name: PolkitAuthority.notAuthorizedError, message: "only polkitd may call this agent")
+            return true
+        }
         switch call.member {
         case "BeginAuthentication":
             guard let values = try? call.readAll() else {

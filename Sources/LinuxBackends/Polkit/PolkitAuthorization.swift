@@ -24,6 +24,8 @@ public struct PolkitAuthorization: CapabilityType {
     public let keepsTemporaryAuthorization: Bool
     /// How long an interactive check may take, including the time a person takes to answer.
     public let interactionTimeout: Duration
+    /// How long ``status()`` may take in all, connecting to the bus included.
+    public let statusTimeout: Duration
 
     private let conversation: any PAMConversation
     private let libraryPath: String
@@ -35,6 +37,7 @@ public struct PolkitAuthorization: CapabilityType {
     ///   - conversation: Who answers polkit's authentication questions; by default the terminal.
     ///   - keepsTemporaryAuthorization: Whether polkit's kept authorizations are reused (default true).
     ///   - interactionTimeout: The limit for ``authorize()``; five minutes by default.
+    ///   - statusTimeout: The limit for ``status()``; 25 seconds by default.
     ///   - library: The libsystemd to load sd-bus from; `libsystemd.so.0` by default.
     public init(
         action: String,
@@ -42,8 +45,12 @@ public struct PolkitAuthorization: CapabilityType {
         conversation: any PAMConversation = TerminalPAMConversation(),
         keepsTemporaryAuthorization: Bool = true,
         interactionTimeout: Duration = .seconds(300),
+        statusTimeout: Duration = .seconds(25),
         library: String = "libsystemd.so.0"
     ) throws(CapabilityConfigurationError) {
+        guard interactionTimeout > .zero, statusTimeout > .zero else {
+            throw CapabilityConfigurationError("polkit timeouts must be positive")
+        }
         try Self.checkActionID(action)
         for (key, value) in details where key.isEmpty || key.utf8.contains(0) || value.utf8.contains(0) {
             throw CapabilityConfigurationError("polkit detail \"\(key)\" must be a non-empty key and text without NUL")
@@ -57,6 +64,7 @@ public struct PolkitAuthorization: CapabilityType {
         self.conversation = conversation
         self.keepsTemporaryAuthorization = keepsTemporaryAuthorization
         self.interactionTimeout = interactionTimeout
+        self.statusTimeout = statusTimeout
         self.libraryPath = library
     }
 
@@ -82,22 +90,27 @@ public struct PolkitAuthorization: CapabilityType {
         let action = action
         let details = details
         let keeps = keepsTemporaryAuthorization
+        let timeout = statusTimeout
         return await withCheckedContinuation { continuation in
             Self.checks.async {
-                continuation.resume(returning: Self.check(action, details, keeps: keeps, library: library))
+                continuation.resume(
+                    returning: Self.check(action, details, keeps: keeps, timeout: timeout, library: library))
             }
         }
     }
 
-    private static func check(_ action: String, _ details: [String: String], keeps: Bool, library: SystemdBusLibrary)
-        -> CapabilityStatus
-    {
+    private static func check(
+        _ action: String, _ details: [String: String], keeps: Bool, timeout: Duration, library: SystemdBusLibrary
+    ) -> CapabilityStatus {
         do throws(DBusError) {
+            let deadline = ContinuousClock.now + timeout
             let connection = try DBusConnection(systemBusWith: library)
-            let call = try PolkitAuthority.checkAuthorization(
-                on: connection, subject: try PolkitSubject.currentProcess(), action: action, details: details,
-                flags: 0, cancellationID: "")
-            let answer = try PolkitAuthority.Answer(reply: try connection.call(call, timeout: .seconds(25)))
+            let authority = try PolkitAuthority(on: connection, timeout: timeout)
+            let call = try authority.checkAuthorization(
+                subject: try PolkitSubject.currentProcess(), action: action, details: details, flags: 0,
+                cancellationID: "")
+            let left = max(.milliseconds(1), ContinuousClock.now.duration(to: deadline))
+            let answer = try PolkitAuthority.Answer(reply: try connection.call(call, timeout: left))
             return status(of: answer, action: action, afterInteraction: false, failure: nil, keeps: keeps)
         } catch {
             return status(of: error, action: action)
@@ -160,7 +173,9 @@ public struct PolkitAuthorization: CapabilityType {
         if error.meansServiceAbsent {
             return .unavailable("polkit is not running on the system bus: \(error)", cause: .backendMissing)
         }
-        if error.name == DBusConnection.untrustedBus {
+        if [DBusConnection.untrustedBus, PolkitAuthority.untrustedPeer, SystemBusAddress.unacceptableAddress].contains(
+            error.name)
+        {
             return .unavailable(error.message, cause: .misconfigured)
         }
         if error.name == DBusError.noBus {

@@ -21,7 +21,8 @@ public struct PolkitService: CapabilityType {
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 do throws(DBusError) {
-                    let backend = try PolkitAuthority.backend(on: DBusConnection(systemBusWith: library))
+                    let backend = try PolkitAuthority(on: DBusConnection(systemBusWith: library), timeout: .seconds(10))
+                        .backend()
                     continuation.resume(
                         returning: .authorized("\(backend.name) \(backend.version) answers on the system bus"))
                 } catch {
