@@ -166,6 +166,10 @@ let package = Package(
             dependencies: ["DownloadWorkflowKit", "TestSupport", "CLinuxSupport", "Locking", "download-workflow"],
             swiftSettings: swiftSettings),
         .testTarget(name: "CapctlTests", dependencies: ["TestSupport", "CLinuxSupport", "capctl"], swiftSettings: swiftSettings),
+        // The accessor generator as the build plugin runs it: the built binary, its output compiled.
+        .testTarget(
+            name: "FlagAccessorGeneratorTests", dependencies: ["TestSupport", "flag-accessor-generator"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "CapabilityPolicyTests",
             dependencies: [

@@ -424,6 +424,31 @@ struct CapctlSecurityTests {
         #expect(run.output.contains("\"..\" is not a usable PAM service name"), "\(run.output)")
     }
 
+    @Test(
+        "capability names compare ASCII-only: cap_\u{17F}ys_admin (long s) is not CAP_SYS_ADMIN",
+        arguments: Identity.allCases)
+    func capabilityNamesASCIIOnly(identity: Identity) throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              admin: { kind: process-capability, capability: cap_\u{17F}ys_admin }
+            gates:
+              not-admin: { require: { not: admin } }
+            """)
+        let validated = try tree.capctl(["validate"], as: identity)
+        #expect(validated.status == 78, "\(validated.output)")
+        #expect(validated.output.contains("policy.yaml:2:"), "\(validated.output)")
+        let check = try tree.capctl(["check", "not-admin"], as: identity)
+        #expect(check.status == 78, "\(check.output)\(check.error)")
+        try tree.write("etc/policy.yaml", "gates:\n  open: { require: { all-of: [] } }\n")
+        let run = try tree.capctl(
+            ["run", "--capabilities", "cap_\u{17F}ys_admin", "open", "--", "/bin/true"], as: identity)
+        #expect(run.status == 64, "\(run.output)\(run.error)")
+        #expect(run.error.contains("is not a Linux capability"), "\(run.error)")
+    }
+
     // MARK: capctl run
 
     @Test(

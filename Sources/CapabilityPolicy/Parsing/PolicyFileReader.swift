@@ -20,7 +20,7 @@ struct PolicyFileReader {
         let root: DocumentNode
         do throws(ConfigurationError) {
             root =
-                file.lowercased().hasSuffix(".json")
+                file.asciiLowercased.hasSuffix(".json")
                 ? try JSONDocumentReader.read(text, file: file) : try YAMLDocumentReader.read(text, file: file)
         } catch {
             errors.append(error)

@@ -1,3 +1,5 @@
+import ConfigurationFiles
+
 /// The two encodings of flagd's flag definition format.
 public enum FlagFileFormat: String, Sendable, CaseIterable {
     case json
@@ -5,7 +7,7 @@ public enum FlagFileFormat: String, Sendable, CaseIterable {
 
     /// The format a path's extension names (`.json`, `.yaml`, `.yml`), or nil.
     public init?(path: String) {
-        let lowered = path.lowercased()
+        let lowered = path.asciiLowercased
         if lowered.hasSuffix(".json") {
             self = .json
         } else if lowered.hasSuffix(".yaml") || lowered.hasSuffix(".yml") {

@@ -124,7 +124,7 @@ struct PAMServiceFile {
                     result += try included(fields.count > 1 ? fields[1] : nil, requested, from: file, line: line.number)
                     continue
                 }
-                var typeField = fields[0].lowercased()
+                var typeField = fields[0].asciiLowercased
                 if typeField.hasPrefix("-") { typeField.removeFirst() }
                 let knownType = Self.managementGroupsByName[typeField]
                 // An unknown type is installed as a failing line of the requested type, else auth.
@@ -134,7 +134,7 @@ struct PAMServiceFile {
                     result.append(failing(file, line.number, type, "has no control", control: "required"))
                     continue
                 }
-                let control = fields[1].lowercased()
+                let control = fields[1].asciiLowercased
                 if control == "include" || control == "substack" {
                     result += try included(fields.count > 2 ? fields[2] : nil, type, from: file, line: line.number)
                     continue
@@ -193,7 +193,7 @@ struct PAMServiceFile {
             var actions: [String: String] = [:]
             for pair in control.dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == "\t" }) {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2 { actions[parts[0].lowercased()] = parts[1].lowercased() }
+                if parts.count == 2 { actions[parts[0].asciiLowercased] = parts[1].asciiLowercased }
             }
             // An unlisted outcome takes the default action; with no default, assume the worst.
             return (actions["module_unknown"] ?? actions["default"]) != "ignore"

@@ -11,7 +11,8 @@ public struct ProcessCapabilityKind: CapabilityKind {
     public var settings: [CapabilitySetting] {
         [
             CapabilitySetting(
-                "capability", .pattern("^(?i)(cap_)?[a-z_]+$"), required: true, summary: "The capability's name.")
+                "capability", .pattern("^([cC][aA][pP]_)?[a-zA-Z_]+$"), required: true,
+                summary: "The capability's name.")
         ]
     }
 

@@ -27,7 +27,7 @@ extension LinuxCapabilitySet {
         /// The name given.
         public let name: String
         public var description: String {
-            let upper = name.uppercased()
+            let upper = name.asciiUppercased
             let full = upper.hasPrefix("CAP_") ? upper : "CAP_" + upper
             let text =
                 "\"\(name)\" is not a Linux capability (capabilities(7) names them, such as CAP_NET_BIND_SERVICE)"

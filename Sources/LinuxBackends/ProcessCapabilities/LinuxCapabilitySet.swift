@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import Glibc
 
 /// A set of Linux capabilities (capabilities(7)), such as a process's effective set.
@@ -26,7 +27,7 @@ public struct LinuxCapabilitySet: Sendable, Equatable, CustomStringConvertible {
 
     /// The number of a capability name (`CAP_NET_BIND_SERVICE` or `net_bind_service`), or nil.
     public static func number(of name: String) -> Int? {
-        let upper = name.uppercased()
+        let upper = name.asciiUppercased
         let full = upper.hasPrefix("CAP_") ? upper : "CAP_" + upper
         return names.firstIndex(of: full)
     }

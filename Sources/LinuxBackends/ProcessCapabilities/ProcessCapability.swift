@@ -16,7 +16,7 @@ public struct ProcessCapability: CapabilityType {
 
     /// A capability by name: `CAP_NET_BIND_SERVICE`, `cap_net_bind_service` or `net_bind_service`.
     public init(_ name: String) throws(CapabilityConfigurationError) {
-        let upper = name.uppercased()
+        let upper = name.asciiUppercased
         let canonical = upper.hasPrefix("CAP_") ? upper : "CAP_" + upper
         guard let number = LinuxCapabilitySet.number(of: canonical) else {
             throw CapabilityConfigurationError(

@@ -102,7 +102,7 @@ struct ValidateCommand: AsyncParsableCommand {
     static func isFlagFile(_ path: String) -> Bool {
         guard let text = try? ConfigurationFile.text(path) else { return false }
         let node =
-            path.lowercased().hasSuffix(".json")
+            path.asciiLowercased.hasSuffix(".json")
             ? try? JSONDocumentReader.read(text, file: path) : try? YAMLDocumentReader.read(text, file: path)
         guard let node else { return false }
         if node.member("capabilities") != nil || node.member("gates") != nil { return false }
