@@ -178,6 +178,46 @@ struct CapctlSecurityTests {
         #expect(!run.output.contains("SECRET") && !run.error.contains("SECRET"))
     }
 
+    @Test("errors name a position and a reason, never text of a file that did not parse or is not a policy")
+    func errorsQuoteNoContent() throws {
+        let tree = try PolicyTree()
+        let secret = "capctl-secret-\(UUID().uuidString)"
+        // Another process's environment: NUL-separated, and a secret in it.
+        let holder = try DaemonProcess(["/bin/sleep", "60"], environment: ["TOKEN": secret, "OTHER": "a: b: c"])
+        defer { holder.stop() }
+        var runs = [try tree.capctl(["validate", "/proc/\(holder.pid)/environ"])]
+        // Broken YAML and JSON with the secret where the parser stops; a file that parses but is no policy.
+        runs.append(try tree.capctl(["validate", try tree.write("etc/broken.yaml", "gates:\n  a: [\(secret)\n")]))
+        runs.append(
+            try tree.capctl(["validate", try tree.write("etc/broken.json", "{\"gates\": {\"a\": \(secret)}}")]))
+        runs.append(
+            try tree.capctl([
+                "validate", try tree.write("etc/shadow-like.yaml", "root:$6$\(secret):19000:0:99999:7:::\n"),
+            ]))
+        runs.append(
+            try tree.capctl(["validate", try tree.write("etc/keys.yaml", "gates: {}\n\(secret)$: 1\n")]))
+        for run in runs {
+            #expect(run.status == 78, "\(run.output)")
+            #expect(!run.output.contains(secret) && !run.error.contains(secret), "\(run.output)\(run.error)")
+            #expect(run.output.range(of: #":[0-9]+:[0-9]+: "#, options: .regularExpression) != nil, "\(run.output)")
+        }
+        // Through a link to /etc/shadow itself: its first line is never printed.
+        if let shadow = try? String(contentsOfFile: "/etc/shadow", encoding: .utf8),
+            let first = shadow.split(separator: "\n").first, first.count > 8
+        {
+            let link = tree.root + "/etc/link.yaml"
+            #expect(symlink("/etc/shadow", link) == 0)
+            let run = try tree.capctl(["validate", link])
+            #expect(run.status == 78)
+            #expect(
+                !run.output.contains(String(first)) && !run.output.contains(String(first.prefix(12))), "\(run.output)")
+        }
+        // A key a person typed is still quoted, with a suggestion.
+        let typo = try tree.capctl(["validate", try tree.write("etc/typo.yaml", "gate: {}\n")])
+        #expect(
+            typo.output.contains("unknown key \"gate\" in a policy file (did you mean \"gates\"?"), "\(typo.output)")
+    }
+
     @Test("a link swapped back and forth by an attacker never opens the gate", .timeLimit(.minutes(2)))
     func symlinkSwapRace() throws {
         let tree = try PolicyTree()

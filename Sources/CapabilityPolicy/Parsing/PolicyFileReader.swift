@@ -34,6 +34,14 @@ struct PolicyFileReader {
             )
             return policy
         }
+        // A document with none of a policy's keys is another kind of file (/etc/shadow through a
+        // link, say): say so, quoting nothing of it.
+        guard members.isEmpty || members.contains(where: { QuotedName.isNameLike($0.key) }) else {
+            fail(
+                "not a policy file: it has none of \"capabilities\", \"flags\" and \"gates\" at the top level",
+                root.location)
+            return policy
+        }
         guard checkKeys(members, allowed: Self.rootKeys, in: "a policy file") else { return policy }
         if let capabilities = root.member("capabilities") {
             for member in entries(of: capabilities, "capabilities") {
@@ -66,10 +74,12 @@ struct PolicyFileReader {
     private mutating func checkKeys(_ members: [DocumentNode.Member], allowed: [String], in what: String) -> Bool {
         for member in members where !allowed.contains(member.key) {
             let expected = allowed.isEmpty ? "no settings" : allowed.map { "\"\($0)\"" }.joined(separator: ", ")
-            let suggestion = NameSuggestion.closest(to: member.key, among: allowed).map { "did you mean \"\($0)\"? " }
+            let suggestion =
+                QuotedName.isNameLike(member.key)
+                ? NameSuggestion.closest(to: member.key, among: allowed).map { "did you mean \"\($0)\"? " } : nil
             fail(
-                "unknown key \"\(member.key)\" in \(what) (\(suggestion ?? "")expected \(expected))", member.keyLocation
-            )
+                "unknown key \(QuotedName.key(member.key)) in \(what) (\(suggestion ?? "")expected \(expected))",
+                member.keyLocation)
             return false
         }
         return true

@@ -37,10 +37,18 @@ package struct JSONDocumentReader {
 
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
+    /// What stands at the current position, by its class: JSON's own punctuation is named, any
+    /// other text is not quoted (a file that fails to parse may not be a configuration file at all,
+    /// and its content may be a secret).
     private func describeCurrent() -> String {
         guard let byte = current else { return "end of file" }
-        if byte >= 0x20 && byte < 0x7F { return "'\(Character(UnicodeScalar(byte)))'" }
-        return "byte 0x\(String(byte, radix: 16))"
+        if Array("{}[],:\"".utf8).contains(byte) { return "'\(Character(UnicodeScalar(byte)))'" }
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"): return "a number"
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), 0x80...: return "a word"
+        case 0..<0x20, 0x7F: return "a control character"
+        default: return "a stray character"
+        }
     }
 
     private mutating func advance() {
@@ -112,13 +120,13 @@ package struct JSONDocumentReader {
             let key = try readString()
             if let first = seen[key] {
                 throw error(
-                    "duplicate key \"\(key)\" (first defined at line \(first.line), column \(first.column))",
+                    "duplicate key \(QuotedName.key(key)) (first defined at line \(first.line), column \(first.column))",
                     at: keyLocation)
             }
             seen[key] = keyLocation
             skipWhitespace()
             guard current == UInt8(ascii: ":") else {
-                throw error("expected ':' after \"\(key)\", found \(describeCurrent())")
+                throw error("expected ':' after the member name, found \(describeCurrent())")
             }
             advance()
             skipWhitespace()

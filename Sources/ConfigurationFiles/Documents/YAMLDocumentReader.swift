@@ -16,7 +16,8 @@ package enum YAMLDocumentReader {
         } catch let error as YamlError {
             throw translate(error, file: file)
         } catch {
-            throw ConfigurationError("cannot read YAML: \(error)", file: file)
+            // Never the error's own description: Yams quotes the text it read there.
+            throw ConfigurationError("cannot read YAML", at: FileLocation(file: file, line: 1, column: 1))
         }
         guard let root else {
             throw ConfigurationError("the document is empty", at: FileLocation(file: file, line: 1, column: 1))
@@ -39,6 +40,20 @@ package enum YAMLDocumentReader {
         FileLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
     }
 
+    private static func location(ofByte offset: Int, in text: String, file: String) -> FileLocation {
+        var line = 1
+        var column = 1
+        for byte in text.utf8.prefix(max(0, offset)) {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return FileLocation(file: file, line: line, column: column)
+    }
+
     private static func translate(_ error: YamlError, file: String) -> ConfigurationError {
         switch error {
         case .scanner(let context, let problem, let mark, _),
@@ -49,10 +64,13 @@ package enum YAMLDocumentReader {
             return ConfigurationError(message, at: location(mark, file: file))
         case .duplicatedKeysInMapping(let duplicates, let context):
             return ConfigurationError(
-                "duplicate key " + duplicates.map { "\"\($0)\"" }.joined(separator: ", ") + " in mapping",
+                "duplicate key " + duplicates.map { QuotedName.key($0) }.joined(separator: ", ") + " in mapping",
                 at: location(context.mark, file: file))
+        case .reader(let problem, let offset, _, let yaml):
+            return ConfigurationError(problem, at: location(ofByte: offset ?? 0, in: yaml, file: file))
         default:
-            return ConfigurationError("cannot read YAML: \(error)", file: file)
+            // Never the error's own description: Yams quotes the text it read there.
+            return ConfigurationError("cannot read YAML", at: FileLocation(file: file, line: 1, column: 1))
         }
     }
 
@@ -82,7 +100,7 @@ package enum YAMLDocumentReader {
                 }
                 try refuseExtensions(key, at: keyLocation)
                 guard seen.insert(keyScalar.string).inserted else {
-                    throw ConfigurationError("duplicate key \"\(keyScalar.string)\"", at: keyLocation)
+                    throw ConfigurationError("duplicate key \(QuotedName.key(keyScalar.string))", at: keyLocation)
                 }
                 members.append(
                     DocumentNode.Member(

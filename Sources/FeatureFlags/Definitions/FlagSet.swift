@@ -148,7 +148,8 @@ private struct FlagSetReader {
             let expected = allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
             note(
                 ConfigurationError(
-                    "unknown property \"\(member.key)\" \(what) (expected \(expected))", at: member.keyLocation))
+                    "unknown property \(QuotedName.key(member.key)) \(what) (expected \(expected))",
+                    at: member.keyLocation))
         }
     }
 
