@@ -218,6 +218,60 @@ struct CapctlSecurityTests {
             typo.output.contains("unknown key \"gate\" in a policy file (did you mean \"gates\"?"), "\(typo.output)")
     }
 
+    @Test(
+        "control characters in names, paths, keys and reasons are printed escaped: no terminal escape, no forged line",
+        arguments: Identity.allCases)
+    func terminalInjection(identity: Identity) throws {
+        let tree = try PolicyTree()
+        let escape = "\u{1B}]0;pwned\u{7}\u{1B}[2J"
+        func clean(_ run: CapctlRun) {
+            for text in [run.output, run.error] {
+                #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(text.debugDescription)")
+                #expect(!text.split(separator: "\n").contains { $0.hasPrefix("ok: ") }, "\(text)")
+            }
+        }
+        // A file name that would forge validate's success line.
+        let forged = try tree.write("etc/evil\(escape)\nok: 1 file(s) checked.yaml", "gates: [ broken\n")
+        let validated = try tree.capctl(["validate", forged], as: identity)
+        #expect(validated.status == 78)
+        #expect(
+            validated.output.contains("\\x1b]0;pwned\\x07\\x1b[2J\\nok: 1 file(s) checked.yaml"), "\(validated.output)")
+        clean(validated)
+        // Names with control characters are refused, and the errors naming them are escaped.
+        try tree.write("etc/policy.yaml", "gates:\n  \"gate\\e]0;x\\a\": { require: { all-of: [] } }\n")
+        let refused = try tree.capctl(["status"], as: identity)
+        #expect(refused.status == 78)
+        #expect(refused.error.contains("\"gate\\x1b]0;x\\x07\" is not a valid name"), "\(refused.error)")
+        clean(refused)
+        // Paths in a policy, shown in reasons by status, check and run.
+        let directory = tree.root + "/data\(escape)"
+        #expect(mkdir(directory, 0o755) == 0)
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              data: { kind: file, path: "\(tree.root)/data\\e]0;pwned\\a\\e[2J/missing" }
+            gates:
+              g: { require: data }
+            """)
+        let status = try tree.capctl(["status"], as: identity)
+        #expect(status.output.contains("data\\x1b]0;pwned\\x07\\x1b[2J/missing"), "\(status.output)")
+        clean(status)
+        let check = try tree.capctl(["check", "g"], as: identity)
+        #expect(check.status == 1, "\(check.output)\(check.error)")
+        clean(check)
+        clean(try tree.capctl(["check", "nonesuch\u{1B}[H"], as: identity))
+        clean(try tree.capctl(["run", "g", "--", "/bin/true\u{1B}[2J"], as: identity))
+        // The working directory's name, in the host report.
+        let cwd = try TemporaryDirectory(prefix: "cwd\(escape)")
+        chmod(cwd.path, 0o755)
+        let host = try runProcess(
+            "/bin/sh", ["-c", "cd \"$1\" && exec \"$2\" status", "sh", cwd.path, PolicyTree.sharedCapctl],
+            environment: ["PATH": "/usr/bin:/bin", "CAPCTL_POLICY_ROOTS": tree.root + "/none"])
+        #expect(host.standardOutput.contains("cwd\\x1b]0;pwned"), "\(host.standardOutput)")
+        clean(CapctlRun(status: host.status, output: host.standardOutput, error: host.standardError))
+    }
+
     @Test("a link swapped back and forth by an attacker never opens the gate", .timeLimit(.minutes(2)))
     func symlinkSwapRace() throws {
         let tree = try PolicyTree()

@@ -43,7 +43,7 @@ struct AuthorizeCommand: AsyncParsableCommand {
                         name: name, kind: policy.policy.capabilities[name]!.kind, status: status.kind.rawValue,
                         reason: status.reason, cause: status.cause?.name)))
         } else {
-            print("\(name): \(status.kind.rawValue): \(status.reason)")
+            print(TerminalText.escaped("\(name): \(status.kind.rawValue): \(status.reason)"))
         }
         let verdict = Verdict(status)
         if verdict != .authorized { throw verdict.exitStatus }

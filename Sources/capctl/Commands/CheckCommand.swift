@@ -37,7 +37,7 @@ struct CheckCommand: AsyncParsableCommand {
                         "explanation": Self.json(outcome.explanation),
                     ])))
         } else {
-            print("\(gate): \(outcome.verdict.rawValue)")
+            print("\(TerminalText.escaped(gate)): \(outcome.verdict.rawValue)")
             if explain || outcome.verdict != .authorized {
                 print(Self.tree(outcome.explanation, explainAll: explain))
             }
@@ -82,7 +82,9 @@ struct CheckCommand: AsyncParsableCommand {
                 case .notChecked: "not checked"
                 }
             if explainAll || node.outcome != .passed {
-                lines.append(String(repeating: "  ", count: depth + 1) + "\(node.condition): \(mark): \(node.reason)")
+                lines.append(
+                    String(repeating: "  ", count: depth + 1)
+                        + TerminalText.escaped("\(node.condition): \(mark): \(node.reason)"))
             }
             for child in node.children { walk(child, depth: depth + 1) }
         }

@@ -23,7 +23,7 @@ struct FlagsCommand: AsyncParsableCommand {
         }
         if !store.loadFailures.isEmpty {
             throw CommandFailure(
-                message: store.loadFailures.map(\.description).joined(separator: "\n"), status: ExitStatus.configuration
+                lines: store.loadFailures.map(\.description), status: ExitStatus.configuration
             )
         }
         warn(about: store)
@@ -33,7 +33,7 @@ struct FlagsCommand: AsyncParsableCommand {
     /// Prints the problems of single flags to standard error, once each.
     static func warn(about store: FlagStore) {
         for problem in store.problems {
-            FileHandle.standardError.write(Data("capctl: warning: \(problem)\n".utf8))
+            FileHandle.standardError.write(Data("capctl: warning: \(TerminalText.escaped("\(problem)"))\n".utf8))
         }
     }
 
@@ -120,7 +120,7 @@ struct FlagsCommand: AsyncParsableCommand {
             if options.json {
                 print(JSONText.string(JSONText.details(details)))
             } else {
-                print(details.description)
+                print(TerminalText.escaped(details.description))
             }
             // An unknown name is a usage error, as for gates and capabilities (Docs/capctl.md).
             if details.errorCode == .flagNotFound { throw ExitStatus.usage }

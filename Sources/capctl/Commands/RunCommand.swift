@@ -62,7 +62,8 @@ struct RunCommand: AsyncParsableCommand {
             policyOptions: prompt.password.policyOptions)
         guard outcome.verdict == .authorized else {
             var message =
-                "capctl: not running \(command[0]): gate \(gate) is \(outcome.verdict.rawValue)\n"
+                "capctl: not running \(TerminalText.escaped(command[0])): gate \(TerminalText.escaped(gate)) is"
+                + " \(outcome.verdict.rawValue)\n"
                 + CheckCommand.tree(outcome.explanation, explainAll: false)
             message += "\n"
             FileHandle.standardError.write(Data(message.utf8))
@@ -73,7 +74,9 @@ struct RunCommand: AsyncParsableCommand {
                 try set.confineProcess()
             } catch {
                 FileHandle.standardError.write(
-                    Data("capctl: not running \(command[0]) with capabilities \(set): \(error)\n".utf8))
+                    Data(
+                        ("capctl: not running \(TerminalText.escaped(command[0])) with capabilities \(set): "
+                            + TerminalText.escaped("\(error)") + "\n").utf8))
                 throw ExitStatus.refused
             }
         }
@@ -90,7 +93,7 @@ struct RunCommand: AsyncParsableCommand {
         arguments.append(nil)
         let code = clinux_exec_clean(command[0], &arguments)
         let status: Int32 = code == ENOENT || code == ENOTDIR ? 127 : 126
-        let message = "capctl: cannot run \(command[0]): \(String(cString: strerror(code)))\n"
+        let message = "capctl: cannot run \(TerminalText.escaped(command[0])): \(String(cString: strerror(code)))\n"
         _ = message.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
         Glibc.exit(status)
     }

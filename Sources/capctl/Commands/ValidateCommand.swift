@@ -71,10 +71,10 @@ struct ValidateCommand: AsyncParsableCommand {
                         "warnings": .list(warnings.map(FlagValue.string)),
                     ])))
         } else if errors.isEmpty {
-            for warning in warnings { print("warning: " + warning) }
+            for warning in warnings { print("warning: " + TerminalText.escaped(warning)) }
             print("ok: \(checked.count) file(s) checked" + (checked.isEmpty ? " (no policy files found)" : ""))
         } else {
-            print(errors.joined(separator: "\n"))
+            print(TerminalText.lines(errors))
         }
         if !errors.isEmpty { throw ExitStatus.configuration }
     }

@@ -47,7 +47,8 @@ struct WatchCommand: AsyncParsableCommand {
                                     JSONText.entry(
                                         name: source.name, kind: source.kind, status: source.word(status),
                                         reason: status.reason, cause: status.cause?.name))
-                                : "\(source.name)\t\(source.word(status))\t\(status.reason)")
+                                : TerminalText.escaped(source.name) + "\t" + source.word(status) + "\t"
+                                    + TerminalText.escaped(status.reason))
                     }
                 }
             }

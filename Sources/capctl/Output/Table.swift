@@ -13,7 +13,7 @@ struct Table {
     }
 
     func render() -> String {
-        let all = [header] + rows
+        let all = [header] + rows.map { $0.map(TerminalText.escaped) }
         let widths = header.indices.map { column in
             all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0
         }

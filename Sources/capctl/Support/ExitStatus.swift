@@ -20,9 +20,22 @@ enum ExitStatus {
 
 }
 
-/// A failure that ends the command with a message on standard error and an exit status.
+/// A failure that ends the command with a message on standard error and an exit status. Every
+/// line is escaped for the terminal (``TerminalText``): messages carry paths, names and reasons.
 struct CommandFailure: Error, CustomStringConvertible {
     let message: String
     let status: ExitCode
     var description: String { message }
+
+    /// One message, which must be one line: any newline in it is shown escaped.
+    init(message: String, status: ExitCode) {
+        self.message = TerminalText.escaped(message)
+        self.status = status
+    }
+
+    /// One line each.
+    init(lines: [String], status: ExitCode) {
+        self.message = TerminalText.lines(lines)
+        self.status = status
+    }
 }

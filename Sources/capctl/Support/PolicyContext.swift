@@ -17,7 +17,7 @@ enum PolicyContext {
         do throws(PolicyErrors) {
             return try policyFiles(options)
         } catch {
-            throw CommandFailure(message: error.description, status: ExitStatus.configuration)
+            throw CommandFailure(lines: error.errors.map(\.description), status: ExitStatus.configuration)
         }
     }
 
@@ -29,7 +29,7 @@ enum PolicyContext {
         do throws(PolicyErrors) {
             return try LoadedPolicy(PolicyLoader.load(files: files), options: policyOptions)
         } catch {
-            throw CommandFailure(message: error.description, status: ExitStatus.configuration)
+            throw CommandFailure(lines: error.errors.map(\.description), status: ExitStatus.configuration)
         }
     }
 
