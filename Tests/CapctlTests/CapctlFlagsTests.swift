@@ -81,6 +81,59 @@ struct CapctlFlagsTests {
         #expect(run.output.contains("\(policy):2:"), "\(run.output)")
     }
 
+    @Test("layer order decides between flag files and inline flags: an admin's inline flag beats a vendor's file")
+    func layerOrderAcrossForms() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "usr-share/vendor-flags.json",
+            """
+            {"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"}}}
+            """)
+        try tree.write(
+            "usr-share/policy.yaml",
+            """
+            flags: { files: [vendor-flags.json] }
+            capabilities:
+              export-on: { kind: flag, flag: export }
+            gates:
+              export: { require: export-on }
+            """)
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            flags:
+              inline:
+                flags:
+                  export: { state: ENABLED, variants: { "on": true, "off": false }, defaultVariant: "on" }
+            """)
+        let get = try tree.capctl(["flags", "get", "export", "--json"])
+        let details = try #require(try get.json() as? [String: Any])
+        #expect(details["value"] as? Bool == true, "\(get.output)")
+        #expect(try tree.capctl(["check", "export"]).status == 0)
+        let validated = try tree.capctl(["validate"])
+        #expect(validated.status == 0, "\(validated.output)")
+        #expect(
+            validated.output.contains(
+                "note: \(tree.admin)/policy.yaml:4:7: flag \"export\" replaces the one at \(tree.vendor)/vendor-flags.json:1:"
+            ), "\(validated.output)")
+        // The other way round too: a runtime file beats the admin's inline flag.
+        try tree.write(
+            "run/runtime-flags.json",
+            """
+            {"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"}}}
+            """)
+        try tree.write("run/policy.yaml", "flags: { files: [runtime-flags.json] }\n")
+        #expect(try tree.capctl(["check", "export"]).status == 1)
+        // Gates and capabilities redefined by a later layer are reported as well.
+        try tree.write("etc/policy.d/50-local.yaml", "gates:\n  export: { require: { not: export-on } }\n")
+        let again = try tree.capctl(["validate", "--json"])
+        let object = try #require(try again.json() as? [String: Any])
+        let overrides = try #require(object["overrides"] as? [String])
+        #expect(
+            overrides.contains { $0.contains("gate \"export\" replaces the one at \(tree.vendor)/policy.yaml:5:3") },
+            "\(overrides)")
+    }
+
     @Test("watch prints a line when a status changes")
     func watch() async throws {
         let tree = try PolicyTree()

@@ -238,7 +238,9 @@ struct CapctlSecurityTests {
             validated.output.contains("\\x1b]0;pwned\\x07\\x1b[2J\\nok: 1 file(s) checked.yaml"), "\(validated.output)")
         clean(validated)
         // Names with control characters are refused, and the errors naming them are escaped.
-        try tree.write("etc/policy.yaml", "gates:\n  \"gate\\e]0;x\\a\": { require: { all-of: [] } }\n")
+        try tree.write(
+            "etc/policy.yaml",
+            "capabilities:\n  tmp: { kind: file, path: /tmp }\ngates:\n  \"gate\\e]0;x\\a\": { require: tmp }\n")
         let refused = try tree.capctl(["status"], as: identity)
         #expect(refused.status == 78)
         #expect(refused.error.contains("\"gate\\x1b]0;x\\x07\" is not a valid name"), "\(refused.error)")
@@ -536,7 +538,8 @@ struct CapctlSecurityTests {
         #expect(validated.output.contains("policy.yaml:2:"), "\(validated.output)")
         let check = try tree.capctl(["check", "not-admin"], as: identity)
         #expect(check.status == 78, "\(check.output)\(check.error)")
-        try tree.write("etc/policy.yaml", "gates:\n  open: { require: { all-of: [] } }\n")
+        try tree.write(
+            "etc/policy.yaml", "capabilities:\n  tmp: { kind: file, path: /tmp }\ngates:\n  open: { require: tmp }\n")
         let run = try tree.capctl(
             ["run", "--capabilities", "cap_\u{17F}ys_admin", "open", "--", "/bin/true"], as: identity)
         #expect(run.status == 64, "\(run.output)\(run.error)")

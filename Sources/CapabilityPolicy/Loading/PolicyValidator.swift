@@ -10,7 +10,7 @@ enum PolicyValidator {
         func flagExists(_ key: String) -> Bool {
             if knownFlags == nil {
                 let store = FlagStore(
-                    flagSets: policy.inlineFlags, files: policy.flagFiles, watch: false,
+                    sources: policy.flagSources, watch: false,
                     context: FlagEvaluationContext())
                 knownFlags = Set(store.flags.keys)
                 // A flag file that cannot be read is an error here; problems of single flags are

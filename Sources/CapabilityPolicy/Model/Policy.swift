@@ -7,10 +7,13 @@ public struct Policy: Sendable {
     public internal(set) var capabilities: [String: CapabilityDeclaration] = [:]
     /// Gates by name.
     public internal(set) var gates: [String: GateDeclaration] = [:]
+    /// Where flags come from, inline sets and files alike, lowest precedence first: the layer
+    /// that names a source decides its place, whatever form the flags take.
+    public internal(set) var flagSources: [FlagSource] = []
     /// Flag definition files (flagd format), in precedence order.
-    public internal(set) var flagFiles: [String] = []
-    /// Flags written inline in policy files, in precedence order.
-    public internal(set) var inlineFlags: [FlagSet] = []
+    public var flagFiles: [String] { flagSources.compactMap(\.path) }
+    /// Capabilities and gates a later file defined again, replacing an earlier definition.
+    public internal(set) var overrides: [PolicyOverride] = []
     /// The policy files read, in the order they were applied.
     public internal(set) var files: [String] = []
     /// Capabilities and gates a file declared but that could not be read (their errors are
@@ -23,10 +26,25 @@ public struct Policy: Sendable {
 
     /// Applies a later file's definitions over this policy's.
     mutating func apply(_ fragment: Policy) {
+        for (name, later) in fragment.capabilities.sorted(by: { $0.key < $1.key }) {
+            if let earlier = capabilities[name] {
+                overrides.append(
+                    PolicyOverride(kind: "capability", name: name, replaced: earlier.location, by: later.location))
+            }
+        }
+        for (name, later) in fragment.gates.sorted(by: { $0.key < $1.key }) {
+            if let earlier = gates[name] {
+                overrides.append(
+                    PolicyOverride(kind: "gate", name: name, replaced: earlier.location, by: later.location))
+            }
+        }
         capabilities.merge(fragment.capabilities) { _, later in later }
         gates.merge(fragment.gates) { _, later in later }
-        flagFiles += fragment.flagFiles.filter { !flagFiles.contains($0) }
-        inlineFlags += fragment.inlineFlags
+        for source in fragment.flagSources {
+            // A file named again by a later layer takes that layer's place.
+            if let path = source.path { flagSources.removeAll { $0.path == path } }
+            flagSources.append(source)
+        }
         files += fragment.files
         rejectedCapabilities.formUnion(fragment.rejectedCapabilities)
         rejectedGates.formUnion(fragment.rejectedGates)

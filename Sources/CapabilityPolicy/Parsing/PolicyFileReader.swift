@@ -297,12 +297,12 @@ struct PolicyFileReader {
                     fail("a flag file must be a path, found \(element.value)", element.location)
                     continue
                 }
-                policy.flagFiles.append(path.hasPrefix("/") ? path : directory + "/" + path)
+                policy.flagSources.append(.file(path.hasPrefix("/") ? path : directory + "/" + path))
             }
         }
         if let inline = member.value.member("inline") {
             do throws(ConfigurationError) {
-                policy.inlineFlags.append(try FlagSet.read(document: inline.value, file: file))
+                policy.flagSources.append(.flags(try FlagSet.read(document: inline.value, file: file)))
             } catch {
                 errors.append(error)
             }

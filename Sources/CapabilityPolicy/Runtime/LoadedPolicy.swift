@@ -23,7 +23,7 @@ public final class LoadedPolicy: Sendable {
         self.policy = policy
         let environment = PolicyEnvironment.shared
         let flags = FlagStore(
-            flagSets: policy.inlineFlags, files: policy.flagFiles, watch: options.watchesFlagFiles,
+            sources: policy.flagSources, watch: options.watchesFlagFiles,
             context: options.flagContext ?? environment.hostContext)
         self.flags = flags
         var built: [String: any CapabilityType] = [:]

@@ -66,21 +66,34 @@ public final class FlagStore: Sendable {
     ///   - watch: Whether to reload files when they change.
     ///   - context: The context every evaluation starts from (empty by default; on Linux,
     ///     `FlagEvaluationContext.host` from `LinuxBackends` describes this process).
-    public init(
+    public convenience init(
         flagSets: [FlagSet] = [], files: [String], watch: Bool = true,
         context: FlagEvaluationContext = FlagEvaluationContext()
     ) {
+        self.init(sources: flagSets.map(FlagSource.flags) + files.map(FlagSource.file), watch: watch, context: context)
+    }
+
+    /// Loads `sources` now, in precedence order (a later source's definition of a flag replaces
+    /// an earlier one's, inline or file alike) and, when `watch` is true, follows the files' changes.
+    /// - Parameters:
+    ///   - sources: Flag sets and flag definition files, lowest precedence first.
+    ///   - watch: Whether to reload files when they change.
+    ///   - context: The context every evaluation starts from.
+    public init(sources: [FlagSource], watch: Bool = true, context: FlagEvaluationContext = FlagEvaluationContext()) {
         let relay = Relay()
-        sources =
-            flagSets.map(Source.fixed)
-            + files.map { path in
+        self.sources = sources.map { source in
+            switch source {
+            case .flags(let flagSet): .fixed(flagSet)
+            case .file(let path):
                 .file(
                     path: path,
                     flags: ReloadingValue(
                         load: Self.reader(for: path),
                         onEvent: { event in relay.store.withLock { $0 }?.apply(event, from: path) }))
             }
-        state = Lock(Self.merge(sources))
+        }
+        let files = sources.compactMap(\.path)
+        state = Lock(Self.merge(self.sources))
         baseContext = context
         baseContextProblem = context.firstInvalidAttribute()
         relay.store.withLock { $0 = self }

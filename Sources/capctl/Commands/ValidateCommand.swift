@@ -24,6 +24,7 @@ struct ValidateCommand: AsyncParsableCommand {
         var checked: [String] = []
         var policyFiles: [String] = []
         var warnings: [String] = []
+        var overrides: [String] = []
         if paths.isEmpty {
             do throws(PolicyErrors) {
                 policyFiles = try PolicyContext.policyFiles(options)
@@ -53,9 +54,10 @@ struct ValidateCommand: AsyncParsableCommand {
                 let policy = try PolicyLoader.load(files: policyFiles)
                 checked += policy.flagFiles
                 warnings = Self.brokenOnThisHost(policy)
+                overrides = policy.overrides.map(\.description) + Self.flagOverrides(policy.flagSources)
                 // Strict: every flag's problems too, though the flags load and evaluate as in flagd.
                 let flags = FlagStore(
-                    flagSets: policy.inlineFlags, files: policy.flagFiles, watch: false,
+                    sources: policy.flagSources, watch: false,
                     context: FlagEvaluationContext())
                 errors += flags.problems.map(\.description)
             } catch {
@@ -69,9 +71,11 @@ struct ValidateCommand: AsyncParsableCommand {
                         "valid": .bool(errors.isEmpty), "files": .list(checked.map(FlagValue.string)),
                         "errors": .list(errors.map(FlagValue.string)),
                         "warnings": .list(warnings.map(FlagValue.string)),
+                        "overrides": .list(overrides.map(FlagValue.string)),
                     ])))
         } else if errors.isEmpty {
             for warning in warnings { print("warning: " + TerminalText.escaped(warning)) }
+            for override in overrides { print("note: " + TerminalText.escaped(override)) }
             print("ok: \(checked.count) file(s) checked" + (checked.isEmpty ? " (no policy files found)" : ""))
         } else {
             print(TerminalText.lines(errors))
@@ -95,6 +99,29 @@ struct ValidateCommand: AsyncParsableCommand {
                 "\(declaration.location): capability \"\(name)\" is unavailable on this host: \(known.reason)")
         }
         return warnings
+    }
+
+    /// Every flag a later source defines again, in layer order, whatever form either source
+    /// takes; files that do not load are reported as errors already.
+    static func flagOverrides(_ sources: [FlagSource]) -> [String] {
+        var defined: [String: FileLocation] = [:]
+        var notes: [String] = []
+        for source in sources {
+            let flagSet: FlagSet
+            switch source {
+            case .flags(let inline): flagSet = inline
+            case .file(let path):
+                guard let loaded = try? FlagSet.load(contentsOf: path) else { continue }
+                flagSet = loaded
+            }
+            for (key, flag) in flagSet.flags.sorted(by: { $0.key < $1.key }) {
+                if let earlier = defined[key] {
+                    notes.append("\(flag.location): flag \"\(key)\" replaces the one at \(earlier)")
+                }
+                defined[key] = flag.location
+            }
+        }
+        return notes
     }
 
     /// A flagd flag file rather than a policy: its top level has no capabilities or gates, and its

@@ -1,0 +1,15 @@
+public import ConfigurationFiles
+
+/// A capability or gate that a later policy file defined again: the later definition is the one
+/// in force. `capctl validate` reports each, so an override is never silent.
+public struct PolicyOverride: Sendable, Hashable, CustomStringConvertible {
+    /// `capability` or `gate`.
+    public let kind: String
+    public let name: String
+    /// Where the replaced definition was.
+    public let replaced: FileLocation
+    /// Where the definition in force is.
+    public let by: FileLocation
+
+    public var description: String { "\(by): \(kind) \"\(name)\" replaces the one at \(replaced)" }
+}
