@@ -35,6 +35,38 @@ struct FlagEvaluationTests {
         }
         """
 
+    @Test(
+        "an incomplete attribute makes rules reading it INVALID_CONTEXT; others, and a caller's value for it, are fine")
+    func incompleteAttributes() throws {
+        let flags = try store(
+            """
+            {"flags": {
+              "deny-ops": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on",
+                           "targeting": {"if": [{"in": ["ops", {"var": "groups"}]}, "off", "on"]}},
+              "by-tier": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                          "targeting": {"if": [{"==": [{"var": "tier"}, "gold"]}, "on", "off"]}},
+              "whole": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                        "targeting": {"if": [{"var": ""}, "on", "off"]}},
+              "missing": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
+                          "targeting": {"if": [{"missing": ["groups"]}, "off", "on"]}}
+            }}
+            """,
+            context: FlagEvaluationContext(
+                attributes: ["groups": .list([.string("staff")]), "tier": .string("gold")],
+                incompleteAttributes: ["groups": "looking up gid 4242 failed: Permission denied"]))
+        for key in ["deny-ops", "whole", "missing"] {
+            let details = flags.booleanDetails(key, default: true)
+            #expect(details.reason == .error, "\(key)")
+            #expect(details.errorCode == .invalidContext, "\(key)")
+            #expect(details.errorMessage?.contains("reads context attribute \"groups\", which is incomplete") == true)
+        }
+        #expect(flags.booleanDetails("by-tier", default: false).value == true)
+        let given = FlagEvaluationContext(attributes: ["groups": .list([.string("ops")])])
+        #expect(flags.booleanDetails("deny-ops", default: true, context: given).value == false)
+        let merged = given.merged(over: FlagEvaluationContext(incompleteAttributes: ["groups": "x", "user": "y"]))
+        #expect(merged.incompleteAttributes == ["user": "y"])
+    }
+
     @Test("STATIC: no targeting gives the default variant")
     func staticReason() throws {
         let details = try store(Self.flags).booleanDetails("static-on", default: false)

@@ -10,17 +10,28 @@ public struct FlagEvaluationContext: Sendable, Hashable {
     public var targetingKey: String?
     /// Attributes, by name.
     public var attributes: [String: FlagValue]
+    /// Attributes that could not be built completely, by name, with the reason (a group name
+    /// the directory could not give, say). A rule that reads one is an evaluation error
+    /// (`INVALID_CONTEXT`), so a gate on it stays undecided: a shorter list of groups must never
+    /// let a member of a denied group through. A value given for the name in a context laid
+    /// over this one replaces the incomplete one.
+    public var incompleteAttributes: [String: String]
 
     /// Creates a context.
-    public init(targetingKey: String? = nil, attributes: [String: FlagValue] = [:]) {
+    public init(
+        targetingKey: String? = nil, attributes: [String: FlagValue] = [:], incompleteAttributes: [String: String] = [:]
+    ) {
         self.targetingKey = targetingKey
         self.attributes = attributes
+        self.incompleteAttributes = incompleteAttributes
     }
 
     /// This context laid over `base`: attributes and targeting key given here win.
     public func merged(over base: FlagEvaluationContext) -> FlagEvaluationContext {
         var merged = base
         merged.attributes.merge(attributes) { _, mine in mine }
+        for name in attributes.keys { merged.incompleteAttributes[name] = nil }
+        merged.incompleteAttributes.merge(incompleteAttributes) { _, mine in mine }
         if let targetingKey { merged.targetingKey = targetingKey }
         return merged
     }

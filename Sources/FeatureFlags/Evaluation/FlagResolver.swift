@@ -42,9 +42,15 @@ enum FlagResolver {
         let scope = TargetingScope(
             overlay: overlay, base: base, flagKey: flag.key, timestamp: flag.readsTimestamp ? now() : 0, element: nil)
         let result: FlagValue
-        do {
+        do throws(TargetingFailure) {
             result = try targeting.evaluate(scope)
         } catch {
+            if let (name, reason) = error.incompleteAttribute {
+                return .failure(
+                    .invalidContext,
+                    "targeting of flag \"\(flag.key)\" reads context attribute \"\(name)\", which is incomplete: \(reason)"
+                )
+            }
             return defaultResolution(flag, reason: .default)
         }
         let name: String

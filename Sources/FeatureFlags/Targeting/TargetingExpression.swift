@@ -31,8 +31,18 @@ indirect enum TargetingExpression: Sendable {
 
 /// One of flagd's own operators (`fractional`, `sem_ver`, `starts_with`, `ends_with`) could not
 /// work with its arguments. As in flagd, the whole rule then evaluates to null, so the default
-/// variant is used.
-struct TargetingFailure: Error, Sendable {}
+/// variant is used. A rule that read an attribute the context could not build completely fails
+/// instead, with ``incompleteAttribute`` set: that is an evaluation error, never a default.
+struct TargetingFailure: Error, Sendable {
+    /// The incomplete attribute read, and why it is incomplete.
+    var incompleteAttribute: (name: String, reason: String)?
+
+    init() {}
+
+    init(incomplete name: String, _ reason: String) {
+        incompleteAttribute = (name, reason)
+    }
+}
 
 /// What a targeting rule is evaluated against.
 struct TargetingScope {
@@ -48,6 +58,15 @@ struct TargetingScope {
     /// The evaluation context as one object, as flagd presents it to rules.
     var targetingKey: String? { overlay?.targetingKey ?? base.targetingKey }
 
+    /// The reason `name` could not be built completely, when the context that supplies it says so.
+    func incompleteness(of name: String) -> String? {
+        if let overlay {
+            if let reason = overlay.incompleteAttributes[name] { return reason }
+            if overlay.attributes[name] != nil { return nil }
+        }
+        return base.incompleteAttributes[name]
+    }
+
     var rootData: FlagValue {
         var members = base.attributes
         if let overlay { members.merge(overlay.attributes) { _, mine in mine } }
@@ -56,10 +75,18 @@ struct TargetingScope {
         return .structure(members)
     }
 
-    /// The value at `path`, or nil when there is none.
-    func lookup(_ path: [String]) -> FlagValue? {
+    /// The value at `path`, or nil when there is none; fails when it reads an incomplete attribute.
+    func lookup(_ path: [String]) throws(TargetingFailure) -> FlagValue? {
         if let element { return Self.walk(element, path[...]) }
-        guard let first = path.first else { return rootData }
+        guard let first = path.first else {
+            let names = Set((overlay?.incompleteAttributes.keys).map(Array.init) ?? []).union(
+                base.incompleteAttributes.keys)
+            if let name = names.sorted().first, let reason = incompleteness(of: name) {
+                throw TargetingFailure(incomplete: name, reason)
+            }
+            return rootData
+        }
+        if let reason = incompleteness(of: first) { throw TargetingFailure(incomplete: first, reason) }
         let rest = path.dropFirst()
         switch first {
         case "targetingKey":
@@ -105,7 +132,7 @@ extension TargetingExpression {
             for element in elements { values.append(try element.evaluate(scope)) }
             return .list(values)
         case .variable(let path, let fallback):
-            if let value = scope.lookup(path), value != .null { return value }
+            if let value = try scope.lookup(path), value != .null { return value }
             return try fallback?.evaluate(scope) ?? .null
         case .computedVariable(let pathExpression, let fallback):
             let path = try pathExpression.evaluate(scope)
@@ -117,7 +144,7 @@ extension TargetingExpression {
                     text.isEmpty ? [] : text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             default: components = JSONLogicSemantics.string(path).split(separator: ".").map(String.init)
             }
-            if let value = scope.lookup(components), value != .null { return value }
+            if let value = try scope.lookup(components), value != .null { return value }
             return try fallback?.evaluate(scope) ?? .null
         case .semanticVersion(let versionExpression, let comparison, let target):
             guard let version = SemanticVersion(value: try versionExpression.evaluate(scope)) else {
@@ -255,10 +282,13 @@ extension TargetingExpression {
         switch op {
         case .missing:
             let keys: [FlagValue] = if case .list(let list) = argument(0) { list } else { values }
-            return .list(keys.filter { key in Self.isMissing(key, scope) })
+            var missing: [FlagValue] = []
+            for key in keys where try Self.isMissing(key, scope) { missing.append(key) }
+            return .list(missing)
         case .missingSome:
             guard case .list(let keys) = argument(1) else { return .list([]) }
-            let missing = keys.filter { Self.isMissing($0, scope) }
+            var missing: [FlagValue] = []
+            for key in keys where try Self.isMissing(key, scope) { missing.append(key) }
             let needed = JS.number(argument(0))
             return Double(keys.count - missing.count) >= needed ? .list([]) : .list(missing)
         case .less, .lessOrEqual:
@@ -304,10 +334,10 @@ extension TargetingExpression {
         }
     }
 
-    private static func isMissing(_ key: FlagValue, _ scope: TargetingScope) -> Bool {
+    private static func isMissing(_ key: FlagValue, _ scope: TargetingScope) throws(TargetingFailure) -> Bool {
         let path = JSONLogicSemantics.string(key).split(separator: ".", omittingEmptySubsequences: false).map(
             String.init)
-        guard let value = scope.lookup(path) else { return true }
+        guard let value = try scope.lookup(path) else { return true }
         return value == .null || value == .string("")
     }
 

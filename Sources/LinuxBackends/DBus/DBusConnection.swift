@@ -58,11 +58,9 @@ final class DBusConnection {
 
     /// The D-Bus daemon's own user on Debian and most distributions, or -1 when there is none.
     private static let messageBusUser: Int64 = {
-        var entry = passwd()
-        var buffer = [CChar](repeating: 0, count: 4096)
-        var result: UnsafeMutablePointer<passwd>?
-        guard getpwnam_r("messagebus", &entry, &buffer, buffer.count, &result) == 0, result != nil else { return -1 }
-        return Int64(entry.pw_uid)
+        // A failed lookup trusts only root, as a missing user does.
+        if case .found(let uid) = AccountDatabase.user(named: "messagebus") { return Int64(uid) }
+        return -1
     }()
 
     /// The error name for a bus not run by a trusted user.

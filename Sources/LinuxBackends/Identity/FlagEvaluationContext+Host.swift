@@ -4,16 +4,24 @@ import Glibc
 extension FlagEvaluationContext {
     /// This process: `user` (effective user name), `uid`, `gid`, `groups` (names of every
     /// group, or numbers where a group has no name) and `hostname`; the targeting key is
-    /// the host name.
-    public static let host: FlagEvaluationContext = {
-        let identity = ProcessIdentity.current()
+    /// the host name. A name the user or group database could not give (a directory out of
+    /// reach) makes that attribute incomplete (``FlagEvaluationContext/incompleteAttributes``),
+    /// so rules reading it are errors rather than seeing a shorter list.
+    public static let host: FlagEvaluationContext = current()
+
+    /// The context as the databases answer now.
+    static func current(identity: ProcessIdentity = .current()) -> FlagEvaluationContext {
         func name(_ named: ProcessIdentity.Named) -> FlagValue {
             named.name.map(FlagValue.string) ?? .number(Double(named.id))
         }
+        var incomplete: [String: String] = [:]
         var groups: [FlagValue] = [name(identity.effectiveGroup)]
         for group in identity.supplementaryGroups where group.id != identity.effectiveGroup.id {
             groups.append(name(group))
         }
+        let unnamed = ([identity.effectiveGroup] + identity.supplementaryGroups).compactMap(\.lookupFailure)
+        if let failure = unnamed.first { incomplete["groups"] = failure }
+        if let failure = identity.effectiveUser.lookupFailure { incomplete["user"] = failure }
         let hostname = Self.hostName()
         return FlagEvaluationContext(
             targetingKey: hostname,
@@ -23,8 +31,8 @@ extension FlagEvaluationContext {
                 "gid": .number(Double(identity.effectiveGroup.id)),
                 "groups": .list(groups),
                 "hostname": .string(hostname),
-            ])
-    }()
+            ], incompleteAttributes: incomplete)
+    }
 
     /// The kernel's host name (no DNS lookup).
     private static func hostName() -> String {

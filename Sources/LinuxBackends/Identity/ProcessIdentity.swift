@@ -8,6 +8,9 @@ public struct ProcessIdentity: Sendable, Equatable {
         public let id: UInt32
         /// The name from the user or group database, or nil.
         public let name: String?
+        /// Why the database could not say whether the id has a name (it is unreachable, say),
+        /// or nil when it answered. A nil ``name`` is only "no name" when this is nil too.
+        public let lookupFailure: String?
 
         public var description: String { name.map { "\($0)(\(id))" } ?? String(id) }
     }
@@ -34,21 +37,15 @@ public struct ProcessIdentity: Sendable, Equatable {
             supplementaryGroups: groups.prefix(Int(max(read, 0))).map(group))
     }
 
-    static func user(_ id: uid_t) -> Named {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let status = getpwuid_r(id, &entry, &buffer, buffer.count, &result)
-        let name = status == 0 && result != nil ? String(cString: entry.pw_name) : nil
-        return Named(id: id, name: name)
-    }
+    static func user(_ id: uid_t) -> Named { named(id, AccountDatabase.user(id: id)) }
 
-    static func group(_ id: gid_t) -> Named {
-        var entry = Glibc.group()
-        var result: UnsafeMutablePointer<Glibc.group>?
-        var buffer = [CChar](repeating: 0, count: 16384)
-        let status = getgrgid_r(id, &entry, &buffer, buffer.count, &result)
-        let name = status == 0 && result != nil ? String(cString: entry.gr_name) : nil
-        return Named(id: id, name: name)
+    static func group(_ id: gid_t) -> Named { named(id, AccountDatabase.group(id: id)) }
+
+    private static func named(_ id: UInt32, _ lookup: AccountDatabase.Lookup<String>) -> Named {
+        switch lookup {
+        case .found(let name): Named(id: id, name: name, lookupFailure: nil)
+        case .notFound: Named(id: id, name: nil, lookupFailure: nil)
+        case .failed(let reason): Named(id: id, name: nil, lookupFailure: reason)
+        }
     }
 }

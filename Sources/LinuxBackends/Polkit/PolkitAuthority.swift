@@ -93,13 +93,9 @@ struct PolkitAuthority {
 
     /// polkitd's own user (Debian's `polkitd`), or -1 when there is none.
     private static let polkitUser: UInt64 = {
-        var entry = passwd()
-        var buffer = [CChar](repeating: 0, count: 4096)
-        var result: UnsafeMutablePointer<passwd>?
-        guard getpwnam_r("polkitd", &entry, &buffer, buffer.count, &result) == 0, result != nil else {
-            return UInt64.max
-        }
-        return UInt64(entry.pw_uid)
+        // A failed lookup trusts only root, as a missing user does.
+        if case .found(let uid) = AccountDatabase.user(named: "polkitd") { return UInt64(uid) }
+        return UInt64.max
     }()
 
     /// A method call to the verified authority.
