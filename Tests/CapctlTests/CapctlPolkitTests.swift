@@ -18,6 +18,14 @@ struct CapctlPolkitTests {
 
         """
 
+    /// A gate that a fake polkit's "no" would open.
+    static let notPurge = """
+        capabilities:
+          purge: { kind: polkit, action: org.example.backup.purge }
+        gates:
+          not-purge: { require: { not: purge } }
+        """
+
     private func fixture() async throws -> PolkitFixture {
         try await PolkitFixture(
             actions: [
@@ -59,14 +67,7 @@ struct CapctlPolkitTests {
         ])
     func onlySocketPathAddresses(address: String) async throws {
         let tree = try tree()
-        try tree.write(
-            "etc/policy.yaml",
-            """
-            capabilities:
-              purge: { kind: polkit, action: org.example.backup.purge }
-            gates:
-              not-purge: { require: { not: purge } }
-            """)
+        try tree.write("etc/policy.yaml", Self.notPurge)
         let marker = tree.root + "/started"
         let environment = ["DBUS_SYSTEM_BUS_ADDRESS": address.replacingOccurrences(of: "MARKER", with: marker)]
         for command in [[PolicyTree.capctl], nobody] {
@@ -94,14 +95,7 @@ struct CapctlPolkitTests {
         defer { impostor.stop() }
         #expect(await impostor.nextLine() == "owner")
         let tree = try PolicyTree()
-        try tree.write(
-            "etc/policy.yaml",
-            """
-            capabilities:
-              purge: { kind: polkit, action: org.example.backup.purge }
-            gates:
-              not-purge: { require: { not: purge } }
-            """)
+        try tree.write("etc/policy.yaml", Self.notPurge)
         for command in [[PolicyTree.capctl], nobody] {
             let check = try tree.run(
                 command + ["check", "not-purge"], extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": fixture.busAddress])

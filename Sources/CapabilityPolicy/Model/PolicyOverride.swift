@@ -5,11 +5,13 @@ public import ConfigurationFiles
 public struct PolicyOverride: Sendable, Hashable, CustomStringConvertible {
     /// `capability` or `gate`.
     public let kind: String
+    /// The capability's or gate's name.
     public let name: String
     /// Where the replaced definition was.
     public let replaced: FileLocation
     /// Where the definition in force is.
     public let by: FileLocation
 
+    /// `FILE:LINE:COLUMN: gate "x" replaces the one at FILE:LINE:COLUMN`.
     public var description: String { "\(by): \(kind) \"\(name)\" replaces the one at \(replaced)" }
 }
