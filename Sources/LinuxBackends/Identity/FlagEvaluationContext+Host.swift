@@ -5,7 +5,7 @@ extension FlagEvaluationContext {
     /// This process: `user` (effective user name), `uid`, `gid`, `groups` (names of every
     /// group, or numbers where a group has no name) and `hostname`; the targeting key is
     /// the host name. A name the user or group database could not give (a directory out of
-    /// reach) makes that attribute incomplete (``FlagEvaluationContext/incompleteAttributes``),
+    /// reach) makes that attribute incomplete (`incompleteAttributes`),
     /// so rules reading it are errors rather than seeing a shorter list.
     public static let host: FlagEvaluationContext = current()
 
