@@ -44,4 +44,28 @@ long long clinux_socket_peer_uid(int fd);
 /// capability in `mask` is not held or CAP_SETPCAP is missing, or another errno.
 int clinux_confine_capabilities(uint64_t mask);
 
+/// The process at the other end of a connected Unix socket (SO_PEERCRED): 0, or an errno.
+int clinux_socket_peer_credentials(int fd, int *pid, unsigned *uid, unsigned *gid);
+
+/// The peer's supplementary groups (SO_PEERGROUPS, Linux 4.13): writes up to `capacity` ids and
+/// their count; 0, ERANGE with the count needed, ENOPROTOOPT where the kernel lacks it, or an errno.
+int clinux_socket_peer_groups(int fd, unsigned *groups, int capacity, int *count);
+
+/// A pidfd for the socket's peer (SO_PEERPIDFD, Linux 6.5), or -1 with errno (ENOPROTOOPT where missing).
+int clinux_socket_peer_pidfd(int fd);
+
+/// A pidfd for `pid` (pidfd_open, Linux 5.3), or -1 with errno.
+int clinux_pidfd_open(int pid);
+
+/// Whether the process a pidfd names still runs: 1, 0 when it has exited, or -1 with errno.
+int clinux_pidfd_alive(int pidfd);
+
+/// Runs `body(context)` on a new thread whose file-system credentials alone are `uid`, `gid` and
+/// `groups` (set with the raw system calls, which change only the calling thread, unlike
+/// glibc's wrappers, which change every thread), so the kernel judges file access as it would
+/// for that user; root's file capabilities leave the thread's effective set when its fsuid is
+/// not 0. Returns 0, EPERM when this process may not take those credentials, or an errno.
+int clinux_run_with_file_credentials(unsigned uid, unsigned gid, const unsigned *groups, int count,
+                                     void (*body)(void *), void *context);
+
 #endif

@@ -88,6 +88,13 @@ public struct AuthorizedFor: ProcedureCondition {
         gate = Gate(capability, label: label)
     }
 
+    /// Creates a condition on `capability` asked about `subject` instead of this process (a
+    /// service's client): satisfied when the capability's answer for the subject meets its
+    /// requirement; undecided when the capability cannot answer for another subject.
+    public init(_ capability: some CapabilityType, subject: Subject, label: String? = nil) {
+        gate = Gate(capability.evaluated(for: subject), label: label ?? "\(capability.name) for \(subject)")
+    }
+
     /// The capability this condition checks.
     public var capability: any CapabilityType { gate.capability }
 

@@ -1,3 +1,4 @@
+public import Capabilities
 public import FeatureFlags
 import Locking
 
@@ -18,6 +19,17 @@ public final class PolicyEnvironment: Sendable {
     private struct State: Sendable {
         var kinds: [String: any CapabilityKind]
         var hostContext = FlagEvaluationContext()
+        var subjectContext: @Sendable (Subject) -> FlagEvaluationContext = PolicyEnvironment.numericContext
+    }
+
+    /// A subject's ids alone; names need a user database, which the Linux layer brings.
+    private static let numericContext: @Sendable (Subject) -> FlagEvaluationContext = { subject in
+        FlagEvaluationContext(
+            attributes: ["uid": .number(Double(subject.uid)), "gid": .number(Double(subject.gid))],
+            incompleteAttributes: [
+                "user": "no user database is installed (LinuxPolicySupport.install())",
+                "groups": "no group database is installed (LinuxPolicySupport.install())",
+            ])
     }
 
     private let state: Lock<State>
@@ -46,5 +58,12 @@ public final class PolicyEnvironment: Sendable {
     public var hostContext: FlagEvaluationContext {
         get { state.withLock { $0.hostContext } }
         set { state.withLock { $0.hostContext = newValue } }
+    }
+
+    /// The context a gate evaluated for a subject reads its flags with, laid over the host's:
+    /// the subject's `user`, `uid`, `gid` and `groups` in place of this process's.
+    public var subjectContext: @Sendable (Subject) -> FlagEvaluationContext {
+        get { state.withLock { $0.subjectContext } }
+        set { state.withLock { $0.subjectContext = newValue } }
     }
 }

@@ -48,22 +48,34 @@ public final class LoadedPolicy: Sendable {
     ///   - name: The capability's name in the policy.
     ///   - context: For a `kind: flag` capability, the flag evaluation context laid over the
     ///     store's (as ``condition(forGate:context:)`` uses it); other capabilities ignore it.
-    public func capability(named name: String, context: FlagEvaluationContext? = nil) throws(ConfigurationError)
-        -> any CapabilityType
-    {
+    ///   - subject: Whom the capability answers for (``Subject``); nil for this process.
+    public func capability(
+        named name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil
+    ) throws(ConfigurationError) -> any CapabilityType {
         guard let capability = capabilities[name] else {
             throw ConfigurationError(
                 "no capability \"\(name)\" in the policy" + Self.known(capabilities.keys, near: name))
         }
-        return Self.capability(capability, context: context, flags: flags)
+        return Self.capability(capability, context: flagContext(context, subject), flags: flags, subject: subject)
     }
 
-    /// `capability` evaluated with `context`, when it is a flag capability and there is one.
+    /// The flag context for `subject`: its identity laid over the host's, the caller's over that.
+    private func flagContext(_ context: FlagEvaluationContext?, _ subject: Subject?) -> FlagEvaluationContext? {
+        guard let subject else { return context }
+        let subjectContext = PolicyEnvironment.shared.subjectContext(subject)
+        return context?.merged(over: subjectContext) ?? subjectContext
+    }
+
+    /// `capability` evaluated with `context` when it is a flag capability and there is one, and
+    /// for `subject` when there is one.
     private static func capability(
-        _ capability: any CapabilityType, context: FlagEvaluationContext?, flags: FlagStore
+        _ capability: any CapabilityType, context: FlagEvaluationContext?, flags: FlagStore, subject: Subject?
     ) -> any CapabilityType {
-        guard let context, let flag = capability as? FeatureFlag else { return capability }
-        return FeatureFlag(flag.key, in: flags, equals: flag.expected, context: context)
+        if let flag = capability as? FeatureFlag {
+            guard let context else { return capability }
+            return FeatureFlag(flag.key, in: flags, equals: flag.expected, context: context)
+        }
+        return subject.map { capability.evaluated(for: $0) } ?? capability
     }
 
     /// The condition for gate `name`, to add to a procedure. It shows in explanations as
@@ -73,20 +85,30 @@ public final class LoadedPolicy: Sendable {
     ///   - context: Laid over the flag store's context (the host's) wherever the gate reads a
     ///     flag, directly or through a `kind: flag` capability: the attributes a service evaluates
     ///     its flags with (`tier`, a user's targeting key), so the gate sees what the service sees.
-    public func condition(forGate name: String, context: FlagEvaluationContext? = nil) throws(ConfigurationError)
-        -> any ProcedureCondition
-    {
+    ///   - subject: Whom the gate is decided for, a service's client (``Subject``): every
+    ///     capability answers for it, and flags read its `user` and `groups`; a capability that
+    ///     cannot answer for another subject leaves the gate undecided. Nil for this process.
+    public func condition(
+        forGate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil
+    ) throws(ConfigurationError) -> any ProcedureCondition {
         guard policy.gates[name] != nil else {
             throw ConfigurationError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys, near: name))
         }
         var built: [String: any ProcedureCondition] = [:]
-        return condition(forGate: name, context: context, built: &built)
+        let target = Target(context: flagContext(context, subject), subject: subject)
+        return condition(forGate: name, context: target, built: &built)
+    }
+
+    /// What a gate is evaluated with: the flag context, and the subject, if any.
+    private struct Target {
+        let context: FlagEvaluationContext?
+        let subject: Subject?
     }
 
     /// Each gate is built once, however often other gates use it (loading bounded how large the
     /// expansion may be).
     private func condition(
-        forGate name: String, context: FlagEvaluationContext?, built: inout [String: any ProcedureCondition]
+        forGate name: String, context: Target, built: inout [String: any ProcedureCondition]
     ) -> any ProcedureCondition {
         if let done = built[name] { return done }
         // Every reference was checked, and cycles refused, when the policy loaded.
@@ -104,13 +126,15 @@ public final class LoadedPolicy: Sendable {
     }
 
     private func condition(
-        for expression: GateExpression, context: FlagEvaluationContext?, built: inout [String: any ProcedureCondition]
+        for expression: GateExpression, context: Target, built: inout [String: any ProcedureCondition]
     ) -> any ProcedureCondition {
         switch expression {
         case .capability(let name, _):
-            return AuthorizedFor(Self.capability(capabilities[name]!, context: context, flags: flags), label: name)
+            return AuthorizedFor(
+                Self.capability(capabilities[name]!, context: context.context, flags: flags, subject: context.subject),
+                label: name)
         case .flag(let key, _):
-            return FlagIsOn(key, in: flags, context: context)
+            return FlagIsOn(key, in: flags, context: context.context)
         case .gate(let name, _):
             return condition(forGate: name, context: context, built: &built)
         case .allOf(let parts):
@@ -127,11 +151,10 @@ public final class LoadedPolicy: Sendable {
     /// Evaluates gate `name` without asking anyone: each capability's current status, each
     /// flag's value. The same evaluation as a procedure gated on ``condition(forGate:context:)`` gets,
     /// with the same explanation, only without running authorization requests.
-    public func evaluateWithoutAsking(gate name: String, context: FlagEvaluationContext? = nil)
-        async throws(ConfigurationError)
-        -> GateEvaluation
-    {
-        let report = try await condition(forGate: name, context: context).check(asking: false)
+    public func evaluateWithoutAsking(
+        gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil
+    ) async throws(ConfigurationError) -> GateEvaluation {
+        let report = try await condition(forGate: name, context: context, subject: subject).check(asking: false)
         return GateEvaluation(gate: name, report: report)
     }
 

@@ -1,3 +1,4 @@
+import CLinuxSupport
 public import Capabilities
 import ConfigurationFiles
 import Glibc
@@ -15,7 +16,13 @@ import Glibc
 /// Statuses: authorized when every requested access is granted; denied with the first refusal
 /// (permission denied, read-only file system, not a directory, wrong type); unavailable when
 /// the path does not exist. `grants` lists what is granted (`read`, `write`, `execute`, `create`).
-public struct FileAccess: CapabilityType {
+///
+/// For a subject (``forSubject(_:)``), the kernel judges the same calls with the subject's user
+/// and groups, on a thread of its own whose file-system credentials alone are the subject's
+/// (mode bits, owners, POSIX ACLs and every directory on the path, as for that user; the
+/// subject's own capabilities are not assumed). That needs `CAP_SETUID` and `CAP_SETGID`
+/// (a root service); without them only subjects with this process's own credentials are answered.
+public struct FileAccess: SubjectCapability {
     /// Kinds of access.
     public struct Access: OptionSet, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: UInt8
@@ -53,6 +60,7 @@ public struct FileAccess: CapabilityType {
     public let access: Access
     /// What the path must be.
     public let kind: Kind
+    private var subject: Subject?
 
     /// Access to an absolute `path`. A relative path is an error: what it names would depend on
     /// the working directory at the moment of the check.
@@ -71,6 +79,13 @@ public struct FileAccess: CapabilityType {
 
     public var name: String { "file:\(path)" }
 
+    /// The same access judged for `subject`'s user and groups.
+    public func forSubject(_ subject: Subject) -> any CapabilityType {
+        var asked = self
+        asked.subject = subject
+        return asked
+    }
+
     public var requirement: GrantRequirement { GrantRequirement(grants: Set(access.names)) }
 
     public func status() async throws -> CapabilityStatus { currentStatus() }
@@ -79,6 +94,38 @@ public struct FileAccess: CapabilityType {
     public func knownStatus() -> CapabilityStatus? { currentStatus() }
 
     private func currentStatus() -> CapabilityStatus {
+        guard let subject, !Self.isThisProcess(subject) else { return check() }
+        final class Box {
+            let body: () -> CapabilityStatus
+            var status: CapabilityStatus?
+            init(_ body: @escaping () -> CapabilityStatus) { self.body = body }
+        }
+        let box = Box(check)
+        let groups = subject.supplementaryGroups
+        let code = withExtendedLifetime(box) {
+            clinux_run_with_file_credentials(
+                subject.uid, subject.gid, groups, Int32(groups.count),
+                { context in
+                    let box = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue()
+                    box.status = box.body()
+                }, Unmanaged.passUnretained(box).toOpaque())
+        }
+        guard code == 0, let status = box.status else {
+            return .unavailable(
+                "cannot judge \(path) for \(subject): this process cannot take its credentials"
+                    + " (\(String(cString: strerror(code))); a root service can)", cause: .error)
+        }
+        return status
+    }
+
+    /// Whether `subject` has exactly this process's file-system credentials.
+    private static func isThisProcess(_ subject: Subject) -> Bool {
+        let identity = ProcessIdentity.current()
+        return subject.uid == identity.effectiveUser.id && subject.gid == identity.effectiveGroup.id
+            && Set(subject.supplementaryGroups) == Set(identity.supplementaryGroups.map(\.id))
+    }
+
+    private func check() -> CapabilityStatus {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let code = errno

@@ -1,3 +1,4 @@
+public import Capabilities
 public import FeatureFlags
 import Glibc
 
@@ -31,6 +32,35 @@ extension FlagEvaluationContext {
                 "gid": .number(Double(identity.effectiveGroup.id)),
                 "groups": .list(groups),
                 "hostname": .string(hostname),
+            ], incompleteAttributes: incomplete)
+    }
+
+    /// The context of a gate decided for `subject`: its `user`, `uid`, `gid` and `groups` (names
+    /// looked up here, incomplete when a lookup fails) and this host's `hostname`, which stays
+    /// the targeting key.
+    public static func subject(_ subject: Subject) -> FlagEvaluationContext {
+        func named(_ id: UInt32, _ lookup: AccountDatabase.Lookup<String>) -> (FlagValue, String?) {
+            switch lookup {
+            case .found(let name): (.string(name), nil)
+            case .notFound: (.number(Double(id)), nil)
+            case .failed(let reason): (.number(Double(id)), reason)
+            }
+        }
+        var incomplete: [String: String] = [:]
+        let user = named(subject.uid, AccountDatabase.user(id: subject.uid))
+        if let failure = user.1 { incomplete["user"] = failure }
+        var groups: [FlagValue] = []
+        for id in subject.groups {
+            let group = named(id, AccountDatabase.group(id: id))
+            groups.append(group.0)
+            if let failure = group.1, incomplete["groups"] == nil { incomplete["groups"] = failure }
+        }
+        let hostname = Self.hostName()
+        return FlagEvaluationContext(
+            targetingKey: hostname,
+            attributes: [
+                "user": user.0, "uid": .number(Double(subject.uid)), "gid": .number(Double(subject.gid)),
+                "groups": .list(groups), "hostname": .string(hostname),
             ], incompleteAttributes: incomplete)
     }
 

@@ -4,8 +4,10 @@ import ConfigurationFiles
 /// Whether this process belongs to a group: its effective, real or one of its supplementary
 /// group ids is the group's. (This is the process's membership, which the kernel checks; a
 /// user added to a group in /etc/group gets it only at the next login.)
-public struct MemberOfGroup: CapabilityType {
+/// For a subject, the subject's effective and supplementary groups.
+public struct MemberOfGroup: SubjectCapability {
     private let group: AccountReference
+    private var subject: Subject?
 
     /// The group's id, or nil while the group database could not be asked (a directory out of
     /// reach when the capability was made); the status is then unavailable until it answers.
@@ -21,6 +23,13 @@ public struct MemberOfGroup: CapabilityType {
 
     public var name: String { "group:\(groupName ?? groupID.map(String.init) ?? "")" }
 
+    /// The same question about `subject`'s groups.
+    public func forSubject(_ subject: Subject) -> any CapabilityType {
+        var asked = self
+        asked.subject = subject
+        return asked
+    }
+
     public func status() async throws -> CapabilityStatus { currentStatus() }
 
     public func knownStatus() -> CapabilityStatus? { currentStatus() }
@@ -31,8 +40,13 @@ public struct MemberOfGroup: CapabilityType {
         case .id(let id): groupID = id
         case .unavailable(let status): return status
         }
-        let identity = ProcessIdentity.current()
         let label = group.label
+        if let subject {
+            if subject.groups.contains(groupID) { return .authorized("\(subject) is in \(label)") }
+            return .denied(
+                "\(subject) is not in \(label) (groups: \(subject.groups.map(String.init).joined(separator: ", ")))")
+        }
+        let identity = ProcessIdentity.current()
         if identity.effectiveGroup.id == groupID { return .authorized("effective group is \(label)") }
         if identity.realGroup.id == groupID { return .authorized("real group is \(label)") }
         if identity.supplementaryGroups.contains(where: { $0.id == groupID }) {

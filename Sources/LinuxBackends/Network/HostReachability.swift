@@ -14,7 +14,7 @@ import Glibc
 ///
 /// This is the one backend whose status costs network traffic: one name lookup and one
 /// connection attempt per address, bounded by `timeout`.
-public struct HostReachability: CapabilityType {
+public struct HostReachability: SubjectCapability {
     /// The host name or address.
     public let host: String
     /// The TCP port.
@@ -218,4 +218,9 @@ enum TCPProbe {
         let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
         return microseconds < 10_000 ? "\(Double(microseconds) / 1000) ms" : "\(microseconds / 1000) ms"
     }
+}
+
+extension HostReachability {
+    /// The network is the same for every subject on this host: this capability answers as it is.
+    public func forSubject(_ subject: Subject) -> any CapabilityType { self }
 }

@@ -7,7 +7,7 @@ public import Capabilities
 ///
 /// Reading it is cheap and local (getifaddrs and the kernel's route tables; no packets are
 /// sent). Changes arrive from rtnetlink (link, address and route events), not by polling.
-public struct NetworkPath: CapabilityType {
+public struct NetworkPath: SubjectCapability {
     /// Creates the capability.
     public init() {}
 
@@ -42,4 +42,9 @@ public struct NetworkPath: CapabilityType {
             "satisfied: default route via \(route.interface) (interfaces: \(described))",
             grants: Set(usable.map(\.name)))
     }
+}
+
+extension NetworkPath {
+    /// The network is the same for every subject on this host: this capability answers as it is.
+    public func forSubject(_ subject: Subject) -> any CapabilityType { self }
 }

@@ -12,9 +12,11 @@ public enum LinuxPolicySupport {
         UserCapabilityKind(), GroupCapabilityKind(),
     ]
 
-    /// Registers ``kinds`` and sets the host context (`FlagEvaluationContext.host`).
+    /// Registers ``kinds`` and sets the host context (`FlagEvaluationContext.host`) and the
+    /// context of a subject (`FlagEvaluationContext.subject(_:)`).
     public static func install(in environment: PolicyEnvironment = .shared) {
         for kind in kinds { environment.register(kind) }
         environment.hostContext = .host
+        environment.subjectContext = { FlagEvaluationContext.subject($0) }
     }
 }

@@ -12,7 +12,11 @@ import Glibc
 /// registers an authentication agent for this process, which runs polkit's own helper with the
 /// answers of a ``PAMConversation`` (the terminal by default). A dismissed authentication is
 /// notDetermined with the dismissed cause; cancelling the task cancels the check in polkitd.
-public struct PolkitAuthorization: CapabilityType {
+///
+/// For a subject, polkit is asked about the subject's process, as `pkcheck --process` asks
+/// (pid, start time and uid), without interaction: polkitd answers such checks only for root
+/// and the action's owner. A subject without a process (a user by name) is unavailable.
+public struct PolkitAuthorization: SubjectCapability {
     /// The action's identifier, as its `.policy` file declares it.
     public let action: String
     /// Details passed to polkit, which rules can read (`action.lookup("key")`). polkit answers
@@ -29,6 +33,7 @@ public struct PolkitAuthorization: CapabilityType {
 
     private let conversation: any PAMConversation
     private let libraryPath: String
+    private var subject: Subject?
 
     /// An authorization for a polkit action.
     /// - Parameters:
@@ -82,6 +87,13 @@ public struct PolkitAuthorization: CapabilityType {
 
     public var name: String { "polkit:\(action)" }
 
+    /// The same action checked for `subject`'s process.
+    public func forSubject(_ subject: Subject) -> any CapabilityType {
+        var asked = self
+        asked.subject = subject
+        return asked
+    }
+
     public var availability: CapabilityAvailability { SystemdBusLibrary.availability(at: libraryPath) }
 
     /// Asks polkitd without interaction.
@@ -91,23 +103,36 @@ public struct PolkitAuthorization: CapabilityType {
         let details = details
         let keeps = keepsTemporaryAuthorization
         let timeout = statusTimeout
+        let polkitSubject: DBusValue?
+        if let subject {
+            guard let pid = subject.pid, let startTime = subject.startTime else {
+                return .unavailable("polkit decides for processes, and \(subject) is none", cause: .misconfigured)
+            }
+            polkitSubject = PolkitSubject.process(pid: pid, startTime: startTime, uid: subject.uid)
+        } else {
+            polkitSubject = nil
+        }
         return await withCheckedContinuation { continuation in
             Self.checks.async {
                 continuation.resume(
-                    returning: Self.check(action, details, keeps: keeps, timeout: timeout, library: library))
+                    returning: Self.check(
+                        action, details, subject: polkitSubject, keeps: keeps, timeout: timeout, library: library))
             }
         }
     }
 
     private static func check(
-        _ action: String, _ details: [String: String], keeps: Bool, timeout: Duration, library: SystemdBusLibrary
+        _ action: String, _ details: [String: String], subject: DBusValue?, keeps: Bool, timeout: Duration,
+        library: SystemdBusLibrary
     ) -> CapabilityStatus {
         do throws(DBusError) {
             let deadline = ContinuousClock.now + timeout
             let connection = try DBusConnection(systemBusWith: library)
             let authority = try PolkitAuthority(on: connection, timeout: timeout)
+            let asked: DBusValue
+            if let subject { asked = subject } else { asked = try PolkitSubject.currentProcess() }
             let call = try authority.checkAuthorization(
-                subject: try PolkitSubject.currentProcess(), action: action, details: details, flags: 0,
+                subject: asked, action: action, details: details, flags: 0,
                 cancellationID: "")
             let left = max(.milliseconds(1), ContinuousClock.now.duration(to: deadline))
             let answer = try PolkitAuthority.Answer(reply: try connection.call(call, timeout: left))
@@ -119,6 +144,8 @@ public struct PolkitAuthorization: CapabilityType {
 
     /// Asks polkitd with interaction, through an agent of this process's own.
     public func authorize() async throws -> CapabilityStatus {
+        // Another subject's authentication is not asked on this process's terminal.
+        if subject != nil { return try await status() }
         guard let library = SystemdBusLibrary.loaded(libraryPath) else { return SystemdBusLibrary.missing(libraryPath) }
         let wake = Wakeup()
         let request = InteractiveCheck(

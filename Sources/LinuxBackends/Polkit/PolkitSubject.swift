@@ -18,6 +18,17 @@ enum PolkitSubject {
         ])
     }
 
+    /// Another process's subject, as `pkcheck --process PID` makes it: pid, start time and uid.
+    static func process(pid: Int32, startTime: UInt64, uid: UInt32) -> DBusValue {
+        .structure([
+            .string("unix-process"),
+            .variantDictionary([
+                "pid": .uint32(UInt32(bitPattern: pid)), "start-time": .uint64(startTime),
+                "uid": .int32(Int32(bitPattern: uid)),
+            ]),
+        ])
+    }
+
     /// Field 22 of /proc/PID/stat (start time in clock ticks since boot), which polkit compares.
     /// The command name (field 2) may hold spaces and parentheses, so fields are counted after its last `)`.
     static func startTime(ofProcess process: String) -> UInt64? {

@@ -8,11 +8,16 @@ import ConfigurationFiles
 /// from the user id: root in a container may lack capabilities, and an unprivileged service
 /// may have been granted one (systemd's `AmbientCapabilities=`). Asking cannot grant a
 /// capability, so the status is authorized or denied.
-public struct ProcessCapability: CapabilityType {
+///
+/// For a subject, the subject process's effective set (`/proc/PID/status`), read between two
+/// readings of its start time so a reused pid is never mistaken for it; a subject without a
+/// process (a user by name) is unavailable.
+public struct ProcessCapability: SubjectCapability {
     /// The capability's canonical name, such as `CAP_NET_BIND_SERVICE`.
     public let capability: String
     /// Its number in the kernel's bit set.
     public let number: Int
+    private var subject: Subject?
 
     /// A capability by name: `CAP_NET_BIND_SERVICE`, `cap_net_bind_service` or `net_bind_service`.
     public init(_ name: String) throws(CapabilityConfigurationError) {
@@ -29,6 +34,13 @@ public struct ProcessCapability: CapabilityType {
 
     public var name: String { "capability:\(capability)" }
 
+    /// The same question about `subject`'s process.
+    public func forSubject(_ subject: Subject) -> any CapabilityType {
+        var asked = self
+        asked.subject = subject
+        return asked
+    }
+
     public func status() async throws -> CapabilityStatus {
         try currentStatus()
     }
@@ -43,8 +55,22 @@ public struct ProcessCapability: CapabilityType {
     }
 
     private func currentStatus() throws(LinuxCapabilitySet.ReadError) -> CapabilityStatus {
+        if let subject { return status(of: subject) }
         let effective = try LinuxCapabilitySet.effective()
         if effective.contains(number) { return .authorized("\(capability) is in the effective set") }
         return .denied("\(capability) is not in the effective set (effective: \(effective))")
+    }
+
+    private func status(of subject: Subject) -> CapabilityStatus {
+        guard let pid = subject.pid, let started = subject.startTime else {
+            return .unavailable("\(subject) is no process, so it holds no \(capability)", cause: .misconfigured)
+        }
+        guard ProcessFiles.startTime(of: pid) == started, let status = ProcessFiles.status(of: pid),
+            let mask = status.effectiveCapabilities, ProcessFiles.startTime(of: pid) == started
+        else { return .unavailable("\(subject) has ended", cause: .resourceMissing) }
+        if LinuxCapabilitySet(mask: mask).contains(number) {
+            return .authorized("\(capability) is in the effective set of \(subject)")
+        }
+        return .denied("\(capability) is not in the effective set of \(subject)")
     }
 }

@@ -10,7 +10,7 @@ struct CheckCommand: AsyncParsableCommand {
         commandName: "check",
         abstract: "Evaluate a gate, asking for authorization where needed (unless --no-prompt).",
         discussion:
-            "Exits 0 when the gate holds, 1 when it does not, 2 when it would need authorization (with --no-prompt), 3 when the prompt was dismissed."
+            "Exits 0 when the gate holds, 1 when it does not, 2 when it would need authorization (with --no-prompt), 3 when the prompt was dismissed. With --for-process or --for-user (root only), decides for that subject without prompting."
     )
 
     @OptionGroup var options: CommonOptions
@@ -25,10 +25,14 @@ struct CheckCommand: AsyncParsableCommand {
 
     @OptionGroup var flagContext: FlagContextOptions
 
+    @OptionGroup var subjectOptions: SubjectOptions
+
     func run() async throws {
+        let subject = try subjectOptions.subject()
         let outcome = try await Self.evaluate(
-            gate: gate, options: options, prompting: !prompt.noPrompt, context: try flagContext.evaluationContext(),
-            policyOptions: prompt.password.policyOptions)
+            gate: gate, options: options, prompting: !prompt.noPrompt && subject == nil,
+            context: try flagContext.evaluationContext(), policyOptions: prompt.password.policyOptions,
+            subject: subject)
         if options.json {
             print(
                 JSONText.string(
@@ -54,7 +58,7 @@ struct CheckCommand: AsyncParsableCommand {
     /// could still pass when prompting is allowed, reading current statuses when it is not.
     static func evaluate(
         gate: String, options: CommonOptions, prompting: Bool, context: FlagEvaluationContext? = nil,
-        policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false)
+        policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false), subject: Subject? = nil
     ) async throws -> Outcome {
         let policy = try PolicyContext.load(options, policyOptions: policyOptions)
         FlagsCommand.warn(about: policy.flags)
@@ -63,7 +67,7 @@ struct CheckCommand: AsyncParsableCommand {
             evaluation =
                 prompting
                 ? try await policy.evaluate(gate: gate, context: context)
-                : try await policy.evaluateWithoutAsking(gate: gate, context: context)
+                : try await policy.evaluateWithoutAsking(gate: gate, context: context, subject: subject)
         } catch {
             throw CommandFailure(message: "capctl: \(error)", status: ExitStatus.usage)
         }

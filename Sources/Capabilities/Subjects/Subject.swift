@@ -1,0 +1,61 @@
+/// Whom a gate is decided for: the client of a privileged service (a root daemon, a setuid
+/// helper), as the kernel identifies it (a Unix socket's peer credentials, a process's /proc
+/// entry) or a user by name, as `sudo -l -U` names one. Never built from anything the client
+/// merely claims: the Linux layer makes subjects (`Subject.peer(of:)`, `Subject.process(_:)`,
+/// `Subject.user(named:)` in `LinuxBackends`).
+///
+/// A gate evaluated for a subject asks each capability the same question about the subject
+/// (``SubjectCapability``); one that cannot answer for another subject is unavailable, so the
+/// gate is undecided, never open.
+public struct Subject: Sendable, Hashable, CustomStringConvertible {
+    /// How the subject was identified.
+    public enum Source: String, Sendable, Hashable {
+        /// The process at the other end of a Unix socket (`SO_PEERCRED`).
+        case socketPeer
+        /// A process by its id (`/proc/PID`).
+        case process
+        /// A user by name: no process, so only what a user alone decides can be answered.
+        case user
+    }
+
+    /// The effective user id, which the kernel checks permissions against.
+    public let uid: UInt32
+    /// The effective group id.
+    public let gid: UInt32
+    /// The supplementary group ids.
+    public let supplementaryGroups: [UInt32]
+    /// The process, when the subject is one.
+    public let pid: Int32?
+    /// The process's start time (clock ticks since boot, `/proc/PID/stat` field 22), which
+    /// names the process together with its pid even after the pid is reused.
+    public let startTime: UInt64?
+    /// The user's name, when the user database has one.
+    public let userName: String?
+    /// How the subject was identified.
+    public let source: Source
+
+    /// A subject with these credentials. For the Linux layer, which reads them from the kernel.
+    package init(
+        uid: UInt32, gid: UInt32, supplementaryGroups: [UInt32], pid: Int32?, startTime: UInt64?, userName: String?,
+        source: Source
+    ) {
+        self.uid = uid
+        self.gid = gid
+        self.supplementaryGroups = supplementaryGroups
+        self.pid = pid
+        self.startTime = startTime
+        self.userName = userName
+        self.source = source
+    }
+
+    /// The effective group, then the supplementary groups.
+    public var groups: [UInt32] {
+        [gid] + supplementaryGroups.filter { $0 != gid }
+    }
+
+    /// `nobody(65534), pid 4242`.
+    public var description: String {
+        let user = userName.map { "\($0)(\(uid))" } ?? "uid \(uid)"
+        return pid.map { "\(user), pid \($0)" } ?? user
+    }
+}

@@ -1,0 +1,144 @@
+import CLinuxSupport
+public import Capabilities
+import Glibc
+
+/// Why a subject could not be made.
+public struct SubjectError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Subject {
+    /// The process at the other end of a connected Unix socket, as the kernel recorded it when
+    /// the connection was made (`SO_PEERCRED`; supplementary groups from `SO_PEERGROUPS`). Its
+    /// start time is read through a pidfd (`SO_PEERPIDFD`, else `pidfd_open`) checked to still
+    /// name the peer afterwards; a peer that has already exited is a subject without a process.
+    public static func peer(of socket: Int32) throws(SubjectError) -> Subject {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+        let code = clinux_socket_peer_credentials(socket, &pid, &uid, &gid)
+        guard code == 0 else {
+            throw SubjectError("cannot read the socket peer's credentials: \(String(cString: strerror(code)))")
+        }
+        let groups = try peerGroups(socket, fallback: uid)
+        var pidfd = clinux_socket_peer_pidfd(socket)
+        if pidfd < 0, pid > 0 { pidfd = clinux_pidfd_open(pid) }
+        defer { if pidfd >= 0 { close(pidfd) } }
+        var startTime: UInt64?
+        if pidfd >= 0, let time = ProcessFiles.startTime(of: pid), clinux_pidfd_alive(pidfd) == 1 {
+            startTime = time
+        }
+        return Subject(
+            uid: uid, gid: gid, supplementaryGroups: groups, pid: startTime == nil ? nil : pid, startTime: startTime,
+            userName: ProcessIdentity.user(uid).name, source: .socketPeer)
+    }
+
+    /// A running process, by its id: the effective user and groups the kernel holds for it
+    /// (`/proc/PID/status`), read between two readings of its start time through a pidfd, so a
+    /// pid reused meanwhile is refused rather than mistaken for the process.
+    public static func process(_ pid: Int32) throws(SubjectError) -> Subject {
+        guard pid > 0 else { throw SubjectError("\(pid) is not a process id") }
+        let pidfd = clinux_pidfd_open(pid)
+        guard pidfd >= 0 else { throw SubjectError("no process \(pid): \(String(cString: strerror(errno)))") }
+        defer { close(pidfd) }
+        guard let before = ProcessFiles.startTime(of: pid), let status = ProcessFiles.status(of: pid),
+            let after = ProcessFiles.startTime(of: pid), before == after, clinux_pidfd_alive(pidfd) == 1
+        else { throw SubjectError("process \(pid) ended or changed while it was read") }
+        guard let uid = status.effective("Uid"), let gid = status.effective("Gid") else {
+            throw SubjectError("cannot read the credentials of process \(pid)")
+        }
+        return Subject(
+            uid: uid, gid: gid, supplementaryGroups: status.groups, pid: pid, startTime: before,
+            userName: ProcessIdentity.user(uid).name, source: .process)
+    }
+
+    /// A user by name or numeric id, with the groups the group database gives them at login
+    /// (`getgrouplist`). No process: capabilities that need one are unavailable for it.
+    public static func user(named user: String) throws(SubjectError) -> Subject {
+        let uid: uid_t
+        if let number = uid_t(user) {
+            uid = number
+        } else {
+            switch AccountDatabase.user(named: user) {
+            case .found(let found): uid = found
+            case .notFound: throw SubjectError("unknown user \"\(user)\"")
+            case .failed(let reason): throw SubjectError(reason)
+            }
+        }
+        var entry = passwd()
+        var buffer = [CChar](repeating: 0, count: 65536)
+        var result: UnsafeMutablePointer<passwd>?
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil else {
+            throw SubjectError("no user with uid \(uid) in the user database")
+        }
+        let name = String(cString: entry.pw_name)
+        let gid = entry.pw_gid
+        var count: Int32 = 64
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        while getgrouplist(name, gid, &groups, &count) < 0 {
+            guard count <= 65536 else { throw SubjectError("\(name) is in more than 65,536 groups") }
+            groups = [gid_t](repeating: 0, count: Int(count))
+        }
+        return Subject(
+            uid: uid, gid: gid, supplementaryGroups: Array(groups.prefix(Int(count))), pid: nil, startTime: nil,
+            userName: name, source: .user)
+    }
+
+    private static func peerGroups(_ socket: Int32, fallback uid: UInt32) throws(SubjectError) -> [UInt32] {
+        var capacity: Int32 = 64
+        while true {
+            var groups = [UInt32](repeating: 0, count: Int(capacity))
+            var count: Int32 = 0
+            let code = clinux_socket_peer_groups(socket, &groups, capacity, &count)
+            if code == 0 { return Array(groups.prefix(Int(count))) }
+            if code == ERANGE, count > capacity, count <= 65536 {
+                capacity = count
+                continue
+            }
+            throw SubjectError("cannot read the socket peer's groups: \(String(cString: strerror(code)))")
+        }
+    }
+}
+
+/// What /proc says of a process.
+enum ProcessFiles {
+    /// Field 22 of /proc/PID/stat.
+    static func startTime(of pid: Int32) -> UInt64? {
+        PolkitSubject.startTime(ofProcess: String(pid))
+    }
+
+    /// /proc/PID/status, by field name.
+    struct Status {
+        let fields: [String: String]
+
+        /// The second (effective) id of a `Uid:` or `Gid:` line.
+        func effective(_ field: String) -> UInt32? {
+            let ids = fields[field]?.split(whereSeparator: { $0 == " " || $0 == "\t" }) ?? []
+            return ids.count >= 2 ? UInt32(ids[1]) : nil
+        }
+
+        var groups: [UInt32] {
+            (fields["Groups"] ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { UInt32($0) }
+        }
+
+        /// The effective capability set.
+        var effectiveCapabilities: UInt64? {
+            fields["CapEff"].flatMap { UInt64($0.trimmingPrefixWhitespace, radix: 16) }
+        }
+    }
+
+    static func status(of pid: Int32) -> Status? {
+        guard let bytes = try? FileContents.bytes(of: "/proc/\(pid)/status") else { return nil }
+        var fields: [String: String] = [:]
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[String(line[..<colon])] = String(line[line.index(after: colon)...]).trimmingPrefixWhitespace
+        }
+        return Status(fields: fields)
+    }
+}
+
+extension StringProtocol {
+    fileprivate var trimmingPrefixWhitespace: String { String(drop(while: { $0 == " " || $0 == "\t" })) }
+}
