@@ -12,6 +12,7 @@
 //         dismisses), prints authorize()'s status (or `cancelled`) and then status() read afresh;
 //         authorize-cancel cancels the authorizing task at the first prompt instead of answering.
 //         polkit's messages go to standard error as `message: TEXT`. `timeout:MS` bounds status().
+//     capability-probe connect PATH            connects to a Unix socket, prints `connected`, then waits for end of input
 //     capability-probe polkit-impostor       owns org.freedesktop.PolicyKit1 on the system bus and answers every
 //         CheckAuthorization "not authorized", as a fake polkitd would to open `not:` gates; prints `owner` once it
 //         owns the name, then serves until killed
@@ -144,6 +145,21 @@ case "polkit":
     } catch {
         fail("\(error)")
     }
+case "connect":
+    guard arguments.count == 2 else { fail("usage: capability-probe connect PATH") }
+    let socketDescriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(arguments[1].utf8) + [0]) }
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+    }
+    guard connected == 0 else { fail("cannot connect to \(arguments[1])") }
+    print("connected")
+    fflush(nil)
+    while readLine() != nil {}
 case "polkit-impostor":
     guard let library = SystemdBusLibrary.loaded(SystemdBusLibrary.defaultPath) else { fail("no sd-bus") }
     do throws(DBusError) {

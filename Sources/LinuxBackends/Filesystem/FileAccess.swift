@@ -110,11 +110,12 @@ public struct FileAccess: SubjectCapability {
                     box.status = box.body()
                 }, Unmanaged.passUnretained(box).toOpaque())
         }
-        guard code == 0, let status = box.status else {
+        guard code == 0, var status = box.status else {
             return .unavailable(
                 "cannot judge \(path) for \(subject): this process cannot take its credentials"
                     + " (\(String(cString: strerror(code))); a root service can)", cause: .error)
         }
+        status.reason = "for \(subject): " + status.reason
         return status
     }
 

@@ -103,6 +103,7 @@ public struct PolkitAuthorization: SubjectCapability {
         let details = details
         let keeps = keepsTemporaryAuthorization
         let timeout = statusTimeout
+        let subjectName = subject?.description
         let polkitSubject: DBusValue?
         if let subject {
             guard let pid = subject.pid, let startTime = subject.startTime else {
@@ -116,14 +117,15 @@ public struct PolkitAuthorization: SubjectCapability {
             Self.checks.async {
                 continuation.resume(
                     returning: Self.check(
-                        action, details, subject: polkitSubject, keeps: keeps, timeout: timeout, library: library))
+                        action, details, subject: polkitSubject, subjectName: subjectName, keeps: keeps,
+                        timeout: timeout, library: library))
             }
         }
     }
 
     private static func check(
-        _ action: String, _ details: [String: String], subject: DBusValue?, keeps: Bool, timeout: Duration,
-        library: SystemdBusLibrary
+        _ action: String, _ details: [String: String], subject: DBusValue?, subjectName: String? = nil, keeps: Bool,
+        timeout: Duration, library: SystemdBusLibrary
     ) -> CapabilityStatus {
         do throws(DBusError) {
             let deadline = ContinuousClock.now + timeout
@@ -136,7 +138,8 @@ public struct PolkitAuthorization: SubjectCapability {
                 cancellationID: "")
             let left = max(.milliseconds(1), ContinuousClock.now.duration(to: deadline))
             let answer = try PolkitAuthority.Answer(reply: try connection.call(call, timeout: left))
-            return status(of: answer, action: action, afterInteraction: false, failure: nil, keeps: keeps)
+            return status(
+                of: answer, action: action, afterInteraction: false, failure: nil, keeps: keeps, who: subjectName)
         } catch {
             return status(of: error, action: action)
         }
@@ -168,7 +171,8 @@ public struct PolkitAuthorization: SubjectCapability {
     // MARK: Answers
 
     static func status(
-        of answer: PolkitAuthority.Answer, action: String, afterInteraction: Bool, failure: String?, keeps: Bool
+        of answer: PolkitAuthority.Answer, action: String, afterInteraction: Bool, failure: String?, keeps: Bool,
+        who: String? = nil
     ) -> CapabilityStatus {
         if answer.isAuthorized, !keeps, answer.temporaryAuthorization != nil {
             return .notDetermined(
@@ -192,7 +196,7 @@ public struct PolkitAuthorization: SubjectCapability {
         if afterInteraction, let failure {
             return .denied("polkit did not authorize \(action): \(failure)")
         }
-        return .denied("polkit denies \(action) to this process (uid \(getuid()))")
+        return .denied("polkit denies \(action) to \(who ?? "this process (uid \(getuid()))")")
     }
 
     static func status(of error: DBusError, action: String) -> CapabilityStatus {

@@ -1,0 +1,141 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// `capctl check --for-process` and `--for-user`: a gate decided for another subject, as root
+/// (pkcheck --process, sudo -l -U), through the built binary.
+@Suite(
+    "capctl decides for another subject", .serialized,
+    .enabled(if: geteuid() == 0, "needs root: only root may decide for another subject"), .timeLimit(.minutes(1)))
+struct CapctlSubjectTests {
+    /// A process of uid 65534 with supplementary group 4242 (no name), ready once it printed a line.
+    private func nobodyProcess() async throws -> DaemonProcess {
+        let process = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--groups=4242", "/bin/sh", "-c",
+                "echo ready; exec sleep 60",
+            ], environment: [:])
+        #expect(await process.nextLine() == "ready")
+        return process
+    }
+
+    private func tree(secret: String) throws -> PolicyTree {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            flags:
+              inline:
+                flags:
+                  staff-only:
+                    state: ENABLED
+                    variants: { "yes": true, "no": false }
+                    defaultVariant: "no"
+                    targeting: { "if": [ { "in": [ 4242, { "var": "groups" } ] }, "yes", "no" ] }
+            capabilities:
+              is-root: { kind: user, user: root }
+              in-4242: { kind: group, group: "4242" }
+              read-secret: { kind: file, path: \(secret), access: [read] }
+              bind: { kind: process-capability, capability: CAP_NET_BIND_SERVICE }
+              net: { kind: network }
+              staff: { kind: flag, flag: staff-only }
+            gates:
+              root: { require: is-root }
+              group: { require: in-4242 }
+              secret: { require: read-secret }
+              bind: { require: bind }
+              staff: { require: staff }
+            """)
+        return tree
+    }
+
+    @Test("user, group, file, process capabilities and flags answer for the subject, not for root's capctl")
+    func answersForTheSubject() async throws {
+        let secret = try TemporaryDirectory(prefix: "subject-secret")
+        chmod(secret.path, 0o755)
+        let file = try secret.write("root only\n", to: "secret", mode: 0o600)
+        let tree = try tree(secret: file)
+        let nobody = try await nobodyProcess()
+        defer { nobody.stop() }
+        let forNobody = ["--for-process", String(nobody.pid)]
+        let forRoot = ["--for-process", String(getpid())]
+        // capctl itself runs as root and could read the file: the subject cannot.
+        for (gate, nobodyStatus, rootStatus) in [
+            ("root", 1, 0), ("group", 0, 1), ("secret", 1, 0), ("bind", 1, 0), ("staff", 0, 1),
+        ] as [(String, Int32, Int32)] {
+            let asNobody = try tree.capctl(["check", gate] + forNobody)
+            #expect(asNobody.status == nobodyStatus, "\(gate) for nobody: \(asNobody.output)\(asNobody.error)")
+            let asRoot = try tree.capctl(["check", gate] + forRoot)
+            #expect(asRoot.status == rootStatus, "\(gate) for root: \(asRoot.output)\(asRoot.error)")
+        }
+        let denied = try tree.capctl(["check", "secret", "--explain"] + forNobody)
+        #expect(denied.output.contains("read: permission denied"), "\(denied.output)")
+        #expect(denied.output.contains("pid \(nobody.pid)"), "\(denied.output)")
+        // A user by name: its login groups; no process, so process capabilities are undecided.
+        #expect(try tree.capctl(["check", "root", "--for-user", "root"]).status == 0)
+        #expect(try tree.capctl(["check", "root", "--for-user", "nobody"]).status == 1)
+        #expect(try tree.capctl(["check", "secret", "--for-user", "nobody"]).status == 1)
+        let bind = try tree.capctl(["check", "bind", "--for-user", "root"])
+        #expect(bind.status == 1)
+        #expect(bind.output.contains("bind: undecided"), "\(bind.output)")
+    }
+
+    @Test("only root may decide for someone else; unknown processes and users are usage errors")
+    func rootOnly() async throws {
+        let tree = try tree(secret: "/etc/shadow")
+        let refused = try tree.capctl(["check", "root", "--for-user", "root"], as: .nobody)
+        #expect(refused.status == 77, "\(refused.output)\(refused.error)")
+        #expect(refused.error.contains("only root may ask"), "\(refused.error)")
+        #expect(try tree.capctl(["check", "root", "--for-user", "no-such-user-xyz"]).status == 64)
+        #expect(try tree.capctl(["check", "root", "--for-process", "999999999"]).status == 64)
+        #expect(try tree.capctl(["check", "root", "--for-process", "1", "--for-user", "root"]).status == 64)
+    }
+
+    @Test(
+        "check --for-process agrees with pkcheck --process on every polkit rule, per user",
+        .enabled(if: PolkitFixture.isAvailable, "needs polkitd and dbus-daemon"))
+    func agreesWithPkcheck() async throws {
+        let actions = [
+            "org.example.subject.nobody-yes": "yes for nobody", "org.example.subject.root-yes": "yes for root",
+            "org.example.subject.never": "never", "org.example.subject.ask": "ask",
+        ]
+        let fixture = try await PolkitFixture(
+            actions: actions,
+            rules: """
+                polkit.addRule(function(action, subject) {
+                  if (action.id == "org.example.subject.nobody-yes") return subject.user == "nobody" ? polkit.Result.YES : polkit.Result.NO;
+                  if (action.id == "org.example.subject.root-yes") return subject.user == "root" ? polkit.Result.YES : polkit.Result.NO;
+                  if (action.id == "org.example.subject.never") return polkit.Result.NO;
+                  if (action.id == "org.example.subject.ask") return polkit.Result.AUTH_ADMIN;
+                });
+
+                """)
+        let tree = try PolicyTree()
+        var policy = "capabilities:\n"
+        for (index, action) in actions.keys.sorted().enumerated() {
+            policy += "  a\(index): { kind: polkit, action: \(action) }\n"
+        }
+        policy += "gates:\n"
+        for index in actions.keys.indices.map({ $0 }).enumerated().map(\.offset) {
+            policy += "  g\(index): { require: a\(index) }\n"
+        }
+        try tree.write("etc/policy.yaml", policy)
+        let nobody = try await nobodyProcess()
+        defer { nobody.stop() }
+        let environment = ["DBUS_SYSTEM_BUS_ADDRESS": fixture.busAddress]
+        for pid in [nobody.pid, getpid()] {
+            for (index, action) in actions.keys.sorted().enumerated() {
+                let pkcheck = try tree.run(
+                    ["/usr/bin/pkcheck", "--action-id", action, "--process", String(pid)], extraEnvironment: environment
+                )
+                let check = try tree.run(
+                    [PolicyTree.capctl, "check", "g\(index)", "--for-process", String(pid)],
+                    extraEnvironment: environment)
+                #expect(
+                    check.status == pkcheck.status,
+                    "\(action) for \(pid): capctl \(check.output), pkcheck \(pkcheck.output)\(pkcheck.error)")
+            }
+        }
+    }
+}
