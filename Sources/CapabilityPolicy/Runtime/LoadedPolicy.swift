@@ -47,8 +47,8 @@ public final class LoadedPolicy: Sendable {
     /// - Parameters:
     ///   - name: The capability's name in the policy.
     ///   - context: For a `kind: flag` capability, the flag evaluation context laid over the
-    ///     store's (as ``condition(forGate:context:)`` uses it); other capabilities ignore it.
-    ///   - subject: Whom the capability answers for (``Subject``); nil for this process.
+    ///     store's (as ``condition(forGate:context:subject:)`` uses it); other capabilities ignore it.
+    ///   - subject: Whom the capability answers for (`Subject`); nil for this process.
     public func capability(
         named name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil
     ) throws(ConfigurationError) -> any CapabilityType {
@@ -85,7 +85,7 @@ public final class LoadedPolicy: Sendable {
     ///   - context: Laid over the flag store's context (the host's) wherever the gate reads a
     ///     flag, directly or through a `kind: flag` capability: the attributes a service evaluates
     ///     its flags with (`tier`, a user's targeting key), so the gate sees what the service sees.
-    ///   - subject: Whom the gate is decided for, a service's client (``Subject``): every
+    ///   - subject: Whom the gate is decided for, a service's client (`Subject`): every
     ///     capability answers for it, and flags read its `user` and `groups`; a capability that
     ///     cannot answer for another subject leaves the gate undecided. Nil for this process.
     public func condition(
@@ -149,7 +149,7 @@ public final class LoadedPolicy: Sendable {
     }
 
     /// Evaluates gate `name` without asking anyone: each capability's current status, each
-    /// flag's value. The same evaluation as a procedure gated on ``condition(forGate:context:)`` gets,
+    /// flag's value. The same evaluation as a procedure gated on ``condition(forGate:context:subject:)`` gets,
     /// with the same explanation, only without running authorization requests.
     public func evaluateWithoutAsking(
         gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil
