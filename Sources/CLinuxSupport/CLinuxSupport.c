@@ -231,3 +231,19 @@ int clinux_run_with_file_credentials(unsigned uid, unsigned gid, const unsigned 
     pthread_join(thread, NULL);
     return run.result;
 }
+
+int clinux_become_user(const char *name, unsigned uid, unsigned gid) {
+    if (initgroups(name, gid) != 0) return errno;
+    if (setresgid(gid, gid, gid) != 0) return errno;
+    if (setresuid(uid, uid, uid) != 0) return errno;
+    uid_t real, effective, saved;
+    gid_t real_group, effective_group, saved_group;
+    if (getresuid(&real, &effective, &saved) != 0 || getresgid(&real_group, &effective_group, &saved_group) != 0) {
+        return errno;
+    }
+    if (real != uid || effective != uid || saved != uid || real_group != gid || effective_group != gid ||
+        saved_group != gid) {
+        return EPERM;
+    }
+    return 0;
+}

@@ -81,6 +81,48 @@ struct CapctlSubjectTests {
         #expect(bind.output.contains("bind: undecided"), "\(bind.output)")
     }
 
+    @Test("run --as-user decides for the user and runs the command as the user, with a fresh environment")
+    func runAsUser() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              is-nobody: { kind: user, user: nobody }
+              is-root: { kind: user, user: root }
+            gates:
+              nobody: { require: is-nobody }
+              root: { require: is-root }
+            """)
+        let script =
+            #"id -u; id -g; id -G; echo "$HOME|$USER|${SECRET:-unset}|$PATH"; pwd; grep CapEff /proc/self/status"#
+        let ran = try tree.run(
+            [PolicyTree.capctl, "run", "--as-user", "nobody", "nobody", "--", "/bin/sh", "-c", script],
+            extraEnvironment: ["SECRET": "from-root"])
+        #expect(ran.status == 0, "\(ran.output)\(ran.error)")
+        let nobody = try runProcess("/usr/bin/getent", ["passwd", "nobody"]).standardOutput.split(separator: ":")
+        let lines = ran.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 6, "\(ran.output)")
+        guard lines.count == 6 else { return }
+        #expect(lines[0] == "65534")
+        #expect(lines[1] == String(nobody[3]))
+        #expect(!lines[2].split(separator: " ").contains("0"), "no group of root's: \(lines[2])")
+        #expect(lines[3] == "\(nobody[5])|nobody|unset|/usr/local/bin:/usr/bin:/bin", "\(lines[3])")
+        #expect(lines[5].hasSuffix("0000000000000000"), "no capabilities: \(lines[5])")
+        // Decided for the user: a gate the user does not pass runs nothing.
+        let marker = tree.root + "/ran"
+        let refused = try tree.capctl(["run", "--as-user", "nobody", "root", "--", "/usr/bin/touch", marker])
+        #expect(refused.status == 77)
+        #expect(refused.error.contains("nobody(65534) does not run as root(0)"), "\(refused.error)")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        // Only root may run as someone else.
+        let notRoot = try tree.capctl(["run", "--as-user", "nobody", "nobody", "--", "/bin/true"], as: .nobody)
+        #expect(notRoot.status == 77, "\(notRoot.error)")
+        #expect(
+            try tree.capctl(["run", "--as-user", "nobody", "--capabilities", "CAP_CHOWN", "nobody", "--", "/bin/true"])
+                .status == 64)
+    }
+
     @Test("only root may decide for someone else; unknown processes and users are usage errors")
     func rootOnly() async throws {
         let tree = try tree(secret: "/etc/shadow")

@@ -60,6 +60,10 @@ int clinux_pidfd_open(int pid);
 /// Whether the process a pidfd names still runs: 1, 0 when it has exited, or -1 with errno.
 int clinux_pidfd_alive(int pidfd);
 
+/// Takes `name`'s login groups (initgroups), then `gid` and `uid` as real, effective and saved
+/// ids, and checks they took: 0, or an errno (EPERM when a check fails).
+int clinux_become_user(const char *name, unsigned uid, unsigned gid);
+
 /// Runs `body(context)` on a new thread whose file-system credentials alone are `uid`, `gid` and
 /// `groups` (set with the raw system calls, which change only the calling thread, unlike
 /// glibc's wrappers, which change every thread), so the kernel judges file access as it would

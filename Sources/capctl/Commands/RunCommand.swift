@@ -15,7 +15,10 @@ struct RunCommand: AsyncParsableCommand {
             without running the command. A command that is not found exits 127; one that cannot be executed, 126. \
             With --capabilities, the command starts with exactly those Linux capabilities (bounding, inheritable \
             and ambient sets, as systemd's CapabilityBoundingSet= and AmbientCapabilities=), whether or not it runs \
-            as root; capctl refuses (exit 77) when it cannot grant them.
+            as root; capctl refuses (exit 77) when it cannot grant them. With --as-user NAME (root only), the gate \
+            is decided for that user without prompting, and the command runs as the user, as runuser -l does: \
+            the user's groups and ids, a fresh environment (HOME, SHELL, USER, LOGNAME, PATH; TERM, LANG and \
+            LC_ALL kept), the home directory, and no Linux capabilities.
             """
     )
 
@@ -35,6 +38,12 @@ struct RunCommand: AsyncParsableCommand {
             valueName: "LIST"))
     var capabilities: String?
 
+    @Option(
+        name: .customLong("as-user"),
+        help: ArgumentHelp(
+            "Decide the gate for this user and run the command as the user (root only).", valueName: "name"))
+    var asUser: String?
+
     @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.")
     var command: [String] = []
 
@@ -43,6 +52,10 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("give the command after --, for example: capctl run backup -- /usr/bin/backup --full")
         }
         _ = try capabilitySet()
+        if asUser != nil, let set = try capabilitySet(), !set.capabilityNames.isEmpty {
+            throw ValidationError(
+                "--as-user starts the command without capabilities; --capabilities cannot add any to it")
+        }
     }
 
     /// The set --capabilities names, or nil when it is not given.
@@ -57,9 +70,11 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let subject = try SubjectOptions.subject(process: nil, user: asUser)
         let outcome = try await CheckCommand.evaluate(
-            gate: gate, options: options, prompting: !prompt.noPrompt, context: try flagContext.evaluationContext(),
-            policyOptions: prompt.password.policyOptions)
+            gate: gate, options: options, prompting: !prompt.noPrompt && subject == nil,
+            context: try flagContext.evaluationContext(), policyOptions: prompt.password.policyOptions,
+            subject: subject)
         guard outcome.verdict == .authorized else {
             var message =
                 "capctl: not running \(TerminalText.escaped(command[0])): gate \(TerminalText.escaped(gate)) is"
@@ -77,6 +92,17 @@ struct RunCommand: AsyncParsableCommand {
                     Data(
                         ("capctl: not running \(TerminalText.escaped(command[0])) with capabilities \(set): "
                             + TerminalText.escaped("\(error)") + "\n").utf8))
+                throw ExitStatus.refused
+            }
+        }
+        if let asUser {
+            do throws(UserSwitch.Failure) {
+                try UserSwitch.become(asUser)
+            } catch {
+                FileHandle.standardError.write(
+                    Data(
+                        "capctl: not running \(TerminalText.escaped(command[0])): \(TerminalText.escaped("\(error)"))\n"
+                            .utf8))
                 throw ExitStatus.refused
             }
         }

@@ -20,6 +20,11 @@ struct SubjectOptions: ParsableArguments {
 
     /// The subject named, or nil for this process.
     func subject() throws -> Subject? {
+        try Self.subject(process: process, user: user)
+    }
+
+    /// The subject of `--for-process` or `--for-user` (or `run --as-user`), or nil for neither.
+    static func subject(process: Int32?, user: String?) throws -> Subject? {
         guard process != nil || user != nil else { return nil }
         guard geteuid() == 0 else {
             throw CommandFailure(
