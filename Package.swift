@@ -57,7 +57,7 @@ let package = Package(
             name: "LinuxBackends",
             dependencies: [
                 "Capabilities", "ConfigurationFiles", "FeatureFlags", "CapabilityPolicy", "CLinuxSupport", "CPAM", "CSystemdBus",
-                "Locking",
+                "Locking", "ProcedureCore",
             ], swiftSettings: swiftSettings
         ),
         // Kernel headers (netlink) for LinuxBackends.
@@ -95,6 +95,12 @@ let package = Package(
             name: "download-workflow",
             dependencies: ["DownloadWorkflowKit", "ProcedureCore", "Capabilities", "FeatureFlags", "LinuxBackends"],
             path: "Examples/DownloadWorkflow/Command", swiftSettings: swiftSettings),
+        // A root service that gates each client's request on a policy gate decided for that client,
+        // and its client (Examples/GatedService, Docs/Example.md).
+        .executableTarget(
+            name: "gated-daemon", dependencies: ["LinuxBackends", "CapabilityPolicy", "ProcedureCore"],
+            path: "Examples/GatedService/Daemon", swiftSettings: swiftSettings),
+        .executableTarget(name: "gated-client", path: "Examples/GatedService/Client", swiftSettings: swiftSettings),
         .executableTarget(
             name: "core-bench",
             dependencies: [
@@ -166,6 +172,9 @@ let package = Package(
             dependencies: ["DownloadWorkflowKit", "TestSupport", "CLinuxSupport", "Locking", "download-workflow"],
             swiftSettings: swiftSettings),
         .testTarget(name: "CapctlTests", dependencies: ["TestSupport", "CLinuxSupport", "capctl"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GatedServiceTests", dependencies: ["TestSupport", "gated-daemon", "gated-client"],
+            swiftSettings: swiftSettings),
         // The accessor generator as the build plugin runs it: the built binary, its output compiled.
         .testTarget(
             name: "FlagAccessorGeneratorTests", dependencies: ["TestSupport", "flag-accessor-generator"],

@@ -1,0 +1,61 @@
+public import Capabilities
+import Glibc
+import Locking
+
+/// One client of a service: who the kernel says it is, and one request and reply each a line.
+public final class ClientConnection: Sendable {
+    /// The client, from the socket's peer credentials when it connected.
+    public let subject: Subject
+    private let descriptor: Int32
+    private let replied = Lock(false)
+
+    /// The longest request line read.
+    public static let requestLimit = 4096
+
+    init(descriptor: Int32, subject: Subject) {
+        self.descriptor = descriptor
+        self.subject = subject
+    }
+
+    deinit { close(descriptor) }
+
+    /// The client's request: one line of UTF-8 text without control characters, at most
+    /// ``requestLimit`` bytes. Anything else is an error, and nothing of it is used.
+    public func readRequest() throws(ServiceError) -> String {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = read(descriptor, &byte, 1)
+            if count < 0, errno == EINTR { continue }
+            guard count == 1 else { throw ServiceError("the client sent no complete request line") }
+            if byte == UInt8(ascii: "\n") { break }
+            guard bytes.count < Self.requestLimit else {
+                throw ServiceError("the request is longer than \(Self.requestLimit) bytes")
+            }
+            bytes.append(byte)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self),
+            !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { throw ServiceError("the request is not a line of text") }
+        return text
+    }
+
+    /// Sends one reply line (newlines in it are replaced), once; later replies are ignored.
+    public func reply(_ line: String) {
+        let first = replied.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
+        var bytes = Array(line.replacing("\n", with: " ").utf8) + [UInt8(ascii: "\n")]
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeMutableBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
+}

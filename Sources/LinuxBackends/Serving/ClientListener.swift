@@ -1,0 +1,81 @@
+import Capabilities
+import Glibc
+
+/// Why a service cannot listen, accept or talk to a client.
+public struct ServiceError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+    init(_ what: String, errno code: Int32) { description = "\(what): \(String(cString: strerror(code)))" }
+}
+
+/// A Unix socket a privileged service (a root daemon) listens on for unprivileged clients, each
+/// identified by the kernel when it connects (``ClientConnection/subject``), never by what it says.
+///
+/// ```swift
+/// let listener = try ClientListener(path: "/run/myservice.sock")
+/// while true {
+///     let client = try listener.accept()
+///     let request = try ServeClientRequest(client, policy: policy, gate: "restart") { client in "restarted" }
+///     queue.addProcedure(request)
+/// }
+/// ```
+public final class ClientListener: Sendable {
+    /// The socket's path.
+    public let path: String
+    private let descriptor: Int32
+
+    /// Listens at `path`, a socket file others may connect to (`mode`, 0666 by default: the gate,
+    /// not the file mode, decides who is served). An old socket at the path is replaced; any
+    /// other file there is an error, never removed.
+    public init(path: String, mode: UInt32 = 0o666) throws(ServiceError) {
+        guard path.hasPrefix("/"), path.utf8.count < 108 else {
+            throw ServiceError("a service socket needs an absolute path under 108 bytes, got \"\(path)\"")
+        }
+        var existing = stat()
+        if lstat(path, &existing) == 0 {
+            guard (existing.st_mode & S_IFMT) == S_IFSOCK else {
+                throw ServiceError("\(path) exists and is not a socket; it is left alone")
+            }
+            unlink(path)
+        }
+        let socketDescriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socketDescriptor >= 0 else { throw ServiceError("cannot create a socket", errno: errno) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0, chmod(path, mode_t(mode)) == 0, listen(socketDescriptor, 64) == 0 else {
+            let code = errno
+            close(socketDescriptor)
+            throw ServiceError("cannot listen at \(path)", errno: code)
+        }
+        self.path = path
+        descriptor = socketDescriptor
+    }
+
+    deinit {
+        close(descriptor)
+        unlink(path)
+    }
+
+    /// Waits for the next client and identifies it.
+    public func accept() throws(ServiceError) -> ClientConnection {
+        while true {
+            let connection = Glibc.accept(descriptor, nil, nil)
+            if connection >= 0 {
+                _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+                do throws(SubjectError) {
+                    return ClientConnection(descriptor: connection, subject: try Subject.peer(of: connection))
+                } catch {
+                    close(connection)
+                    throw ServiceError("cannot identify a client: \(error)")
+                }
+            }
+            guard errno == EINTR || errno == ECONNABORTED else { throw ServiceError("cannot accept", errno: errno) }
+        }
+    }
+}

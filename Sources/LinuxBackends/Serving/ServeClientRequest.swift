@@ -1,0 +1,36 @@
+public import CapabilityPolicy
+public import ConfigurationFiles
+public import ProcedureCore
+
+/// Serves one client's request as a procedure: the policy's gate is its condition, decided for
+/// the client (``ClientConnection/subject``), so `work` runs only when the gate holds for the
+/// client, whatever this service itself may do. The client gets one reply line either way:
+/// `ok: ` and what `work` returns, or `denied: ` and why (`error: ` when `work` throws).
+/// Nothing is asked on the service's terminal: a gate that would need asking is refused.
+public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable {
+    // Immutable after init; the base class synchronizes its own state.
+
+    /// The client served.
+    public let client: ClientConnection
+
+    /// A request of `client` for `work`, gated by `gate` of `policy` decided for the client.
+    public init(
+        _ client: ClientConnection, policy: LoadedPolicy, gate: String, name: String? = nil,
+        work: @escaping @Sendable (ClientConnection) async throws -> String
+    ) throws(ConfigurationError) {
+        self.client = client
+        let condition = try policy.condition(forGate: gate, subject: client.subject)
+        super.init(name: name ?? "serve \(gate) for \(client.subject)") {
+            do {
+                client.reply("ok: " + (try await work(client)))
+            } catch {
+                client.reply("error: \(error)")
+                throw error
+            }
+        }
+        addCondition(Silent(condition))
+        addDidFinishBlockObserver { _, error in
+            if let error { client.reply("denied: \(error)") }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The example service as an administrator runs it: gated-daemon as root, gated-client as uid
+/// 65534 (setpriv) over a real Unix socket. Each answer is decided for the client.
+@Suite(
+    "gated service example", .serialized, .enabled(if: geteuid() == 0, "needs root to run clients as uid 65534"),
+    .timeLimit(.minutes(1)))
+struct GatedServiceTests {
+    /// The daemon with `policy`, ready once it said it listens.
+    private func daemon(policy: String) async throws -> (DaemonProcess, socket: String, log: String, TemporaryDirectory)
+    {
+        let directory = try TemporaryDirectory(prefix: "gated-service")
+        chmod(directory.path, 0o755)
+        let policyFile = try directory.write(policy, to: "policy.yaml")
+        let log = try directory.write("", to: "log")
+        let socket = directory.path + "/gated.sock"
+        let process = try DaemonProcess(
+            [builtProduct("gated-daemon"), "--socket", socket, "--policy", policyFile, "--log", log],
+            environment: ProcessInfo.processInfo.environment)
+        #expect(await process.nextLine() == "listening on \(socket)")
+        return (process, socket, log, directory)
+    }
+
+    /// The client's exit status and reply, run with `credentials` (setpriv options; none for root).
+    private func client(_ socket: String, _ request: [String], credentials: [String]?) throws -> (Int32, String) {
+        let client = builtProductForAnyUser("gated-client")
+        let command =
+            credentials.map { ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534"] + $0 + [client] } ?? [client]
+        let run = try runProcess(command[0], Array(command.dropFirst()) + ["--socket", socket] + request)
+        return (run.status, run.standardOutput.trimmingCharacters(in: .newlines))
+    }
+
+    static let policy = """
+        capabilities:
+          operators: { kind: group, group: "4242" }
+          is-root: { kind: user, user: root }
+        gates:
+          restart-unit: { require: { any-of: [operators, is-root] } }
+        """
+
+    @Test("answers differ by the client's user and groups; what a request says of its sender is ignored")
+    func perClient() async throws {
+        let (daemon, socket, log, directory) = try await daemon(policy: Self.policy)
+        defer { daemon.stop() }
+        _ = directory
+        let plain = try client(socket, ["restart", "nginx"], credentials: ["--clear-groups"])
+        #expect(plain.0 == 1)
+        #expect(plain.1.hasPrefix("denied: "), "\(plain.1)")
+        #expect(plain.1.contains("nobody(65534)"), "\(plain.1)")
+        let member = try client(socket, ["restart", "nginx"], credentials: ["--groups=4242"])
+        #expect(member.0 == 0, "\(member.1)")
+        #expect(member.1 == "ok: restarted nginx")
+        #expect(try client(socket, ["restart", "nginx"], credentials: nil).1 == "ok: restarted nginx")
+        // A client claiming to be root in its request is still the socket's peer.
+        let forged = try client(socket, ["restart", "nginx", "uid=0"], credentials: ["--clear-groups"])
+        #expect(forged.0 == 1)
+        #expect(!forged.1.hasPrefix("ok"), "\(forged.1)")
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.first?.hasPrefix("restarted nginx for nobody(65534), pid ") == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("restarted nginx for root(0)") == true, "\(lines)")
+    }
+
+    @Test("file access and flag rules are decided for the client, not for the root daemon")
+    func fileAndFlagsForTheClient() async throws {
+        let secrets = try TemporaryDirectory(prefix: "gated-secret")
+        chmod(secrets.path, 0o755)
+        let secret = try secrets.write("root only\n", to: "unit.conf", mode: 0o600)
+        let shared = try secrets.write("anyone\n", to: "shared.conf", mode: 0o644)
+        let policy = """
+            flags:
+              inline:
+                flags:
+                  restarts:
+                    state: ENABLED
+                    variants: { "on": true, "off": false }
+                    defaultVariant: "off"
+                    targeting: { "if": [ { "in": [ 4343, { "var": "groups" } ] }, "on", "off" ] }
+            capabilities:
+              read-config: { kind: file, path: \(secret), access: [read] }
+              read-shared: { kind: file, path: \(shared), access: [read] }
+              restarts-on: { kind: flag, flag: restarts }
+            gates:
+              restart-unit: { require: { all-of: [read-shared, { any-of: [read-config, restarts-on] }] } }
+            """
+        let (daemon, socket, _, directory) = try await daemon(policy: policy)
+        defer { daemon.stop() }
+        _ = directory
+        // The daemon can read the root-only file; uid 65534 cannot, so only the flag could let it in.
+        let denied = try client(socket, ["restart", "nginx"], credentials: ["--groups=4242"])
+        #expect(denied.0 == 1, "\(denied.1)")
+        #expect(denied.1.contains("read: permission denied"), "\(denied.1)")
+        // The flag rule reads the client's groups.
+        let flagged = try client(socket, ["restart", "nginx"], credentials: ["--groups=4343"])
+        #expect(flagged.0 == 0, "\(flagged.1)")
+        #expect(try client(socket, ["restart", "nginx"], credentials: nil).0 == 0)
+    }
+}
