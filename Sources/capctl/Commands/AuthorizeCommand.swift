@@ -46,6 +46,11 @@ struct AuthorizeCommand: AsyncParsableCommand {
             print(TerminalText.escaped("\(name): \(status.kind.rawValue): \(status.reason)"))
         }
         let verdict = Verdict(status)
+        Audit.trail.record(
+            AuditRecord(
+                action: "authorize", gate: name, outcome: Audit.outcome(verdict),
+                reasons: verdict == .authorized ? "" : status.reason,
+                policyFiles: policy.policy.capabilities[name].map { [$0.location.file] } ?? []))
         if verdict != .authorized { throw verdict.exitStatus }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Capabilities
 import CapabilityPolicy
 import FeatureFlags
+import LinuxBackends
 import ProcedureCore
 
 /// `capctl check GATE`: evaluates a gate, authorizing where needed unless --no-prompt.
@@ -33,6 +34,7 @@ struct CheckCommand: AsyncParsableCommand {
             gate: gate, options: options, prompting: !prompt.noPrompt && subject == nil,
             context: try flagContext.evaluationContext(), policyOptions: prompt.password.policyOptions,
             subject: subject)
+        if subject != nil { Audit.trail.record(outcome.record(action: "check", gate: gate, subject: subject)) }
         if options.json {
             print(
                 JSONText.string(
@@ -52,6 +54,16 @@ struct CheckCommand: AsyncParsableCommand {
     struct Outcome {
         var verdict: Verdict
         var explanation: ConditionExplanation
+        /// The file that defined the gate, for the audit trail.
+        var policyFiles: [String] = []
+
+        /// The audit record of this decision.
+        func record(action: String, gate: String, subject: Subject?, command: [String]? = nil) -> AuditRecord {
+            AuditRecord(
+                action: action, gate: gate, outcome: Audit.outcome(verdict), subject: subject,
+                reasons: explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }.joined(separator: "; "),
+                policyFiles: policyFiles, command: command)
+        }
     }
 
     /// Evaluates `gate` with the policy's one evaluator: asking for authorization where the gate
@@ -71,7 +83,9 @@ struct CheckCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(message: "capctl: \(error)", status: ExitStatus.usage)
         }
-        return Outcome(verdict: Verdict(evaluation), explanation: evaluation.explanation)
+        return Outcome(
+            verdict: Verdict(evaluation), explanation: evaluation.explanation,
+            policyFiles: policy.policy.gates[gate].map { [$0.location.file] } ?? [])
     }
 
     /// The explanation as an indented tree, like `systemd-analyze condition`.

@@ -1,0 +1,77 @@
+public import Capabilities
+import Glibc
+
+/// One decision, as the audit trail records it: when, for whom, which gate, the outcome, why
+/// (the failing requirements in one line), the policy files that defined the gate, and for
+/// `capctl run` the command. Never a secret: no password, no answer to a prompt, no environment.
+public struct AuditRecord: Sendable, Equatable {
+    /// What was decided.
+    public enum Outcome: String, Sendable {
+        case authorized
+        case denied
+        case undecided
+        case dismissed
+    }
+
+    /// What asked: a gate check, a command run behind a gate, an authorization.
+    public var action: String
+    /// The gate (or, for `authorize`, the capability) decided.
+    public var gate: String
+    /// What was decided.
+    public var outcome: Outcome
+    /// The subject decided for; nil for this process.
+    public var subject: Subject?
+    /// The failing requirements, in one line; empty when the gate held.
+    public var reasons: String
+    /// The policy files that defined the gate.
+    public var policyFiles: [String]
+    /// For `run`: the command and its arguments.
+    public var command: [String]?
+    /// When the decision was made, in seconds since 1970.
+    public var time: Double
+
+    /// A record made now.
+    public init(
+        action: String, gate: String, outcome: Outcome, subject: Subject? = nil, reasons: String = "",
+        policyFiles: [String] = [], command: [String]? = nil
+    ) {
+        self.action = action
+        self.gate = gate
+        self.outcome = outcome
+        self.subject = subject
+        self.reasons = reasons
+        self.policyFiles = policyFiles
+        self.command = command
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        time = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// The fields, in order, as `KEY=value` pairs for syslog and journal alike. For this process
+    /// (no subject), its own ids.
+    var fields: [(String, String)] {
+        let uid = subject?.uid ?? geteuid()
+        var fields: [(String, String)] = [
+            ("CAPCTL_ACTION", action), ("CAPCTL_GATE", gate), ("CAPCTL_OUTCOME", outcome.rawValue),
+            ("CAPCTL_UID", String(uid)),
+        ]
+        if let name = subject?.userName ?? (subject == nil ? ProcessIdentity.current().effectiveUser.name : nil) {
+            fields.append(("CAPCTL_USER", name))
+        }
+        let pid = subject == nil ? getpid() : subject?.pid
+        if let pid { fields.append(("CAPCTL_PID", String(pid))) }
+        if subject == nil, let tty = Self.terminal() { fields.append(("CAPCTL_TTY", tty)) }
+        if !reasons.isEmpty { fields.append(("CAPCTL_REASONS", reasons)) }
+        if !policyFiles.isEmpty { fields.append(("CAPCTL_POLICY", policyFiles.joined(separator: ":"))) }
+        if let command { fields.append(("CAPCTL_COMMAND", command.joined(separator: " "))) }
+        return fields
+    }
+
+    /// This process's controlling terminal, when it has one.
+    private static func terminal() -> String? {
+        for descriptor: Int32 in [0, 1, 2] where isatty(descriptor) == 1 {
+            if let name = ttyname(descriptor) { return String(cString: name) }
+        }
+        return nil
+    }
+}

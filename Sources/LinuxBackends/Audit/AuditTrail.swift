@@ -1,0 +1,92 @@
+import Glibc
+import Locking
+
+/// Where gate decisions are written for administrators to read later: the system log, with
+/// facility `authpriv` as sudo and polkit use, one line of `KEY="value"` fields per decision.
+/// This is the audit channel; swift-log stays the library's developer logging.
+///
+/// Writing never changes a decision: a log that is missing or full is counted
+/// (``failedWrites``) and otherwise ignored.
+public final class AuditTrail: Sendable {
+    /// Which decisions are recorded.
+    public enum Level: String, Sendable, CaseIterable {
+        /// None.
+        case off
+        /// Denied, undecided and dismissed ones.
+        case denials
+        /// Every one.
+        case all
+    }
+
+    /// The system log's socket (`/dev/log` unless told otherwise).
+    public let socketPath: String
+    /// Which decisions are recorded.
+    public let level: Level
+    /// The program name records carry (`capctl`).
+    public let identifier: String
+    private let failures = Lock(0)
+
+    /// A trail writing to the syslog socket at `socketPath`.
+    public init(level: Level = .all, socketPath: String = "/dev/log", identifier: String = "capctl") {
+        self.level = level
+        self.socketPath = socketPath
+        self.identifier = identifier
+    }
+
+    /// How many records could not be written.
+    public var failedWrites: Int { failures.withLock { $0 } }
+
+    /// Records `record` when the level asks for it.
+    public func record(_ record: AuditRecord) {
+        switch level {
+        case .off: return
+        case .denials where record.outcome == .authorized: return
+        default: break
+        }
+        if !send(Self.line(record, identifier: identifier, severity: record.outcome == .authorized ? 5 : 4)) {
+            failures.withLock { $0 += 1 }
+        }
+    }
+
+    /// `<PRI>capctl[PID]: KEY="value" ...`, facility authpriv (10). Values are quoted, with `"`
+    /// and `\` escaped and control characters written `\xHH`, so a name cannot forge a field or a line.
+    static func line(_ record: AuditRecord, identifier: String, severity: Int) -> String {
+        let fields = record.fields.map { key, value in "\(key)=\"\(escaped(value))\"" }.joined(separator: " ")
+        return "<\(10 * 8 + severity)>\(identifier)[\(getpid())]: \(fields)"
+    }
+
+    static func escaped(_ value: String) -> String {
+        var result = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    private func send(_ line: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        guard socketPath.utf8.count < 108 else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8) + [0]) }
+        let bytes = Array(line.utf8)
+        let sent = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bytes.withUnsafeBytes {
+                    sendto(
+                        descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address,
+                        socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+        }
+        return sent == bytes.count
+    }
+}
