@@ -10,15 +10,17 @@ import Testing
     .timeLimit(.minutes(1)))
 struct GatedServiceTests {
     /// The daemon with `policy`, ready once it said it listens.
-    private func daemon(policy: String) async throws -> (DaemonProcess, socket: String, log: String, TemporaryDirectory)
-    {
+    private func daemon(policy: String, audit: SyslogReceiver? = nil) async throws -> (
+        DaemonProcess, socket: String, log: String, TemporaryDirectory
+    ) {
         let directory = try TemporaryDirectory(prefix: "gated-service")
         chmod(directory.path, 0o755)
         let policyFile = try directory.write(policy, to: "policy.yaml")
         let log = try directory.write("", to: "log")
         let socket = directory.path + "/gated.sock"
         let process = try DaemonProcess(
-            [builtProduct("gated-daemon"), "--socket", socket, "--policy", policyFile, "--log", log],
+            [builtProduct("gated-daemon"), "--socket", socket, "--policy", policyFile, "--log", log]
+                + (audit.map { ["--audit-socket", $0.socketPath] } ?? []),
             environment: ProcessInfo.processInfo.environment)
         #expect(await process.nextLine() == "listening on \(socket)")
         return (process, socket, log, directory)
@@ -62,6 +64,28 @@ struct GatedServiceTests {
         #expect(lines.count == 2, "\(lines)")
         #expect(lines.first?.hasPrefix("restarted nginx for nobody(65534), pid ") == true, "\(lines)")
         #expect(lines.last?.hasPrefix("restarted nginx for root(0)") == true, "\(lines)")
+    }
+
+    @Test(
+        "every decision for a client is in the audit trail, with the client as subject",
+        .enabled(if: SyslogReceiver.isAvailable, "needs rsyslog"))
+    func audited() async throws {
+        let receiver = try SyslogReceiver()
+        let (daemon, socket, _, directory) = try await daemon(policy: Self.policy, audit: receiver)
+        defer { daemon.stop() }
+        _ = directory
+        #expect(try client(socket, ["restart", "nginx"], credentials: ["--clear-groups"]).0 == 1)
+        let denied = try #require(await receiver.nextRecord())
+        #expect(denied.hasPrefix("authpriv.warning gated-daemon: "), "\(denied)")
+        for field in [
+            #"CAPCTL_ACTION="serve""#, #"CAPCTL_GATE="restart-unit""#, #"CAPCTL_OUTCOME="denied""#,
+            #"CAPCTL_UID="65534""#,
+        ] {
+            #expect(denied.contains(field), "\(field) in \(denied)")
+        }
+        #expect(try client(socket, ["restart", "nginx"], credentials: ["--groups=4242"]).0 == 0)
+        let allowed = try #require(await receiver.nextRecord())
+        #expect(allowed.contains(#"CAPCTL_OUTCOME="authorized""#) && allowed.contains("CAPCTL_PID="), "\(allowed)")
     }
 
     @Test("file access and flag rules are decided for the client, not for the root daemon")

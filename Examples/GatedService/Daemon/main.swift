@@ -1,7 +1,9 @@
 // gated-daemon: a small root service that restarts "units" for unprivileged clients, each
 // request gated by a policy gate decided for that client (its user and groups, from the socket).
 //
-//     gated-daemon --socket /run/gated.sock --policy /etc/gated/policy.yaml [--log FILE]
+//     gated-daemon --socket /run/gated.sock --policy /etc/gated/policy.yaml [--log FILE] [--audit-socket PATH]
+//
+// Every decision is recorded in the system log (authpriv; `--audit-socket`, /dev/log by default).
 //
 // Requests are one line, `restart NAME`; replies are one line, `ok: ...`, `denied: ...` or
 // `error: ...` (Docs/Example.md). The restart here is a line appended to the log: the point is
@@ -40,6 +42,7 @@ do {
 struct Service: Sendable {
     let policy: LoadedPolicy
     let log: String?
+    let audit: AuditTrail
     let queue = ProcedureQueue()
 
     /// `restart NAME`, where NAME is a unit's name: letters, digits and `@ . _ -`, at most 128 bytes.
@@ -67,7 +70,7 @@ struct Service: Sendable {
         let log = log
         do {
             // Whatever the request says of who is asking, the gate is decided for the socket's peer.
-            let serve = try ServeClientRequest(client, policy: policy, gate: "restart-unit") { client in
+            let serve = try ServeClientRequest(client, policy: policy, gate: "restart-unit", audit: audit) { client in
                 if let log, let handle = FileHandle(forWritingAtPath: log) {
                     handle.seekToEndOfFile()
                     handle.write(Data("restarted \(unit) for \(client.subject)\n".utf8))
@@ -82,7 +85,9 @@ struct Service: Sendable {
     }
 }
 
-let service = Service(policy: policy, log: value("--log"))
+let service = Service(
+    policy: policy, log: value("--log"),
+    audit: AuditTrail(socketPath: value("--audit-socket") ?? "/dev/log", identifier: "gated-daemon"))
 print("listening on \(socketPath)")
 fflush(nil)
 while true {

@@ -13,10 +13,11 @@ public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable
     /// The client served.
     public let client: ClientConnection
 
-    /// A request of `client` for `work`, gated by `gate` of `policy` decided for the client.
+    /// A request of `client` for `work`, gated by `gate` of `policy` decided for the client; the
+    /// decision is recorded in `audit` when one is given.
     public init(
         _ client: ClientConnection, policy: LoadedPolicy, gate: String, name: String? = nil,
-        work: @escaping @Sendable (ClientConnection) async throws -> String
+        audit: AuditTrail? = nil, work: @escaping @Sendable (ClientConnection) async throws -> String
     ) throws(ConfigurationError) {
         self.client = client
         let condition = try policy.condition(forGate: gate, subject: client.subject)
@@ -29,8 +30,16 @@ public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable
             }
         }
         addCondition(Silent(condition))
+        let policyFiles = policy.policy.gates[gate].map { [$0.location.file] } ?? []
         addDidFinishBlockObserver { _, error in
             if let error { client.reply("denied: \(error)") }
+            let explanation = (error as? ProcedureError)?.explanation
+            let outcome: AuditRecord.Outcome =
+                error == nil ? .authorized : (explanation?.outcome == .undecided ? .undecided : .denied)
+            audit?.record(
+                AuditRecord(
+                    action: "serve", gate: gate, outcome: outcome, subject: client.subject,
+                    reasons: error.map { "\($0)" } ?? "", policyFiles: policyFiles))
         }
     }
 }
