@@ -159,7 +159,7 @@ let package = Package(
             name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "ConfigurationFiles", "CapabilityTesting", "TestSupport", "Locking"], swiftSettings: swiftSettings),
         // Runs one capability in a process of its own, so tests can give it other credentials or namespaces.
         .executableTarget(
-            name: "capability-probe", dependencies: ["Capabilities", "LinuxBackends", "Locking"], path: "Tests/CapabilityProbe", swiftSettings: swiftSettings),
+            name: "capability-probe", dependencies: ["Capabilities", "LinuxBackends", "Locking", "CLinuxSupport"], path: "Tests/CapabilityProbe", swiftSettings: swiftSettings),
         .testTarget(
             name: "LinuxBackendsTests",
             dependencies: [

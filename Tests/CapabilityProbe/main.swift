@@ -19,6 +19,7 @@
 //
 // Prints one line per status: KIND<TAB>GRANTS<TAB>REASON, GRANTS comma-separated.
 
+import CLinuxSupport
 import Capabilities
 import Glibc
 import Locking

@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Glibc
 import Locking
 

@@ -1,5 +1,6 @@
 public import Capabilities
 public import CapabilityPolicy
+import Glibc
 
 /// `kind: pam`: a PAM login (Docs/Backends/PAM.md).
 public struct PAMCapabilityKind: CapabilityKind {
@@ -29,6 +30,12 @@ public struct PAMCapabilityKind: CapabilityKind {
             serviceDirectory: settings.string("service-directory"), conversation: context.options.pamConversation,
             checksAccount: settings.boolean("account-check") ?? true)
         guard let keep = settings.duration("keep") else { return login }
-        return login.keepingAuthorization(for: keep)
+        let kept = login.keepingAuthorization(for: keep)
+        // Records belong to whoever runs the check (as sudo's do); the PAM user is in the capability's name.
+        guard let records = context.options.keptLoginRecords else { return kept }
+        // Every setting, so a changed policy voids what was kept under the old one.
+        let fingerprint = settings.values.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }
+            .joined(separator: ";")
+        return KeptAcrossProcesses(kept, records: records, uid: geteuid(), fingerprint: fingerprint, keep: keep)
     }
 }

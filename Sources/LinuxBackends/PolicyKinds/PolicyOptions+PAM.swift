@@ -15,6 +15,17 @@ extension PolicyOptions {
         set { self[PAMConversationKey.self] = newValue }
     }
 
+    private enum KeptRecordsKey: PolicyOptionKey {
+        static var defaultValue: KeptLoginRecords? { nil }
+    }
+
+    /// Where logins with `keep:` are kept across processes (``KeptLoginRecords``); nil keeps
+    /// them in this process only.
+    public var keptLoginRecords: KeptLoginRecords? {
+        get { self[KeptRecordsKey.self] }
+        set { self[KeptRecordsKey.self] = newValue }
+    }
+
     /// A user for every PAM capability that names none (`capctl authorize --user`).
     public var pamUser: String? {
         get { self[PAMUserKey.self] }

@@ -1,3 +1,4 @@
+import CLinuxSupport
 public import Capabilities
 import Glibc
 import Locking

@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Capabilities
 import Glibc
 

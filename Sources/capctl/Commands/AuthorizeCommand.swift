@@ -16,14 +16,27 @@ struct AuthorizeCommand: AsyncParsableCommand {
     @OptionGroup var options: CommonOptions
 
     @Argument(help: "The capability's name in the policy.")
-    var name: String
+    var name: String?
+
+    @Flag(name: .long, help: "Forget every login kept for you across processes (as sudo -k), then stop.")
+    var forget = false
 
     @Option(name: .long, help: "The user to authenticate, for a PAM capability whose policy names none.")
     var user: String?
 
     @OptionGroup var password: PasswordOptions
 
+    func validate() throws {
+        if name == nil, !forget { throw ValidationError("give the capability's name (or --forget)") }
+    }
+
     func run() async throws {
+        if forget {
+            let removed = PolicyContext.keptLoginRecords()?.forget(uid: geteuid()) ?? 0
+            print("forgot \(removed) kept login(s)")
+            return
+        }
+        let name = name!
         var policyOptions = password.policyOptions
         policyOptions.pamUser = user
         let policy = try PolicyContext.load(options, policyOptions: policyOptions)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CapabilityPolicy
 import Foundation
+import Glibc
 import LinuxBackends
 
 /// The policy a command works with: the files given with --policy, or those the search path
@@ -26,11 +27,32 @@ enum PolicyContext {
         throws -> LoadedPolicy
     {
         let files = try files(options)
+        var policyOptions = policyOptions
+        if policyOptions.keptLoginRecords == nil { policyOptions.keptLoginRecords = keptLoginRecords() }
         do throws(PolicyErrors) {
             return try LoadedPolicy(PolicyLoader.load(files: files), options: policyOptions)
         } catch {
             throw CommandFailure(lines: error.errors.map(\.description), status: ExitStatus.configuration)
         }
+    }
+
+    /// Where logins with `keep:` outlive capctl: root's records in /run/capctl/keep; another
+    /// user's own, in `$XDG_RUNTIME_DIR/capctl/keep`. `CAPCTL_KEEP_DIRECTORY` names another
+    /// directory (tests), and only with it may the boot id (`CAPCTL_KEEP_BOOT_ID`, a file) and the
+    /// clock (`CAPCTL_KEEP_CLOCK_OFFSET`, seconds added) be replaced, so the system's records
+    /// cannot be stretched through the environment.
+    static func keptLoginRecords() -> KeptLoginRecords? {
+        let environment = ProcessInfo.processInfo.environment
+        if let directory = environment["CAPCTL_KEEP_DIRECTORY"], directory.hasPrefix("/") {
+            let offset = Int64(environment["CAPCTL_KEEP_CLOCK_OFFSET"] ?? "0") ?? 0
+            return KeptLoginRecords(
+                directory: directory,
+                bootIDPath: environment["CAPCTL_KEEP_BOOT_ID"] ?? "/proc/sys/kernel/random/boot_id",
+                clock: { KeptLoginRecords.bootTime().map { $0 &+ offset &* 1_000_000_000 } })
+        }
+        if geteuid() == 0 { return KeptLoginRecords(directory: KeptLoginRecords.systemDirectory) }
+        guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else { return nil }
+        return KeptLoginRecords(directory: runtime + "/capctl/keep")
     }
 
     static func absolute(_ path: String) -> String {

@@ -41,6 +41,8 @@ final class PolicyTree {
         environment["XDG_CONFIG_HOME"] = root + "/config"
         environment["HOME"] = root + "/home"
         environment["NO_COLOR"] = "1"
+        // Kept logins go to the tree, never to the machine's /run/capctl/keep.
+        environment["CAPCTL_KEEP_DIRECTORY"] = root + "/keep"
         return environment
     }
 

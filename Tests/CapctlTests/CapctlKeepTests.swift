@@ -1,0 +1,103 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// `keep:` across processes, as sudo's timestamp records: `capctl authorize` in one process,
+/// `capctl check --no-prompt` in the next, through the built binary, with the boot id and the
+/// clock pointed at test doubles.
+@Suite(
+    "capctl keeps logins across processes", .serialized,
+    .enabled(if: PAMTestModules.matrix != nil && geteuid() == 0, "needs libpam-wrapper, and root for the records"),
+    .timeLimit(.minutes(1)))
+struct CapctlKeepTests {
+    private func tree(keep: String = "5m") throws -> (PolicyTree, bootID: String) {
+        let tree = try PolicyTree()
+        let passwords = try tree.write("pam/passdb", "alice:secret:keep-test\n")
+        try tree.write(
+            "pam/keep-test",
+            """
+            auth required \(PAMTestModules.matrix!) passdb=\(passwords)
+            account required \(PAMTestModules.matrix!) passdb=\(passwords)
+            """)
+        try writePolicy(tree, keep: keep)
+        let bootID = try tree.write("boot_id", "6f2d6e3a-0000-4000-8000-000000000001\n")
+        return (tree, bootID)
+    }
+
+    private func writePolicy(_ tree: PolicyTree, keep: String) throws {
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              admin: { kind: pam, service: keep-test, user: alice, service-directory: \(tree.root)/pam, keep: \(keep) }
+            gates:
+              export: { require: admin }
+            """)
+    }
+
+    private func capctl(
+        _ tree: PolicyTree, _ arguments: [String], bootID: String, offset: Int = 0, input: String = "",
+        newSession: Bool = false
+    ) throws -> CapctlRun {
+        try tree.run(
+            (newSession ? ["/usr/bin/setsid", "--wait"] : []) + [PolicyTree.capctl] + arguments,
+            extraEnvironment: ["CAPCTL_KEEP_BOOT_ID": bootID, "CAPCTL_KEEP_CLOCK_OFFSET": String(offset)], input: input)
+    }
+
+    @Test("kept for the same user, terminal and session, for as long as keep says, on this boot, under this policy")
+    func keptAcrossProcesses() throws {
+        let (tree, bootID) = try tree()
+        func check(offset: Int = 0, newSession: Bool = false) throws -> Int32 {
+            try capctl(
+                tree, ["check", "export", "--no-prompt"], bootID: bootID, offset: offset, newSession: newSession
+            )
+            .status
+        }
+        #expect(try check() == 2, "nothing kept yet")
+        let authorized = try capctl(
+            tree, ["authorize", "admin", "--password-stdin"], bootID: bootID, input: "secret\n")
+        #expect(authorized.status == 0, "\(authorized.output)\(authorized.error)")
+        let kept = try capctl(tree, ["check", "export", "--no-prompt", "--explain"], bootID: bootID)
+        #expect(kept.status == 0, "\(kept.output)")
+        #expect(kept.output.contains("kept from an earlier login"), "\(kept.output)")
+        #expect(try check(offset: 290) == 0)
+        #expect(try check(offset: 301) == 2, "past keep")
+        #expect(try check(offset: -60) == 2, "a record from the future is void")
+        #expect(try check(newSession: true) == 2, "another session")
+        try tree.write("boot_id", "6f2d6e3a-0000-4000-8000-000000000002\n")
+        #expect(try check() == 2, "another boot")
+        try tree.write("boot_id", "6f2d6e3a-0000-4000-8000-000000000001\n")
+        #expect(try check() == 0)
+        try writePolicy(tree, keep: "6m")
+        #expect(try check() == 2, "changed capability settings void the record")
+        try writePolicy(tree, keep: "5m")
+        #expect(try check() == 0)
+        let forgot = try capctl(tree, ["authorize", "--forget"], bootID: bootID)
+        #expect(forgot.output.contains("forgot 1 kept login(s)"), "\(forgot.output)")
+        #expect(try check() == 2, "after --forget")
+    }
+
+    @Test("a record planted by uid 65534, or in a directory others may write, is never read")
+    func plantedRecords() throws {
+        let (tree, bootID) = try tree()
+        func check() throws -> Int32 {
+            try capctl(tree, ["check", "export", "--no-prompt"], bootID: bootID).status
+        }
+        #expect(
+            try capctl(tree, ["authorize", "admin", "--password-stdin"], bootID: bootID, input: "secret\n").status == 0)
+        #expect(try check() == 0)
+        let records = try FileManager.default.contentsOfDirectory(atPath: tree.root + "/keep")
+        #expect(records.count == 1)
+        let record = tree.root + "/keep/" + records[0]
+        // The same content, owned by uid 65534: as if it had planted it.
+        #expect(chown(record, 65534, 65534) == 0)
+        #expect(try check() == 2)
+        #expect(chown(record, 0, 0) == 0)
+        #expect(try check() == 0)
+        chmod(tree.root + "/keep", 0o777)
+        #expect(try check() == 2)
+        chmod(tree.root + "/keep", 0o700)
+        #expect(try check() == 0)
+    }
+}
