@@ -105,7 +105,7 @@ let package = Package(
             name: "core-bench",
             dependencies: [
                 "ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxBackends", "HeapUsage",
-                .product(name: "Logging", package: "swift-log"),
+                "CLinuxSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/CoreBench", swiftSettings: swiftSettings
         ),

@@ -3,6 +3,7 @@ import Dispatch
 import FeatureFlags
 import Foundation
 import Glibc
+import LinuxBackends
 import ProcedureCore
 
 /// Measures the operation core against Foundation's OperationQueue and plain Dispatch, in one
@@ -141,6 +142,28 @@ struct CoreBench {
         report.time("AuthorizedFor(kept authorization)", gateRounds.fastestOther, count: 100_000)
         report.ratio("gated time / ungated", gateRounds.ratio, target: 1.5, atLeast: false)
         report.ratio("  median of the rounds' own ratios", gateRounds.medianPairedRatio, target: nil, atLeast: false)
+
+        // 8. A gate decided for a subject (a service's client) against the same gate for this process.
+        let subject = try! Subject.process(getpid())
+        let forProcess = try! await GatingWorkloads.userGroupKept(subject: nil)
+        let forSubject = try! await GatingWorkloads.userGroupKept(subject: subject)
+        var subjectRounds = AlternatingRounds()
+        for _ in 0..<AlternatingRounds.count / 5 {
+            let plain = await GatingWorkloads.gatedProcedures(20_000, all: forProcess)
+            let other = await GatingWorkloads.gatedProcedures(20_000, all: forSubject)
+            subjectRounds.record(plain, other)
+        }
+        report.section("20,000 operations gated by user + group + kept login, for this process and for a subject")
+        report.time("for this process", subjectRounds.fastestPlain, count: 20_000)
+        report.time("for a subject (its own ids)", subjectRounds.fastestOther, count: 20_000)
+        report.ratio("subject time / this process", subjectRounds.ratio, target: 2.0, atLeast: false)
+
+        // 9. Recording a decision in the audit trail: one datagram to a syslog socket.
+        let sink = Workloads.datagramSink()
+        let auditNanos = GatingWorkloads.auditRecord(20_000, socketPath: sink.path)
+        sink.close()
+        report.section("audit trail")
+        report.bound("one record written, microseconds", auditNanos / 1000, target: 10)
 
         // 7. Work that blocks its thread: 16 bodies of 200 ms on a queue of width 16.
         let blockingCount = 16

@@ -94,4 +94,36 @@ enum GatingWorkloads {
             return procedure
         }
     }
+
+    /// `count` no-op procedures, each gated by all of `capabilities` (AuthorizedFor each).
+    static func gatedProcedures(_ count: Int, all capabilities: [any CapabilityType]) async -> Double {
+        let conditions = capabilities.map { AuthorizedFor($0) }
+        return await Workloads.timeProcedures(count) { _, _ in
+            let procedure: Procedure = BlockProcedure {}
+            for condition in conditions { procedure.addCondition(condition) }
+            return procedure
+        }
+    }
+
+    /// The gate "this user, this group, a kept login", for this process and for a subject with
+    /// this process's ids (a socket peer or a process, as a service decides for a client).
+    static func userGroupKept(subject: Subject?) async throws -> [any CapabilityType] {
+        let identity = ProcessIdentity.current()
+        let user = try RunsAsUser(String(identity.effectiveUser.id))
+        let group = try MemberOfGroup(String(identity.effectiveGroup.id))
+        let kept = await keptCapability()
+        let capabilities: [any CapabilityType] = [user, group, kept]
+        guard let subject else { return capabilities }
+        return capabilities.map { $0.evaluated(for: subject) }
+    }
+
+    /// Nanoseconds per audit record written to a datagram socket nobody reads fast (a syslog socket).
+    static func auditRecord(_ count: Int, socketPath: String) -> Double {
+        let trail = AuditTrail(level: .all, socketPath: socketPath)
+        let record = AuditRecord(
+            action: "check", gate: "export", outcome: .denied, reasons: "AuthorizedFor(admin): denied")
+        let start = ContinuousClock.now
+        for _ in 0..<count { trail.record(record) }
+        return Workloads.seconds(since: start) * 1e9 / Double(count)
+    }
 }

@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Dispatch
 import Foundation
 import Glibc
@@ -198,5 +199,42 @@ enum Workloads {
         queue.isSuspended = false
         queue.waitUntilAllOperationsAreFinished()
         return bytes
+    }
+
+    /// A datagram socket in a temporary directory that drains what it receives on a thread of
+    /// its own, as a syslog daemon's socket does.
+    final class DatagramSink: @unchecked Sendable {
+        let path: String
+        private let descriptor: Int32
+        init(path: String, descriptor: Int32) {
+            self.path = path
+            self.descriptor = descriptor
+        }
+        func close() {
+            Glibc.shutdown(descriptor, Int32(SHUT_RDWR))
+            Glibc.close(descriptor)
+            unlink(path)
+        }
+        func drain() {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while recv(descriptor, &buffer, buffer.count, 0) > 0 {}
+        }
+    }
+
+    static func datagramSink() -> DatagramSink {
+        let path = "/tmp/core-bench-audit-\(getpid())"
+        unlink(path)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        let sink = DatagramSink(path: path, descriptor: descriptor)
+        Thread { sink.drain() }.start()
+        return sink
     }
 }
