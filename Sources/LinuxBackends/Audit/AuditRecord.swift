@@ -1,5 +1,6 @@
 public import Capabilities
 import Glibc
+import Locking
 
 /// One decision, as the audit trail records it: when, for whom, which gate, the outcome, why
 /// (the failing requirements in one line), the policy files that defined the gate, and for
@@ -55,7 +56,7 @@ public struct AuditRecord: Sendable, Equatable {
             ("CAPCTL_ACTION", action), ("CAPCTL_GATE", gate), ("CAPCTL_OUTCOME", outcome.rawValue),
             ("CAPCTL_UID", String(uid)),
         ]
-        if let name = subject?.userName ?? (subject == nil ? ProcessIdentity.current().effectiveUser.name : nil) {
+        if let name = subject?.userName ?? (subject == nil ? Self.userName(uid) : nil) {
             fields.append(("CAPCTL_USER", name))
         }
         let pid = subject == nil ? getpid() : subject?.pid
@@ -65,6 +66,16 @@ public struct AuditRecord: Sendable, Equatable {
         if !policyFiles.isEmpty { fields.append(("CAPCTL_POLICY", policyFiles.joined(separator: ":"))) }
         if let command { fields.append(("CAPCTL_COMMAND", command.joined(separator: " "))) }
         return fields
+    }
+
+    /// User names by uid, looked up once per process: a record must cost microseconds.
+    private static let names = Lock<[UInt32: String?]>([:])
+
+    private static func userName(_ uid: UInt32) -> String? {
+        if let known = names.withLock({ $0[uid] }) { return known }
+        let name = ProcessIdentity.user(uid).name
+        names.withLock { $0[uid] = name }
+        return name
     }
 
     /// This process's controlling terminal, when it has one.

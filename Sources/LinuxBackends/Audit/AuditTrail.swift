@@ -26,6 +26,8 @@ public final class AuditTrail: Sendable {
     /// The program name records carry (`capctl`).
     public let identifier: String
     private let failures = Lock(0)
+    /// A datagram socket connected to the log, kept between records; -1 until the first one.
+    private let connection = Lock<Int32>(-1)
 
     /// A trail writing to the syslog socket at `socketPath`.
     public init(level: Level = .all, socketPath: String = "/dev/log", identifier: String = "capctl") {
@@ -70,24 +72,46 @@ public final class AuditTrail: Sendable {
         return result
     }
 
+    deinit {
+        let descriptor = connection.withLock { $0 }
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Sends `line` on the kept connection, connecting (again, once) when there is none or the
+    /// log went away (a syslog daemon restarted).
     private func send(_ line: String) -> Bool {
+        let bytes = Array(line.utf8)
+        return connection.withLock { descriptor in
+            for _ in 0..<2 {
+                if descriptor < 0 { descriptor = connect() }
+                guard descriptor >= 0 else { return false }
+                let sent = bytes.withUnsafeBytes {
+                    Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
+                if sent == bytes.count { return true }
+                close(descriptor)
+                descriptor = -1
+            }
+            return false
+        }
+    }
+
+    private func connect() -> Int32 {
+        guard socketPath.utf8.count < 108 else { return -1 }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
+        guard descriptor >= 0 else { return -1 }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        guard socketPath.utf8.count < 108 else { return false }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8) + [0]) }
-        let bytes = Array(line.utf8)
-        let sent = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bytes.withUnsafeBytes {
-                    sendto(
-                        descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address,
-                        socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        return sent == bytes.count
+        guard connected == 0 else {
+            close(descriptor)
+            return -1
+        }
+        return descriptor
     }
 }
