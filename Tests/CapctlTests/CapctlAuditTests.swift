@@ -13,13 +13,7 @@ import Testing
 struct CapctlAuditTests {
     private func tree() throws -> PolicyTree {
         let tree = try PolicyTree()
-        let passwords = try tree.write("pam/passdb", "alice:secret:audit-test\n")
-        try tree.write(
-            "pam/audit-test",
-            """
-            auth required \(PAMTestModules.matrix!) passdb=\(passwords)
-            account required \(PAMTestModules.matrix!) passdb=\(passwords)
-            """)
+        try tree.matrixService("audit-test")
         try tree.write(
             "etc/policy.yaml",
             """

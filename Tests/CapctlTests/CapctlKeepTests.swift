@@ -13,13 +13,7 @@ import Testing
 struct CapctlKeepTests {
     private func tree(keep: String = "5m") throws -> (PolicyTree, bootID: String) {
         let tree = try PolicyTree()
-        let passwords = try tree.write("pam/passdb", "alice:secret:keep-test\n")
-        try tree.write(
-            "pam/keep-test",
-            """
-            auth required \(PAMTestModules.matrix!) passdb=\(passwords)
-            account required \(PAMTestModules.matrix!) passdb=\(passwords)
-            """)
+        try tree.matrixService("keep-test")
         try writePolicy(tree, keep: keep)
         let bootID = try tree.write("boot_id", "6f2d6e3a-0000-4000-8000-000000000001\n")
         return (tree, bootID)

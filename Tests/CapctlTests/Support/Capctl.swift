@@ -46,6 +46,18 @@ final class PolicyTree {
         return environment
     }
 
+    /// A PAM service `service` in the tree's `pam/` directory where alice's password is
+    /// `secret` (pam_matrix, for auth and account).
+    func matrixService(_ service: String) throws {
+        let passwords = try write("pam/passdb", "alice:secret:\(service)\n")
+        try write(
+            "pam/\(service)",
+            """
+            auth required \(PAMTestModules.matrix!) passdb=\(passwords)
+            account required \(PAMTestModules.matrix!) passdb=\(passwords)
+            """)
+    }
+
     /// Runs capctl with `arguments` in this tree.
     func capctl(_ arguments: [String], input: String = "") throws -> CapctlRun {
         let result = try runProcess(Self.capctl, arguments, environment: environment, input: input)
