@@ -41,14 +41,24 @@ public final class ClientConnection: Sendable {
         return text
     }
 
-    /// Sends one reply line (newlines in it are replaced), once; later replies are ignored.
+    /// Sends one reply line, once; later replies are ignored. Control characters in it (from a
+    /// path or a name in a reason) are written `\xHH`, so a reply is one line and cannot drive the
+    /// client's terminal.
     public func reply(_ line: String) {
         let first = replied.withLock { done in
             defer { done = true }
             return !done
         }
         guard first else { return }
-        var bytes = Array(line.replacing("\n", with: " ").utf8) + [UInt8(ascii: "\n")]
+        var escaped = ""
+        for scalar in line.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                escaped += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        var bytes = Array(escaped.utf8) + [UInt8(ascii: "\n")]
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeMutableBytes {
