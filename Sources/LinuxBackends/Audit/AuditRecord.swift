@@ -62,10 +62,24 @@ public struct AuditRecord: Sendable, Equatable {
         let pid = subject == nil ? getpid() : subject?.pid
         if let pid { fields.append(("CAPCTL_PID", String(pid))) }
         if subject == nil, let tty = Self.terminal() { fields.append(("CAPCTL_TTY", tty)) }
-        if !reasons.isEmpty { fields.append(("CAPCTL_REASONS", reasons)) }
+        // Bounded, so a record always fits one datagram of the system log.
+        if !reasons.isEmpty { fields.append(("CAPCTL_REASONS", Self.bounded(reasons))) }
         if !policyFiles.isEmpty { fields.append(("CAPCTL_POLICY", policyFiles.joined(separator: ":"))) }
-        if let command { fields.append(("CAPCTL_COMMAND", command.joined(separator: " "))) }
+        if let command { fields.append(("CAPCTL_COMMAND", Self.bounded(command.joined(separator: " ")))) }
         return fields
+    }
+
+    /// The longest field value recorded, in bytes; longer ones are cut and marked.
+    static let maximumField = 2048
+
+    private static func bounded(_ text: String) -> String {
+        guard text.utf8.count > maximumField else { return text }
+        var cut = ""
+        for character in text {
+            guard cut.utf8.count + character.utf8.count <= maximumField else { break }
+            cut.append(character)
+        }
+        return cut + " [cut]"
     }
 
     /// User names by uid, looked up once per process: a record must cost microseconds.

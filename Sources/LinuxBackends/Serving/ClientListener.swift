@@ -63,12 +63,19 @@ public final class ClientListener: Sendable {
         unlink(path)
     }
 
+    /// How long a client may take to send its request or read its reply: a client that connects
+    /// and says nothing must not hold a thread of the service for ever.
+    public static let clientTimeout = 10
+
     /// Waits for the next client and identifies it.
     public func accept() throws(ServiceError) -> ClientConnection {
         while true {
             let connection = Glibc.accept(descriptor, nil, nil)
             if connection >= 0 {
                 _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+                var limit = timeval(tv_sec: Self.clientTimeout, tv_usec: 0)
+                setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+                setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
                 do throws(SubjectError) {
                     return ClientConnection(descriptor: connection, subject: try Subject.peer(of: connection))
                 } catch {

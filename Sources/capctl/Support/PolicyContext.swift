@@ -43,7 +43,14 @@ enum PolicyContext {
     /// cannot be stretched through the environment.
     static func keptLoginRecords() -> KeptLoginRecords? {
         let environment = ProcessInfo.processInfo.environment
-        if let directory = environment["CAPCTL_KEEP_DIRECTORY"], directory.hasPrefix("/") {
+        // Never for the system's directory, under whatever name: a clock moved back through the
+        // environment would bring its expired records back to life.
+        if let directory = environment["CAPCTL_KEEP_DIRECTORY"], directory.hasPrefix("/"),
+            realpath(directory, nil).map({ resolved in
+                defer { free(resolved) }
+                return String(cString: resolved) != KeptLoginRecords.systemDirectory
+            }) ?? true
+        {
             let offset = Int64(environment["CAPCTL_KEEP_CLOCK_OFFSET"] ?? "0") ?? 0
             return KeptLoginRecords(
                 directory: directory,
