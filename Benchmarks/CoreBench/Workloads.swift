@@ -224,15 +224,8 @@ enum Workloads {
     static func datagramSink() -> DatagramSink {
         let path = "/tmp/core-bench-audit-\(getpid())"
         unlink(path)
-        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let descriptor = clinux_unix_socket(path, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_BIND)
+        precondition(descriptor >= 0, "cannot bind \(path)")
         let sink = DatagramSink(path: path, descriptor: descriptor)
         Thread { sink.drain() }.start()
         return sink

@@ -247,3 +247,23 @@ int clinux_become_user(const char *name, unsigned uid, unsigned gid) {
     }
     return 0;
 }
+
+#include <sys/un.h>
+
+int clinux_unix_socket(const char *path, int type, enum clinux_unix_socket_use use) {
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    size_t length = strlen(path);
+    if (length >= sizeof address.sun_path) return -ENAMETOOLONG;
+    memcpy(address.sun_path, path, length + 1);
+    int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    int result = use == CLINUX_UNIX_CONNECT ? connect(fd, (struct sockaddr *)&address, sizeof address)
+                                            : bind(fd, (struct sockaddr *)&address, sizeof address);
+    if (result == 0 && use == CLINUX_UNIX_LISTEN) result = listen(fd, 64);
+    if (result != 0) {
+        int error = errno;
+        close(fd);
+        return -error;
+    }
+    return fd;
+}

@@ -148,16 +148,8 @@ case "polkit":
     }
 case "connect":
     guard arguments.count == 2 else { fail("usage: capability-probe connect PATH") }
-    let socketDescriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(arguments[1].utf8) + [0]) }
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        }
-    }
-    guard connected == 0 else { fail("cannot connect to \(arguments[1])") }
+    let socketDescriptor = clinux_unix_socket(arguments[1], Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT)
+    guard socketDescriptor >= 0 else { fail("cannot connect to \(arguments[1])") }
     print("connected")
     fflush(nil)
     while readLine() != nil {}

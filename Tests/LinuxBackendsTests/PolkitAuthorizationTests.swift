@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Capabilities
 import Foundation
 import Glibc
@@ -149,21 +150,9 @@ struct PolkitAuthorizationTests {
         let directory = try TemporaryDirectory(prefix: "polkit-silent-bus")
         let path = directory.path + "/bus"
         // A socket root listens on and nobody accepts from: connecting works, the handshake never does.
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_LISTEN)
         #expect(listener >= 0)
         defer { close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8) + [0])
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        #expect(bound == 0)
-        #expect(listen(listener, 8) == 0)
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(path)"
         let status = try #require(

@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Capabilities
 import Foundation
 import Glibc
@@ -13,18 +14,9 @@ struct SubjectTests {
         let directory = try TemporaryDirectory(prefix: "subject-socket")
         chmod(directory.path, 0o755)
         let path = directory.path + "/socket"
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        #expect(bound == 0)
+        let descriptor = clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_LISTEN)
+        #expect(descriptor >= 0)
         chmod(path, 0o777)
-        #expect(listen(descriptor, 4) == 0)
         return (descriptor, path, directory)
     }
 

@@ -44,6 +44,14 @@ long long clinux_socket_peer_uid(int fd);
 /// capability in `mask` is not held or CAP_SETPCAP is missing, or another errno.
 int clinux_confine_capabilities(uint64_t mask);
 
+/// What `clinux_unix_socket` does with the path.
+enum clinux_unix_socket_use { CLINUX_UNIX_CONNECT = 0, CLINUX_UNIX_BIND = 1, CLINUX_UNIX_LISTEN = 2 };
+
+/// A close-on-exec Unix socket of `type` (SOCK_STREAM, SOCK_DGRAM) connected to `path`, bound to
+/// it, or bound and listening (backlog 64): the descriptor, or -errno (ENAMETOOLONG for a path of
+/// 108 bytes or more).
+int clinux_unix_socket(const char *path, int type, enum clinux_unix_socket_use use);
+
 /// The process at the other end of a connected Unix socket (SO_PEERCRED): 0, or an errno.
 int clinux_socket_peer_credentials(int fd, int *pid, unsigned *uid, unsigned *gid);
 

@@ -97,21 +97,6 @@ public final class AuditTrail: Sendable {
     }
 
     private func connect() -> Int32 {
-        guard socketPath.utf8.count < 108 else { return -1 }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return -1 }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8) + [0]) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            return -1
-        }
-        return descriptor
+        max(-1, clinux_unix_socket(socketPath, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_CONNECT))
     }
 }

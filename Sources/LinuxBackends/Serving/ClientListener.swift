@@ -39,20 +39,12 @@ public final class ClientListener: Sendable {
             }
             unlink(path)
         }
-        let socketDescriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socketDescriptor >= 0 else { throw ServiceError("cannot create a socket", errno: errno) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard bound == 0, chmod(path, mode_t(mode)) == 0, listen(socketDescriptor, 64) == 0 else {
+        let socketDescriptor = clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_LISTEN)
+        guard socketDescriptor >= 0 else { throw ServiceError("cannot listen at \(path)", errno: -socketDescriptor) }
+        guard chmod(path, mode_t(mode)) == 0 else {
             let code = errno
             close(socketDescriptor)
-            throw ServiceError("cannot listen at \(path)", errno: code)
+            throw ServiceError("cannot set the mode of \(path)", errno: code)
         }
         self.path = path
         descriptor = socketDescriptor

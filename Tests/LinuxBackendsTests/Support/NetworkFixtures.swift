@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Foundation
 import Glibc
 import TestSupport
