@@ -1,4 +1,5 @@
 import CLinuxSupport
+import ConfigurationFiles
 import Glibc
 import Locking
 
@@ -52,24 +53,11 @@ public final class AuditTrail: Sendable {
     }
 
     /// `<PRI>capctl[PID]: KEY="value" ...`, facility authpriv (10). Values are quoted, with `"`
-    /// and `\` escaped and control characters written `\xHH`, so a name cannot forge a field or a line.
+    /// and `\` escaped and control characters written visibly, so a name cannot forge a field or a line.
     static func line(_ record: AuditRecord, identifier: String, severity: Int) -> String {
-        let fields = record.fields.map { key, value in "\(key)=\"\(escaped(value))\"" }.joined(separator: " ")
+        let fields = record.fields.map { key, value in "\(key)=\"\(VisibleText.escaped(value, quoting: true))\"" }
+            .joined(separator: " ")
         return "<\(10 * 8 + severity)>\(identifier)[\(getpid())]: \(fields)"
-    }
-
-    static func escaped(_ value: String) -> String {
-        var result = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                result += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 
     deinit {

@@ -1,5 +1,6 @@
 import CLinuxSupport
 public import Capabilities
+import ConfigurationFiles
 import Glibc
 import Locking
 
@@ -42,23 +43,15 @@ public final class ClientConnection: Sendable {
     }
 
     /// Sends one reply line, once; later replies are ignored. Control characters in it (from a
-    /// path or a name in a reason) are written `\xHH`, so a reply is one line and cannot drive the
-    /// client's terminal.
+    /// path or a name in a reason) are written visibly (``VisibleText``), so a reply is one line
+    /// and cannot drive the client's terminal.
     public func reply(_ line: String) {
         let first = replied.withLock { done in
             defer { done = true }
             return !done
         }
         guard first else { return }
-        var escaped = ""
-        for scalar in line.unicodeScalars {
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                escaped += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            } else {
-                escaped.unicodeScalars.append(scalar)
-            }
-        }
-        var bytes = Array(escaped.utf8) + [UInt8(ascii: "\n")]
+        var bytes = Array(VisibleText.escaped(line).utf8) + [UInt8(ascii: "\n")]
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeMutableBytes {

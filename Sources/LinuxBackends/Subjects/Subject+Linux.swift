@@ -21,7 +21,7 @@ extension Subject {
         guard code == 0 else {
             throw SubjectError("cannot read the socket peer's credentials: \(String(cString: strerror(code)))")
         }
-        let groups = try peerGroups(socket, fallback: uid)
+        let groups = try peerGroups(socket)
         var pidfd = clinux_socket_peer_pidfd(socket)
         if pidfd < 0, pid > 0 { pidfd = clinux_pidfd_open(pid) }
         defer { if pidfd >= 0 { close(pidfd) } }
@@ -85,7 +85,7 @@ extension Subject {
             userName: name, source: .user)
     }
 
-    private static func peerGroups(_ socket: Int32, fallback uid: UInt32) throws(SubjectError) -> [UInt32] {
+    private static func peerGroups(_ socket: Int32) throws(SubjectError) -> [UInt32] {
         var capacity: Int32 = 64
         while true {
             var groups = [UInt32](repeating: 0, count: Int(capacity))
