@@ -27,6 +27,23 @@ enum AccountDatabase {
         }
     }
 
+    /// A user's login entry: name and primary group.
+    struct UserEntry {
+        let uid: uid_t
+        let gid: gid_t
+        let name: String
+    }
+
+    static func userEntry(id: uid_t) -> Lookup<UserEntry> {
+        var entry = passwd()
+        return read(hint: Int32(_SC_GETPW_R_SIZE_MAX), what: "uid \(id)") { buffer, result in
+            getpwuid_r(id, &entry, buffer.baseAddress!, buffer.count, &result)
+        } value: { (result: UnsafeMutablePointer<passwd>) in
+            UserEntry(
+                uid: result.pointee.pw_uid, gid: result.pointee.pw_gid, name: String(cString: result.pointee.pw_name))
+        }
+    }
+
     static func user(id: uid_t) -> Lookup<String> {
         var entry = passwd()
         return read(hint: Int32(_SC_GETPW_R_SIZE_MAX), what: "uid \(id)") { buffer, result in

@@ -66,14 +66,14 @@ extension Subject {
             case .failed(let reason): throw SubjectError(reason)
             }
         }
-        var entry = passwd()
-        var buffer = [CChar](repeating: 0, count: 65536)
-        var result: UnsafeMutablePointer<passwd>?
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil else {
-            throw SubjectError("no user with uid \(uid) in the user database")
+        let entry: AccountDatabase.UserEntry
+        switch AccountDatabase.userEntry(id: uid) {
+        case .found(let found): entry = found
+        case .notFound: throw SubjectError("no user with uid \(uid) in the user database")
+        case .failed(let reason): throw SubjectError(reason)
         }
-        let name = String(cString: entry.pw_name)
-        let gid = entry.pw_gid
+        let name = entry.name
+        let gid = entry.gid
         var count: Int32 = 64
         var groups = [gid_t](repeating: 0, count: Int(count))
         while getgrouplist(name, gid, &groups, &count) < 0 {
