@@ -43,7 +43,7 @@ public final class ClientConnection: Sendable {
     }
 
     /// Sends one reply line, once; later replies are ignored. Control characters in it (from a
-    /// path or a name in a reason) are written visibly (``VisibleText``), so a reply is one line
+    /// path or a name in a reason) are written visibly (`\xHH`, `\n`), so a reply is one line
     /// and cannot drive the client's terminal.
     public func reply(_ line: String) {
         let first = replied.withLock { done in
