@@ -94,4 +94,41 @@ struct CapctlKeepTests {
         chmod(tree.root + "/keep", 0o700)
         #expect(try check() == 0)
     }
+
+    @Test("without a terminal the parent process is the scope, as sudo's ppid: another parent asks again")
+    func parentProcessScope() throws {
+        let (tree, bootID) = try tree()
+        let authorized = try capctl(
+            tree, ["authorize", "admin", "--password-stdin"], bootID: bootID, input: "secret\n")
+        #expect(authorized.status == 0, "\(authorized.output)\(authorized.error)")
+        #expect(try capctl(tree, ["check", "export", "--no-prompt"], bootID: bootID).status == 0)
+        // The same session and no terminal, but a shell in between: another parent process.
+        let throughShell = try tree.run(
+            ["/bin/sh", "-c", "\"$0\" check export --no-prompt; exit $?", PolicyTree.capctl],
+            extraEnvironment: ["CAPCTL_KEEP_BOOT_ID": bootID])
+        #expect(throughShell.status == 2, "\(throughShell.output)")
+    }
+
+    @Test("a session leader in another PID namespace: kept for the parent process, or not kept and said so")
+    func sessionLeaderOutOfSight() throws {
+        let (tree, bootID) = try tree()
+        let namespace = ["/usr/bin/unshare", "--pid", "--fork", "--mount-proc"]
+        // One shell in a new PID namespace runs both: the session leader is out of sight, the
+        // parent (the shell) is the same for both.
+        let both = try tree.run(
+            namespace + [
+                "/bin/sh", "-c",
+                "\"$0\" authorize admin --password-stdin && \"$0\" check export --no-prompt --explain; exit $?",
+                PolicyTree.capctl,
+            ],
+            extraEnvironment: ["CAPCTL_KEEP_BOOT_ID": bootID], input: "secret\n")
+        #expect(both.status == 0, "\(both.output)\(both.error)")
+        #expect(both.output.contains("kept from an earlier login"), "\(both.output)")
+        // capctl as the namespace's first process sees neither its session leader nor a parent.
+        let alone = try tree.run(
+            namespace + [PolicyTree.capctl, "authorize", "admin", "--password-stdin"],
+            extraEnvironment: ["CAPCTL_KEEP_BOOT_ID": bootID], input: "secret\n")
+        #expect(alone.status == 0, "\(alone.output)\(alone.error)")
+        #expect(alone.output.contains("not kept across processes"), "\(alone.output)\(alone.error)")
+    }
 }

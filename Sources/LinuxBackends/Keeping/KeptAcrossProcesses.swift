@@ -2,7 +2,7 @@ public import Capabilities
 
 /// A capability whose successful authorizations outlive the process: a login kept in this
 /// process (`KeptAuthorization`) and also in ``KeptLoginRecords``, so the next `capctl check`
-/// in the same terminal and session does not ask again until the time runs out, as sudo does.
+/// in the same session and terminal (or from the same parent process) does not ask again until the time runs out, as sudo does.
 public struct KeptAcrossProcesses: CapabilityType {
     private let base: any CapabilityType
     private let records: KeptLoginRecords
@@ -33,7 +33,7 @@ public struct KeptAcrossProcesses: CapabilityType {
     private func kept() -> CapabilityStatus? {
         guard let key, let remaining = records.remaining(key, keep: duration) else { return nil }
         return .authorized(
-            "kept from an earlier login in this terminal and session for \(remaining.components.seconds) s more\(note)")
+            "kept from an earlier login in this session for \(remaining.components.seconds) s more\(note)")
     }
 
     public func status() async throws -> CapabilityStatus {
@@ -49,7 +49,18 @@ public struct KeptAcrossProcesses: CapabilityType {
         if let kept = kept() { return kept }
         let status = try await base.authorize()
         // A record that cannot be written only means the next process asks again.
-        if status.kind == .authorized, let key { try? records.keep(key, for: duration) }
+        guard status.kind == .authorized else { return status }
+        // A record that cannot be written only means the next process asks again; the reason says so.
+        guard let key else {
+            return .authorized(
+                status.reason + "; not kept across processes: no login session or parent process to keep it for",
+                grants: status.grants)
+        }
+        do throws(KeptRecordError) {
+            try records.keep(key, for: duration)
+        } catch {
+            return .authorized(status.reason + "; not kept across processes: \(error)", grants: status.grants)
+        }
         return status
     }
 

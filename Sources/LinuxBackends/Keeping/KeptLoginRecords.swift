@@ -7,8 +7,8 @@ public struct KeptRecordError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Successful logins kept across processes, as sudo keeps its timestamp records: one small file
-/// per user, capability and scope (the terminal and login session, as sudo's `timestamp_type`
-/// tty), in a directory only its owner may write (`/run/capctl/keep`, root's, 0700), written
+/// per user, capability and scope (the login session and terminal, or the parent process without
+/// one, as sudo's `timestamp_type` tty), in a directory only its owner may write (`/run/capctl/keep`, root's, 0700), written
 /// atomically and read through the trusted reader.
 ///
 /// A record holds the boot id (`/proc/sys/kernel/random/boot_id`) and `CLOCK_BOOTTIME` times,
@@ -61,21 +61,32 @@ public struct KeptLoginRecords: Sendable {
         }
     }
 
-    /// This process's scope: its terminal (device number) and its login session (session id and
-    /// the session leader's start time, so a reused session id is another scope); nil when the
-    /// session leader cannot be read.
+    /// This process's scope, as sudo's `timestamp_type` tty: its login session (session id and the
+    /// session leader's start time, so a reused session id is another scope) and its terminal's
+    /// device; with no terminal, or a session leader out of sight (in another PID namespace),
+    /// also the parent process (pid and start time), as sudo falls back to `ppid`. Nil when
+    /// neither can be read, so nothing is kept.
     public static func currentScope() -> String? {
+        var parts: [String] = []
         let session = getsid(0)
-        guard session > 0, let leaderStart = ProcessFiles.startTime(of: session) else { return nil }
-        var scope = "session=\(session):\(leaderStart)"
+        if session > 0, let leaderStart = ProcessFiles.startTime(of: session) {
+            parts.append("session=\(session):\(leaderStart)")
+        }
+        var terminal: String?
         for descriptor: Int32 in [0, 1, 2] where isatty(descriptor) == 1 {
             var info = stat()
             if fstat(descriptor, &info) == 0 {
-                scope += " tty=\(info.st_rdev)"
+                terminal = "tty=\(info.st_rdev)"
                 break
             }
         }
-        return scope
+        if let terminal { parts.append(terminal) }
+        if terminal == nil || parts.isEmpty {
+            let parent = getppid()
+            guard parent > 0, let parentStart = ProcessFiles.startTime(of: parent) else { return nil }
+            parts.append("parent=\(parent):\(parentStart)")
+        }
+        return parts.joined(separator: " ")
     }
 
     /// How long the record for `key` is still good for, or nil when there is none that counts.
