@@ -55,6 +55,41 @@ struct SubjectTests {
         #expect(throws: SubjectError.self) { try Subject.process(client.pid) }
     }
 
+    @Test("a client on a terminal in a login session: its terminal, session and login session are the kernel's")
+    func terminalAndSession() async throws {
+        let (server, path, directory) = try listener()
+        defer { close(server) }
+        _ = directory
+        // script gives the client a pseudo-terminal in a session of its own; the login session
+        // is set as pam_loginuid sets it, before the ids are dropped. Its input is a pipe that
+        // stays open, so it waits.
+        let client = try DaemonProcess(
+            [
+                "/usr/bin/script", "-qec",
+                "sh -c 'echo 65534 > /proc/self/loginuid && sleep 600 | /usr/bin/setpriv --reuid=65534 "
+                    + "--regid=65534 --clear-groups \(builtProductForAnyUser("capability-probe")) connect \(path)'",
+                "/dev/null",
+            ], environment: [:])
+        defer { client.stop() }
+        #expect(await client.nextLine()?.contains("connected") == true, "the pty ends lines with CR LF")
+        let connection = accept(server, nil, nil)
+        #expect(connection >= 0)
+        defer { close(connection) }
+        let subject = try Subject.peer(of: connection)
+        let pid = try #require(subject.pid)
+        let terminal = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/1")
+        #expect(terminal.hasPrefix("/dev/pts/"))
+        #expect(subject.terminal.map { "/dev/" + $0 } == terminal)
+        #expect(subject.session == getsid(pid))
+        #expect(subject.session != getsid(0))
+        let loginSession = try String(contentsOfFile: "/proc/\(pid)/sessionid", encoding: .utf8)
+        #expect(subject.loginSession.map(String.init) == loginSession)
+        #expect(subject.description.hasSuffix(" on \(subject.terminal ?? "?")"))
+        // Without a terminal or a login session, there is none.
+        let plain = try Subject.process(getpid())
+        #expect(plain.session == getsid(0))
+    }
+
     @Test("capabilities answer for the subject; one that cannot is unavailable, never a pass")
     func capabilitiesForSubjects() async throws {
         let nobody = try Subject.user(named: "nobody")

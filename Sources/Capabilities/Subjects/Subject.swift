@@ -29,6 +29,13 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
     /// The process's start time (clock ticks since boot, `/proc/PID/stat` field 22), which
     /// names the process together with its pid even after the pid is reused.
     public let startTime: UInt64?
+    /// The process's session id (the session leader's pid), when the subject is a process.
+    public let session: Int32?
+    /// The process's controlling terminal (`pts/3`), when it has one.
+    public let terminal: String?
+    /// The audit login session (`/proc/PID/sessionid`, which pam_loginuid sets at login and
+    /// logind names sessions by), when one is set.
+    public let loginSession: UInt32?
     /// The user's name, when the user database has one.
     public let userName: String?
     /// How the subject was identified.
@@ -36,7 +43,8 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
 
     /// A subject with these credentials. For the Linux layer, which reads them from the kernel.
     package init(
-        uid: UInt32, gid: UInt32, supplementaryGroups: [UInt32], pid: Int32?, startTime: UInt64?, userName: String?,
+        uid: UInt32, gid: UInt32, supplementaryGroups: [UInt32], pid: Int32?, startTime: UInt64?,
+        session: Int32? = nil, terminal: String? = nil, loginSession: UInt32? = nil, userName: String?,
         source: Source
     ) {
         self.uid = uid
@@ -44,6 +52,9 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
         self.supplementaryGroups = supplementaryGroups
         self.pid = pid
         self.startTime = startTime
+        self.session = session
+        self.terminal = terminal
+        self.loginSession = loginSession
         self.userName = userName
         self.source = source
     }
@@ -53,9 +64,10 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
         [gid] + supplementaryGroups.filter { $0 != gid }
     }
 
-    /// `nobody(65534), pid 4242`.
+    /// `nobody(65534), pid 4242 on pts/3`.
     public var description: String {
         let user = userName.map { "\($0)(\(uid))" } ?? "uid \(uid)"
-        return pid.map { "\(user), pid \($0)" } ?? user
+        let process = pid.map { "\(user), pid \($0)" } ?? user
+        return terminal.map { "\(process) on \($0)" } ?? process
     }
 }

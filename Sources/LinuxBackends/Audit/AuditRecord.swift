@@ -61,7 +61,8 @@ public struct AuditRecord: Sendable, Equatable {
         }
         let pid = subject == nil ? getpid() : subject?.pid
         if let pid { fields.append(("CAPCTL_PID", String(pid))) }
-        if subject == nil, let tty = Self.terminal() { fields.append(("CAPCTL_TTY", tty)) }
+        if let tty = subject == nil ? Self.ownTerminal : subject?.terminal { fields.append(("CAPCTL_TTY", tty)) }
+        if let session = subject?.loginSession { fields.append(("CAPCTL_SESSION", String(session))) }
         // Bounded, so a record always fits one datagram of the system log.
         if !reasons.isEmpty { fields.append(("CAPCTL_REASONS", Self.bounded(reasons))) }
         if !policyFiles.isEmpty { fields.append(("CAPCTL_POLICY", policyFiles.joined(separator: ":"))) }
@@ -92,11 +93,8 @@ public struct AuditRecord: Sendable, Equatable {
         return name
     }
 
-    /// This process's controlling terminal, when it has one.
-    private static func terminal() -> String? {
-        for descriptor: Int32 in [0, 1, 2] where isatty(descriptor) == 1 {
-            if let name = ttyname(descriptor) { return String(cString: name) }
-        }
-        return nil
+    /// This process's controlling terminal, read once: a record must cost microseconds.
+    private static let ownTerminal: String? = ProcessFiles.stat(of: "self").flatMap {
+        ProcessFiles.terminalName($0.terminal)
     }
 }

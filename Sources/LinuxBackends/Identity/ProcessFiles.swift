@@ -2,19 +2,56 @@ import Glibc
 
 /// What /proc says of a process.
 enum ProcessFiles {
-    /// Field 22 of /proc/PID/stat (start time in clock ticks since boot), which polkit compares.
-    /// The command name (field 2) may hold spaces and parentheses, so fields are counted after its last `)`.
-    static func startTime(of process: String) -> UInt64? {
+    /// What /proc/PID/stat says of a process's identity over time.
+    struct Stat: Equatable {
+        /// Field 6: the session id.
+        let session: Int32
+        /// Field 7: the controlling terminal's device number, 0 for none.
+        let terminal: UInt32
+        /// Field 22: the start time in clock ticks since boot, which polkit compares.
+        let startTime: UInt64
+    }
+
+    /// /proc/PID/stat. The command name (field 2) may hold spaces and parentheses, so fields
+    /// are counted after its last `)`.
+    static func stat(of process: String) -> Stat? {
         guard let bytes = try? FileContents.bytes(of: "/proc/\(process)/stat"),
             let close = bytes.lastIndex(of: UInt8(ascii: ")"))
         else { return nil }
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
-        // After the name: state is field 3, so start time (22) is the 20th.
-        guard fields.count >= 20 else { return nil }
-        return UInt64(String(decoding: fields[19], as: UTF8.self))
+        // After the name, the state is field 3: field N is at N - 3.
+        guard fields.count >= 20, let session = Int32(String(decoding: fields[3], as: UTF8.self)),
+            let terminal = Int32(String(decoding: fields[4], as: UTF8.self)),
+            let startTime = UInt64(String(decoding: fields[19], as: UTF8.self))
+        else { return nil }
+        return Stat(session: session, terminal: UInt32(bitPattern: terminal), startTime: startTime)
     }
 
+    static func startTime(of process: String) -> UInt64? { stat(of: process)?.startTime }
+
     static func startTime(of pid: Int32) -> UInt64? { startTime(of: String(pid)) }
+
+    /// The audit login session (`/proc/PID/sessionid`, set by pam_loginuid at login), nil when unset.
+    static func loginSession(of pid: Int32) -> UInt32? {
+        guard let bytes = try? FileContents.bytes(of: "/proc/\(pid)/sessionid"),
+            let session = UInt32(String(decoding: bytes, as: UTF8.self)), session != UInt32.max
+        else { return nil }
+        return session
+    }
+
+    /// A terminal's name from its device number, as `ps` shows it: `pts/3`, `tty2`, `ttyS0`.
+    static func terminalName(_ device: UInt32) -> String? {
+        guard device != 0 else { return nil }
+        let major = (device >> 8) & 0xfff
+        let minor = (device & 0xff) | ((device >> 12) & 0xfff00)
+        switch major {
+        case 136...143: return "pts/\((major - 136) * 256 + minor)"
+        case 4 where minor < 64: return "tty\(minor)"
+        case 4: return "ttyS\(minor - 64)"
+        case 5 where minor == 1: return "console"
+        default: return "tty device \(major):\(minor)"
+        }
+    }
 
     /// /proc/PID/status, by field name.
     struct Status {

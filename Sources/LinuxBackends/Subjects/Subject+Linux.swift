@@ -25,13 +25,17 @@ extension Subject {
         var pidfd = clinux_socket_peer_pidfd(socket)
         if pidfd < 0, pid > 0 { pidfd = clinux_pidfd_open(pid) }
         defer { if pidfd >= 0 { close(pidfd) } }
-        var startTime: UInt64?
-        if pidfd >= 0, let time = ProcessFiles.startTime(of: pid), clinux_pidfd_alive(pidfd) == 1 {
-            startTime = time
+        var stat: ProcessFiles.Stat?
+        var loginSession: UInt32?
+        if pidfd >= 0, let read = ProcessFiles.stat(of: String(pid)) {
+            loginSession = ProcessFiles.loginSession(of: pid)
+            if clinux_pidfd_alive(pidfd) == 1 { stat = read }
         }
         return Subject(
-            uid: uid, gid: gid, supplementaryGroups: groups, pid: startTime == nil ? nil : pid, startTime: startTime,
-            userName: ProcessIdentity.user(uid).name, source: .socketPeer)
+            uid: uid, gid: gid, supplementaryGroups: groups, pid: stat == nil ? nil : pid, startTime: stat?.startTime,
+            session: stat?.session, terminal: stat.flatMap { ProcessFiles.terminalName($0.terminal) },
+            loginSession: stat == nil ? nil : loginSession, userName: ProcessIdentity.user(uid).name,
+            source: .socketPeer)
     }
 
     /// A running process, by its id: the effective user and groups the kernel holds for it
@@ -42,14 +46,17 @@ extension Subject {
         let pidfd = clinux_pidfd_open(pid)
         guard pidfd >= 0 else { throw SubjectError("no process \(pid): \(String(cString: strerror(errno)))") }
         defer { close(pidfd) }
-        guard let before = ProcessFiles.startTime(of: pid), let status = ProcessFiles.status(of: pid),
-            let after = ProcessFiles.startTime(of: pid), before == after, clinux_pidfd_alive(pidfd) == 1
+        guard let before = ProcessFiles.stat(of: String(pid)), let status = ProcessFiles.status(of: pid),
+            case let loginSession = ProcessFiles.loginSession(of: pid),
+            let after = ProcessFiles.stat(of: String(pid)), before.startTime == after.startTime,
+            clinux_pidfd_alive(pidfd) == 1
         else { throw SubjectError("process \(pid) ended or changed while it was read") }
         guard let uid = status.effective("Uid"), let gid = status.effective("Gid") else {
             throw SubjectError("cannot read the credentials of process \(pid)")
         }
         return Subject(
-            uid: uid, gid: gid, supplementaryGroups: status.groups, pid: pid, startTime: before,
+            uid: uid, gid: gid, supplementaryGroups: status.groups, pid: pid, startTime: before.startTime,
+            session: after.session, terminal: ProcessFiles.terminalName(after.terminal), loginSession: loginSession,
             userName: ProcessIdentity.user(uid).name, source: .process)
     }
 
