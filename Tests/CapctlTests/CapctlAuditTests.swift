@@ -11,15 +11,21 @@ import Testing
     .enabled(if: SyslogReceiver.isAvailable && PAMTestModules.matrix != nil, "needs rsyslog and libpam-wrapper"),
     .timeLimit(.minutes(1)))
 struct CapctlAuditTests {
-    private func tree() throws -> PolicyTree {
+    private func tree(audit: String? = nil, missingPath: String = "/nonexistent/\\e[2J") throws -> PolicyTree {
         let tree = try PolicyTree()
         try tree.matrixService("audit-test")
+        try writePolicy(tree, audit: audit, missingPath: missingPath)
+        return tree
+    }
+
+    private func writePolicy(_ tree: PolicyTree, audit: String?, missingPath: String = "/nonexistent/\\e[2J") throws {
         try tree.write(
             "etc/policy.yaml",
             """
+            \(audit.map { "audit: \($0)" } ?? "")
             capabilities:
               tmp: { kind: file, path: /tmp }
-              missing: { kind: file, path: "/nonexistent/\\e[2J" }
+              missing: { kind: file, path: "\(missingPath)" }
               admin: { kind: pam, service: audit-test, user: alice, service-directory: \(tree.root)/pam }
               is-root: { kind: user, user: root }
             gates:
@@ -28,17 +34,16 @@ struct CapctlAuditTests {
               unknown: { require: missing }
               root: { require: is-root }
             """)
-        return tree
     }
 
     private func capctl(
-        _ tree: PolicyTree, _ arguments: [String], _ receiver: SyslogReceiver, level: String = "all", input: String = ""
+        _ tree: PolicyTree, _ arguments: [String], _ receiver: SyslogReceiver, level: String? = nil, input: String = ""
     )
         throws -> CapctlRun
     {
-        try tree.run(
-            [PolicyTree.capctl] + arguments,
-            extraEnvironment: ["CAPCTL_AUDIT_SOCKET": receiver.socketPath, "CAPCTL_AUDIT": level], input: input)
+        var environment = ["CAPCTL_AUDIT_SOCKET": receiver.socketPath]
+        environment["CAPCTL_AUDIT"] = level
+        return try tree.run([PolicyTree.capctl] + arguments, extraEnvironment: environment, input: input)
     }
 
     @Test("authorized, denied, undecided and dismissed decisions, and runs, read back from the receiver")
@@ -78,20 +83,95 @@ struct CapctlAuditTests {
         #expect(try #require(await receiver.nextRecord()).contains(#"CAPCTL_OUTCOME="dismissed""#))
     }
 
-    @Test("levels: off records nothing, denials only what did not hold; a missing log changes no decision")
+    @Test("levels: the policy's audit: decides, the environment may ask for more, never less")
     func levels() async throws {
         let receiver = try SyslogReceiver()
-        let tree = try tree()
-        #expect(try capctl(tree, ["run", "open", "--", "/bin/true"], receiver, level: "off").status == 0)
+        let tree = try tree(audit: "off")
+        #expect(try capctl(tree, ["run", "open", "--", "/bin/true"], receiver).status == 0)
+        #expect(try capctl(tree, ["run", "shut", "--", "/bin/true"], receiver).status == 77)
+        try writePolicy(tree, audit: "denials")
+        #expect(try capctl(tree, ["run", "open", "--", "/bin/true"], receiver).status == 0)
+        #expect(try capctl(tree, ["check", "root", "--for-user", "nobody"], receiver).status == 1)
         #expect(try capctl(tree, ["run", "shut", "--", "/bin/true"], receiver, level: "off").status == 77)
-        #expect(try capctl(tree, ["run", "open", "--", "/bin/true"], receiver, level: "denials").status == 0)
-        #expect(try capctl(tree, ["check", "root", "--for-user", "nobody"], receiver, level: "denials").status == 1)
-        // The first record to arrive is the denial at level `denials`: nothing before it was sent.
+        try writePolicy(tree, audit: "off")
+        #expect(try capctl(tree, ["run", "open", "--", "/bin/true"], receiver, level: "all").status == 0)
+        // Records arrive in order: nothing was sent before the denial at `denials`; the
+        // environment's `off` did not lower it; its `all` raised `off`.
         let first = try #require(await receiver.nextRecord())
         #expect(first.contains(#"CAPCTL_ACTION="check""#) && first.contains(#"CAPCTL_GATE="root""#), "\(first)")
+        let second = try #require(await receiver.nextRecord())
+        #expect(second.contains(#"CAPCTL_GATE="shut""#) && second.contains(#"CAPCTL_OUTCOME="denied""#), "\(second)")
+        let third = try #require(await receiver.nextRecord())
+        #expect(third.contains(#"CAPCTL_GATE="open""#) && third.contains(#"CAPCTL_OUTCOME="authorized""#), "\(third)")
+        // A level the environment misspells records everything, and says so.
+        let misspelt = try capctl(tree, ["run", "open", "--", "/bin/true"], receiver, level: "none")
+        #expect(misspelt.status == 0 && misspelt.error.contains("CAPCTL_AUDIT: unknown level"), "\(misspelt.error)")
+        #expect(try #require(await receiver.nextRecord()).contains(#"CAPCTL_GATE="open""#))
         let noLog = try tree.run(
             [PolicyTree.capctl, "run", "open", "--", "/bin/sh", "-c", "exit 7"],
             extraEnvironment: ["CAPCTL_AUDIT_SOCKET": tree.root + "/no-such-socket"])
         #expect(noLog.status == 7)
+    }
+
+    @Test("validate: a bad audit level is an error at its position; a later file's setting is noted")
+    func validateAuditSetting() throws {
+        let tree = try tree(audit: "denial")
+        let bad = try tree.capctl(["validate"])
+        #expect(bad.status != 0)
+        #expect(
+            bad.output.contains("policy.yaml:1:8:") && bad.output.contains("unknown audit level")
+                && bad.output.contains(#"did you mean "denials"?"#), "\(bad.output)")
+        try writePolicy(tree, audit: "[all]")
+        #expect(try tree.capctl(["validate"]).output.contains("\"audit\" must be one of"))
+        try writePolicy(tree, audit: "all")
+        try tree.write("etc/policy.d/quiet.yaml", "audit: denials\n")
+        let layered = try tree.capctl(["validate"])
+        #expect(layered.status == 0, "\(layered.error)")
+        #expect(layered.output.contains(#"setting "audit" replaces the one at"#), "\(layered.output)")
+    }
+}
+
+/// The audit trail read back from a real systemd-journald the test starts in a mount namespace
+/// of its own, where it is the system's journal: each part of a record is a journal field.
+@Suite(
+    "capctl audit trail in the journal", .serialized,
+    .enabled(
+        if: JournalReceiver.isAvailable && PAMTestModules.matrix != nil && geteuid() == 0,
+        "needs systemd-journald, libpam-wrapper and root (mount namespaces)"),
+    .timeLimit(.minutes(1)))
+struct CapctlJournalAuditTests {
+    @Test("records go to the journal when it runs, as fields; no value can forge a field")
+    func journalFields() throws {
+        let journal = try JournalReceiver()
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              tmp: { kind: file, path: /tmp }
+              forged: { kind: file, path: "/nonexistent/x\\nCAPCTL_OUTCOME=authorized" }
+            gates:
+              open: { require: tmp }
+              forged: { require: forged }
+            """)
+        let run = try tree.run(
+            journal.inside([PolicyTree.capctl, "run", "open", "--", "/bin/true"]), extraEnvironment: [:])
+        #expect(run.status == 0, "\(run.error)")
+        let check = try tree.run(
+            journal.inside([PolicyTree.capctl, "check", "forged", "--for-user", "nobody"]), extraEnvironment: [:])
+        #expect(check.status == 1, "\(check.output)")
+        let records = try journal.records(identifier: "capctl")
+        try #require(records.count == 2, "\(records)")
+        let ran = records[0]
+        #expect(ran["CAPCTL_ACTION"] == "run" && ran["CAPCTL_GATE"] == "open" && ran["CAPCTL_OUTCOME"] == "authorized")
+        #expect(ran["CAPCTL_COMMAND"] == "/bin/true" && ran["CAPCTL_UID"] == "0")
+        #expect(ran["PRIORITY"] == "5" && ran["SYSLOG_FACILITY"] == "10")
+        #expect(ran["_TRANSPORT"] == "journal", "sent through sd_journal_sendv, not syslog")
+        #expect(ran["MESSAGE_ID"] == "4f1c7a9e2b6d4c38a5e0d9b7c3f18a26")
+        #expect(ran["MESSAGE"]?.contains(#"CAPCTL_GATE="open""#) == true)
+        let undecided = records[1]
+        #expect(undecided["CAPCTL_OUTCOME"] == "undecided" && undecided["PRIORITY"] == "4", "\(undecided)")
+        #expect(undecided["CAPCTL_USER"] == "nobody")
+        #expect(undecided["CAPCTL_REASONS"]?.contains("x\nCAPCTL_OUTCOME=authorized") == true, "\(undecided)")
     }
 }

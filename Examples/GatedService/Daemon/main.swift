@@ -3,7 +3,8 @@
 //
 //     gated-daemon --socket /run/gated.sock --policy /etc/gated/policy.yaml [--log FILE] [--audit-socket PATH]
 //
-// Every decision is recorded in the system log (authpriv; `--audit-socket`, /dev/log by default).
+// Every decision is recorded in the journal, or the system log (authpriv) where none runs; `--audit-socket PATH`
+// sends records to that syslog socket instead, and the policy's `audit:` says which are recorded.
 //
 // Requests are one line, `restart NAME`; replies are one line, `ok: ...`, `denied: ...` or
 // `error: ...` (Docs/Example.md). The restart here is a line appended to the log: the point is
@@ -87,7 +88,9 @@ struct Service: Sendable {
 
 let service = Service(
     policy: policy, log: value("--log"),
-    audit: AuditTrail(socketPath: value("--audit-socket") ?? "/dev/log", identifier: "gated-daemon"))
+    audit: AuditTrail(
+        level: policy.policy.audit?.level ?? .all,
+        destination: value("--audit-socket").map { .syslog(path: $0) } ?? .system, identifier: "gated-daemon"))
 print("listening on \(socketPath)")
 fflush(nil)
 while true {

@@ -41,6 +41,10 @@ public enum PolicySchema {
             "type": "object",
             "additionalProperties": false,
             "properties": [
+                "audit": [
+                    "description": "Which decisions capctl records in the audit trail (all by default).",
+                    "enum": .list(AuditLevel.allCases.map { .string($0.rawValue) }),
+                ],
                 "capabilities": [
                     "type": "object", "propertyNames": name, "additionalProperties": ["$ref": "#/$defs/capability"],
                 ],

@@ -14,6 +14,9 @@ public struct Policy: Sendable {
     public var flagFiles: [String] { flagSources.compactMap(\.path) }
     /// Capabilities and gates a later file defined again, replacing an earlier definition.
     public internal(set) var overrides: [PolicyOverride] = []
+    /// Which decisions the audit trail records (`audit:`), when a policy file says; a later
+    /// file's setting replaces an earlier one, as definitions do.
+    public internal(set) var audit: AuditSetting?
     /// The policy files read, in the order they were applied.
     public internal(set) var files: [String] = []
     /// Capabilities and gates a file declared but that could not be read (their errors are
@@ -37,6 +40,13 @@ public struct Policy: Sendable {
                 overrides.append(
                     PolicyOverride(kind: "gate", name: name, replaced: earlier.location, by: later.location))
             }
+        }
+        if let later = fragment.audit {
+            if let earlier = audit {
+                overrides.append(
+                    PolicyOverride(kind: "setting", name: "audit", replaced: earlier.location, by: later.location))
+            }
+            audit = later
         }
         capabilities.merge(fragment.capabilities) { _, later in later }
         gates.merge(fragment.gates) { _, later in later }

@@ -1,11 +1,11 @@
 public import ConfigurationFiles
 
-/// A capability or gate that a later policy file defined again: the later definition is the one
+/// A capability, gate or setting that a later policy file defined again: the later definition is the one
 /// in force. `capctl validate` reports each, so an override is never silent.
 public struct PolicyOverride: Sendable, Hashable, CustomStringConvertible {
-    /// `capability` or `gate`.
+    /// `capability`, `gate` or `setting`.
     public let kind: String
-    /// The capability's or gate's name.
+    /// The capability's, gate's or setting's name.
     public let name: String
     /// Where the replaced definition was.
     public let replaced: FileLocation

@@ -9,7 +9,7 @@ struct PolicyFileReader {
     let file: String
     private(set) var errors: [ConfigurationError] = []
 
-    private static let rootKeys = ["capabilities", "flags", "gates"]
+    private static let rootKeys = ["capabilities", "flags", "gates", "audit"]
 
     init(file: String) {
         self.file = file
@@ -53,6 +53,7 @@ struct PolicyFileReader {
             }
         }
         if let flags = root.member("flags") { readFlags(flags, into: &policy) }
+        if let audit = root.member("audit") { policy.audit = readAudit(audit.value) }
         if let gates = root.member("gates") {
             for member in entries(of: gates, "gates") {
                 if let gate = readGate(member) {
@@ -63,6 +64,23 @@ struct PolicyFileReader {
             }
         }
         return policy
+    }
+
+    /// `audit: off | denials | all`.
+    private mutating func readAudit(_ node: DocumentNode) -> AuditSetting? {
+        let levels = AuditLevel.allCases.map(\.rawValue)
+        let expected = levels.map { "\"\($0)\"" }.joined(separator: ", ")
+        guard case .string(let value) = node.kind else {
+            fail("\"audit\" must be one of \(expected), found a \(node.typeName)", node.location)
+            return nil
+        }
+        guard let level = AuditLevel(rawValue: value) else {
+            let suggestion = NameSuggestion.closest(to: value, among: levels).map { "did you mean \"\($0)\"? " }
+            fail(
+                "unknown audit level \(QuotedName.key(value)) (\(suggestion ?? "")expected \(expected))", node.location)
+            return nil
+        }
+        return AuditSetting(level: level, location: node.location)
     }
 
     // MARK: Helpers

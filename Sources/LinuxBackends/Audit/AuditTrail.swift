@@ -1,41 +1,57 @@
 import CLinuxSupport
+public import CapabilityPolicy
 import ConfigurationFiles
 import Glibc
 import Locking
 
-/// Where gate decisions are written for administrators to read later: the system log, with
-/// facility `authpriv` as sudo and polkit use, one line of `KEY="value"` fields per decision.
-/// This is the audit channel; swift-log stays the library's developer logging.
+/// Where gate decisions are written for administrators to read later: the systemd journal when
+/// it runs here, with each part of a record as a field of its own (`journalctl CAPCTL_GATE=export`),
+/// else the system log (`/dev/log`), with facility `authpriv` as sudo and polkit use, one line of
+/// `KEY="value"` fields per decision. This is the audit channel; swift-log stays the library's
+/// developer logging.
 ///
 /// Writing never changes a decision: a log that is missing or full is counted
 /// (``failedWrites``) and otherwise ignored.
 public final class AuditTrail: Sendable {
-    /// Which decisions are recorded.
-    public enum Level: String, Sendable, CaseIterable {
-        /// None.
-        case off
-        /// Denied, undecided and dismissed ones.
-        case denials
-        /// Every one.
-        case all
+    /// Where records go.
+    public enum Destination: Sendable, Equatable {
+        /// The journal when it takes the record (it runs here and libsystemd loads), else the
+        /// system log at `/dev/log`.
+        case system
+        /// Only the syslog socket at `path`: a syslog daemon's own, or a test's receiver.
+        case syslog(path: String)
     }
 
-    /// The system log's socket (`/dev/log` unless told otherwise).
-    public let socketPath: String
     /// Which decisions are recorded.
-    public let level: Level
+    public let level: AuditLevel
+    /// Where records go.
+    public let destination: Destination
     /// The program name records carry (`capctl`).
     public let identifier: String
+    private let journal: SystemJournal?
+    private let socketPath: String
     private let failures = Lock(0)
     /// A datagram socket connected to the log, kept between records; -1 until the first one.
     private let connection = Lock<Int32>(-1)
 
-    /// A trail writing to the syslog socket at `socketPath`.
-    public init(level: Level = .all, socketPath: String = "/dev/log", identifier: String = "capctl") {
+    /// A trail recording the decisions `level` asks for, to `destination`.
+    public init(level: AuditLevel = .all, destination: Destination = .system, identifier: String = "capctl") {
         self.level = level
-        self.socketPath = socketPath
+        self.destination = destination
         self.identifier = identifier
+        switch destination {
+        case .system:
+            journal = SystemJournal.system
+            socketPath = "/dev/log"
+        case .syslog(let path):
+            journal = nil
+            socketPath = path
+        }
     }
+
+    /// The identifier of capctl's decision records in the journal (`MESSAGE_ID`), so
+    /// `journalctl MESSAGE_ID=…` finds every one whatever program made it.
+    public static let journalMessageID = "4f1c7a9e2b6d4c38a5e0d9b7c3f18a26"
 
     /// How many records could not be written.
     public var failedWrites: Int { failures.withLock { $0 } }
@@ -47,17 +63,27 @@ public final class AuditTrail: Sendable {
         case .denials where record.outcome == .authorized: return
         default: break
         }
-        if !send(Self.line(record, identifier: identifier, severity: record.outcome == .authorized ? 5 : 4)) {
+        let fields = record.fields
+        let severity = record.outcome == .authorized ? 5 : 4
+        let message = Self.message(fields)
+        if let journal {
+            let entry =
+                [
+                    ("MESSAGE", message), ("MESSAGE_ID", Self.journalMessageID), ("PRIORITY", String(severity)),
+                    ("SYSLOG_FACILITY", "10"), ("SYSLOG_IDENTIFIER", identifier),
+                ] + fields
+            if journal.send(entry) { return }
+        }
+        if !send("<\(10 * 8 + severity)>\(identifier)[\(getpid())]: \(message)") {
             failures.withLock { $0 += 1 }
         }
     }
 
-    /// `<PRI>capctl[PID]: KEY="value" ...`, facility authpriv (10). Values are quoted, with `"`
-    /// and `\` escaped and control characters written visibly, so a name cannot forge a field or a line.
-    static func line(_ record: AuditRecord, identifier: String, severity: Int) -> String {
-        let fields = record.fields.map { key, value in "\(key)=\"\(VisibleText.escaped(value, quoting: true))\"" }
+    /// `KEY="value" ...`. Values are quoted, with `"` and `\` escaped and control characters
+    /// written visibly, so a name cannot forge a field or a line.
+    static func message(_ fields: [(String, String)]) -> String {
+        fields.map { key, value in "\(key)=\"\(VisibleText.escaped(value, quoting: true))\"" }
             .joined(separator: " ")
-        return "<\(10 * 8 + severity)>\(identifier)[\(getpid())]: \(fields)"
     }
 
     deinit {

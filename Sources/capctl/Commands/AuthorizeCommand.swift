@@ -59,11 +59,12 @@ struct AuthorizeCommand: AsyncParsableCommand {
             print(TerminalText.escaped("\(name): \(status.kind.rawValue): \(status.reason)"))
         }
         let verdict = Verdict(status)
-        Audit.trail.record(
+        Audit.record(
             AuditRecord(
                 action: "authorize", gate: name, outcome: Audit.outcome(verdict),
                 reasons: verdict == .authorized ? "" : status.reason,
-                policyFiles: policy.policy.capabilities[name].map { [$0.location.file] } ?? []))
+                policyFiles: policy.policy.capabilities[name].map { [$0.location.file] } ?? []),
+            policy: policy.policy)
         if verdict != .authorized { throw verdict.exitStatus }
     }
 }

@@ -34,7 +34,7 @@ struct CheckCommand: AsyncParsableCommand {
             gate: gate, options: options, prompting: !prompt.noPrompt && subject == nil,
             context: try flagContext.evaluationContext(), policyOptions: prompt.password.policyOptions,
             subject: subject)
-        if subject != nil { Audit.trail.record(outcome.record(action: "check", gate: gate, subject: subject)) }
+        if subject != nil { outcome.audit(action: "check", gate: gate, subject: subject) }
         if options.json {
             print(
                 JSONText.string(
@@ -56,6 +56,13 @@ struct CheckCommand: AsyncParsableCommand {
         var explanation: ConditionExplanation
         /// The file that defined the gate, for the audit trail.
         var policyFiles: [String] = []
+        /// The policy, whose `audit:` says which decisions are recorded.
+        var policy = Policy()
+
+        /// Records this decision in the audit trail.
+        func audit(action: String, gate: String, subject: Subject?, command: [String]? = nil) {
+            Audit.record(record(action: action, gate: gate, subject: subject, command: command), policy: policy)
+        }
 
         /// The audit record of this decision.
         func record(action: String, gate: String, subject: Subject?, command: [String]? = nil) -> AuditRecord {
@@ -85,7 +92,7 @@ struct CheckCommand: AsyncParsableCommand {
         }
         return Outcome(
             verdict: Verdict(evaluation), explanation: evaluation.explanation,
-            policyFiles: policy.policy.gates[gate].map { [$0.location.file] } ?? [])
+            policyFiles: policy.policy.gates[gate].map { [$0.location.file] } ?? [], policy: policy.policy)
     }
 
     /// The explanation as an indented tree, like `systemd-analyze condition`.

@@ -75,7 +75,7 @@ struct RunCommand: AsyncParsableCommand {
             gate: gate, options: options, prompting: !prompt.noPrompt && subject == nil,
             context: try flagContext.evaluationContext(), policyOptions: prompt.password.policyOptions,
             subject: subject)
-        Audit.trail.record(outcome.record(action: "run", gate: gate, subject: subject, command: command))
+        outcome.audit(action: "run", gate: gate, subject: subject, command: command)
         guard outcome.verdict == .authorized else {
             var message =
                 "capctl: not running \(TerminalText.escaped(command[0])): gate \(TerminalText.escaped(gate)) is"

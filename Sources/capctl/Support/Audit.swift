@@ -1,16 +1,44 @@
+import CapabilityPolicy
 import Foundation
 import LinuxBackends
 
 /// capctl's audit trail: every `run` and `authorize`, and every gate decided for another subject
-/// (`check --for-process`, `--for-user`), to the system log (Docs/capctl.md, "Audit").
-/// `CAPCTL_AUDIT` (`all`, `denials`, `off`; `all` by default) and `CAPCTL_AUDIT_SOCKET` (`/dev/log`)
-/// choose what and where.
+/// (`check --for-process`, `--for-user`), to the journal or the system log (Docs/capctl.md, "Audit").
+/// The policy's `audit:` chooses what (`all` when no file says); `CAPCTL_AUDIT` may ask for more,
+/// never less; `CAPCTL_AUDIT_SOCKET` sends records to that syslog socket instead.
 enum Audit {
-    static let trail: AuditTrail = {
+    /// Records `record` at the level `policy` and the environment ask for.
+    static func record(_ record: AuditRecord, policy: Policy) {
         let environment = ProcessInfo.processInfo.environment
-        let level = environment["CAPCTL_AUDIT"].flatMap(AuditTrail.Level.init(rawValue:)) ?? .all
-        return AuditTrail(level: level, socketPath: environment["CAPCTL_AUDIT_SOCKET"] ?? "/dev/log")
-    }()
+        let destination: AuditTrail.Destination =
+            environment["CAPCTL_AUDIT_SOCKET"].map { .syslog(path: $0) } ?? .system
+        AuditTrail(
+            level: level(policy: policy.audit?.level, environment: environment["CAPCTL_AUDIT"]),
+            destination: destination
+        ).record(record)
+    }
+
+    /// The policy's level, raised by the environment's when that asks for more. An unknown
+    /// value in the environment is said and records everything.
+    static func level(policy: AuditLevel?, environment: String?) -> AuditLevel {
+        let policyLevel = policy ?? .all
+        guard let environment else { return policyLevel }
+        guard let asked = AuditLevel(rawValue: environment) else {
+            let expected = AuditLevel.allCases.map(\.rawValue).joined(separator: ", ")
+            FileHandle.standardError.write(
+                Data("capctl: CAPCTL_AUDIT: unknown level (expected \(expected)); recording every decision\n".utf8))
+            return .all
+        }
+        return rank(asked) > rank(policyLevel) ? asked : policyLevel
+    }
+
+    private static func rank(_ level: AuditLevel) -> Int {
+        switch level {
+        case .off: 0
+        case .denials: 1
+        case .all: 2
+        }
+    }
 
     /// The record's outcome for a verdict: a status that decided nothing is undecided.
     static func outcome(_ verdict: Verdict) -> AuditRecord.Outcome {

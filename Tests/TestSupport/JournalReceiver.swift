@@ -1,0 +1,98 @@
+import CLinuxSupport
+import Foundation
+import Glibc
+
+/// A real systemd journal of the test's own: Debian's systemd-journald, started in a private
+/// mount namespace where /run and the journal's directories are fresh tmpfs mounts, so its
+/// socket is `/run/systemd/journal/socket` there (where `sd_journal_sendv` sends) and nothing on
+/// the machine changes. Commands run inside with ``inside(_:)``; ``records(identifier:)`` reads
+/// the entries back with journalctl. Stopping journald ends the namespace and its files.
+public final class JournalReceiver: Sendable {
+    public static let journald = "/usr/lib/systemd/systemd-journald"
+
+    public static var isAvailable: Bool {
+        [journald, "/usr/bin/journalctl", "/usr/bin/unshare", "/usr/bin/nsenter"].allSatisfy {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
+    private let directory: TemporaryDirectory
+    private let daemon: DaemonProcess
+
+    /// Starts journald and waits until it says it is ready (`READY=1` on a notify socket of the test's).
+    public init() throws {
+        directory = try TemporaryDirectory(prefix: "journal")
+        let notifyPath = directory.path + "/notify"
+        let notify = clinux_unix_socket(notifyPath, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_BIND)
+        guard notify >= 0 else { throw ReceiverError("cannot bind \(notifyPath)") }
+        defer { close(notify) }
+        let setup = """
+            set -e
+            mount -t tmpfs tmpfs /run
+            mkdir -p /run/systemd/journal /run/log/journal
+            if [ -d /var/log/journal ]; then mount -t tmpfs tmpfs /var/log/journal; fi
+            exec \(Self.journald)
+            """
+        daemon = try DaemonProcess(
+            ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", setup],
+            environment: ["NOTIFY_SOCKET": notifyPath, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+        do {
+            try Self.waitForReady(notify)
+        } catch {
+            daemon.stop()
+            throw error
+        }
+    }
+
+    deinit { daemon.stop() }
+
+    /// `command` run in the journal's namespace, where this journal is the system's.
+    public func inside(_ command: [String]) -> [String] {
+        ["/usr/bin/nsenter", "--target", String(daemon.pid), "--mount", "--"] + command
+    }
+
+    /// Every entry `identifier` (`SYSLOG_IDENTIFIER`) logged, oldest first, as fields, once
+    /// journald has written all it had received (`journalctl --sync`).
+    public func records(identifier: String) throws -> [[String: String]] {
+        let syncCommand = inside(["/usr/bin/journalctl", "--sync"])
+        let sync = try runProcess(syncCommand[0], Array(syncCommand.dropFirst()))
+        guard sync.status == 0 else { throw ReceiverError("journalctl --sync: \(sync.standardError)") }
+        let query = inside([
+            "/usr/bin/journalctl", "--directory=/run/log/journal", "--output=json", "--no-pager",
+            "SYSLOG_IDENTIFIER=\(identifier)",
+        ])
+        let result = try runProcess(query[0], Array(query.dropFirst()))
+        guard result.status == 0 else { throw ReceiverError("journalctl: \(result.standardError)") }
+        return try result.standardOutput.split(separator: "\n").map { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                throw ReceiverError("journalctl wrote something that is not an entry")
+            }
+            // Strings stay strings; binary values (arrays of bytes) are decoded as UTF-8.
+            return object.compactMapValues { value in
+                if let text = value as? String { return text }
+                if let bytes = value as? [Int] { return String(decoding: bytes.map(UInt8.init), as: UTF8.self) }
+                return nil
+            }
+        }
+    }
+
+    private static func waitForReady(_ notify: Int32) throws {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var descriptor = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
+            // A bound on a start that never comes, not a synchronization: readiness is the message.
+            let ready = poll(&descriptor, 1, 60_000)
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { throw ReceiverError("systemd-journald did not become ready") }
+            let count = recv(notify, &buffer, buffer.count, 0)
+            guard count > 0 else { continue }
+            let message = String(decoding: buffer.prefix(count), as: UTF8.self)
+            if message.split(separator: "\n").contains("READY=1") { return }
+        }
+    }
+
+    public struct ReceiverError: Error, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
