@@ -154,6 +154,11 @@ struct CoreBench {
         let subject = try! Subject.process(getpid())
         let forProcess = try! await GatingWorkloads.userGroupKept(subject: nil)
         let forSubject = try! await GatingWorkloads.userGroupKept(subject: subject)
+        // Both gates must hold, or the figures would compare a pass with an early failure.
+        for capability in forProcess + forSubject {
+            let status = await capability.resolveStatus()
+            precondition(status.kind == .authorized, "\(capability.name) does not hold: \(status)")
+        }
         var subjectRounds = AlternatingRounds()
         for _ in 0..<AlternatingRounds.count / 5 {
             let plain = await GatingWorkloads.gatedProcedures(20_000, all: forProcess)

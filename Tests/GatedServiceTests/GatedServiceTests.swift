@@ -28,11 +28,20 @@ struct GatedServiceTests {
 
     /// The client's exit status and reply, run with `credentials` (setpriv options; none for root).
     private func client(_ socket: String, _ request: [String], credentials: [String]?) throws -> (Int32, String) {
-        let client = builtProductForAnyUser("gated-client")
-        let command =
-            credentials.map { ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534"] + $0 + [client] } ?? [client]
-        let run = try runProcess(command[0], Array(command.dropFirst()) + ["--socket", socket] + request)
+        let run = try clientRun(socket, request, credentials: credentials)
         return (run.status, run.standardOutput.trimmingCharacters(in: .newlines))
+    }
+
+    /// The client run as uid 65534 with `input` answering the daemon's questions, in a session
+    /// of its own when asked.
+    private func clientRun(
+        _ socket: String, _ request: [String], credentials: [String]?, input: String = "", newSession: Bool = false
+    ) throws -> ProcessOutput {
+        let client = builtProductForAnyUser("gated-client")
+        var command =
+            credentials.map { ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534"] + $0 + [client] } ?? [client]
+        if newSession { command = ["/usr/bin/setsid", "--wait"] + command }
+        return try runProcess(command[0], Array(command.dropFirst()) + ["--socket", socket] + request, input: input)
     }
 
     static let policy = """
@@ -86,6 +95,83 @@ struct GatedServiceTests {
         #expect(try client(socket, ["restart", "nginx"], credentials: ["--groups=4242"]).0 == 0)
         let allowed = try #require(await receiver.nextRecord())
         #expect(allowed.contains(#"CAPCTL_OUTCOME="authorized""#) && allowed.contains("CAPCTL_PID="), "\(allowed)")
+    }
+
+    @Test(
+        "a PAM login the gate needs is asked of the client over the connection, never on the daemon's terminal",
+        .enabled(if: PAMTestModules.matrix != nil, "needs libpam-wrapper"))
+    func loginRelayedToTheClient() async throws {
+        let pam = try TemporaryDirectory(prefix: "gated-pam")
+        let passwords = try pam.write("alice:secret:gated-test\nnobody:nobody-secret:gated-test\n", to: "passdb")
+        _ = try pam.write(
+            """
+            auth required \(PAMTestModules.matrix!) passdb=\(passwords)
+            account required \(PAMTestModules.matrix!) passdb=\(passwords)
+            """, to: "gated-test")
+        let policy = """
+            capabilities:
+              admin: { kind: pam, service: gated-test, user: alice, service-directory: \(pam.path) }
+            gates:
+              restart-unit: { require: admin }
+            """
+        let (daemon, socket, log, directory) = try await daemon(policy: policy)
+        defer { daemon.stop() }
+        _ = directory
+        // The administrator's password, typed by the client's person: the question came to the client.
+        let right = try clientRun(socket, ["restart", "nginx"], credentials: ["--clear-groups"], input: "secret\n")
+        #expect(right.status == 0, "\(right.standardOutput)\(right.standardError)")
+        #expect(right.standardError.contains("Password"), "the client was asked: \(right.standardError)")
+        let wrong = try clientRun(socket, ["restart", "nginx"], credentials: ["--clear-groups"], input: "guess\n")
+        #expect(wrong.status == 1 && wrong.standardOutput.hasPrefix("denied: "), "\(wrong.standardOutput)")
+        // Not kept (no keep:): the next request asks again.
+        let again = try clientRun(socket, ["restart", "nginx"], credentials: ["--clear-groups"])
+        #expect(again.status == 1, "\(again.standardOutput)")
+        // A client that answers with more than PAM takes, or goes away, is dismissed, not let in.
+        let long = try clientRun(
+            socket, ["restart", "nginx"], credentials: ["--clear-groups"],
+            input: String(repeating: "x", count: 600) + "\n")
+        #expect(long.status == 1 && long.standardOutput.hasPrefix("denied: "), "\(long.standardOutput)")
+        #expect(long.standardOutput.contains("dismissed: "), "dismissed, not denied: \(long.standardOutput)")
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1, "\(lines)")
+    }
+
+    @Test(
+        "keep: a client's login is kept for that client's session only, never for another client",
+        .enabled(if: PAMTestModules.matrix != nil, "needs libpam-wrapper"))
+    func loginKeptPerClient() async throws {
+        let pam = try TemporaryDirectory(prefix: "gated-pam")
+        let passwords = try pam.write("nobody:nobody-secret:gated-test\nroot:root-secret:gated-test\n", to: "passdb")
+        _ = try pam.write(
+            """
+            auth required \(PAMTestModules.matrix!) passdb=\(passwords)
+            account required \(PAMTestModules.matrix!) passdb=\(passwords)
+            """, to: "gated-test")
+        // No user: each client authenticates as itself (polkit's auth_self), and it is kept.
+        let policy = """
+            capabilities:
+              self: { kind: pam, service: gated-test, service-directory: \(pam.path), keep: 5m }
+            gates:
+              restart-unit: { require: self }
+            """
+        let (daemon, socket, _, directory) = try await daemon(policy: policy)
+        defer { daemon.stop() }
+        _ = directory
+        let nobody = ["--clear-groups"]
+        // Root's password does not log nobody in: the login is the client's own user's.
+        let rootPassword = try clientRun(socket, ["restart", "a"], credentials: nobody, input: "root-secret\n")
+        #expect(rootPassword.status == 1, "\(rootPassword.standardOutput)")
+        let first = try clientRun(socket, ["restart", "a"], credentials: nobody, input: "nobody-secret\n")
+        #expect(first.status == 0, "\(first.standardOutput)\(first.standardError)")
+        // The same client session: kept, nothing asked.
+        let kept = try clientRun(socket, ["restart", "b"], credentials: nobody)
+        #expect(kept.status == 0, "\(kept.standardOutput)")
+        #expect(!kept.standardError.contains("Password"), "\(kept.standardError)")
+        // Another session of the same user, and another user: asked again.
+        let otherSession = try clientRun(socket, ["restart", "c"], credentials: nobody, newSession: true)
+        #expect(otherSession.status == 1, "\(otherSession.standardOutput)")
+        let root = try clientRun(socket, ["restart", "d"], credentials: nil)
+        #expect(root.status == 1, "\(root.standardOutput)")
     }
 
     @Test("file access and flag rules are decided for the client, not for the root daemon")

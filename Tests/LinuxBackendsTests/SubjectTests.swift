@@ -98,9 +98,47 @@ struct SubjectTests {
         #expect(
             try await FileAccess("/etc/shadow", access: .read).evaluated(for: nobody).resolveStatus().kind == .denied)
         #expect(try await FileAccess("/etc/shadow", access: .read).resolveStatus().kind == .authorized)
-        let pam = try PAMLogin(service: "login", user: "root")
-        let forNobody = await pam.evaluated(for: nobody).resolveStatus()
+        // A capability that does not conform cannot answer for another subject: undecided.
+        let forNobody = await ThisProcessOnly().evaluated(for: nobody).resolveStatus()
         #expect(forNobody.kind == .unavailable)
         #expect(forNobody.reason.contains("cannot be decided for another subject"))
     }
+
+    @Test(
+        "PAM for a subject: its own user unless the capability names one, asked through its conversation only",
+        .enabled(if: PAMTestModules.matrix != nil, "needs libpam-wrapper"))
+    func pamForSubjects() async throws {
+        let pam = try TemporaryDirectory(prefix: "subject-pam")
+        let passwords = try pam.write("alice:secret:subject-test\nnobody:nobody-secret:subject-test\n", to: "passdb")
+        _ = try pam.write(
+            """
+            auth required \(PAMTestModules.matrix!) passdb=\(passwords)
+            account required \(PAMTestModules.matrix!) passdb=\(passwords)
+            """, to: "subject-test")
+        let nobody = try Subject.user(named: "nobody")
+        func answering(_ password: String) -> ProgrammaticPAMConversation {
+            ProgrammaticPAMConversation(secret: { PAMSecret(password) })
+        }
+        let own = try PAMLogin(service: "subject-test", serviceDirectory: pam.path)
+        #expect(
+            try await own.forSubject(nobody, conversation: answering("nobody-secret")).authorize().kind == .authorized)
+        #expect(try await own.forSubject(nobody, conversation: answering("secret")).authorize().kind == .denied)
+        #expect(own.forSubject(nobody, conversation: nil).name == "pam:subject-test:nobody")
+        let admin = try PAMLogin(service: "subject-test", user: "alice", serviceDirectory: pam.path)
+        #expect(try await admin.forSubject(nobody, conversation: answering("secret")).authorize().kind == .authorized)
+        // Nobody to ask: dismissed, and nothing is read from this process's terminal.
+        let unasked = try await admin.evaluated(for: nobody).authorize()
+        #expect(unasked.kind == .notDetermined && unasked.reason.contains("nobody can answer"), "\(unasked)")
+        // A uid without a user name has nobody to authenticate.
+        let nameless = Subject(
+            uid: 4_000_001, gid: 4_000_001, supplementaryGroups: [], pid: nil, startTime: nil, userName: nil,
+            source: .user)
+        #expect(await own.evaluated(for: nameless).resolveStatus().kind == .unavailable)
+    }
+}
+
+/// A capability that answers only for this process.
+private struct ThisProcessOnly: CapabilityType {
+    var name: String { "this-process-only" }
+    func status() async throws -> CapabilityStatus { .authorized("this process") }
 }

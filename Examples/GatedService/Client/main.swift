@@ -2,6 +2,8 @@
 //
 //     gated-client --socket /run/gated.sock restart NAME
 //
+// When the gate needs a login, the daemon asks this client (`pam-secret: Password: `): the
+// question is shown and the answer read from standard input, without echo on a terminal.
 // Exits 0 for `ok`, 1 for `denied` or `error`, 2 for bad arguments or no daemon.
 import Foundation
 import Glibc
@@ -28,9 +30,47 @@ let connected = withUnsafePointer(to: &address) {
 guard connected == 0 else { fail("cannot reach \(arguments[1]): \(String(cString: strerror(errno)))", status: 2) }
 let request = Array((arguments.dropFirst(2).joined(separator: " ") + "\n").utf8)
 _ = request.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-var reply: [UInt8] = []
-var byte: UInt8 = 0
-while read(descriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") { reply.append(byte) }
-let text = String(decoding: reply, as: UTF8.self)
-print(text)
-exit(text.hasPrefix("ok: ") ? 0 : 1)
+/// One line from the daemon, without its newline; nil once it closed.
+func readLine(from descriptor: Int32) -> String? {
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while true {
+        guard read(descriptor, &byte, 1) == 1 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
+        if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+        line.append(byte)
+    }
+}
+
+/// An answer from standard input; a secret one without echo when it is a terminal.
+func answer(_ question: String, secret: Bool) -> String {
+    FileHandle.standardError.write(Data(question.utf8))
+    var saved = termios()
+    let quiet = secret && isatty(0) == 1 && tcgetattr(0, &saved) == 0
+    if quiet {
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(0, TCSAFLUSH, &silent)
+    }
+    defer {
+        if quiet {
+            tcsetattr(0, TCSAFLUSH, &saved)
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+    }
+    return Swift.readLine(strippingNewline: true) ?? ""
+}
+
+while let line = readLine(from: descriptor) {
+    for (prefix, secret) in [("pam-secret: ", true), ("pam-prompt: ", false)] where line.hasPrefix(prefix) {
+        let reply = Array((answer(String(line.dropFirst(prefix.count)), secret: secret) + "\n").utf8)
+        _ = reply.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+    if line.hasPrefix("pam-info: ") || line.hasPrefix("pam-error: ") {
+        FileHandle.standardError.write(Data((line.drop(while: { $0 != " " }).dropFirst() + "\n").utf8))
+    }
+    if !line.hasPrefix("pam-") {
+        print(line)
+        exit(line.hasPrefix("ok: ") ? 0 : 1)
+    }
+}
+fail("the daemon closed the connection without a reply", status: 1)

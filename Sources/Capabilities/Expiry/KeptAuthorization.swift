@@ -26,6 +26,8 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     private let state = Lock(State())
     private let copies = KeptCopies()
     private let changed = CapabilityChangeSignal()
+    /// What is kept for other subjects, apart from this process's own.
+    private let subjects = KeptForSubjects()
 
     /// Keeps `base`'s authorizations for `duration`, measured on `clock`.
     public init<C: Clock>(_ base: Base, keepingFor duration: Duration, clock: C) where C.Duration == Duration {
@@ -96,8 +98,9 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
         return status
     }
 
-    /// Forgets a kept authorization now (as `sudo -k` does).
+    /// Forgets a kept authorization now (as `sudo -k` does), this process's and every subject's.
     public func revoke() {
+        subjects.removeAll()
         let task = state.withLock { state -> Task<Void, Never>? in
             state.kept = nil
             copies.store(nil)
@@ -160,6 +163,16 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
         if seconds >= 60, seconds % 60 == 0 { return "\(seconds / 60) min" }
         if seconds >= 1 { return "\(seconds) s" }
         return "\(duration)"
+    }
+}
+
+extension KeptAuthorization: SubjectCapability {
+    /// The base capability as it answers for `subject`, with the authorization kept for that
+    /// subject's scope (``Subject/keepScope``): never this process's, never another client's.
+    public func forSubject(_ subject: Subject) -> any CapabilityType {
+        KeptForSubject(
+            base: base.evaluated(for: subject), scope: subject.keepScope, store: subjects, duration: duration,
+            timeline: timeline)
     }
 }
 

@@ -31,6 +31,9 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
     public let startTime: UInt64?
     /// The process's session id (the session leader's pid), when the subject is a process.
     public let session: Int32?
+    /// The session leader's start time, which names the session together with its id even
+    /// after the id is reused.
+    public let sessionStartTime: UInt64?
     /// The process's controlling terminal (`pts/3`), when it has one.
     public let terminal: String?
     /// The audit login session (`/proc/PID/sessionid`, which pam_loginuid sets at login and
@@ -44,7 +47,8 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
     /// A subject with these credentials. For the Linux layer, which reads them from the kernel.
     package init(
         uid: UInt32, gid: UInt32, supplementaryGroups: [UInt32], pid: Int32?, startTime: UInt64?,
-        session: Int32? = nil, terminal: String? = nil, loginSession: UInt32? = nil, userName: String?,
+        session: Int32? = nil, sessionStartTime: UInt64? = nil, terminal: String? = nil, loginSession: UInt32? = nil,
+        userName: String?,
         source: Source
     ) {
         self.uid = uid
@@ -53,6 +57,7 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
         self.pid = pid
         self.startTime = startTime
         self.session = session
+        self.sessionStartTime = sessionStartTime
         self.terminal = terminal
         self.loginSession = loginSession
         self.userName = userName
@@ -62,6 +67,20 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
     /// The effective group, then the supplementary groups.
     public var groups: [UInt32] {
         [gid] + supplementaryGroups.filter { $0 != gid }
+    }
+
+    /// What a login kept for this subject is kept for, as polkit keeps `auth_admin_keep` per
+    /// session and sudo per terminal: the user, and the audit login session when there is one,
+    /// else the session (its id and its leader's start time) and terminal, else the process (its
+    /// id and start time). Nil for a subject without a process (a user by name): nothing is kept for it.
+    public var keepScope: String? {
+        let user = "uid=\(uid)"
+        if let loginSession { return "\(user) login-session=\(loginSession)" }
+        if let session, let sessionStartTime {
+            return "\(user) session=\(session):\(sessionStartTime) tty=\(terminal ?? "none")"
+        }
+        if let pid, let startTime { return "\(user) process=\(pid):\(startTime)" }
+        return nil
     }
 
     /// `nobody(65534), pid 4242 on pts/3`.

@@ -7,6 +7,7 @@ public struct KeptAcrossProcesses: CapabilityType {
     private let base: any CapabilityType
     private let records: KeptLoginRecords
     private let key: KeptLoginRecords.Key?
+    private let fingerprint: String
     private let duration: Duration
     private let note: String
 
@@ -18,13 +19,23 @@ public struct KeptAcrossProcesses: CapabilityType {
         keep duration: Duration,
         note: String = ""
     ) {
+        self.init(
+            base, records: records,
+            key: KeptLoginRecords.currentScope().map {
+                KeptLoginRecords.Key(uid: uid, capability: base.name, fingerprint: fingerprint, scope: $0)
+            }, fingerprint: fingerprint, keep: duration, note: note)
+    }
+
+    private init(
+        _ base: any CapabilityType, records: KeptLoginRecords, key: KeptLoginRecords.Key?, fingerprint: String,
+        keep duration: Duration, note: String
+    ) {
         self.base = base
         self.records = records
+        self.key = key
+        self.fingerprint = fingerprint
         self.duration = duration
         self.note = note
-        key = KeptLoginRecords.currentScope().map {
-            KeptLoginRecords.Key(uid: uid, capability: base.name, fingerprint: fingerprint, scope: $0)
-        }
     }
 
     public var name: String { base.name }
@@ -65,4 +76,20 @@ public struct KeptAcrossProcesses: CapabilityType {
     }
 
     public func statusUpdates() -> CapabilityStatusUpdates { base.statusUpdates() }
+}
+
+extension KeptAcrossProcesses: SubjectCapability {
+    /// The base as it answers for `subject`, with records kept for the subject (its uid and
+    /// `Subject.keepScope`) rather than for this process: a client's login outlives one
+    /// connection and the service's restarts, within the client's session. A subject without a
+    /// scope (a user by name) has no records.
+    public func forSubject(_ subject: Subject) -> any CapabilityType {
+        let asked = base.evaluated(for: subject)
+        return KeptAcrossProcesses(
+            asked, records: records,
+            key: subject.keepScope.map {
+                KeptLoginRecords.Key(
+                    uid: subject.uid, capability: asked.name, fingerprint: fingerprint, scope: "client " + $0)
+            }, fingerprint: fingerprint, keep: duration, note: note)
+    }
 }

@@ -36,6 +36,8 @@ public struct PAMLogin: CapabilityType {
 
     private let conversation: any PAMConversation
     private let libraryPath: String
+    /// Whether the user was named, rather than taken from whoever is asked about.
+    private let userIsNamed: Bool
 
     /// A PAM login.
     /// - Parameters:
@@ -65,6 +67,7 @@ public struct PAMLogin: CapabilityType {
             throw CapabilityConfigurationError(
                 "a PAM service directory must be an absolute path, got \"\(serviceDirectory)\"")
         }
+        userIsNamed = user != nil
         let user = user ?? ProcessIdentity.current().effectiveUser.name ?? ""
         guard !user.isEmpty, !user.utf8.contains(0) else {
             throw CapabilityConfigurationError("a PAM login needs a user name")
@@ -177,4 +180,66 @@ public struct PAMLogin: CapabilityType {
 
     /// A queue of its own, so each waiting login gets a thread and none holds up the global queue.
     private static let transactions = DispatchQueue(label: "LinuxBackends.PAM", attributes: .concurrent)
+}
+
+extension PAMLogin: SubjectCapability {
+    /// Who answers PAM's questions for the subjects capabilities are made for while it is set:
+    /// ``ServeClientRequest`` sets it to its client's connection around building its gate, so a
+    /// prompt goes to the client, never to this service's terminal.
+    @TaskLocal public static var subjectConversation: (any PAMConversation)?
+
+    /// The login asked of `subject`, answered by ``subjectConversation``.
+    public func forSubject(_ subject: Subject) -> any CapabilityType {
+        forSubject(subject, conversation: Self.subjectConversation)
+    }
+
+    /// The login asked of `subject`: the user the capability names (an administrator, as
+    /// polkit's `auth_admin`), or else the subject's own user (`auth_self`), with the questions
+    /// going to `conversation`, the client. With no conversation nobody can answer: a stack that
+    /// asks is dismissed, never typed on this process's terminal.
+    public func forSubject(_ subject: Subject, conversation: (any PAMConversation)?) -> any CapabilityType {
+        let user: String
+        if userIsNamed {
+            user = self.user
+        } else if let name = subject.userName, !name.isEmpty, !name.utf8.contains(0) {
+            user = name
+        } else {
+            return SubjectWithoutUser(name: name, subject: subject)
+        }
+        return PAMLogin(
+            copying: self, user: user,
+            conversation: conversation ?? UnansweredConversation(reason: "nobody can answer for \(subject) here"))
+    }
+
+    private init(copying login: PAMLogin, user: String, conversation: any PAMConversation) {
+        service = login.service
+        self.user = user
+        serviceDirectory = login.serviceDirectory
+        checksAccount = login.checksAccount
+        establishesCredentials = login.establishesCredentials
+        timeout = login.timeout
+        self.conversation = conversation
+        libraryPath = login.libraryPath
+        userIsNamed = true
+    }
+}
+
+/// A conversation with nobody: every prompt is unanswerable, for the reason given.
+private struct UnansweredConversation: PAMConversation {
+    let reason: String
+    func answer(_ prompt: PAMMessage) -> PAMAnswer { .unanswerable(reason) }
+    func show(_ message: PAMMessage) {}
+}
+
+/// A login for a subject whose uid has no user name: there is no one to authenticate.
+private struct SubjectWithoutUser: CapabilityType {
+    let name: String
+    let subject: Subject
+
+    func status() async throws -> CapabilityStatus { currentStatus }
+    func knownStatus() -> CapabilityStatus? { currentStatus }
+
+    private var currentStatus: CapabilityStatus {
+        .unavailable("\(subject) has no user name to authenticate through PAM", cause: .misconfigured)
+    }
 }

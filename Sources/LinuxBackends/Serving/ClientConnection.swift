@@ -51,15 +51,49 @@ public final class ClientConnection: Sendable {
             return !done
         }
         guard first else { return }
+        _ = send(line)
+    }
+
+    /// Who answers PAM's questions on this connection: the client (``ClientPAMConversation``).
+    public var conversation: any PAMConversation { ClientPAMConversation(connection: self) }
+
+    /// Sends `line`, control characters written visibly, before any reply; false when it
+    /// could not be sent (the client went away) or the reply was sent already.
+    func send(_ line: String) -> Bool {
         var bytes = Array(VisibleText.escaped(line).utf8) + [UInt8(ascii: "\n")]
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeMutableBytes {
-                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
             if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return }
+            guard written > 0 else { return false }
             offset += written
+        }
+        return true
+    }
+
+    /// Reads one answer line of at most `limit` bytes into `buffer` (which the caller zeroes),
+    /// waiting at most `seconds`: its length, or nil when the client closed, took too long, or
+    /// sent a longer line (the rest is not read: the connection is useless afterwards).
+    func readAnswer(into buffer: UnsafeMutableBufferPointer<UInt8>, waiting seconds: Int) -> Int? {
+        var limit = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        defer {
+            var normal = timeval(tv_sec: ClientListener.clientTimeout, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &normal, socklen_t(MemoryLayout<timeval>.size))
+        }
+        var count = 0
+        var byte: UInt8 = 0
+        defer { explicit_bzero(&byte, 1) }
+        while true {
+            let got = read(descriptor, &byte, 1)
+            if got < 0, errno == EINTR { continue }
+            guard got == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { return count }
+            guard count < buffer.count else { return nil }
+            buffer[count] = byte
+            count += 1
         }
     }
 }

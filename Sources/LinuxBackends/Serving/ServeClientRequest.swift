@@ -6,7 +6,8 @@ public import ProcedureCore
 /// the client (``ClientConnection/subject``), so `work` runs only when the gate holds for the
 /// client, whatever this service itself may do. The client gets one reply line either way:
 /// `ok: ` and what `work` returns, or `denied: ` and why (`error: ` when `work` throws).
-/// Nothing is asked on the service's terminal: a gate that would need asking is refused.
+/// Nothing is asked on the service's terminal: a PAM login the gate needs is asked of the
+/// client, over the connection (``ClientPAMConversation``), before the reply.
 public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable {
     // Immutable after init; the base class synchronizes its own state.
 
@@ -20,7 +21,11 @@ public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable
         audit: AuditTrail? = nil, work: @escaping @Sendable (ClientConnection) async throws -> String
     ) throws(ConfigurationError) {
         self.client = client
-        let condition = try policy.condition(forGate: gate, subject: client.subject)
+        // Capabilities are made for the client while its conversation is set: PAM asks the client.
+        let built = PAMLogin.$subjectConversation.withValue(client.conversation) {
+            Result { () throws(ConfigurationError) in try policy.condition(forGate: gate, subject: client.subject) }
+        }
+        let condition = try built.get()
         super.init(name: name ?? "serve \(gate) for \(client.subject)") {
             do {
                 client.reply("ok: " + (try await work(client)))
@@ -29,7 +34,7 @@ public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable
                 throw error
             }
         }
-        addCondition(Silent(condition))
+        addCondition(condition)
         let policyFiles = policy.policy.gates[gate].map { [$0.location.file] } ?? []
         addDidFinishBlockObserver { _, error in
             if let error { client.reply("denied: \(error)") }

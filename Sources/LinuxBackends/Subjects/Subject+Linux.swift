@@ -33,7 +33,8 @@ extension Subject {
         }
         return Subject(
             uid: uid, gid: gid, supplementaryGroups: groups, pid: stat == nil ? nil : pid, startTime: stat?.startTime,
-            session: stat?.session, terminal: stat.flatMap { ProcessFiles.terminalName($0.terminal) },
+            session: stat?.session, sessionStartTime: stat.flatMap { Self.sessionStart($0.session) },
+            terminal: stat.flatMap { ProcessFiles.terminalName($0.terminal) },
             loginSession: stat == nil ? nil : loginSession, userName: ProcessIdentity.user(uid).name,
             source: .socketPeer)
     }
@@ -56,7 +57,8 @@ extension Subject {
         }
         return Subject(
             uid: uid, gid: gid, supplementaryGroups: status.groups, pid: pid, startTime: before.startTime,
-            session: after.session, terminal: ProcessFiles.terminalName(after.terminal), loginSession: loginSession,
+            session: after.session, sessionStartTime: Self.sessionStart(after.session),
+            terminal: ProcessFiles.terminalName(after.terminal), loginSession: loginSession,
             userName: ProcessIdentity.user(uid).name, source: .process)
     }
 
@@ -90,6 +92,11 @@ extension Subject {
         return Subject(
             uid: uid, gid: gid, supplementaryGroups: Array(groups.prefix(Int(count))), pid: nil, startTime: nil,
             userName: name, source: .user)
+    }
+
+    /// The session leader's start time; nil when it has ended or is out of sight (another PID namespace).
+    private static func sessionStart(_ session: Int32) -> UInt64? {
+        session > 0 ? ProcessFiles.startTime(of: session) : nil
     }
 
     private static func peerGroups(_ socket: Int32) throws(SubjectError) -> [UInt32] {
