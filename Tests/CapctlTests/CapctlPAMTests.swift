@@ -11,13 +11,7 @@ import Testing
 struct CapctlPAMTests {
     private func tree() throws -> PolicyTree {
         let tree = try PolicyTree()
-        let passwords = try tree.write("pam/passdb", "alice:secret:capctl-test\n")
-        try tree.write(
-            "pam/capctl-test",
-            """
-            auth required \(PAMTestModules.matrix!) passdb=\(passwords)
-            account required \(PAMTestModules.matrix!) passdb=\(passwords)
-            """)
+        try tree.matrixService("capctl-test")
         try tree.write(
             "etc/policy.yaml",
             """

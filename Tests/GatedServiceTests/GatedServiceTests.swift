@@ -101,13 +101,8 @@ struct GatedServiceTests {
         "a PAM login the gate needs is asked of the client over the connection, never on the daemon's terminal",
         .enabled(if: PAMTestModules.matrix != nil, "needs libpam-wrapper"))
     func loginRelayedToTheClient() async throws {
-        let pam = try TemporaryDirectory(prefix: "gated-pam")
-        let passwords = try pam.write("alice:secret:gated-test\nnobody:nobody-secret:gated-test\n", to: "passdb")
-        _ = try pam.write(
-            """
-            auth required \(PAMTestModules.matrix!) passdb=\(passwords)
-            account required \(PAMTestModules.matrix!) passdb=\(passwords)
-            """, to: "gated-test")
+        let pam = try PAMServiceDirectory(passwords: ["alice:secret:gated-test", "nobody:nobody-secret:gated-test"])
+        try pam.matrixService("gated-test")
         let policy = """
             capabilities:
               admin: { kind: pam, service: gated-test, user: alice, service-directory: \(pam.path) }
@@ -140,13 +135,8 @@ struct GatedServiceTests {
         "keep: a client's login is kept for that client's session only, never for another client",
         .enabled(if: PAMTestModules.matrix != nil, "needs libpam-wrapper"))
     func loginKeptPerClient() async throws {
-        let pam = try TemporaryDirectory(prefix: "gated-pam")
-        let passwords = try pam.write("nobody:nobody-secret:gated-test\nroot:root-secret:gated-test\n", to: "passdb")
-        _ = try pam.write(
-            """
-            auth required \(PAMTestModules.matrix!) passdb=\(passwords)
-            account required \(PAMTestModules.matrix!) passdb=\(passwords)
-            """, to: "gated-test")
+        let pam = try PAMServiceDirectory(passwords: ["nobody:nobody-secret:gated-test", "root:root-secret:gated-test"])
+        try pam.matrixService("gated-test")
         // No user: each client authenticates as itself (polkit's auth_self), and it is kept.
         let policy = """
             capabilities:

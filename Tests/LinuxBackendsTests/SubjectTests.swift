@@ -108,13 +108,8 @@ struct SubjectTests {
         "PAM for a subject: its own user unless the capability names one, asked through its conversation only",
         .enabled(if: PAMTestModules.matrix != nil, "needs libpam-wrapper"))
     func pamForSubjects() async throws {
-        let pam = try TemporaryDirectory(prefix: "subject-pam")
-        let passwords = try pam.write("alice:secret:subject-test\nnobody:nobody-secret:subject-test\n", to: "passdb")
-        _ = try pam.write(
-            """
-            auth required \(PAMTestModules.matrix!) passdb=\(passwords)
-            account required \(PAMTestModules.matrix!) passdb=\(passwords)
-            """, to: "subject-test")
+        let pam = try PAMServiceDirectory(passwords: ["alice:secret:subject-test", "nobody:nobody-secret:subject-test"])
+        try pam.matrixService("subject-test")
         let nobody = try Subject.user(named: "nobody")
         func answering(_ password: String) -> ProgrammaticPAMConversation {
             ProgrammaticPAMConversation(secret: { PAMSecret(password) })
