@@ -2,7 +2,8 @@ public import Capabilities
 
 /// A capability whose successful authorizations outlive the process: a login kept in this
 /// process (`KeptAuthorization`) and also in ``KeptLoginRecords``, so the next `capctl check`
-/// in the same session and terminal (or from the same parent process) does not ask again until the time runs out, as sudo does.
+/// in the same session and terminal (or from the same parent process) does not ask again until
+/// the time runs out, as sudo does.
 public struct KeptAcrossProcesses: CapabilityType {
     private let base: any CapabilityType
     private let records: KeptLoginRecords
@@ -59,7 +60,6 @@ public struct KeptAcrossProcesses: CapabilityType {
     public func authorize() async throws -> CapabilityStatus {
         if let kept = kept() { return kept }
         let status = try await base.authorize()
-        // A record that cannot be written only means the next process asks again.
         guard status.kind == .authorized else { return status }
         // A record that cannot be written only means the next process asks again; the reason says so.
         guard let key else {

@@ -57,8 +57,8 @@ public final class ClientConnection: Sendable {
     /// Who answers PAM's questions on this connection: the client (``ClientPAMConversation``).
     public var conversation: any PAMConversation { ClientPAMConversation(connection: self) }
 
-    /// Sends `line`, control characters written visibly, before any reply; false when it
-    /// could not be sent (the client went away) or the reply was sent already.
+    /// Sends `line` (a relayed question, before the reply), control characters written
+    /// visibly; false when it could not be sent (the client went away).
     func send(_ line: String) -> Bool {
         var bytes = Array(VisibleText.escaped(line).utf8) + [UInt8(ascii: "\n")]
         var offset = 0
