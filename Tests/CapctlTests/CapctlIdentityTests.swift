@@ -66,6 +66,30 @@ struct CapctlIdentityTests {
         #expect(get.output.contains("false"), "\(get.output)")
     }
 
+    @Test("run --as-user takes a user whose entry is over 64 KiB, as any other")
+    func largeUserEntry() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml", "capabilities:\n  tmp: { kind: file, path: /tmp }\ngates:\n  open: { require: tmp }\n")
+        let machine = try String(contentsOfFile: "/etc/passwd", encoding: .utf8)
+        let gecos = String(repeating: "g", count: 70_000)
+        let passwd = try tree.write("databases/passwd", machine + "biguser:x:4343:4343:\(gecos):/tmp:/bin/sh\n")
+        chmod(passwd, 0o644)
+        let script = """
+            set -e
+            mount --bind "$1" /etc/passwd
+            shift
+            exec "$@"
+            """
+        let run = try tree.run(
+            [
+                "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh", passwd,
+                PolicyTree.sharedCapctl, "run", "--as-user", "biguser", "open", "--", "/usr/bin/id", "-u",
+            ], extraEnvironment: [:])
+        #expect(run.status == 0, "\(run.output)\(run.error)")
+        #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines) == "4343", "\(run.output)")
+    }
+
     @Test(
         "a group database that cannot answer makes rules reading groups an error, and group capabilities undecided, not load errors"
     )

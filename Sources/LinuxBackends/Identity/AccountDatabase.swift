@@ -5,9 +5,9 @@ import Glibc
 /// "not found"; `ERANGE` asks for a larger buffer, which is given (from sysconf's hint, doubling,
 /// up to 64 MiB: an 8,000-member group needs more than 64 KiB); any other return is a lookup
 /// that failed (the directory is unreachable, say), which is never read as "not found".
-enum AccountDatabase {
+package enum AccountDatabase {
     /// A lookup's outcome.
-    enum Lookup<Value> {
+    package enum Lookup<Value> {
         case found(Value)
         case notFound
         /// Why the database could not answer.
@@ -27,11 +27,21 @@ enum AccountDatabase {
         }
     }
 
-    /// A user's login entry: name and primary group.
-    struct UserEntry {
-        let uid: uid_t
-        let gid: gid_t
-        let name: String
+    /// A user's login entry: name, primary group, home directory and shell.
+    package struct UserEntry {
+        package let uid: UInt32
+        package let gid: UInt32
+        package let name: String
+        package let home: String
+        package let shell: String
+
+        init(_ entry: passwd) {
+            uid = entry.pw_uid
+            gid = entry.pw_gid
+            name = String(cString: entry.pw_name)
+            home = entry.pw_dir.map { String(cString: $0) } ?? "/"
+            shell = entry.pw_shell.map { String(cString: $0) } ?? ""
+        }
     }
 
     static func userEntry(id: uid_t) -> Lookup<UserEntry> {
@@ -39,8 +49,17 @@ enum AccountDatabase {
         return read(hint: Int32(_SC_GETPW_R_SIZE_MAX), what: "uid \(id)") { buffer, result in
             getpwuid_r(id, &entry, buffer.baseAddress!, buffer.count, &result)
         } value: { (result: UnsafeMutablePointer<passwd>) in
-            UserEntry(
-                uid: result.pointee.pw_uid, gid: result.pointee.pw_gid, name: String(cString: result.pointee.pw_name))
+            UserEntry(result.pointee)
+        }
+    }
+
+    package static func userEntry(named name: String) -> Lookup<UserEntry> {
+        guard !name.isEmpty, !name.utf8.contains(0) else { return .notFound }
+        var entry = passwd()
+        return read(hint: Int32(_SC_GETPW_R_SIZE_MAX), what: "user \(name)") { buffer, result in
+            getpwnam_r(name, &entry, buffer.baseAddress!, buffer.count, &result)
+        } value: { (result: UnsafeMutablePointer<passwd>) in
+            UserEntry(result.pointee)
         }
     }
 

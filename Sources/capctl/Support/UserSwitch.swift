@@ -1,5 +1,6 @@
 import CLinuxSupport
 import Glibc
+import LinuxBackends
 
 /// Becomes another user for `capctl run --as-user`, as `runuser -l` and `sudo -i` do: the user's
 /// login groups, group and user ids (real, effective and saved, checked after the change), and an
@@ -12,16 +13,16 @@ enum UserSwitch {
     }
 
     static func become(_ name: String) throws(Failure) {
-        var entry = passwd()
-        var buffer = [CChar](repeating: 0, count: 65536)
-        var result: UnsafeMutablePointer<passwd>?
-        guard getpwnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil else {
-            throw Failure(description: "no user \"\(name)\" in the user database")
+        let entry: AccountDatabase.UserEntry
+        switch AccountDatabase.userEntry(named: name) {
+        case .found(let found): entry = found
+        case .notFound: throw Failure(description: "no user \"\(name)\" in the user database")
+        case .failed(let reason): throw Failure(description: reason)
         }
-        let uid = entry.pw_uid
-        let gid = entry.pw_gid
-        let home = String(cString: entry.pw_dir)
-        let shell = entry.pw_shell.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/bin/sh"
+        let uid = entry.uid
+        let gid = entry.gid
+        let home = entry.home
+        let shell = entry.shell.isEmpty ? "/bin/sh" : entry.shell
         let code = clinux_become_user(name, uid, gid)
         guard code == 0 else {
             throw Failure(description: "cannot take \(name)'s groups and ids: \(String(cString: strerror(code)))")
