@@ -29,6 +29,10 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
     /// The process's start time (clock ticks since boot, `/proc/PID/stat` field 22), which
     /// names the process together with its pid even after the pid is reused.
     public let startTime: UInt64?
+    /// The parent process's pid, when the subject is a process whose parent is in sight.
+    public let parentPid: Int32?
+    /// The parent process's start time, which names it together with its pid.
+    public let parentStartTime: UInt64?
     /// The process's session id (the session leader's pid), when the subject is a process.
     public let session: Int32?
     /// The session leader's start time, which names the session together with its id even
@@ -47,7 +51,8 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
     /// A subject with these credentials. For the Linux layer, which reads them from the kernel.
     package init(
         uid: UInt32, gid: UInt32, supplementaryGroups: [UInt32], pid: Int32?, startTime: UInt64?,
-        session: Int32? = nil, sessionStartTime: UInt64? = nil, terminal: String? = nil, loginSession: UInt32? = nil,
+        parentPid: Int32? = nil, parentStartTime: UInt64? = nil, session: Int32? = nil, sessionStartTime: UInt64? = nil,
+        terminal: String? = nil, loginSession: UInt32? = nil,
         userName: String?,
         source: Source
     ) {
@@ -56,6 +61,8 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
         self.supplementaryGroups = supplementaryGroups
         self.pid = pid
         self.startTime = startTime
+        self.parentPid = parentPid
+        self.parentStartTime = parentStartTime
         self.session = session
         self.sessionStartTime = sessionStartTime
         self.terminal = terminal
@@ -70,17 +77,23 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What a login kept for this subject is kept for, as polkit keeps `auth_admin_keep` per
-    /// session and sudo per terminal: the user, and the audit login session when there is one,
-    /// else the session (its id and its leader's start time) and terminal, else the process (its
-    /// id and start time). Nil for a subject without a process (a user by name): nothing is kept for it.
+    /// session and sudo per terminal: the user, and the audit login session when there is one;
+    /// else the session (its id and its leader's start time) and terminal, with the parent
+    /// process (its id and start time) where there is no terminal or the session leader is out
+    /// of sight, as sudo falls back to `ppid`; else the process itself. Nil for a subject without
+    /// a process (a user by name): nothing is kept for it.
     public var keepScope: String? {
         let user = "uid=\(uid)"
         if let loginSession { return "\(user) login-session=\(loginSession)" }
-        if let session, let sessionStartTime {
-            return "\(user) session=\(session):\(sessionStartTime) tty=\(terminal ?? "none")"
+        guard let pid, let startTime else { return nil }
+        var parts = [user]
+        if let session, let sessionStartTime { parts.append("session=\(session):\(sessionStartTime)") }
+        if let terminal { parts.append("tty=\(terminal)") }
+        if terminal == nil || sessionStartTime == nil {
+            guard let parentPid, let parentStartTime else { return "\(user) process=\(pid):\(startTime)" }
+            parts.append("parent=\(parentPid):\(parentStartTime)")
         }
-        if let pid, let startTime { return "\(user) process=\(pid):\(startTime)" }
-        return nil
+        return parts.joined(separator: " ")
     }
 
     /// `nobody(65534), pid 4242 on pts/3`.

@@ -4,6 +4,8 @@ import Glibc
 enum ProcessFiles {
     /// What /proc/PID/stat says of a process's identity over time.
     struct Stat: Equatable {
+        /// Field 4: the parent's pid, 0 when the parent is out of sight (another PID namespace).
+        let parent: Int32
         /// Field 6: the session id.
         let session: Int32
         /// Field 7: the controlling terminal's device number, 0 for none.
@@ -20,11 +22,12 @@ enum ProcessFiles {
         else { return nil }
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
         // After the name, the state is field 3: field N is at N - 3.
-        guard fields.count >= 20, let session = Int32(String(decoding: fields[3], as: UTF8.self)),
+        guard fields.count >= 20, let parent = Int32(String(decoding: fields[1], as: UTF8.self)),
+            let session = Int32(String(decoding: fields[3], as: UTF8.self)),
             let terminal = Int32(String(decoding: fields[4], as: UTF8.self)),
             let startTime = UInt64(String(decoding: fields[19], as: UTF8.self))
         else { return nil }
-        return Stat(session: session, terminal: UInt32(bitPattern: terminal), startTime: startTime)
+        return Stat(parent: parent, session: session, terminal: UInt32(bitPattern: terminal), startTime: startTime)
     }
 
     static func startTime(of process: String) -> UInt64? { stat(of: process)?.startTime }

@@ -31,9 +31,11 @@ extension Subject {
             loginSession = ProcessFiles.loginSession(of: pid)
             if clinux_pidfd_alive(pidfd) == 1 { stat = read }
         }
+        let parent = stat.flatMap { Self.parent($0.parent) }
         return Subject(
             uid: uid, gid: gid, supplementaryGroups: groups, pid: stat == nil ? nil : pid, startTime: stat?.startTime,
-            session: stat?.session, sessionStartTime: stat.flatMap { Self.sessionStart($0.session) },
+            parentPid: parent?.pid, parentStartTime: parent?.startTime, session: stat?.session,
+            sessionStartTime: stat.flatMap { Self.sessionStart($0.session) },
             terminal: stat.flatMap { ProcessFiles.terminalName($0.terminal) },
             loginSession: stat == nil ? nil : loginSession, userName: ProcessIdentity.user(uid).name,
             source: .socketPeer)
@@ -55,8 +57,10 @@ extension Subject {
         guard let uid = status.effective("Uid"), let gid = status.effective("Gid") else {
             throw SubjectError("cannot read the credentials of process \(pid)")
         }
+        let parent = Self.parent(after.parent)
         return Subject(
             uid: uid, gid: gid, supplementaryGroups: status.groups, pid: pid, startTime: before.startTime,
+            parentPid: parent?.pid, parentStartTime: parent?.startTime,
             session: after.session, sessionStartTime: Self.sessionStart(after.session),
             terminal: ProcessFiles.terminalName(after.terminal), loginSession: loginSession,
             userName: ProcessIdentity.user(uid).name, source: .process)
@@ -92,6 +96,12 @@ extension Subject {
         return Subject(
             uid: uid, gid: gid, supplementaryGroups: Array(groups.prefix(Int(count))), pid: nil, startTime: nil,
             userName: name, source: .user)
+    }
+
+    /// The parent's pid and start time; nil when it is out of sight (another PID namespace).
+    private static func parent(_ pid: Int32) -> (pid: Int32, startTime: UInt64)? {
+        guard pid > 0, let start = ProcessFiles.startTime(of: pid) else { return nil }
+        return (pid, start)
     }
 
     /// The session leader's start time; nil when it has ended or is out of sight (another PID namespace).
