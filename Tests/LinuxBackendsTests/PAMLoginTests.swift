@@ -52,7 +52,8 @@ struct PAMLoginTests {
         try directory.matrixService("test")
         let (status, _) = try await login(directory, password: "secret")
         #expect(status.kind == .denied)
-        #expect(status.reason.hasPrefix("permission denied"), "\(status)")
+        // pam_matrix takes the password and refuses in its account stage: an access rule.
+        #expect(status.reason.hasPrefix("account not permitted"), "\(status)")
     }
 
     @Test("an expired account is denied with that reason")
@@ -62,6 +63,32 @@ struct PAMLoginTests {
         let (status, _) = try await login(directory, password: "secret")
         #expect(status.kind == .denied)
         #expect(status.reason.hasPrefix("account expired"), "\(status)")
+    }
+
+    @Test("a refusal in the account stage (an access rule) is named as such, not as a failed authentication")
+    func accountNotPermitted() async throws {
+        for code in ["perm_denied", "auth_err", "user_unknown"] {
+            let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+            try directory.matrixService("test", account: ["account required MODULES/pam_debug.so acct=\(code)"])
+            let (status, _) = try await login(directory, password: "secret")
+            #expect(status.kind == .denied)
+            #expect(status.reason.hasPrefix("account not permitted by the account check"), "\(code): \(status)")
+        }
+    }
+
+    @Test("an unreachable directory (PAM_AUTHINFO_UNAVAIL) is unavailable with its own cause, in either stage")
+    func directoryUnreachable() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.service("auth-down", ["auth required MODULES/pam_debug.so auth=authinfo_unavail"])
+        let login = try PAMLogin(
+            service: "auth-down", user: "alice", serviceDirectory: directory.path,
+            conversation: RecordingConversation(password: "secret").conversation, checksAccount: false)
+        let down = try await login.authorize()
+        #expect(down.kind == .unavailable && down.cause == .backendUnreachable, "\(down)")
+        try directory.matrixService(
+            "account-down", account: ["account required MODULES/pam_debug.so acct=authinfo_unavail"])
+        let (status, _) = try await self.login(directory, service: "account-down", password: "secret")
+        #expect(status.kind == .unavailable && status.cause == .backendUnreachable, "\(status)")
     }
 
     @Test("a required new password is denied with that reason")

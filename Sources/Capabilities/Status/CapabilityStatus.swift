@@ -35,6 +35,9 @@ public struct CapabilityStatus: Sendable, Hashable, CustomStringConvertible {
         public static let expired = Cause("expired")
         /// What the backend needs is not on this machine (a library, a daemon, a kernel feature).
         public static let backendMissing = Cause("backendMissing")
+        /// The backend is there but could not be reached (a directory server down behind sssd,
+        /// PAM's `PAM_AUTHINFO_UNAVAIL`): an outage, not a denial; asking later may succeed.
+        public static let backendUnreachable = Cause("backendUnreachable")
         /// The thing the capability is about does not exist (a file, a user, a flag).
         public static let resourceMissing = Cause("resourceMissing")
         /// The capability is set up wrongly (a missing or untrusted service file, a broken flag).

@@ -90,6 +90,12 @@ struct PAMTransaction {
         case _ where dismissed:
             // However a module reports a cancelled conversation, the person dismissed the login.
             return .notDetermined("dismissed: the login for \(subject) was cancelled (\(text))", cause: .dismissed)
+        case let refusal
+        where stage == .account
+            && [Int(CPAM_AUTH_ERR), Int(CPAM_PERM_DENIED), Int(CPAM_USER_UNKNOWN)].contains(refusal):
+            // Access rules (sssd's access_provider, pam_succeed_if, nslcd's pam_authz_search)
+            // refuse in the account stage, after the password was right.
+            return .denied("account not permitted by the account check of PAM service \(service) for \(user): \(text)")
         case Int(CPAM_AUTH_ERR):
             return .denied("authentication failed for \(subject): \(text)")
         case Int(CPAM_USER_UNKNOWN):
@@ -109,7 +115,9 @@ struct PAMTransaction {
                 "PAM service \(service) is broken (a module failed to load) during \(stage.rawValue): \(text)",
                 cause: .misconfigured)
         case Int(CPAM_AUTHINFO_UNAVAIL):
-            return .unavailable("authentication information unavailable for \(subject): \(text)")
+            return .unavailable(
+                "authentication information unavailable for \(subject) (is the directory reachable?): \(text)",
+                cause: .backendUnreachable)
         default:
             return .denied("PAM failed during \(stage.rawValue) for \(subject): \(text)")
         }
