@@ -119,8 +119,7 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     private func keep(_ status: CapabilityStatus) {
         // Without a clock nothing is kept (checks meanwhile report the clock's failure).
         guard let now = timeline.now() else { return }
-        let (sum, overflow) = now.addingReportingOverflow(KeptTimeline.nanoseconds(duration))
-        let expiry = overflow ? (duration > .zero ? Int64.max : Int64.min) : sum
+        let expiry = KeptTimeline.expiry(from: now, after: duration)
         let kept = CapabilityStatus(
             .authorized, reason: "\(status.reason) (kept for \(Self.describe(duration)))", grants: status.grants)
         let sleepUntil = self.sleepUntil

@@ -77,10 +77,9 @@ struct KeptForSubject: CapabilityType {
         let status = try await base.authorize()
         // A subject without a scope (a user by name) has nothing to keep it for.
         guard status.kind == .authorized, let scope, let now = timeline.now() else { return status }
-        let (expiry, overflow) = now.addingReportingOverflow(KeptTimeline.nanoseconds(duration))
         store.keep(
             CapabilityStatus(.authorized, reason: "\(status.reason) (kept for this client)", grants: status.grants),
-            for: scope, until: overflow ? Int64.max : expiry, at: now)
+            for: scope, until: KeptTimeline.expiry(from: now, after: duration), at: now)
         return status
     }
 

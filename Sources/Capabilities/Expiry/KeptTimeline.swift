@@ -34,6 +34,12 @@ enum KeptTimeline: Sendable {
         return Int64(nanoseconds)
     }
 
+    /// When something kept at `now` for `duration` runs out, saturated to Int64's range.
+    static func expiry(from now: Int64, after duration: Duration) -> Int64 {
+        let (sum, overflow) = now.addingReportingOverflow(nanoseconds(duration))
+        return overflow ? (duration > .zero ? Int64.max : Int64.min) : sum
+    }
+
     /// `duration` in nanoseconds, saturated to Int64's range (about 292 years either way).
     static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
