@@ -22,10 +22,7 @@ public final class JournalReceiver: Sendable {
     /// Starts journald and waits until it says it is ready (`READY=1` on a notify socket of the test's).
     public init() throws {
         directory = try TemporaryDirectory(prefix: "journal")
-        let notifyPath = directory.path + "/notify"
-        let notify = clinux_unix_socket(notifyPath, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_BIND)
-        guard notify >= 0 else { throw ReceiverError("cannot bind \(notifyPath)") }
-        defer { close(notify) }
+        let notify = try NotifySocket(path: directory.path + "/notify")
         let setup = """
             set -e
             mount -t tmpfs tmpfs /run
@@ -35,9 +32,9 @@ public final class JournalReceiver: Sendable {
             """
         daemon = try DaemonProcess(
             ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", setup],
-            environment: ["NOTIFY_SOCKET": notifyPath, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+            environment: ["NOTIFY_SOCKET": notify.path, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
         do {
-            try Self.waitForReady(notify)
+            try notify.waitForReady("systemd-journald")
         } catch {
             daemon.stop()
             throw error
@@ -73,21 +70,6 @@ public final class JournalReceiver: Sendable {
                 if let bytes = value as? [Int] { return String(decoding: bytes.map(UInt8.init), as: UTF8.self) }
                 return nil
             }
-        }
-    }
-
-    private static func waitForReady(_ notify: Int32) throws {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            var descriptor = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
-            // A bound on a start that never comes, not a synchronization: readiness is the message.
-            let ready = poll(&descriptor, 1, 60_000)
-            if ready < 0, errno == EINTR { continue }
-            guard ready > 0 else { throw ReceiverError("systemd-journald did not become ready") }
-            let count = recv(notify, &buffer, buffer.count, 0)
-            guard count > 0 else { continue }
-            let message = String(decoding: buffer.prefix(count), as: UTF8.self)
-            if message.split(separator: "\n").contains("READY=1") { return }
         }
     }
 
