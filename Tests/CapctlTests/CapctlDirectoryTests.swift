@@ -50,7 +50,8 @@ struct CapctlDirectoryTests {
         var command = [PolicyTree.sharedCapctl] + arguments
         if let user {
             let identity = ["--reuid=\(user)", "--regid=70000"]
-            command = ["/usr/bin/setpriv"] + identity + (groups.map { ["--groups=\($0)"] } ?? ["--init-groups"]) + command
+            command =
+                ["/usr/bin/setpriv"] + identity + (groups.map { ["--groups=\($0)"] } ?? ["--init-groups"]) + command
         }
         return try tree.run(directory.inside(command), extraEnvironment: [:], input: input)
     }
@@ -59,7 +60,8 @@ struct CapctlDirectoryTests {
     func password() throws {
         let directory = try DirectoryFixture()
         let tree = try tree()
-        let right = try capctl(tree, directory, ["check", "as-staff", "--password-stdin"], input: "dirstaff-password\n")
+        let right = try capctl(
+            tree, directory, ["check", "as-staff", "--password-stdin"], input: "dirstaff-password\n")
         #expect(right.status == 0, "\(right.output)\(right.error)\(directory.sssdLog)")
         let wrong = try capctl(tree, directory, ["check", "as-staff", "--password-stdin"], input: "guess\n")
         #expect(wrong.status == 1)
@@ -108,11 +110,13 @@ struct CapctlDirectoryTests {
         let directory = try DirectoryFixture()
         let tree = try tree()
         // Online once: sssd caches dirstaff's credentials and the groups it looked up.
-        let online = try capctl(tree, directory, ["check", "as-staff", "--password-stdin"], input: "dirstaff-password\n")
+        let online = try capctl(
+            tree, directory, ["check", "as-staff", "--password-stdin"], input: "dirstaff-password\n")
         #expect(online.status == 0, "\(online.output)\(online.error)")
 
         try directory.stopDirectory()
-        let cached = try capctl(tree, directory, ["check", "as-staff", "--password-stdin"], input: "dirstaff-password\n")
+        let cached = try capctl(
+            tree, directory, ["check", "as-staff", "--password-stdin"], input: "dirstaff-password\n")
         #expect(cached.status == 0, "sssd's cached credentials: \(cached.output)\(cached.error)")
         let cachedWrong = try capctl(tree, directory, ["check", "as-staff", "--password-stdin"], input: "guess\n")
         #expect(cachedWrong.status == 1, "\(cachedWrong.output)")

@@ -190,7 +190,9 @@ public final class DirectoryFixture: Sendable {
             "dn: ou=people,\(suffix)", "objectClass: organizationalUnit", "ou: people", "",
             "dn: ou=groups,\(suffix)", "objectClass: organizationalUnit", "ou: groups", "",
         ]
-        for (name, uid, type) in [("dirstaff", 70001, "staff"), ("dirguest", 70002, "guest"), ("dircold", 70003, "staff")] {
+        for (name, uid, type) in [
+            ("dirstaff", 70001, "staff"), ("dirguest", 70002, "guest"), ("dircold", 70003, "staff"),
+        ] {
             lines += [
                 "dn: uid=\(name),ou=people,\(suffix)", "objectClass: inetOrgPerson", "objectClass: posixAccount",
                 "uid: \(name)", "cn: \(name)", "sn: \(name)", "uidNumber: \(uid)", "gidNumber: 70000",
