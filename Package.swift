@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LinuxBackends", targets: ["LinuxBackends"]),
         .library(name: "CapabilityPolicy", targets: ["CapabilityPolicy"]),
         .library(name: "ConfigurationFiles", targets: ["ConfigurationFiles"]),
+        .library(name: "RemoteFlags", targets: ["RemoteFlags"]),
         .executable(name: "capctl", targets: ["capctl"]),
         .plugin(name: "GenerateFlagAccessors", targets: ["GenerateFlagAccessors"]),
         .plugin(name: "ValidatePolicy", targets: ["ValidatePolicy"]),
@@ -24,6 +25,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // HTTP and TLS for remote flag sources (RemoteFlags only).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // `swift package generate-documentation` (Scripts/check-docs).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -70,6 +75,17 @@ let package = Package(
         .target(
             name: "FeatureFlags",
             dependencies: ["Capabilities", "ProcedureCore", "ConfigurationFiles", "Locking"], swiftSettings: swiftSettings
+        ),
+        // Flags from a central service: flagd's HTTP sync as a flag source, and an OFREP provider.
+        // The only module that builds an HTTP client; the core and the file-based modules do not.
+        .target(
+            name: "RemoteFlags",
+            dependencies: [
+                "FeatureFlags", "ConfigurationFiles", "Locking",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ], swiftSettings: swiftSettings
         ),
         // Policy files: layered search paths, parsing, gates.
         .target(

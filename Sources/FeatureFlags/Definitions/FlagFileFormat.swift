@@ -18,7 +18,7 @@ public enum FlagFileFormat: String, Sendable, CaseIterable {
     }
 
     /// JSON when the text starts with `{`, YAML otherwise.
-    init(sniffing text: String) {
+    package init(sniffing text: String) {
         let first = text.unicodeScalars.first { !$0.properties.isWhitespace && $0 != "\u{FEFF}" }
         self = first == "{" ? .json : .yaml
     }

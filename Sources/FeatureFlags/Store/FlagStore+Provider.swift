@@ -11,8 +11,9 @@ extension FlagStore: FeatureProvider {
         guard failures.isEmpty else { throw ProviderError(failures.map(\.description).joined(separator: "\n")) }
     }
 
-    /// Reloads become `PROVIDER_CONFIGURATION_CHANGED`; a file that stops parsing makes the
-    /// provider stale (its last good flags are served) until it parses again.
+    /// Reloads become `PROVIDER_CONFIGURATION_CHANGED`; a file or remote source that stops
+    /// loading makes the provider stale (its last good flags are served) until it loads again,
+    /// and a remote source past its staleness limit is `PROVIDER_ERROR`.
     public func providerEvents() -> AsyncStream<ProviderEvent> {
         let upstream = events()
         return AsyncStream { continuation in
@@ -27,9 +28,18 @@ extension FlagStore: FeatureProvider {
                             stale = false
                             continuation.yield(ProviderEvent(.ready))
                         }
+                    case .confirmed:
+                        if stale, self?.loadFailures.isEmpty == true {
+                            stale = false
+                            continuation.yield(ProviderEvent(.ready))
+                        }
                     case .failed(let error):
                         stale = true
                         continuation.yield(ProviderEvent(.stale, message: error.description))
+                    case .expired(_, let reason):
+                        // Its flags now answer with an error: OpenFeature's error state, until a refresh succeeds.
+                        stale = true
+                        continuation.yield(ProviderEvent(.error, message: reason))
                     }
                 }
                 continuation.finish()

@@ -19,22 +19,46 @@ import Locking
 /// Evaluation never throws. Problems come back as the caller's default with reason
 /// ``FlagEvaluationReason/error`` and an ``FlagErrorCode``.
 public final class FlagStore: Sendable {
-    /// Where flags come from: a flag set given once, or a file kept current.
+    /// Where flags come from: a flag set given once, a file kept current, or a remote source.
     private enum Source: Sendable {
         case fixed(FlagSet)
         case file(path: String, flags: ReloadingValue<FlagSet, ConfigurationError>)
+        case remote(any RemoteFlagSource)
+        /// A source that cannot load at all (an HTTP declaration with no client to follow it).
+        case unloadable(ConfigurationError)
 
         var flags: FlagSet? {
             switch self {
             case .fixed(let flagSet): flagSet
             case .file(_, let value): value.current
+            case .remote(let source): source.status.flags
+            case .unloadable: nil
             }
         }
 
         var problem: ConfigurationError? {
-            if case .file(_, let value) = self { return value.problem }
-            return nil
+            switch self {
+            case .fixed: nil
+            case .file(_, let value): value.problem
+            case .remote(let source): source.status.problem
+            case .unloadable(let error): error
+            }
         }
+
+        /// Why the source's flags must not be used although loaded: past its staleness limit.
+        var expiry: String? {
+            guard case .remote(let source) = self else { return nil }
+            let status = source.status
+            guard status.condition == .expired else { return nil }
+            return status.problem?.description ?? "the flags from \(source.location) are past their staleness limit"
+        }
+    }
+
+    /// The merged flags, and the flags that must answer with an error because their source expired.
+    private struct Merged: Sendable {
+        var flags: [String: FlagDefinition] = [:]
+        /// Flag key to why: every flag whose definition in effect comes from an expired source.
+        var expired: [String: String] = [:]
     }
 
     /// Lets a file's reloads reach the store that owns the file, once the store exists.
@@ -49,7 +73,7 @@ public final class FlagStore: Sendable {
 
     private let sources: [Source]
     /// The flags of every source merged (later sources win), rebuilt after each reload.
-    private let state: Lock<[String: FlagDefinition]>
+    private let state: Lock<Merged>
     private let baseContext: FlagEvaluationContext
     private let baseContextProblem: String?
     private let queue = DispatchQueue(label: "FeatureFlags.FlagStore")
@@ -90,6 +114,12 @@ public final class FlagStore: Sendable {
                     flags: ReloadingValue(
                         load: Self.reader(for: path),
                         onEvent: { event in relay.store.withLock { $0 }?.apply(event, from: path) }))
+            case .remote(let source): .remote(source)
+            case .http(let settings):
+                .unloadable(
+                    ConfigurationError(
+                        "flags from \(settings.url) cannot be fetched: this program has no HTTP client for flag sources (give the store RemoteFlags' HTTPFlagSource)",
+                        file: settings.location?.file ?? settings.url))
             }
         }
         let files = sources.compactMap(\.path)
@@ -97,6 +127,9 @@ public final class FlagStore: Sendable {
         baseContext = context
         baseContextProblem = context.firstInvalidAttribute()
         relay.store.withLock { $0 = self }
+        for case .remote(let source) in self.sources {
+            source.start(follow: watch) { event in relay.store.withLock { $0 }?.apply(event, from: source.location) }
+        }
         if watch, !files.isEmpty {
             // One watcher for every file; a file that cannot be watched is still read now and on reloadAll().
             let watcher = try? DirectoryWatcher(files: files, queue: queue) { [weak self] changed in
@@ -146,13 +179,50 @@ public final class FlagStore: Sendable {
         changed.notify()
     }
 
+    /// A remote source's change: merge again, then tell subscribers and capabilities.
+    private func apply(_ event: RemoteFlagSourceEvent, from location: String) {
+        let merged = Self.merge(sources)
+        state.withLock { $0 = merged }
+        switch event {
+        case .loaded(let flagSet): broadcast.send(.loaded(file: location, flagKeys: flagSet.flags.keys.sorted()))
+        case .confirmed: broadcast.send(.confirmed(source: location))
+        case .failed(let error): broadcast.send(.failed(error))
+        case .expired(let reason): broadcast.send(.expired(source: location, reason: reason))
+        }
+        changed.notify()
+    }
+
+    deinit {
+        for case .remote(let source) in sources { source.stop() }
+    }
+
     /// Serves the given flag sets, in order (later ones override earlier ones); nothing is watched.
     public convenience init(_ flagSets: [FlagSet], context: FlagEvaluationContext = FlagEvaluationContext()) {
         self.init(flagSets: flagSets, files: [], watch: false, context: context)
     }
 
     /// The flags in effect, by key.
-    public var flags: [String: FlagDefinition] { state.withLock { $0 } }
+    public var flags: [String: FlagDefinition] { state.withLock { $0.flags } }
+
+    /// How each remote source stands, in precedence order.
+    public var remoteSources: [RemoteFlagSourceStatus] {
+        sources.compactMap { source in
+            switch source {
+            case .remote(let remote): remote.status
+            case .unloadable(let error):
+                RemoteFlagSourceStatus(location: error.file, condition: .loading, problem: error)
+            case .fixed, .file: nil
+            }
+        }
+    }
+
+    /// Asks every remote source once now (a command that evaluates once calls this first, when
+    /// the store does not follow its sources), returning when each has answered or failed.
+    public func refreshRemoteSources() async {
+        await withTaskGroup(of: Void.self) { group in
+            for case .remote(let source) in sources { group.addTask { await source.refresh() } }
+        }
+    }
 
     /// The files that currently fail to load, and why. Their last good flags stay in effect.
     public var loadFailures: [ConfigurationError] { sources.compactMap(\.problem) }
@@ -178,11 +248,16 @@ public final class FlagStore: Sendable {
         for case .file(let path, let value) in sources where paths.contains(path) { value.reload() }
     }
 
-    private static func merge(_ sources: [Source]) -> [String: FlagDefinition] {
-        var merged: [String: FlagDefinition] = [:]
+    private static func merge(_ sources: [Source]) -> Merged {
+        var merged = Merged()
         for source in sources {
             guard let flagSet = source.flags else { continue }
-            merged.merge(flagSet.flags) { _, later in later }
+            merged.flags.merge(flagSet.flags) { _, later in later }
+            if let expiry = source.expiry {
+                for key in flagSet.flags.keys { merged.expired[key] = expiry }
+            } else if !merged.expired.isEmpty {
+                for key in flagSet.flags.keys { merged.expired[key] = nil }
+            }
         }
         return merged
     }
@@ -193,7 +268,8 @@ public final class FlagStore: Sendable {
     private func details<T: FlagValueType & Sendable>(
         _ key: String, default defaultValue: T, context: FlagEvaluationContext?
     ) -> FlagEvaluationDetails<T> {
-        guard let flag = state.withLock({ $0[key] }) else {
+        let (found, expiry) = state.withLock { ($0.flags[key], $0.expired[key]) }
+        guard let flag = found else {
             if let unloaded = sources.first(where: { $0.flags == nil && $0.problem != nil })?.problem {
                 let code: FlagErrorCode = unloaded.location == nil ? .general : .parseError
                 return FlagEvaluationDetails(
@@ -203,7 +279,12 @@ public final class FlagStore: Sendable {
             return FlagEvaluationDetails(
                 flagKey: key, value: defaultValue, reason: .error, errorCode: .flagNotFound,
                 errorMessage: "no flag \"\(key)\""
-                    + NameSuggestion.didYouMean(key, among: state.withLock { Array($0.keys) }))
+                    + NameSuggestion.didYouMean(key, among: state.withLock { Array($0.flags.keys) }))
+        }
+        if let expiry {
+            return FlagEvaluationDetails(
+                flagKey: key, value: defaultValue, reason: .error, errorCode: .general,
+                errorMessage: "flag \"\(key)\" cannot be evaluated: \(expiry)", flagMetadata: flag.metadata)
         }
         // Resolved before the type is checked: a rule that names no variant is reported as such,
         // and the caller's default (a disabled flag, no default variant) is never type-checked.
@@ -233,8 +314,9 @@ public final class FlagStore: Sendable {
         _ key: String, default defaultValue: T, context: FlagEvaluationContext?
     ) -> T {
         // A missing flag is the caller's default, without building the message that says so.
-        guard let flag = state.withLock({ $0[key] }) else { return defaultValue }
-        if flag.isEnabled, !flag.hasTargeting, flag.problem == nil, let value = flag.defaultValue,
+        let (found, expired) = state.withLock { ($0.flags[key], !$0.expired.isEmpty) }
+        guard let flag = found else { return defaultValue }
+        if !expired, flag.isEnabled, !flag.hasTargeting, flag.problem == nil, let value = flag.defaultValue,
             let typed = T(flagValue: value)
         {
             return typed

@@ -1,0 +1,288 @@
+import AsyncHTTPClient
+import ConfigurationFiles
+public import FeatureFlags
+import Foundation
+import Locking
+import NIOCore
+import NIOHTTP1
+
+/// A flag definition document polled over HTTP, as flagd's HTTP sync does, for a ``FlagStore``:
+///
+/// ```swift
+/// let source = HTTPFlagSource(HTTPFlagSourceSettings(url: "https://flags.example.com/service.json"))
+/// let flags = FlagStore(sources: [.file("/etc/myservice/flags.json"), .remote(source)])
+/// ```
+///
+/// Each request is a GET with `Accept: application/json, application/yaml`, the `Authorization`
+/// header from the settings' file when there is one, and `If-None-Match` with the last entity
+/// tag; a 304 keeps the flags and makes them fresh. A 2xx body of at most 4 MiB is read as JSON or
+/// YAML (by its `Content-Type`, else by the URL's extension, else by its content), with the same
+/// lenient per-flag loading as a file: a broken flag is an error of its own. Any other status, a
+/// body that does not load, a refused certificate or no answer in time keeps the last good flags
+/// and reports the problem (the store's events: failed, then the provider goes stale). Redirects
+/// are refused.
+///
+/// Past `maxStaleness` without a successful request, the flags answer with an error (a gate on
+/// one is undecided), so a host cut off from the service cannot keep an old value for ever. With
+/// `cacheFile`, the last good document is kept on disk (by root, rewritten after each success) and
+/// read back at start through the trusted reader; its age counts against `maxStaleness`.
+public final class HTTPFlagSource: RemoteFlagSource {
+    /// What to poll, and how.
+    public let settings: HTTPFlagSourceSettings
+
+    public var location: String { settings.url }
+
+    private struct State: Sendable {
+        var flags: FlagSet?
+        var lastSuccess: Double?
+        var entityTag: String?
+        /// The document as served, and its format, for the copy on disk.
+        var document: (text: String, format: FlagFileFormat)?
+        var problem: ConfigurationError?
+        var copyProblem: String?
+        var handler: (@Sendable (RemoteFlagSourceEvent) -> Void)?
+        var tasks: [Task<Void, Never>] = []
+        var reportedExpiry = false
+    }
+
+    private let state: Lock<State>
+    private let connection: Result<HTTPConnection, ConfigurationError>
+
+    /// Reads the last good copy (when `settings.cacheFile` names one); nothing is requested until
+    /// the store starts the source.
+    public init(_ settings: HTTPFlagSourceSettings) {
+        self.settings = settings
+        var initial = State()
+        do throws(ConfigurationError) {
+            connection = .success(try HTTPConnection(certificateAuthorityFile: settings.certificateAuthorityFile))
+        } catch {
+            connection = .failure(error)
+            initial.problem = error
+        }
+        if let path = settings.cacheFile, let copy = LastGoodCopy.read(path, url: settings.url) {
+            switch copy {
+            case .success(let copy):
+                do throws(ConfigurationError) {
+                    initial.flags = try FlagSet.parse(copy.document, file: settings.url, format: copy.format)
+                    initial.lastSuccess = copy.fetched
+                    initial.entityTag = copy.entityTag
+                    initial.document = (copy.document, copy.format)
+                } catch {
+                    initial.copyProblem = "the last good copy \(path) does not load: \(error)"
+                }
+            case .failure(let error):
+                initial.copyProblem = error.description
+            }
+        }
+        state = Lock(initial)
+    }
+
+    deinit {
+        state.withLock { state in
+            for task in state.tasks { task.cancel() }
+        }
+        if case .success(let connection) = connection { connection.shutdown() }
+    }
+
+    public var status: RemoteFlagSourceStatus {
+        let now = Date().timeIntervalSince1970
+        return state.withLock { state in
+            let condition: RemoteFlagSourceStatus.Condition
+            var problem = state.problem
+            if state.flags == nil {
+                condition = .loading
+            } else if let expiry = expiry(of: state, now: now) {
+                condition = .expired
+                problem = ConfigurationError(expiry, file: settings.url)
+            } else {
+                condition = state.problem == nil ? .fresh : .stale
+            }
+            return RemoteFlagSourceStatus(
+                location: settings.url, condition: condition, flags: state.flags, lastSuccess: state.lastSuccess,
+                entityTag: state.entityTag, problem: problem, note: state.copyProblem)
+        }
+    }
+
+    /// Why the flags are past their limit, or nil while they are not.
+    private func expiry(of state: State, now: Double) -> String? {
+        guard state.flags != nil, let lastSuccess = state.lastSuccess else { return nil }
+        let limit = Double(settings.maxStaleness.components.seconds)
+        let age = now - lastSuccess
+        guard age > limit else { return nil }
+        let last = state.problem.map { "; last problem: \($0.message)" } ?? ""
+        return
+            "the flags from \(settings.url) were last refreshed \(Int(age)) s ago, past max-staleness (\(Int(limit)) s)\(last)"
+    }
+
+    public func start(follow: Bool, _ handler: @escaping @Sendable (RemoteFlagSourceEvent) -> Void) {
+        state.withLock { state in
+            state.handler = handler
+            guard follow, state.tasks.isEmpty else { return }
+            state.tasks = [
+                Task { [weak self] in await self?.pollUntilCancelled() },
+                Task { [weak self] in await self?.watchExpiry() },
+            ]
+        }
+    }
+
+    public func refresh() async {
+        await request()
+    }
+
+    public func stop() {
+        state.withLock { state in
+            state.handler = nil
+            for task in state.tasks { task.cancel() }
+            state.tasks = []
+        }
+    }
+
+    // MARK: Polling
+
+    /// Requests now, then after every jittered interval, until cancelled.
+    private func pollUntilCancelled() async {
+        while !Task.isCancelled {
+            await request()
+            let jitter = settings.jitter * Double.random(in: -1...1)
+            let seconds = max(Double(settings.interval.components.seconds) * (1 + jitter), 0.1)
+            try? await Task.sleep(for: .seconds(seconds))
+        }
+    }
+
+    /// Sleeps until the flags would pass their limit and reports it once, until a success.
+    private func watchExpiry() async {
+        while !Task.isCancelled {
+            let now = Date().timeIntervalSince1970
+            let (reason, reported, lastSuccess) = state.withLock { state in
+                (self.expiry(of: state, now: now), state.reportedExpiry, state.lastSuccess)
+            }
+            if let reason {
+                if !reported {
+                    state.withLock { $0.reportedExpiry = true }
+                    report(.expired(reason))
+                }
+                // Expired: nothing changes until a request succeeds, which starts the watch again.
+                try? await Task.sleep(for: settings.interval)
+                continue
+            }
+            let deadline = (lastSuccess ?? now) + Double(settings.maxStaleness.components.seconds)
+            try? await Task.sleep(for: .seconds(max(deadline - now, 0) + 0.01))
+        }
+    }
+
+    /// One request, and what it changes.
+    private func request() async {
+        let connection: HTTPConnection
+        switch self.connection {
+        case .success(let made): connection = made
+        case .failure(let error): return fail(error)
+        }
+        var request = HTTPClientRequest(url: settings.url)
+        request.method = .GET
+        request.headers.add(name: "Accept", value: "application/json, application/yaml")
+        if let tag = state.withLock({ $0.flags == nil ? nil : $0.entityTag }) {
+            request.headers.add(name: "If-None-Match", value: tag)
+        }
+        if let file = settings.authorizationFile {
+            do throws(ConfigurationError) {
+                request.headers.add(name: "Authorization", value: try HTTPConnection.authorization(from: file))
+            } catch {
+                return fail(error)
+            }
+        }
+        do {
+            let response = try await connection.client.execute(
+                request, timeout: HTTPConnection.timeAmount(settings.timeout))
+            switch response.status.code {
+            case 304:
+                _ = try await response.body.collect(upTo: 64 * 1024)
+                confirm()
+            case 200..<300:
+                let body: ByteBuffer
+                do {
+                    body = try await response.body.collect(upTo: TrustedFile.sizeLimit)
+                } catch is NIOTooManyBytesError {
+                    return fail("the document is larger than \(TrustedFile.sizeLimit) bytes")
+                }
+                guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
+                    return fail("the document is not valid UTF-8")
+                }
+                let format = Self.format(contentType: response.headers.first(name: "Content-Type"))
+                let flags: FlagSet
+                do throws(ConfigurationError) {
+                    flags = try FlagSet.parse(text, file: settings.url, format: format)
+                } catch {
+                    return fail(error)
+                }
+                let resolved = format ?? FlagFileFormat(path: settings.url) ?? FlagFileFormat(sniffing: text)
+                load(flags, text: text, format: resolved, entityTag: response.headers.first(name: "ETag"))
+            default:
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+                fail("HTTP \(response.status.code) \(response.status.reasonPhrase)")
+            }
+        } catch {
+            fail("cannot get the flags: \(HTTPConnection.describe(error))")
+        }
+    }
+
+    /// `application/yaml`, `text/yaml`, `application/x-yaml`: YAML; anything with `json`: JSON; else nil.
+    static func format(contentType: String?) -> FlagFileFormat? {
+        guard let type = contentType?.split(separator: ";").first?.lowercased() else { return nil }
+        if type.contains("yaml") { return .yaml }
+        if type.contains("json") { return .json }
+        return nil
+    }
+
+    private func load(_ flags: FlagSet, text: String, format: FlagFileFormat, entityTag: String?) {
+        let now = Date().timeIntervalSince1970
+        state.withLock { state in
+            state.flags = flags
+            state.lastSuccess = now
+            state.entityTag = entityTag
+            state.document = (text, format)
+            state.problem = nil
+            state.reportedExpiry = false
+        }
+        keepCopy(fetched: now)
+        report(.loaded(flags))
+    }
+
+    /// Writes the last good copy, stamped `fetched`, when the settings name a file.
+    private func keepCopy(fetched: Double) {
+        guard let path = settings.cacheFile,
+            let (document, entityTag) = state.withLock({ state in state.document.map { ($0, state.entityTag) } })
+        else { return }
+        let copy = LastGoodCopy(
+            url: settings.url, entityTag: entityTag, fetched: fetched, format: document.format, document: document.text)
+        let problem = copy.write(to: path).map { "the last good copy was not kept: \($0)" }
+        state.withLock { $0.copyProblem = problem }
+    }
+
+    private func confirm() {
+        let now = Date().timeIntervalSince1970
+        let known = state.withLock { state -> Bool in
+            guard state.flags != nil else { return false }
+            state.lastSuccess = now
+            state.problem = nil
+            state.reportedExpiry = false
+            return true
+        }
+        guard known else { return fail("HTTP 304 Not Modified, but no flags were loaded before") }
+        // Confirmed is as good as fetched: a host restarted without the network counts from now.
+        keepCopy(fetched: now)
+        report(.confirmed)
+    }
+
+    private func fail(_ message: String) {
+        fail(ConfigurationError("\(message) (\(settings.url))", file: settings.url))
+    }
+
+    private func fail(_ error: ConfigurationError) {
+        state.withLock { $0.problem = error }
+        report(.failed(error))
+    }
+
+    private func report(_ event: RemoteFlagSourceEvent) {
+        state.withLock { $0.handler }?(event)
+    }
+}
