@@ -98,7 +98,7 @@ let package = Package(
             name: "capctl",
             dependencies: [
                 "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags", "ProcedureCore",
-                "CLinuxSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "RemoteFlags", "CLinuxSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),

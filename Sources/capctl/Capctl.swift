@@ -1,6 +1,8 @@
 public import ArgumentParser
+import CapabilityPolicy
 import Foundation
 import LinuxBackends
+import RemoteFlags
 
 /// The `capctl` command: shows, checks, explains and uses capabilities, flags and gates.
 public struct Capctl: AsyncParsableCommand {
@@ -28,6 +30,7 @@ public struct Capctl: AsyncParsableCommand {
     /// Runs the command line, with capctl's exit statuses.
     public static func runMain() async {
         LinuxPolicySupport.install()
+        PolicyEnvironment.shared.httpFlagSource = { HTTPFlagSource($0) }
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? AsyncParsableCommand {

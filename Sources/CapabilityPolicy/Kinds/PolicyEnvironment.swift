@@ -20,6 +20,7 @@ public final class PolicyEnvironment: Sendable {
         var kinds: [String: any CapabilityKind]
         var hostContext = FlagEvaluationContext()
         var subjectContext: @Sendable (Subject) -> FlagEvaluationContext = PolicyEnvironment.numericContext
+        var httpFlagSource: (@Sendable (HTTPFlagSourceSettings) -> any RemoteFlagSource)?
     }
 
     /// A subject's ids alone; names need a user database, which the Linux layer brings.
@@ -58,6 +59,28 @@ public final class PolicyEnvironment: Sendable {
     public var hostContext: FlagEvaluationContext {
         get { state.withLock { $0.hostContext } }
         set { state.withLock { $0.hostContext = newValue } }
+    }
+
+    /// What follows a policy's flag services (`flags: { http: [...] }`): `RemoteFlags`'
+    /// `HTTPFlagSource.init`, set by a program that links it. Without it, those services' flags
+    /// are an error (their gates undecided), never absent.
+    ///
+    /// ```swift
+    /// import RemoteFlags
+    /// PolicyEnvironment.shared.httpFlagSource = { HTTPFlagSource($0) }
+    /// ```
+    public var httpFlagSource: (@Sendable (HTTPFlagSourceSettings) -> any RemoteFlagSource)? {
+        get { state.withLock { $0.httpFlagSource } }
+        set { state.withLock { $0.httpFlagSource = newValue } }
+    }
+
+    /// The flag sources of `policy`, its flag services connected through ``httpFlagSource``.
+    public func connectedFlagSources(_ policy: Policy) -> [FlagSource] {
+        guard let connect = httpFlagSource else { return policy.flagSources }
+        return policy.flagSources.map { source in
+            if case .http(let settings) = source { return .remote(connect(settings)) }
+            return source
+        }
     }
 
     /// The context a gate evaluated for a subject reads its flags with, laid over the host's:

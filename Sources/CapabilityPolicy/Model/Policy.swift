@@ -51,8 +51,9 @@ public struct Policy: Sendable {
         capabilities.merge(fragment.capabilities) { _, later in later }
         gates.merge(fragment.gates) { _, later in later }
         for source in fragment.flagSources {
-            // A file named again by a later layer takes that layer's place.
+            // A file or a flag service named again by a later layer takes that layer's place.
             if let path = source.path { flagSources.removeAll { $0.path == path } }
+            if let url = source.url { flagSources.removeAll { $0.url == url } }
             flagSources.append(source)
         }
         files += fragment.files

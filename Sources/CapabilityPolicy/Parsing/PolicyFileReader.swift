@@ -299,11 +299,11 @@ struct PolicyFileReader {
     private mutating func readFlags(_ member: DocumentNode.Member, into policy: inout Policy) {
         guard case .object(let settings) = member.value.kind else {
             fail(
-                "\"flags\" must be a mapping with \"files\" and/or \"inline\", found a \(member.value.typeName)",
+                "\"flags\" must be a mapping with \"files\", \"inline\" and/or \"http\", found a \(member.value.typeName)",
                 member.value.location)
             return
         }
-        guard checkKeys(settings, allowed: ["files", "inline"], in: "\"flags\"") else { return }
+        guard checkKeys(settings, allowed: ["files", "inline", "http"], in: "\"flags\"") else { return }
         if let files = member.value.member("files") {
             guard case .array(let elements) = files.value.kind else {
                 fail("\"files\" must be a list of flag definition files", files.value.location)
@@ -325,6 +325,110 @@ struct PolicyFileReader {
                 errors.append(error)
             }
         }
+        if let http = member.value.member("http") {
+            guard case .array(let elements) = http.value.kind else {
+                fail("\"http\" must be a list of flag services ({ url: ... })", http.value.location)
+                return
+            }
+            for element in elements {
+                if let settings = readHTTPSource(element) { policy.flagSources.append(.http(settings)) }
+            }
+        }
+    }
+
+    /// Where a remote source's last good copy goes unless the policy says: one file per URL.
+    static let flagCopyDirectory = "/var/lib/capctl/flags"
+
+    private static let httpKeys = [
+        "url", "authorization-file", "ca-file", "interval", "jitter", "timeout", "max-staleness", "cache-file",
+    ]
+
+    /// `{ url, authorization-file, ca-file, interval, jitter, timeout, max-staleness, cache-file }`.
+    private mutating func readHTTPSource(_ node: DocumentNode) -> HTTPFlagSourceSettings? {
+        let what = "a flag service"
+        guard case .object(let members) = node.kind else {
+            fail("a flag service is a mapping with at least \"url\", found \(node.value)", node.location)
+            return nil
+        }
+        guard checkKeys(members, allowed: Self.httpKeys, in: what) else { return nil }
+        guard let urlNode = node.member("url")?.value else {
+            fail("a flag service needs \"url\"", node.location)
+            return nil
+        }
+        guard let url = string(urlNode, "url", in: what) else { return nil }
+        if let problem = Self.urlProblem(url) {
+            fail(problem, urlNode.location)
+            return nil
+        }
+        var settings = HTTPFlagSourceSettings(url: url, location: node.location)
+        var valid = true
+        let directory = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
+        func path(_ key: String) -> String?? {
+            guard let value = node.member(key)?.value else { return .some(nil) }
+            guard let text = string(value, key, in: what) else { return nil }
+            return .some(text.hasPrefix("/") ? text : directory + "/" + text)
+        }
+        if let authorization = path("authorization-file") { settings.authorizationFile = authorization } else { valid = false }
+        if let authorities = path("ca-file") { settings.certificateAuthorityFile = authorities } else { valid = false }
+        if let copy = path("cache-file") {
+            settings.cacheFile = copy ?? Self.flagCopyDirectory + "/" + Self.copyName(for: url)
+        } else {
+            valid = false
+        }
+        for (key, keyPath) in [
+            ("interval", \HTTPFlagSourceSettings.interval), ("timeout", \.timeout), ("max-staleness", \.maxStaleness),
+        ] {
+            guard let value = node.member(key)?.value else { continue }
+            if let duration = duration(value, key) { settings[keyPath: keyPath] = duration } else { valid = false }
+        }
+        if let value = node.member("jitter")?.value {
+            if case .number(let fraction) = value.kind, fraction >= 0, fraction <= 0.5 {
+                settings.jitter = fraction
+            } else {
+                fail("\"jitter\" must be a fraction from 0 to 0.5, found \(value.value)", value.location)
+                valid = false
+            }
+        }
+        if valid, settings.interval < .seconds(1) {
+            fail("\"interval\" must be at least 1s: a flag service is not to be asked faster", node.location)
+            valid = false
+        }
+        if valid, settings.maxStaleness < settings.interval {
+            fail(
+                "\"max-staleness\" (\(settings.maxStaleness)) must be at least \"interval\" (\(settings.interval)), or the flags would expire between two requests",
+                node.member("max-staleness")?.value.location ?? node.location)
+            valid = false
+        }
+        return valid ? settings : nil
+    }
+
+    /// Why `url` cannot be a flag service's URL, or nil: `http://` or `https://`, a host, no
+    /// credentials (they go in `authorization-file`), no spaces or control characters.
+    static func urlProblem(_ url: String) -> String? {
+        let lowered = url.asciiLowercased
+        guard let scheme = ["https://", "http://"].first(where: { lowered.hasPrefix($0) }) else {
+            return "a flag service's \"url\" must start with https:// or http://, found \(QuotedName.key(url))"
+        }
+        guard url.utf8.count <= 2048, url.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != 0x5C }) else {
+            return "a flag service's \"url\" must be at most 2048 visible ASCII characters without spaces or backslashes"
+        }
+        let authority = url.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.isEmpty else { return "a flag service's \"url\" has no host" }
+        guard !authority.contains("@") else {
+            return "a flag service's \"url\" must not hold credentials: put the Authorization header in \"authorization-file\""
+        }
+        return nil
+    }
+
+    /// A file name for `url`'s last good copy: its FNV-1a hash, so any URL gives a plain name.
+    static func copyName(for url: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in url.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex + ".json"
     }
 
     // MARK: Gates

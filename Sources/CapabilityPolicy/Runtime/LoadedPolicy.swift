@@ -14,7 +14,7 @@ public import ProcedureCore
 public final class LoadedPolicy: Sendable {
     /// The declarations.
     public let policy: Policy
-    /// The policy's flags (its flag files and inline flags).
+    /// The policy's flags (its flag files, inline flags and flag services).
     public let flags: FlagStore
     private let capabilities: [String: any CapabilityType]
 
@@ -23,7 +23,7 @@ public final class LoadedPolicy: Sendable {
         self.policy = policy
         let environment = PolicyEnvironment.shared
         let flags = FlagStore(
-            sources: policy.flagSources, watch: options.watchesFlagFiles,
+            sources: environment.connectedFlagSources(policy), watch: options.watchesFlagFiles,
             context: options.flagContext ?? environment.hostContext)
         self.flags = flags
         var built: [String: any CapabilityType] = [:]

@@ -16,8 +16,9 @@ public protocol RemoteFlagSource: AnyObject, Sendable {
     /// `follow` is false for a one-shot reader (a command that evaluates once): the source then
     /// only refreshes when asked (``refresh()``).
     func start(follow: Bool, _ handler: @escaping @Sendable (RemoteFlagSourceEvent) -> Void)
-    /// Asks the source once now, returning when it has answered or failed.
-    func refresh() async
+    /// Asks the source once now, returning when it has answered or failed; with `onlyIfDue`, only
+    /// when its flags are older than its refresh interval (or there are none).
+    func refresh(onlyIfDue: Bool) async
     /// Stops following the source: the handler is not called again.
     func stop()
 }

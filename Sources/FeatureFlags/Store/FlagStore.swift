@@ -216,22 +216,30 @@ public final class FlagStore: Sendable {
         }
     }
 
-    /// Asks every remote source once now (a command that evaluates once calls this first, when
-    /// the store does not follow its sources), returning when each has answered or failed.
-    public func refreshRemoteSources() async {
+    /// Asks every remote source once now, returning when each has answered or failed. A command
+    /// that evaluates once, with a store that does not follow its sources, calls this first with
+    /// `onlyIfDue` (a source whose flags are younger than its interval is not asked).
+    public func refreshRemoteSources(onlyIfDue: Bool = false) async {
         await withTaskGroup(of: Void.self) { group in
-            for case .remote(let source) in sources { group.addTask { await source.refresh() } }
+            for case .remote(let source) in sources { group.addTask { await source.refresh(onlyIfDue: onlyIfDue) } }
         }
     }
 
-    /// The files that currently fail to load, and why. Their last good flags stay in effect.
-    public var loadFailures: [ConfigurationError] { sources.compactMap(\.problem) }
+    /// The files that currently fail to load, and why (their last good flags stay in effect), and
+    /// flag services the store cannot follow. A flag service that cannot be reached is not a load
+    /// failure: see ``remoteSources``.
+    public var loadFailures: [ConfigurationError] {
+        sources.compactMap { source in
+            if case .remote = source { return nil }
+            return source.problem
+        }
+    }
 
     /// Everything wrong in the files: those that fail to load (``loadFailures``), then the
     /// problems of the flags in effect (``FlagSet/problems``: broken flags and mistakes flagd
     /// tolerates). Empty when every file passes strict validation.
     public var problems: [ConfigurationError] {
-        sources.compactMap(\.problem) + sources.flatMap { $0.flags?.problems ?? [] }
+        loadFailures + sources.flatMap { $0.flags?.problems ?? [] }
     }
 
     /// Every load and failure from now on, as they happen.

@@ -125,7 +125,16 @@ public final class HTTPFlagSource: RemoteFlagSource {
         }
     }
 
-    public func refresh() async {
+    public func refresh(onlyIfDue: Bool) async {
+        if onlyIfDue {
+            let now = Date().timeIntervalSince1970
+            let interval = Double(settings.interval.components.seconds)
+            let fresh = state.withLock { state in
+                state.flags != nil && state.problem == nil
+                    && state.lastSuccess.map { now - $0 >= 0 && now - $0 < interval } == true
+            }
+            if fresh { return }
+        }
         await request()
     }
 
@@ -218,7 +227,9 @@ public final class HTTPFlagSource: RemoteFlagSource {
                 load(flags, text: text, format: resolved, entityTag: response.headers.first(name: "ETag"))
             default:
                 _ = try? await response.body.collect(upTo: 64 * 1024)
-                fail("HTTP \(response.status.code) \(response.status.reasonPhrase)")
+                // The standard phrase, not the server's: nothing a server sends reaches a terminal unchecked.
+                let code = Int(response.status.code)
+                fail("HTTP \(code) \(HTTPResponseStatus(statusCode: code).reasonPhrase)")
             }
         } catch {
             fail("cannot get the flags: \(HTTPConnection.describe(error))")

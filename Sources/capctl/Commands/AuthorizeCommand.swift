@@ -39,7 +39,7 @@ struct AuthorizeCommand: AsyncParsableCommand {
         let name = name!
         var policyOptions = password.policyOptions
         policyOptions.pamUser = user
-        let policy = try PolicyContext.load(options, policyOptions: policyOptions)
+        let policy = try await PolicyContext.load(options, policyOptions: policyOptions)
         let capability: any CapabilityType
         do {
             capability = try policy.capability(named: name)

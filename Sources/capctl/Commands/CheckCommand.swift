@@ -79,7 +79,7 @@ struct CheckCommand: AsyncParsableCommand {
         gate: String, options: CommonOptions, prompting: Bool, context: FlagEvaluationContext? = nil,
         policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false), subject: Subject? = nil
     ) async throws -> Outcome {
-        let policy = try PolicyContext.load(options, policyOptions: policyOptions)
+        let policy = try await PolicyContext.load(options, policyOptions: policyOptions)
         FlagsCommand.warn(about: policy.flags)
         let evaluation: GateEvaluation
         do {

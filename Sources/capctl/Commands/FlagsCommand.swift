@@ -8,16 +8,16 @@ struct FlagsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flags",
         abstract: "List and evaluate feature flags.",
-        subcommands: [List.self, Get.self]
+        subcommands: [List.self, Get.self, Sources.self]
     )
 
     /// The flag store: the given flag files, or the policy's flags. A file that cannot be read
     /// at all is an error; problems of single flags are warnings, because those flags evaluate
     /// as flagd evaluates them (the broken ones to PARSE_ERROR) and the rest are usable.
-    static func store(files: [String], options: CommonOptions) throws -> FlagStore {
+    static func store(files: [String], options: CommonOptions) async throws -> FlagStore {
         let store: FlagStore
         if files.isEmpty {
-            store = try PolicyContext.load(options).flags
+            store = try await PolicyContext.load(options).flags
         } else {
             store = FlagStore(files: files.map(PolicyContext.absolute), watch: false, context: .host)
         }
@@ -48,7 +48,7 @@ struct FlagsCommand: AsyncParsableCommand {
         @OptionGroup var flagContext: FlagContextOptions
 
         func run() async throws {
-            let store = try FlagsCommand.store(files: flagFiles.file, options: options)
+            let store = try await FlagsCommand.store(files: flagFiles.file, options: options)
             let context = try flagContext.evaluationContext()
             let keys = store.flags.keys.sorted()
             let evaluations = keys.map { store.valueDetails($0, default: .null, context: context) }
@@ -65,6 +65,32 @@ struct FlagsCommand: AsyncParsableCommand {
                 ])
             }
             print(table.render())
+            let sources = store.remoteSources
+            if !sources.isEmpty { print("\n" + TerminalText.escaped(FlagSourceReport.table(sources))) }
+        }
+    }
+
+    struct Sources: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sources",
+            abstract: "Each flag service the policy names: URL, state, last success and age, ETag, problem.",
+            discussion:
+                "States: fresh (the last request succeeded), stale (it failed; the last good flags are used), expired (past max-staleness: the flags are errors), loading (nothing loaded yet). Exits 0 when every source is fresh, 1 otherwise."
+        )
+
+        @OptionGroup var options: CommonOptions
+
+        func run() async throws {
+            let store = try await FlagsCommand.store(files: [], options: options)
+            let sources = store.remoteSources
+            if options.json {
+                print(JSONText.string(FlagSourceReport.json(sources)))
+            } else if sources.isEmpty {
+                print("no flag services")
+            } else {
+                print(TerminalText.escaped(FlagSourceReport.table(sources)))
+            }
+            if sources.contains(where: { $0.condition != .fresh }) { throw ExitStatus.denied }
         }
     }
 
@@ -95,7 +121,7 @@ struct FlagsCommand: AsyncParsableCommand {
         @OptionGroup var flagFiles: FlagFileOptions
 
         func run() async throws {
-            let store = try FlagsCommand.store(files: flagFiles.file, options: options)
+            let store = try await FlagsCommand.store(files: flagFiles.file, options: options)
             let evaluationContext = try flagContext.evaluationContext()
             let fallback = try defaultValue()
             let details: FlagEvaluationDetails<FlagValue>

@@ -29,6 +29,7 @@ struct StatusCommand: AsyncParsableCommand {
         var capabilities: [StatusEntry] = []
         var flags: [(entry: StatusEntry, details: FlagEvaluationDetails<FlagValue>, enabled: Bool)] = []
         var gates: [StatusEntry] = []
+        var sources: [RemoteFlagSourceStatus] = []
     }
 
     func run() async throws {
@@ -62,8 +63,9 @@ struct StatusCommand: AsyncParsableCommand {
             report.capabilities = await HostReport.current().entries
             return report
         }
-        let policy = try PolicyContext.load(options)
+        let policy = try await PolicyContext.load(options)
         FlagsCommand.warn(about: policy.flags)
+        report.sources = policy.flags.remoteSources
         for name in policy.policy.capabilities.keys.sorted() {
             let declaration = policy.policy.capabilities[name]!
             let capability = try policy.capability(named: name, context: context)
@@ -111,6 +113,13 @@ struct StatusCommand: AsyncParsableCommand {
         for entry in report.capabilities + report.flags.map(\.entry) + report.gates {
             table.rows.append([entry.name, entry.kind, entry.status, entry.reason])
         }
+        let now = Date().timeIntervalSince1970
+        for source in report.sources {
+            table.rows.append([
+                source.location, "flag-source", source.condition.rawValue,
+                TerminalText.escaped(FlagSourceReport.reason(source, now: now)),
+            ])
+        }
         return table.render()
     }
 
@@ -133,6 +142,7 @@ struct StatusCommand: AsyncParsableCommand {
         return JSONText.string(
             .structure([
                 "capabilities": entries(report.capabilities), "flags": .list(flags), "gates": entries(report.gates),
+                "flagSources": FlagSourceReport.json(report.sources),
             ]))
     }
 }

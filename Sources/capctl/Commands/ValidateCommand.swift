@@ -113,6 +113,9 @@ struct ValidateCommand: AsyncParsableCommand {
             case .file(let path):
                 guard let loaded = try? FlagSet.load(contentsOf: path) else { continue }
                 flagSet = loaded
+            case .remote, .http:
+                // What a flag service serves is known only when it is asked, which validate does not do.
+                continue
             }
             for (key, flag) in flagSet.flags.sorted(by: { $0.key < $1.key }) {
                 if let earlier = defined[key] {

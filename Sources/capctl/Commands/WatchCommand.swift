@@ -75,7 +75,7 @@ struct WatchCommand: AsyncParsableCommand {
                 entry.capability.map { Source(name: entry.name, kind: entry.kind, updates: $0.statusUpdates()) }
             }
         }
-        let policy = try PolicyContext.load(options, policyOptions: PolicyOptions(watchesFlagFiles: true))
+        let policy = try await PolicyContext.load(options, policyOptions: PolicyOptions(watchesFlagFiles: true))
         var sources: [Source] = []
         for name in policy.policy.capabilities.keys.sorted() {
             let capability = try policy.capability(named: name, context: context)

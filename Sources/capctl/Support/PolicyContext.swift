@@ -22,18 +22,23 @@ enum PolicyContext {
         }
     }
 
-    /// Loads the policy, or fails with every error and exit status 78.
+    /// Loads the policy, or fails with every error and exit status 78. A command that evaluates
+    /// once asks each flag service whose flags are older than its interval first (the last good
+    /// copy on disk answers otherwise); one that watches follows them.
     static func load(_ options: CommonOptions, policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false))
-        throws -> LoadedPolicy
+        async throws -> LoadedPolicy
     {
         let files = try files(options)
         var policyOptions = policyOptions
         if policyOptions.keptLoginRecords == nil { policyOptions.keptLoginRecords = keptLoginRecords() }
+        let loaded: LoadedPolicy
         do throws(PolicyErrors) {
-            return try LoadedPolicy(PolicyLoader.load(files: files), options: policyOptions)
+            loaded = try LoadedPolicy(PolicyLoader.load(files: files), options: policyOptions)
         } catch {
             throw CommandFailure(lines: error.errors.map(\.description), status: ExitStatus.configuration)
         }
+        if !policyOptions.watchesFlagFiles { await loaded.flags.refreshRemoteSources(onlyIfDue: true) }
+        return loaded
     }
 
     /// Where logins with `keep:` outlive capctl: root's records in /run/capctl/keep; another
