@@ -184,6 +184,10 @@ let package = Package(
             ], swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "RemoteFlagsTests",
+            dependencies: ["RemoteFlags", "FeatureFlags", "ConfigurationFiles", "TestSupport", "Locking"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "DownloadWorkflowTests",
             dependencies: ["DownloadWorkflowKit", "TestSupport", "CLinuxSupport", "Locking", "download-workflow"],
             swiftSettings: swiftSettings),

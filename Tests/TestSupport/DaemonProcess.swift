@@ -1,5 +1,6 @@
 import CLinuxSupport
 import Dispatch
+import Foundation
 import Glibc
 
 /// A long-running child (a daemon a test starts): spawned directly, its standard output and
@@ -45,11 +46,12 @@ public final class DaemonProcess: @unchecked Sendable {
     /// The next line of output, or nil once the child closed it. Blocks a dispatch thread, not the caller's.
     public func nextLine() async -> String? {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.readLine()) }
+            DispatchQueue.global().async { continuation.resume(returning: self.readLineBlocking()) }
         }
     }
 
-    private func readLine() -> String? {
+    /// The next line of output, or nil once the child closed it, blocking the calling thread.
+    public func readLineBlocking() -> String? {
         while true {
             if let newline = buffer.firstIndex(of: 10) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -75,6 +77,33 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// Stops a child that holds a PID namespace (`unshare --pid --fork`): kills the namespace's first
+    /// process and returns once it has exited, which the kernel allows only after every other
+    /// process of the namespace is gone; then stops the child itself.
+    public func stopNamespace() {
+        if !reaped, let holder = Self.children(of: pid).first {
+            kill(holder, SIGKILL)
+            while let state = Self.state(of: holder), state != "Z", state != "X" { sched_yield() }
+        }
+        stop()
+    }
+
+    /// The children of `pid` (Linux's /proc/PID/task/PID/children).
+    public static func children(of pid: Int32) -> [Int32] {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8) else {
+            return []
+        }
+        return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// The state letter of `pid` (R, S, Z, ...), or nil when it is gone.
+    static func state(of pid: Int32) -> Character? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        return text[text.index(close, offsetBy: 2)...].first
+    }
 
     public struct DaemonError: Error, CustomStringConvertible {
         public let description: String

@@ -93,10 +93,10 @@ public final class DirectoryFixture: Sendable {
         }
     }
 
-    deinit { daemon.stop() }
+    deinit { daemon.stopNamespace() }
 
     /// The first process of the namespaces (it holds them; slapd and sssd are its children).
-    private var holder: Int32? { Self.children(of: daemon.pid).first }
+    private var holder: Int32? { DaemonProcess.children(of: daemon.pid).first }
 
     /// `command` run in the fixture's mount namespace, where NSS and PAM reach this directory.
     public func inside(_ command: [String]) -> [String] {
@@ -115,19 +115,15 @@ public final class DirectoryFixture: Sendable {
     public func stopSSSD() throws { try stop("sssd") }
 
     private func stop(_ name: String) throws {
-        guard let holder, let pid = Self.children(of: holder).first(where: { Self.command(of: $0) == name }) else {
+        guard let holder, let pid = DaemonProcess.children(of: holder).first(where: { Self.command(of: $0) == name })
+        else {
             throw FixtureError("\(name) is not running")
         }
         kill(pid, SIGKILL)
         // The holder reaps it; gone from its children means gone.
-        while Self.children(of: holder).contains(pid) && Self.command(of: pid) == name {
+        while DaemonProcess.children(of: holder).contains(pid) && Self.command(of: pid) == name {
             sched_yield()
         }
-    }
-
-    private static func children(of pid: Int32) -> [Int32] {
-        let list = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
-        return list.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
     private static func command(of pid: Int32) -> String? {

@@ -368,7 +368,11 @@ struct PolicyFileReader {
             guard let text = string(value, key, in: what) else { return nil }
             return .some(text.hasPrefix("/") ? text : directory + "/" + text)
         }
-        if let authorization = path("authorization-file") { settings.authorizationFile = authorization } else { valid = false }
+        if let authorization = path("authorization-file") {
+            settings.authorizationFile = authorization
+        } else {
+            valid = false
+        }
         if let authorities = path("ca-file") { settings.certificateAuthorityFile = authorities } else { valid = false }
         if let copy = path("cache-file") {
             settings.cacheFile = copy ?? Self.flagCopyDirectory + "/" + Self.copyName(for: url)
@@ -410,12 +414,14 @@ struct PolicyFileReader {
             return "a flag service's \"url\" must start with https:// or http://, found \(QuotedName.key(url))"
         }
         guard url.utf8.count <= 2048, url.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != 0x5C }) else {
-            return "a flag service's \"url\" must be at most 2048 visible ASCII characters without spaces or backslashes"
+            return
+                "a flag service's \"url\" must be at most 2048 visible ASCII characters without spaces or backslashes"
         }
         let authority = url.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard !authority.isEmpty else { return "a flag service's \"url\" has no host" }
         guard !authority.contains("@") else {
-            return "a flag service's \"url\" must not hold credentials: put the Authorization header in \"authorization-file\""
+            return
+                "a flag service's \"url\" must not hold credentials: put the Authorization header in \"authorization-file\""
         }
         return nil
     }

@@ -15,7 +15,8 @@ public struct HTTPFlagSourceSettings: Sendable, Hashable {
     /// How much each wait may differ from `interval`, as a fraction (0 to 0.5), so hosts that
     /// started together do not ask together.
     public var jitter: Double
-    /// How long one request may take.
+    /// How long one request may take, connecting included (a refused connection is tried again
+    /// until then). A command that evaluates once waits at most this long for a source that is due.
     public var timeout: Duration
     /// How long the flags are used without a successful refresh; past it they are an error.
     public var maxStaleness: Duration
@@ -24,10 +25,10 @@ public struct HTTPFlagSourceSettings: Sendable, Hashable {
     /// Where it was declared, for messages.
     public var location: FileLocation?
 
-    /// The defaults: every 30 s, 10% jitter, 10 s timeout, flags usable for an hour without a refresh.
+    /// The defaults: every 30 s, 10% jitter, 5 s timeout, flags usable for an hour without a refresh.
     public init(
         url: String, authorizationFile: String? = nil, certificateAuthorityFile: String? = nil,
-        interval: Duration = .seconds(30), jitter: Double = 0.1, timeout: Duration = .seconds(10),
+        interval: Duration = .seconds(30), jitter: Double = 0.1, timeout: Duration = .seconds(5),
         maxStaleness: Duration = .seconds(3600), cacheFile: String? = nil, location: FileLocation? = nil
     ) {
         self.url = url
