@@ -2,15 +2,19 @@ import ConfigurationFiles
 import FeatureFlags
 
 /// Checks a layered policy as a whole: every name a gate uses is defined, no gate depends on
-/// itself, and every flag a gate or capability names exists in the policy's flag sources.
+/// itself, and every flag a gate or capability names exists in the policy's flag sources. What a
+/// flag service serves is known only when it is asked, which loading never does: with one, a flag
+/// no file defines is left to evaluation (where a flag nobody serves is an error, its gate undecided).
 enum PolicyValidator {
     static func check(_ policy: Policy) -> [ConfigurationError] {
         var errors: [ConfigurationError] = []
         var knownFlags: Set<String>?
+        let hasFlagService = policy.flagSources.contains { $0.url != nil }
         func flagExists(_ key: String) -> Bool {
+            if hasFlagService { return true }
             if knownFlags == nil {
                 let store = FlagStore(
-                    sources: policy.flagSources, watch: false,
+                    sources: policy.flagSources.filter { $0.url == nil }, watch: false,
                     context: FlagEvaluationContext())
                 knownFlags = Set(store.flags.keys)
                 // A flag file that cannot be read is an error here; problems of single flags are

@@ -399,7 +399,7 @@ struct PolicyFileReader {
         }
         if valid, settings.maxStaleness < settings.interval {
             fail(
-                "\"max-staleness\" (\(settings.maxStaleness)) must be at least \"interval\" (\(settings.interval)), or the flags would expire between two requests",
+                "\"max-staleness\" (\(settings.maxStaleness.components.seconds)s) must be at least \"interval\" (\(settings.interval.components.seconds)s), or the flags would expire between two requests",
                 node.member("max-staleness")?.value.location ?? node.location)
             valid = false
         }
@@ -411,7 +411,7 @@ struct PolicyFileReader {
     static func urlProblem(_ url: String) -> String? {
         let lowered = url.asciiLowercased
         guard let scheme = ["https://", "http://"].first(where: { lowered.hasPrefix($0) }) else {
-            return "a flag service's \"url\" must start with https:// or http://, found \(QuotedName.key(url))"
+            return "a flag service's \"url\" must start with https:// or http://"
         }
         guard url.utf8.count <= 2048, url.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != 0x5C }) else {
             return

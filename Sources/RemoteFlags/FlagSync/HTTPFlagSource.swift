@@ -285,7 +285,7 @@ public final class HTTPFlagSource: RemoteFlagSource {
     }
 
     private func fail(_ message: String) {
-        fail(ConfigurationError("\(message) (\(settings.url))", file: settings.url))
+        fail(ConfigurationError(message, file: settings.url))
     }
 
     private func fail(_ error: ConfigurationError) {

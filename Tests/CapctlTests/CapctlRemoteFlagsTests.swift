@@ -1,0 +1,120 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// A policy's flag service through the built binary: capctl asks nginx, keeps the last good copy,
+/// shows the source, and a gate on a remote flag is undecided once the copy is past max-staleness.
+@Suite(
+    "capctl with a flag service", .enabled(if: NginxFixture.isAvailable, "needs root, nginx-light and openssl"),
+    .timeLimit(.minutes(1)))
+struct CapctlRemoteFlagsTests {
+    static let document = """
+        {"flags": {"export-enabled": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}
+        """
+
+    private func tree(_ server: NginxFixture, path: String = "flags.json", extra: String = "") throws -> PolicyTree {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            flags:
+              http:
+                - url: \(server.url(path))
+                  ca-file: \(server.certificate.certificatePath)
+                  cache-file: \(tree.root)/copies/flags.json
+                  timeout: 2s
+                  max-staleness: 1h
+            \(extra)
+            capabilities:
+              export-flag: { kind: flag, flag: export-enabled }
+            gates:
+              export: { require: export-flag }
+            """)
+        return tree
+    }
+
+    @Test("check opens a gate on a remote flag; flags sources and status show URL, state, last success, ETag")
+    func gateOnRemoteFlag() throws {
+        let server = try NginxFixture()
+        try server.serve("flags.json", Self.document)
+        let tree = try tree(server)
+        let check = try tree.capctl(["check", "export"])
+        #expect(check.status == 0, "\(check.output)\(check.error)")
+        let sources = try tree.capctl(["flags", "sources", "--json"])
+        #expect(sources.status == 0, "\(sources.output)\(sources.error)")
+        let list = try #require(try sources.json() as? [[String: Any]])
+        #expect(list.count == 1)
+        #expect(list.first?["url"] as? String == server.url("flags.json"))
+        #expect(list.first?["state"] as? String == "fresh")
+        #expect((list.first?["etag"] as? String)?.hasPrefix("\"") == true)
+        #expect((list.first?["ageSeconds"] as? Double).map { $0 >= 0 && $0 < 3600 } == true)
+        // The copy is younger than the interval: answered from disk, nginx not asked again.
+        #expect(server.statuses == [200])
+        let status = try tree.capctl(["status"])
+        #expect(status.output.contains("\(server.url("flags.json"))  flag-source  fresh"), "\(status.output)")
+        #expect(status.output.contains("ETag \""), "\(status.output)")
+    }
+
+    @Test("the service down: the last good copy answers; past max-staleness the gate is undecided, never open")
+    func staleCopy() throws {
+        let server = try NginxFixture()
+        try server.serve("flags.json", Self.document)
+        let tree = try tree(server)
+        #expect(try tree.capctl(["check", "export"]).status == 0)
+        server.stop()
+        // Due (the interval is 30 s): asked, refused, and the copy answers.
+        let copyPath = tree.root + "/copies/flags.json"
+        let copy = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: copyPath))) as? [String: Any])
+        var aged = copy
+        aged["fetched"] = (copy["fetched"] as? Double ?? 0) - 60
+        try JSONSerialization.data(withJSONObject: aged).write(to: URL(fileURLWithPath: copyPath))
+        let offline = try tree.capctl(["check", "export"])
+        #expect(offline.status == 0, "\(offline.output)\(offline.error)")
+        let sources = try tree.capctl(["flags", "sources"])
+        #expect(sources.status == 1)
+        #expect(sources.output.contains("stale"), "\(sources.output)")
+        // Two hours old with max-staleness 1h: the flag is an error and the gate undecided.
+        aged["fetched"] = (copy["fetched"] as? Double ?? 0) - 7200
+        try JSONSerialization.data(withJSONObject: aged).write(to: URL(fileURLWithPath: copyPath))
+        let expired = try tree.capctl(["check", "export"])
+        #expect(expired.status == 1, "\(expired.output)\(expired.error)")
+        #expect(expired.output.contains("export: undecided"), "\(expired.output)")
+        #expect(expired.output.contains("past max-staleness"), "\(expired.output)")
+    }
+
+    @Test(
+        "a flag service in a policy is checked: credentials in the URL, max-staleness under the interval, an unknown key"
+    )
+    func invalidDeclarations() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            flags:
+              http:
+                - url: https://user:secret@flags.example.com/a.json
+                - url: https://flags.example.com/b.json
+                  interval: 10m
+                  max-staleness: 1m
+                - url: https://flags.example.com/c.json
+                  intervall: 10s
+                - url: ftp://flags.example.com/d.json
+            """)
+        let validate = try tree.capctl(["validate"])
+        #expect(validate.status == 78)
+        #expect(
+            validate.output.contains("policy.yaml:3:12: a flag service's \"url\" must not hold credentials"),
+            "\(validate.output)")
+        #expect(validate.output.contains("policy.yaml:6:22: \"max-staleness\""), "\(validate.output)")
+        #expect(
+            validate.output.contains(
+                "policy.yaml:8:7: unknown key \"intervall\" in a flag service (did you mean \"interval\"?"),
+            "\(validate.output)")
+        #expect(
+            validate.output.contains("policy.yaml:9:12: a flag service's \"url\" must start with https:// or http://"),
+            "\(validate.output)")
+        #expect(!validate.output.contains("secret@"), "credentials are never quoted back")
+    }
+}
