@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "RemoteFlags",
             dependencies: [
-                "FeatureFlags", "ConfigurationFiles", "Locking",
+                "FeatureFlags", "Capabilities", "ConfigurationFiles", "Locking",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
