@@ -159,7 +159,10 @@ let package = Package(
         // Helpers shared by every test target: latches, counters, event logs.
         .target(
             name: "TestSupport",
-            dependencies: ["ProcedureCore", "CLinuxSupport", "Locking", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ProcedureCore", "FeatureFlags", "ConfigurationFiles", "CLinuxSupport", "Locking",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings
         ),
         .testTarget(name: "ConfigurationFilesTests", dependencies: ["ConfigurationFiles", "Locking"], swiftSettings: swiftSettings),

@@ -73,7 +73,10 @@ public struct OFREPConfiguration: Sendable {
             let value = entry[entry.index(after: equals)...].trimmingSpaces
             let token = "!#$%&'*+-.^_`|~"
             guard !name.isEmpty,
-                name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || token.unicodeScalars.contains($0)) })
+                name.unicodeScalars.allSatisfy({
+                    $0.isASCII
+                        && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || token.unicodeScalars.contains($0))
+                })
             else {
                 throw OFREPConfigurationError("OFREP_HEADERS: \"\(name)\" is not a header name")
             }

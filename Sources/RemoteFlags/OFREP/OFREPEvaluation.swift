@@ -45,7 +45,10 @@ enum OFREPEvaluation: Sendable, Equatable {
                 }
             }
         }
-        return (key, .success(value: node.member("value")?.value.value, reason: reason, variant: variant, metadata: metadata))
+        return (
+            key,
+            .success(value: node.member("value")?.value.value, reason: reason, variant: variant, metadata: metadata)
+        )
     }
 
     /// The details for a caller who asked for `T` with `defaultValue`.

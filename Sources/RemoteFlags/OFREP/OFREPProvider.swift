@@ -108,6 +108,12 @@ public final class OFREPProvider: FeatureProvider {
 
     // MARK: Bulk evaluation
 
+    /// Asks for the bulk evaluation now (polling does this every `pollInterval`), with the ETag
+    /// when there is one; a failure keeps the cached evaluations and makes the provider stale.
+    public func refresh() async {
+        await refreshBulk()
+    }
+
     enum BulkOutcome: Equatable {
         case loaded
         case unchanged
@@ -148,7 +154,8 @@ public final class OFREPProvider: FeatureProvider {
         }
         let (context, tag) = state.withLock { ($0.staticContext ?? FlagEvaluationContext(), $0.entityTag) }
         if let problem = Self.incompleteness(context) { return .failed(problem, fatal: false) }
-        var request = HTTPClientRequest(url: configuration.endpoint.trimmingTrailingSlashes + "/ofrep/v1/evaluate/flags")
+        var request = HTTPClientRequest(
+            url: configuration.endpoint.trimmingTrailingSlashes + "/ofrep/v1/evaluate/flags")
         request.method = .POST
         addHeaders(&request.headers)
         if let tag { request.headers.add(name: "If-None-Match", value: tag) }
@@ -180,7 +187,8 @@ public final class OFREPProvider: FeatureProvider {
                 let (code, details) = Self.failure(String(buffer: body))
                 return .failed("the service refused the bulk evaluation: \(code.rawValue) \(details)", fatal: false)
             case 401, 403:
-                return .failed("the service answered \(code == 401 ? "unauthorized" : "forbidden") (HTTP \(code))", fatal: true)
+                return .failed(
+                    "the service answered \(code == 401 ? "unauthorized" : "forbidden") (HTTP \(code))", fatal: true)
             case 429:
                 let until = pause(response.headers.first(name: "Retry-After"))
                 return .failed("rate limited by the service until \(Self.time(until))", fatal: false)
@@ -245,7 +253,8 @@ public final class OFREPProvider: FeatureProvider {
         do {
             var headers = HTTPHeaders()
             addHeaders(&headers)
-            request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .string(Self.body(context)))
+            request = try HTTPClient.Request(
+                url: url, method: .POST, headers: headers, body: .string(Self.body(context)))
         } catch {
             return .failure(.general, "cannot make a request to \(url): \(error)")
         }
