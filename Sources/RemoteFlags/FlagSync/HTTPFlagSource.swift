@@ -6,7 +6,7 @@ import Locking
 import NIOCore
 import NIOHTTP1
 
-/// A flag definition document polled over HTTP, as flagd's HTTP sync does, for a ``FlagStore``:
+/// A flag definition document polled over HTTP, as flagd's HTTP sync does, for a `FlagStore`:
 ///
 /// ```swift
 /// let source = HTTPFlagSource(HTTPFlagSourceSettings(url: "https://flags.example.com/service.json"))

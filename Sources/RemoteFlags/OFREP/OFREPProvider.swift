@@ -32,7 +32,7 @@ import NIOHTTP1
 ///   TARGETING_KEY_MISSING, INVALID_CONTEXT, else GENERAL), 404 FLAG_NOT_FOUND, 401 and 403
 ///   GENERAL ("unauthorized", "forbidden"; for the bulk evaluation the provider is then fatal),
 ///   anything else or no answer GENERAL. A context with attributes that could not be built
-///   completely (``FlagEvaluationContext/incompleteAttributes``) is never sent: INVALID_CONTEXT.
+///   completely (`FlagEvaluationContext.incompleteAttributes`) is never sent: INVALID_CONTEXT.
 public final class OFREPProvider: FeatureProvider {
     /// Where the service is, and how to ask it.
     public let configuration: OFREPConfiguration
