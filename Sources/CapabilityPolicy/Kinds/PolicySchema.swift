@@ -63,6 +63,43 @@ public enum PolicySchema {
                             "type": "object",
                             "required": ["flags"],
                         ],
+                        "http": [
+                            "description":
+                                "Flag services: flagd-format documents polled over HTTP (flagd's HTTP sync). Later layers replace a service with the same URL.",
+                            "type": "array",
+                            "items": [
+                                "type": "object",
+                                "additionalProperties": false,
+                                "required": ["url"],
+                                "properties": [
+                                    "url": [
+                                        "description": "https:// or http://, no credentials (they go in authorization-file).",
+                                        "type": "string", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#]+",
+                                    ],
+                                    "authorization-file": [
+                                        "description":
+                                            "A file (read through the trusted reader before each request) holding the Authorization header's value.",
+                                        "type": "string", "minLength": 1,
+                                    ],
+                                    "ca-file": [
+                                        "description": "PEM certificate authorities to trust for this URL instead of the system's.",
+                                        "type": "string", "minLength": 1,
+                                    ],
+                                    "interval": ["$ref": "#/$defs/duration"],
+                                    "jitter": [
+                                        "description": "How much each wait may differ from interval, as a fraction (0.1 by default).",
+                                        "type": "number", "minimum": 0, "maximum": 0.5,
+                                    ],
+                                    "timeout": ["$ref": "#/$defs/duration"],
+                                    "max-staleness": ["$ref": "#/$defs/duration"],
+                                    "cache-file": [
+                                        "description":
+                                            "Where root keeps the last good copy (default /var/lib/capctl/flags/<hash of the URL>.json).",
+                                        "type": "string", "minLength": 1,
+                                    ],
+                                ],
+                            ],
+                        ],
                     ],
                 ],
                 "gates": [
