@@ -121,7 +121,7 @@ let package = Package(
             name: "core-bench",
             dependencies: [
                 "ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxBackends", "HeapUsage",
-                "CLinuxSupport", .product(name: "Logging", package: "swift-log"),
+                "RemoteFlags", "CLinuxSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/CoreBench", swiftSettings: swiftSettings
         ),

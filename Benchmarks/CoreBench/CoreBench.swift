@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import LinuxBackends
 import ProcedureCore
+import RemoteFlags
 
 /// Measures the operation core against Foundation's OperationQueue and plain Dispatch, in one
 /// process and one run, and prints the ratios with the targets they are held to.
@@ -30,6 +31,12 @@ struct CoreBench {
         if let index = CommandLine.arguments.firstIndex(of: "--compare"), index + 1 < CommandLine.arguments.count {
             await compare(CommandLine.arguments[index + 1].split(separator: ",").map(String.init))
             return
+        }
+        // `--remote-flags` measures only flags from a file, over HTTP and over OFREP.
+        if CommandLine.arguments.contains("--remote-flags") {
+            var report = Report()
+            await remoteFlags(&report, evaluations: quick ? 200_000 : 2_000_000)
+            exit(report.missed.isEmpty ? 0 : 1)
         }
         // `--audit` measures only the audit trail.
         if CommandLine.arguments.contains("--audit") {
@@ -136,6 +143,9 @@ struct CoreBench {
         report.time("Dictionary<String, Bool> lookup (floor)", lookup.seconds, count: evaluations)
         report.bound("static Boolean flag, ns per evaluation", staticNanos, target: 60)
 
+        // 5b. The same flag from a file, over HTTP (flagd's HTTP sync), and from an OFREP service's bulk evaluation.
+        await remoteFlags(&report, evaluations: evaluations)
+
         // 6. Operations gated by a capability whose status is known.
         let admin = await GatingWorkloads.keptCapability()
         var gateRounds = AlternatingRounds()
@@ -194,6 +204,48 @@ struct CoreBench {
             print("targets missed: " + report.missed.joined(separator: "; "))
             exit(1)
         }
+    }
+
+    /// A flag from a file, the same flag fetched over HTTP into the same store, and from an OFREP
+    /// provider's cache: per evaluation, with details.
+    static func remoteFlags(_ report: inout Report, evaluations: Int) async {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("core-bench-\(getpid())")
+        try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("flags.json").path
+        try! GatingWorkloads.flagFile.write(toFile: file, atomically: true, encoding: .utf8)
+        let fromFile = FlagStore(files: [file], watch: false, context: .host)
+
+        let documents = RemoteFlagWorkloads.Responder(body: GatingWorkloads.flagFile, contentType: "application/json")
+        let source = HTTPFlagSource(HTTPFlagSourceSettings(url: "http://127.0.0.1:\(documents.port)/flags.json"))
+        let fromHTTP = FlagStore(sources: [.remote(source)], watch: false, context: .host)
+        await fromHTTP.refreshRemoteSources()
+        precondition(source.status.condition == .fresh, "the flags did not come over HTTP: \(source.status)")
+
+        let service = RemoteFlagWorkloads.Responder(
+            body: RemoteFlagWorkloads.bulkEvaluation, contentType: "application/json")
+        let provider = OFREPProvider(
+            OFREPConfiguration(endpoint: "http://127.0.0.1:\(service.port)", pollInterval: nil))
+        try! await provider.initialize(context: FlagEvaluationContext())
+
+        var file_ = (seconds: Double.infinity, on: 0)
+        var http = (seconds: Double.infinity, on: 0)
+        var ofrep = (seconds: Double.infinity, on: 0)
+        for _ in 0..<5 {
+            let f = RemoteFlagWorkloads.storeDetails(fromFile, evaluations)
+            if f.seconds < file_.seconds { file_ = f }
+            let h = RemoteFlagWorkloads.storeDetails(fromHTTP, evaluations)
+            if h.seconds < http.seconds { http = h }
+            let o = RemoteFlagWorkloads.providerDetails(provider, evaluations)
+            if o.seconds < ofrep.seconds { ofrep = o }
+        }
+        precondition(file_.on == evaluations && http.on == evaluations && ofrep.on == evaluations)
+        report.section("a flag from a file, over HTTP, and from an OFREP bulk evaluation (with details, per call)")
+        report.time("file flag (FlagStore)", file_.seconds, count: evaluations)
+        report.time("flag over HTTP (same FlagStore)", http.seconds, count: evaluations)
+        report.time("OFREP bulk-cached (OFREPProvider)", ofrep.seconds, count: evaluations)
+        report.ratio("HTTP flag time / file flag", http.seconds / file_.seconds, target: 1.2, atLeast: false)
+        report.ratio("OFREP cached time / file flag", ofrep.seconds / file_.seconds, target: 2.0, atLeast: false)
     }
 
     /// One datagram to a syslog socket, and one entry to the journal when it runs
