@@ -209,7 +209,7 @@ _capctl_check() {
     repeating_flags=()
     non_repeating_flags=(--json --no-prompt --password-stdin --explain -h --help)
     repeating_options=(--policy --context)
-    non_repeating_options=(--targeting-key)
+    non_repeating_options=(--targeting-key --for-process --for-user)
     __capctl_offer_flags_options 1
 
     # Offer option value completions
@@ -223,12 +223,18 @@ _capctl_check() {
     '--targeting-key')
         return
         ;;
+    '--for-process')
+        return
+        ;;
+    '--for-user')
+        return
+        ;;
     esac
 }
 
 _capctl_authorize() {
     repeating_flags=()
-    non_repeating_flags=(--json --password-stdin -h --help)
+    non_repeating_flags=(--json --forget --password-stdin -h --help)
     repeating_options=(--policy)
     non_repeating_options=(--user)
     __capctl_offer_flags_options 1
@@ -248,7 +254,7 @@ _capctl_run() {
     repeating_flags=()
     non_repeating_flags=(--json --no-prompt --password-stdin -h --help)
     repeating_options=(--policy --context)
-    non_repeating_options=(--targeting-key --capabilities)
+    non_repeating_options=(--targeting-key --capabilities --as-user)
     __capctl_offer_flags_options -1
 
     # Offer option value completions
@@ -263,6 +269,9 @@ _capctl_run() {
         return
         ;;
     '--capabilities')
+        return
+        ;;
+    '--as-user')
         return
         ;;
     esac
@@ -280,13 +289,13 @@ _capctl_flags() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    list|get)
+    list|get|sources)
         # Offer subcommand argument completions
         "_capctl_flags_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'list get' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'list get sources' -- "${cur}"))
         ;;
     esac
 }
@@ -341,6 +350,21 @@ _capctl_flags_get() {
         return
         ;;
     '--file')
+        return
+        ;;
+    esac
+}
+
+_capctl_flags_sources() {
+    repeating_flags=()
+    non_repeating_flags=(--json -h --help)
+    repeating_options=(--policy)
+    non_repeating_options=()
+    __capctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--policy')
         return
         ;;
     esac

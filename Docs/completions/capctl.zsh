@@ -99,6 +99,8 @@ _capctl_check() {
         '--explain[Print every requirement with passed, failed or not checked, and why.]'
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
+        '--for-process[Decide for this process (root only).]:pid:'
+        '--for-user[Decide for this user (root only).]:name:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -112,6 +114,7 @@ _capctl_authorize() {
         '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
         '--json[Print JSON instead of a table.]'
         ':name:'
+        '--forget[Forget every login kept for you across processes (as sudo -k), then stop.]'
         '--user[The user to authenticate, for a PAM capability whose policy names none.]:user:'
         '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -132,6 +135,7 @@ _capctl_run() {
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '--capabilities[Start the command with only these Linux capabilities (comma-separated, such as CAP_NET_BIND_SERVICE; empty for none).]:LIST:'
+        '--as-user[Decide the gate for this user and run the command as the user (root only).]:name:'
         '*:command:'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -153,12 +157,13 @@ _capctl_flags() {
         local -ar subcommands=(
             'list:Every flag with its value, variant and reason.'
             'get:Evaluate one flag, with OpenFeature'\''s evaluation details.'
+            'sources:Each flag service the policy names: URL, state, last success and age, ETag, problem.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        list|get)
+        list|get|sources)
             "_capctl_flags_${words[1]}" && ret=0
             ;;
         esac
@@ -195,6 +200,18 @@ _capctl_flags_get() {
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '*--file[Use this flag definition file instead of the policy'\''s flags (repeatable).]:path:'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_flags_sources() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
