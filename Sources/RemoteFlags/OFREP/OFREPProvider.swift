@@ -13,7 +13,7 @@ import NIOHTTP1
 ///
 /// ```swift
 /// let provider = try OFREPProvider(environment: ProcessInfo.processInfo.environment)
-/// await OpenFeatureAPI.shared.setProviderAndWait(provider)
+/// await OpenFeatureAPI.shared.setProvider(provider)
 /// let export = OpenFeatureAPI.shared.client().boolean("new-export", default: false)
 /// ```
 ///
