@@ -117,4 +117,43 @@ struct CapctlRemoteFlagsTests {
             "\(validate.output)")
         #expect(!validate.output.contains("secret@"), "credentials are never quoted back")
     }
+
+    @Test(
+        "as uid 65534: no copy is written and a root-only token is a clear problem; as root: a copy another user owns is not believed"
+    )
+    func otherUsers() throws {
+        let server = try NginxFixture()
+        try server.serve("private/flags.json", Self.document)
+        let secrets = try TemporaryDirectory(prefix: "flag-token")
+        let token = try secrets.write("Bearer \(server.bearerToken)\n", to: "token", mode: 0o600)
+        let tree = try tree(server, path: "private/flags.json")
+        try tree.write(
+            "etc/policy.yaml",
+            try String(contentsOfFile: tree.root + "/etc/policy.yaml", encoding: .utf8)
+                .replacingOccurrences(
+                    of: "      timeout: 2s", with: "      timeout: 2s\n      authorization-file: \(token)"))
+        // Root: the token is read, the flags come, the copy is kept.
+        #expect(try tree.capctl(["check", "export"]).status == 0)
+        let copy = tree.root + "/copies/flags.json"
+        #expect(FileManager.default.fileExists(atPath: copy))
+        try FileManager.default.removeItem(atPath: copy)
+
+        // uid 65534 cannot read root's token: the service is not asked, the gate is undecided.
+        let nobody = try tree.capctl(["check", "export"], as: .nobody)
+        #expect(nobody.status == 1, "\(nobody.output)\(nobody.error)")
+        #expect(nobody.output.contains("export: undecided"), "\(nobody.output)")
+        #expect(nobody.output.contains("\(token)"), "the problem names the token file: \(nobody.output)")
+        #expect(!FileManager.default.fileExists(atPath: copy), "only root writes the copy")
+
+        // A copy owned by another user is refused, even by root, even with the service gone.
+        #expect(try tree.capctl(["check", "export"]).status == 0)
+        chown(copy, 65534, 65534)
+        server.stop()
+        let refused = try tree.capctl(["flags", "sources", "--json"])
+        let source = try #require((try refused.json() as? [[String: Any]])?.first)
+        #expect(source["state"] as? String == "loading", "\(source)")
+        #expect((source["note"] as? String)?.contains("owned by") == true, "\(source)")
+        let check = try tree.capctl(["check", "export"])
+        #expect(check.status == 1 && check.output.contains("export: undecided"), "\(check.output)")
+    }
 }

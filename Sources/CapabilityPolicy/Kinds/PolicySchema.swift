@@ -73,7 +73,8 @@ public enum PolicySchema {
                                 "required": ["url"],
                                 "properties": [
                                     "url": [
-                                        "description": "https:// or http://, no credentials (they go in authorization-file).",
+                                        "description":
+                                            "https:// or http://, no credentials (they go in authorization-file).",
                                         "type": "string", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#]+",
                                     ],
                                     "authorization-file": [
@@ -82,12 +83,14 @@ public enum PolicySchema {
                                         "type": "string", "minLength": 1,
                                     ],
                                     "ca-file": [
-                                        "description": "PEM certificate authorities to trust for this URL instead of the system's.",
+                                        "description":
+                                            "PEM certificate authorities to trust for this URL instead of the system's.",
                                         "type": "string", "minLength": 1,
                                     ],
                                     "interval": ["$ref": "#/$defs/duration"],
                                     "jitter": [
-                                        "description": "How much each wait may differ from interval, as a fraction (0.1 by default).",
+                                        "description":
+                                            "How much each wait may differ from interval, as a fraction (0.1 by default).",
                                         "type": "number", "minimum": 0, "maximum": 0.5,
                                     ],
                                     "timeout": ["$ref": "#/$defs/duration"],
