@@ -228,24 +228,24 @@ struct CoreBench {
             OFREPConfiguration(endpoint: "http://127.0.0.1:\(service.port)", pollInterval: nil))
         try! await provider.initialize(context: FlagEvaluationContext())
 
-        var file_ = (seconds: Double.infinity, on: 0)
+        var fromFileRun = (seconds: Double.infinity, on: 0)
         var http = (seconds: Double.infinity, on: 0)
         var ofrep = (seconds: Double.infinity, on: 0)
         for _ in 0..<5 {
             let f = RemoteFlagWorkloads.storeDetails(fromFile, evaluations)
-            if f.seconds < file_.seconds { file_ = f }
+            if f.seconds < fromFileRun.seconds { fromFileRun = f }
             let h = RemoteFlagWorkloads.storeDetails(fromHTTP, evaluations)
             if h.seconds < http.seconds { http = h }
             let o = RemoteFlagWorkloads.providerDetails(provider, evaluations)
             if o.seconds < ofrep.seconds { ofrep = o }
         }
-        precondition(file_.on == evaluations && http.on == evaluations && ofrep.on == evaluations)
+        precondition(fromFileRun.on == evaluations && http.on == evaluations && ofrep.on == evaluations)
         report.section("a flag from a file, over HTTP, and from an OFREP bulk evaluation (with details, per call)")
-        report.time("file flag (FlagStore)", file_.seconds, count: evaluations)
+        report.time("file flag (FlagStore)", fromFileRun.seconds, count: evaluations)
         report.time("flag over HTTP (same FlagStore)", http.seconds, count: evaluations)
         report.time("OFREP bulk-cached (OFREPProvider)", ofrep.seconds, count: evaluations)
-        report.ratio("HTTP flag time / file flag", http.seconds / file_.seconds, target: 1.2, atLeast: false)
-        report.ratio("OFREP cached time / file flag", ofrep.seconds / file_.seconds, target: 2.0, atLeast: false)
+        report.ratio("HTTP flag time / file flag", http.seconds / fromFileRun.seconds, target: 1.2, atLeast: false)
+        report.ratio("OFREP cached time / file flag", ofrep.seconds / fromFileRun.seconds, target: 2.0, atLeast: false)
     }
 
     /// One datagram to a syslog socket, and one entry to the journal when it runs
