@@ -61,9 +61,13 @@ public final class FlagStore: Sendable {
         var expired: [String: String] = [:]
     }
 
-    /// Lets a file's reloads reach the store that owns the file, once the store exists.
+    /// Lets reloads and remote sources reach the store that owns them, once the store exists,
+    /// without keeping it alive: a store nobody holds goes away, and its sources stop.
     private final class Relay: Sendable {
-        let store = Lock<FlagStore?>(nil)
+        private struct Reference: Sendable { weak var store: FlagStore? }
+        private let reference = Lock(Reference())
+        var store: FlagStore? { reference.withLock { $0.store } }
+        func connect(_ store: FlagStore) { reference.withLock { $0.store = store } }
     }
 
     /// The text a file had when last read, so an event that changed nothing is not reported.
@@ -113,7 +117,7 @@ public final class FlagStore: Sendable {
                     path: path,
                     flags: ReloadingValue(
                         load: Self.reader(for: path),
-                        onEvent: { event in relay.store.withLock { $0 }?.apply(event, from: path) }))
+                        onEvent: { event in relay.store?.apply(event, from: path) }))
             case .remote(let source): .remote(source)
             case .http(let settings):
                 .unloadable(
@@ -126,9 +130,9 @@ public final class FlagStore: Sendable {
         state = Lock(Self.merge(self.sources))
         baseContext = context
         baseContextProblem = context.firstInvalidAttribute()
-        relay.store.withLock { $0 = self }
+        relay.connect(self)
         for case .remote(let source) in self.sources {
-            source.start(follow: watch) { event in relay.store.withLock { $0 }?.apply(event, from: source.location) }
+            source.start(follow: watch) { event in relay.store?.apply(event, from: source.location) }
         }
         if watch, !files.isEmpty {
             // One watcher for every file; a file that cannot be watched is still read now and on reloadAll().

@@ -94,7 +94,11 @@ public final class OFREPProvider: FeatureProvider {
                 if case .failed(_, true) = await self.refreshBulk() { return }
             }
         }
-        state.withLock { $0.poller = poller }
+        // A second initialization replaces the first one's polling.
+        state.withLock { state in
+            state.poller?.cancel()
+            state.poller = poller
+        }
     }
 
     public func shutdown() async {
