@@ -82,6 +82,11 @@ struct CapctlRemoteFlagsTests {
         #expect(expired.status == 1, "\(expired.output)\(expired.error)")
         #expect(expired.output.contains("export: undecided"), "\(expired.output)")
         #expect(expired.output.contains("past max-staleness"), "\(expired.output)")
+        // Stamped two hours ahead (the clock set back since): no trustworthy age, so expired too.
+        aged["fetched"] = (copy["fetched"] as? Double ?? 0) + 7200
+        try JSONSerialization.data(withJSONObject: aged).write(to: URL(fileURLWithPath: copyPath))
+        let future = try tree.capctl(["check", "export"])
+        #expect(future.status == 1 && future.output.contains("the clock changed"), "\(future.output)")
     }
 
     @Test(

@@ -108,6 +108,11 @@ public final class HTTPFlagSource: RemoteFlagSource {
         guard state.flags != nil, let lastSuccess = state.lastSuccess else { return nil }
         let limit = Double(settings.maxStaleness.components.seconds)
         let age = now - lastSuccess
+        // A success stamped in the future (a copy written before the clock was set back) has no
+        // age that can be trusted: expired, rather than fresh until the clock catches up.
+        if age < -300 {
+            return "the flags from \(settings.url) were last refreshed at a time after now (the clock changed); a refresh is needed"
+        }
         guard age > limit else { return nil }
         let last = state.problem.map { "; last problem: \($0.message)" } ?? ""
         return
