@@ -111,7 +111,8 @@ public final class HTTPFlagSource: RemoteFlagSource {
         // A success stamped in the future (a copy written before the clock was set back) has no
         // age that can be trusted: expired, rather than fresh until the clock catches up.
         if age < -300 {
-            return "the flags from \(settings.url) were last refreshed at a time after now (the clock changed); a refresh is needed"
+            return
+                "the flags from \(settings.url) were last refreshed at a time after now (the clock changed); a refresh is needed"
         }
         guard age > limit else { return nil }
         let last = state.problem.map { "; last problem: \($0.message)" } ?? ""
