@@ -218,4 +218,22 @@ struct HTTPFlagSourceTests {
             refused.status.note?.contains("written by anyone") == true, "\(String(describing: refused.status.note))")
         #expect(refusedFlags.stringDetails("color", default: "none").errorCode != nil)
     }
+
+    @Test("a store that does not follow its source still lets its flags expire on time")
+    func expiryWithoutPolling() async throws {
+        let server = try NginxFixture()
+        try server.serve("flags.json", Self.document("blue"))
+        var settings = settings(server, "flags.json")
+        settings.maxStaleness = .seconds(1)
+        settings.interval = .seconds(1)
+        let (_, flags) = store(settings)
+        var events = flags.events().makeAsyncIterator()
+        await flags.refreshRemoteSources()
+        #expect(flags.boolean("export", default: false))
+        while let event = await events.next() {
+            if case .expired = event { break }
+        }
+        #expect(flags.booleanDetails("export", default: false).errorCode == .general)
+        #expect(server.statuses == [200], "nothing asked the service again")
+    }
 }

@@ -14,7 +14,7 @@ public protocol RemoteFlagSource: AnyObject, Sendable {
     var status: RemoteFlagSourceStatus { get }
     /// Starts following the source; `handler` is called after each change, from any thread.
     /// `follow` is false for a one-shot reader (a command that evaluates once): the source then
-    /// only refreshes when asked (``refresh(onlyIfDue:)``).
+    /// only refreshes when asked (``refresh(onlyIfDue:)``), though its flags still expire on time.
     func start(follow: Bool, _ handler: @escaping @Sendable (RemoteFlagSourceEvent) -> Void)
     /// Asks the source once now, returning when it has answered or failed; with `onlyIfDue`, only
     /// when its flags are older than its refresh interval (or there are none).

@@ -123,11 +123,11 @@ public final class HTTPFlagSource: RemoteFlagSource {
     public func start(follow: Bool, _ handler: @escaping @Sendable (RemoteFlagSourceEvent) -> Void) {
         state.withLock { state in
             state.handler = handler
-            guard follow, state.tasks.isEmpty else { return }
-            state.tasks = [
-                Task { [weak self] in await self?.pollUntilCancelled() },
-                Task { [weak self] in await self?.watchExpiry() },
-            ]
+            guard state.tasks.isEmpty else { return }
+            // The limit holds for a store that does not follow its sources too: its flags still
+            // expire on time, though nothing asks the service again.
+            state.tasks = [Task { [weak self] in await self?.watchExpiry() }]
+            if follow { state.tasks.append(Task { [weak self] in await self?.pollUntilCancelled() }) }
         }
     }
 
