@@ -68,8 +68,10 @@ public final class OFREPTestServer: Sendable {
     }
 
     deinit {
+        // The serving thread closes the socket once accept fails: closed here, its number could
+        // be reused by another server's socket before that thread notices, and it would answer
+        // that server's clients with this server's flags.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     /// The base URL (before `/ofrep`).
@@ -111,6 +113,7 @@ public final class OFREPTestServer: Sendable {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
                 if errno == EINTR { continue }
+                close(listener)
                 return
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
