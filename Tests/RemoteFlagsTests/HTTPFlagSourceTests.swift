@@ -8,7 +8,9 @@ import Testing
 
 /// `HTTPFlagSource` against a real nginx: 200, 304, 401, 500, an invalid body, YAML by content
 /// type, a change, the server stopped and back, the last good copy on disk.
-@Suite("HTTP flag source against nginx", .enabled(if: NginxFixture.isAvailable, "needs root, nginx-light and openssl"))
+@Suite(
+    "HTTP flag source against nginx", .enabled(if: NginxFixture.isAvailable, "needs root, nginx-light and openssl"),
+    .timeLimit(.minutes(1)))
 struct HTTPFlagSourceTests {
     static func document(_ color: String, padding: Int = 0) -> String {
         """

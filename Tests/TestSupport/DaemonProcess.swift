@@ -98,11 +98,21 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     /// The state letter of `pid` (R, S, Z, ...), or nil when it is gone.
-    static func state(of pid: Int32) -> Character? {
+    static func state(of pid: Int32) -> Character? { stat(of: pid)?.state }
+
+    /// The command name of `pid` while it runs: nil once it is gone or a zombie (it has stopped serving).
+    public static func command(of pid: Int32) -> String? {
+        guard let (command, state) = stat(of: pid), state != "Z", state != "X" else { return nil }
+        return command
+    }
+
+    /// The command name and state letter from /proc/PID/stat (the name may hold spaces and parentheses).
+    private static func stat(of pid: Int32) -> (command: String, state: Character)? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
+            let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"),
+            let state = text[text.index(close, offsetBy: 2)...].first
         else { return nil }
-        return text[text.index(close, offsetBy: 2)...].first
+        return (String(text[text.index(after: open)..<close]), state)
     }
 
     public struct DaemonError: Error, CustomStringConvertible {

@@ -115,24 +115,16 @@ public final class DirectoryFixture: Sendable {
     public func stopSSSD() throws { try stop("sssd") }
 
     private func stop(_ name: String) throws {
-        guard let holder, let pid = DaemonProcess.children(of: holder).first(where: { Self.command(of: $0) == name })
+        guard let holder,
+            let pid = DaemonProcess.children(of: holder).first(where: { DaemonProcess.command(of: $0) == name })
         else {
             throw FixtureError("\(name) is not running")
         }
         kill(pid, SIGKILL)
         // The holder reaps it; gone from its children means gone.
-        while DaemonProcess.children(of: holder).contains(pid) && Self.command(of: pid) == name {
+        while DaemonProcess.children(of: holder).contains(pid) && DaemonProcess.command(of: pid) == name {
             sched_yield()
         }
-    }
-
-    private static func command(of pid: Int32) -> String? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")")
-        else { return nil }
-        let state = text[text.index(close, offsetBy: 2)...].prefix(1)
-        // A zombie has stopped serving.
-        return state == "Z" ? nil : String(text[text.index(after: open)..<close])
     }
 
     private static func slapdConfiguration(root: String, certificate: SelfSignedCertificate) -> String {

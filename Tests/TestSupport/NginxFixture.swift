@@ -36,7 +36,8 @@ public final class NginxFixture: @unchecked Sendable {
         // A port that was free a moment ago; another process taking it in between is retried.
         var lastError: (any Error)?
         for _ in 0..<5 {
-            port = Self.freePort()
+            guard let free = LoopbackListener.freePort() else { throw FixtureError("no free port on 127.0.0.1") }
+            port = free
             do {
                 try start()
                 return
@@ -145,21 +146,5 @@ public final class NginxFixture: @unchecked Sendable {
             }
 
             """
-    }
-
-    private static func freePort() -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 ? getsockname(descriptor, pointer, &length) : -1
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -46,23 +46,10 @@ public final class OFREPTestServer: Sendable {
     /// Serves `document` (flagd's format) on a free port of 127.0.0.1.
     public init(document: String) throws {
         shared = Shared(Knobs(store: FlagStore([try FlagSet.parse(document)])))
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard let bound = LoopbackListener() else { throw FixtureError("cannot listen on 127.0.0.1") }
+        let listener = bound.descriptor
         self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 64) == 0
-                    && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            close(listener)
-            throw FixtureError("cannot listen on 127.0.0.1")
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        port = bound.port
         let thread = Thread { [listener, shared] in Self.serve(listener, shared) }
         thread.start()
     }

@@ -45,12 +45,16 @@ public final class FlagStore: Sendable {
             }
         }
 
-        /// Why the source's flags must not be used although loaded: past its staleness limit.
-        var expiry: String? {
-            guard case .remote(let source) = self else { return nil }
+        /// The flags in effect and, when they must not be used although loaded (a remote source
+        /// past its staleness limit), why; a remote source's status is read once.
+        var contents: (flags: FlagSet?, expiry: String?) {
+            guard case .remote(let source) = self else { return (flags, nil) }
             let status = source.status
-            guard status.condition == .expired else { return nil }
-            return status.problem?.description ?? "the flags from \(source.location) are past their staleness limit"
+            guard status.condition == .expired else { return (status.flags, nil) }
+            return (
+                status.flags,
+                status.problem?.description ?? "the flags from \(source.location) are past their staleness limit"
+            )
         }
     }
 
@@ -263,9 +267,10 @@ public final class FlagStore: Sendable {
     private static func merge(_ sources: [Source]) -> Merged {
         var merged = Merged()
         for source in sources {
-            guard let flagSet = source.flags else { continue }
+            let (flags, expiry) = source.contents
+            guard let flagSet = flags else { continue }
             merged.flags.merge(flagSet.flags) { _, later in later }
-            if let expiry = source.expiry {
+            if let expiry {
                 for key in flagSet.flags.keys { merged.expired[key] = expiry }
             } else if !merged.expired.isEmpty {
                 for key in flagSet.flags.keys { merged.expired[key] = nil }
