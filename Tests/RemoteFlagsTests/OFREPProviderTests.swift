@@ -122,6 +122,18 @@ struct OFREPProviderTests {
         #expect(server.requests.isEmpty)
     }
 
+    @Test("a context holding a number JSON cannot carry (NaN, infinity) is never sent: INVALID_CONTEXT")
+    func nonFiniteContext() async throws {
+        let server = try OFREPTestServer(document: Self.document)
+        let provider = provider(server)
+        for number in [Double.nan, .infinity, -.infinity] {
+            let context = FlagEvaluationContext(targetingKey: "u", attributes: ["load": ["now": .number(number)]])
+            let details = provider.booleanDetails("bool-flag", default: false, context: context)
+            #expect(details.errorCode == .invalidContext, "\(number): \(details)")
+        }
+        #expect(server.requests.isEmpty)
+    }
+
     @Test("OFREP_ENDPOINT, OFREP_HEADERS and OFREP_TIMEOUT_MS, with clear errors")
     func environment() throws {
         let configuration = try OFREPConfiguration(environment: [

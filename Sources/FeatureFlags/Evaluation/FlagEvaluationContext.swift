@@ -37,7 +37,7 @@ public struct FlagEvaluationContext: Sendable, Hashable {
     }
 
     /// The first attribute that JSON cannot carry (NaN or an infinity), as a path.
-    func firstInvalidAttribute() -> String? {
+    package func firstInvalidAttribute() -> String? {
         func check(_ value: FlagValue, _ path: String) -> String? {
             switch value {
             case .number(let number): return number.isFinite ? nil : path

@@ -307,10 +307,17 @@ public final class OFREPProvider: FeatureProvider {
     }
 
     /// Why `context` must not be sent: an attribute that could not be built completely would
-    /// reach the service shorter than it is (a list of groups missing one, say).
+    /// reach the service shorter than it is (a list of groups missing one, say), and a number
+    /// JSON cannot carry would make the request invalid.
     static func incompleteness(_ context: FlagEvaluationContext) -> String? {
-        guard let (name, reason) = context.incompleteAttributes.min(by: { $0.key < $1.key }) else { return nil }
-        return "the context attribute \"\(name)\" is incomplete (\(reason)): not sent to the service"
+        if let (name, reason) = context.incompleteAttributes.min(by: { $0.key < $1.key }) {
+            return "the context attribute \"\(name)\" is incomplete (\(reason)): not sent to the service"
+        }
+        // JSON has no NaN or infinity: such a number would make the request body invalid.
+        if let path = context.firstInvalidAttribute() {
+            return "the context attribute \(path) is not a finite number: not sent to the service"
+        }
+        return nil
     }
 
     /// `{"context": {...}}`, with `targetingKey` among the attributes as OFREP has it.
