@@ -67,6 +67,8 @@ let package = Package(
         ),
         // Kernel headers (netlink) for LinuxBackends.
         .target(name: "CLinuxSupport"),
+        // The commit a release build was made from (`capctl --version`), written by Scripts/build-deb.
+        .target(name: "CBuildInfo"),
         // Linux-PAM's declarations for loading libpam at run time; checked against the real header when present.
         .target(name: "CPAM"),
         // sd-bus's declarations (libsystemd) for loading it at run time: the D-Bus client of the polkit backend.
@@ -98,7 +100,7 @@ let package = Package(
             name: "capctl",
             dependencies: [
                 "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags", "ProcedureCore",
-                "RemoteFlags", "CLinuxSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "RemoteFlags", "CLinuxSupport", "CBuildInfo", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),

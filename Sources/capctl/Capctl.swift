@@ -19,6 +19,7 @@ public struct Capctl: AsyncParsableCommand {
             authorization (with --no-prompt); 3 the prompt was dismissed; 64 usage error; 77 run \
             refused; 78 policy or flag file error.
             """,
+        version: BuildVersion.description,
         subcommands: [
             StatusCommand.self, CheckCommand.self, AuthorizeCommand.self, RunCommand.self, FlagsCommand.self,
             ValidateCommand.self, WatchCommand.self, SchemaCommand.self,

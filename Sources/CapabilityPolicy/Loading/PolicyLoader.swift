@@ -43,8 +43,10 @@ public enum PolicyLoader {
         return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { directory + "/" + $0 }
     }
 
-    /// Reads and layers `files`, then checks every reference. Throws every problem found.
-    public static func load(files: [String]) throws(PolicyErrors) -> Policy {
+    /// Reads and layers `files`, then checks every reference. Throws every problem found. Files
+    /// in `userDirectory` (the per-user layer) replace nothing of the system's when a system file
+    /// says `final: true`, and may not say it themselves.
+    public static func load(files: [String], userDirectory: String? = nil) throws(PolicyErrors) -> Policy {
         var policy = Policy()
         var errors: [ConfigurationError] = []
         for file in files {
@@ -58,7 +60,14 @@ public enum PolicyLoader {
             var reader = PolicyFileReader(file: file)
             let fragment = reader.read(text)
             errors += reader.errors
-            policy.apply(fragment)
+            let fromUserLayer = userDirectory.map { file.hasPrefix($0 + "/") } ?? false
+            if fromUserLayer, let final = fragment.finalLocation {
+                errors.append(
+                    ConfigurationError(
+                        "\"final\" belongs in the system policy: a file of the per-user layer cannot make it final",
+                        at: final))
+            }
+            policy.apply(fragment, fromUserLayer: fromUserLayer)
         }
         errors += PolicyValidator.check(policy)
         guard errors.isEmpty else { throw PolicyErrors(errors: errors) }
@@ -78,6 +87,6 @@ public enum PolicyLoader {
 
     /// Loads the files the search path finds.
     public static func load(searchPath: PolicySearchPath) throws(PolicyErrors) -> Policy {
-        try load(files: files(in: searchPath))
+        try load(files: files(in: searchPath), userDirectory: searchPath.userDirectory)
     }
 }

@@ -3,6 +3,9 @@
 public struct PolicySearchPath: Sendable, Equatable {
     /// The directories, lowest precedence first.
     public let directories: [String]
+    /// The per-user layer (`$XDG_CONFIG_HOME/capctl`), the last of ``directories``, when there is
+    /// one: a system policy that says `final: true` keeps its definitions from being replaced there.
+    public let userDirectory: String?
 
     /// The environment variable that replaces the system roots (colon-separated), so tests
     /// and packagers never touch the real /usr/share, /etc and /run.
@@ -12,21 +15,24 @@ public struct PolicySearchPath: Sendable, Equatable {
     public static let systemRoots = ["/usr/share/capctl", "/etc/capctl", "/run/capctl"]
 
     /// A search path of exactly these directories.
-    public init(directories: [String]) {
-        self.directories = directories
+    public init(directories: [String], userDirectory: String? = nil) {
+        self.directories = directories + (userDirectory.map { [$0] } ?? [])
+        self.userDirectory = userDirectory
     }
 
-    /// The search path for the given environment.
+    /// The search path for the given environment: the system roots (or `CAPCTL_POLICY_ROOTS`), then
+    /// the per-user layer.
     public init(environment: [String: String]) {
         var roots = Self.systemRoots
         if let override = environment[Self.rootsVariable] {
             roots = override.split(separator: ":").map(String.init).filter { !$0.isEmpty }
         }
+        var user: String?
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
-            roots.append(config + "/capctl")
+            user = config + "/capctl"
         } else if let home = environment["HOME"], home.hasPrefix("/") {
-            roots.append(home + "/.config/capctl")
+            user = home + "/.config/capctl"
         }
-        directories = roots
+        self.init(directories: roots, userDirectory: user)
     }
 }

@@ -1,3 +1,4 @@
+public import ConfigurationFiles
 public import FeatureFlags
 
 /// Capabilities, flag sources and gates, merged from every policy file in precedence order:
@@ -10,10 +11,18 @@ public struct Policy: Sendable {
     /// Where flags come from, inline sets and files alike, lowest precedence first: the layer
     /// that names a source decides its place, whatever form the flags take.
     public internal(set) var flagSources: [FlagSource] = []
+    /// Where each of ``flagSources`` was named, in the same order.
+    public internal(set) var flagSourceLocations: [FileLocation] = []
     /// Flag definition files (flagd format), in precedence order.
     public var flagFiles: [String] { flagSources.compactMap(\.path) }
-    /// Capabilities and gates a later file defined again, replacing an earlier definition.
+    /// Capabilities, gates, settings and flag sources a later file defined again, replacing an earlier definition.
     public internal(set) var overrides: [PolicyOverride] = []
+    /// Where a system policy file said `final: true`: from then on the per-user layer may add
+    /// definitions but not replace the system's, and its flag sources rank below the system's.
+    public internal(set) var finalLocation: FileLocation?
+    /// Definitions of the per-user layer that would have replaced the system's while the system
+    /// policy is final: the system's stay in force (`replaced` is the user's, `by` the system's).
+    public internal(set) var refusedOverrides: [PolicyOverride] = []
     /// Which decisions the audit trail records (`audit:`), when a policy file says; a later
     /// file's setting replaces an earlier one, as definitions do.
     public internal(set) var audit: AuditSetting?
@@ -27,37 +36,93 @@ public struct Policy: Sendable {
     /// An empty policy: no capabilities, no gates, no flags.
     public init() {}
 
-    /// Applies a later file's definitions over this policy's.
-    mutating func apply(_ fragment: Policy) {
+    /// Names a flag source at `location`, after the others.
+    mutating func addFlagSource(_ source: FlagSource, at location: FileLocation) {
+        flagSources.append(source)
+        flagSourceLocations.append(location)
+    }
+
+    /// Applies a later file's definitions over this policy's. A fragment of the per-user layer
+    /// replaces nothing of the system's once a system file has said `final: true`.
+    mutating func apply(_ fragment: Policy, fromUserLayer: Bool = false) {
+        let keepsSystem = fromUserLayer && finalLocation != nil
+        if !fromUserLayer, finalLocation == nil { finalLocation = fragment.finalLocation }
         for (name, later) in fragment.capabilities.sorted(by: { $0.key < $1.key }) {
-            if let earlier = capabilities[name] {
-                overrides.append(
-                    PolicyOverride(kind: "capability", name: name, replaced: earlier.location, by: later.location))
+            guard let earlier = capabilities[name] else {
+                capabilities[name] = later
+                continue
+            }
+            let override = PolicyOverride(kind: "capability", name: name, replaced: earlier.location, by: later.location)
+            if keepsSystem {
+                refusedOverrides.append(override.reversed)
+            } else {
+                overrides.append(override)
+                capabilities[name] = later
             }
         }
         for (name, later) in fragment.gates.sorted(by: { $0.key < $1.key }) {
-            if let earlier = gates[name] {
-                overrides.append(
-                    PolicyOverride(kind: "gate", name: name, replaced: earlier.location, by: later.location))
+            guard let earlier = gates[name] else {
+                gates[name] = later
+                continue
+            }
+            let override = PolicyOverride(kind: "gate", name: name, replaced: earlier.location, by: later.location)
+            if keepsSystem {
+                refusedOverrides.append(override.reversed)
+            } else {
+                overrides.append(override)
+                gates[name] = later
             }
         }
         if let later = fragment.audit {
             if let earlier = audit {
-                overrides.append(
-                    PolicyOverride(kind: "setting", name: "audit", replaced: earlier.location, by: later.location))
+                let override = PolicyOverride(
+                    kind: "setting", name: "audit", replaced: earlier.location, by: later.location)
+                if keepsSystem {
+                    refusedOverrides.append(override.reversed)
+                } else {
+                    overrides.append(override)
+                    audit = later
+                }
+            } else {
+                audit = later
             }
-            audit = later
         }
-        capabilities.merge(fragment.capabilities) { _, later in later }
-        gates.merge(fragment.gates) { _, later in later }
-        for source in fragment.flagSources {
-            // A file or a flag service named again by a later layer takes that layer's place.
-            if let path = source.path { flagSources.removeAll { $0.path == path } }
-            if let url = source.url { flagSources.removeAll { $0.url == url } }
-            flagSources.append(source)
-        }
+        applyFlagSources(of: fragment, belowOthers: keepsSystem)
         files += fragment.files
         rejectedCapabilities.formUnion(fragment.rejectedCapabilities)
         rejectedGates.formUnion(fragment.rejectedGates)
+    }
+
+    /// A file or a flag service named again by a later layer takes that layer's place; under a
+    /// final system policy the user's sources go first instead (lowest precedence), so they can add
+    /// flags but not replace the system's, and a source the system names stays where it is.
+    private mutating func applyFlagSources(of fragment: Policy, belowOthers: Bool) {
+        var sources: [(FlagSource, FileLocation)] = []
+        for (source, location) in zip(fragment.flagSources, fragment.flagSourceLocations) {
+            let earlier = flagSources.indices.first { index in
+                (source.path != nil && flagSources[index].path == source.path)
+                    || (source.url != nil && flagSources[index].url == source.url)
+            }
+            if let earlier {
+                let override = PolicyOverride(
+                    kind: "flag-source", name: source.path ?? source.url ?? "inline flags",
+                    replaced: flagSourceLocations[earlier], by: location)
+                if belowOthers {
+                    refusedOverrides.append(override.reversed)
+                    continue
+                }
+                overrides.append(override)
+                flagSources.remove(at: earlier)
+                flagSourceLocations.remove(at: earlier)
+            }
+            sources.append((source, location))
+        }
+        if belowOthers {
+            flagSources.insert(contentsOf: sources.map(\.0), at: 0)
+            flagSourceLocations.insert(contentsOf: sources.map(\.1), at: 0)
+        } else {
+            flagSources += sources.map(\.0)
+            flagSourceLocations += sources.map(\.1)
+        }
     }
 }

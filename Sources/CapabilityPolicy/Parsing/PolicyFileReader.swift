@@ -9,7 +9,7 @@ struct PolicyFileReader {
     let file: String
     private(set) var errors: [ConfigurationError] = []
 
-    private static let rootKeys = ["capabilities", "flags", "gates", "audit"]
+    private static let rootKeys = ["capabilities", "flags", "gates", "audit", "final"]
 
     init(file: String) {
         self.file = file
@@ -54,6 +54,13 @@ struct PolicyFileReader {
         }
         if let flags = root.member("flags") { readFlags(flags, into: &policy) }
         if let audit = root.member("audit") { policy.audit = readAudit(audit.value) }
+        if let final = root.member("final") {
+            if case .bool(let isFinal) = final.value.kind {
+                if isFinal { policy.finalLocation = final.value.location }
+            } else {
+                fail("\"final\" must be true or false, found a \(final.value.typeName)", final.value.location)
+            }
+        }
         if let gates = root.member("gates") {
             for member in entries(of: gates, "gates") {
                 if let gate = readGate(member) {
@@ -315,12 +322,12 @@ struct PolicyFileReader {
                     fail("a flag file must be a path, found \(element.value)", element.location)
                     continue
                 }
-                policy.flagSources.append(.file(path.hasPrefix("/") ? path : directory + "/" + path))
+                policy.addFlagSource(.file(path.hasPrefix("/") ? path : directory + "/" + path), at: element.location)
             }
         }
         if let inline = member.value.member("inline") {
             do throws(ConfigurationError) {
-                policy.flagSources.append(.flags(try FlagSet.read(document: inline.value, file: file)))
+                policy.addFlagSource(.flags(try FlagSet.read(document: inline.value, file: file)), at: inline.keyLocation)
             } catch {
                 errors.append(error)
             }
@@ -331,7 +338,7 @@ struct PolicyFileReader {
                 return
             }
             for element in elements {
-                if let settings = readHTTPSource(element) { policy.flagSources.append(.http(settings)) }
+                if let settings = readHTTPSource(element) { policy.addFlagSource(.http(settings), at: element.location) }
             }
         }
     }

@@ -1,16 +1,35 @@
 import ArgumentParser
 import CapabilityPolicy
 import Foundation
+import ConfigurationFiles
 import Glibc
 import LinuxBackends
 
 /// The policy a command works with: the files given with --policy, or those the search path
 /// finds (CAPCTL_POLICY_ROOTS replaces the system roots, for tests and packaging).
 enum PolicyContext {
-    /// The policy files in play, or every root and drop-in directory that cannot be trusted.
+    /// The policy files in play, or every root and drop-in directory that cannot be trusted. A
+    /// `CAPCTL_POLICY_ROOTS` that names no directory that exists is an error: a mistyped root
+    /// would otherwise read as "no policy" and every gate would be unknown.
     static func policyFiles(_ options: CommonOptions) throws(PolicyErrors) -> [String] {
         if !options.policy.isEmpty { return options.policy.map(absolute) }
-        return try PolicyLoader.files(in: PolicySearchPath(environment: ProcessInfo.processInfo.environment))
+        let environment = ProcessInfo.processInfo.environment
+        if let roots = environment[PolicySearchPath.rootsVariable] {
+            let named = roots.split(separator: ":").map(String.init).filter { !$0.isEmpty }
+            if !named.contains(where: TrustedFile.exists) {
+                let list = named.isEmpty ? "nothing" : named.map { "\"\($0)\"" }.joined(separator: ", ")
+                throw PolicyErrors(errors: [
+                    ConfigurationError(
+                        "\(PolicySearchPath.rootsVariable) names no directory that exists (it names \(list))")
+                ])
+            }
+        }
+        return try PolicyLoader.files(in: PolicySearchPath(environment: environment))
+    }
+
+    /// The per-user layer of the search path, unless --policy replaces the search.
+    static func userDirectory(_ options: CommonOptions) -> String? {
+        options.policy.isEmpty ? PolicySearchPath(environment: ProcessInfo.processInfo.environment).userDirectory : nil
     }
 
     /// The policy files in play, or a failure with every problem and exit status 78.
@@ -33,7 +52,8 @@ enum PolicyContext {
         if policyOptions.keptLoginRecords == nil { policyOptions.keptLoginRecords = keptLoginRecords() }
         let loaded: LoadedPolicy
         do throws(PolicyErrors) {
-            loaded = try LoadedPolicy(PolicyLoader.load(files: files), options: policyOptions)
+            loaded = try LoadedPolicy(
+                PolicyLoader.load(files: files, userDirectory: userDirectory(options)), options: policyOptions)
         } catch {
             throw CommandFailure(lines: error.errors.map(\.description), status: ExitStatus.configuration)
         }
