@@ -12,7 +12,10 @@ package enum YAMLDocumentReader {
         }
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            // Yams's basic resolver types nothing (its default one compiles regular expressions,
+            // which loads ICU's data: a millisecond at every capctl start); the core schema below
+            // types plain scalars.
+            root = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
             throw translate(error, file: file)
         } catch {
@@ -113,25 +116,13 @@ package enum YAMLDocumentReader {
         }
     }
 
+    /// Tags were refused before composing, so a scalar is typed by its style alone: a plain one by
+    /// the core schema, a quoted or block one is a string.
     private static func scalarKind(_ scalar: Node.Scalar, at location: FileLocation) throws(ConfigurationError)
         -> DocumentNode.Kind
     {
-        let text = scalar.string
-        let tag = String(describing: scalar.tag)
-        switch tag {
-        case "tag:yaml.org,2002:str": return .string(text)
-        case "tag:yaml.org,2002:null": return .null
-        case "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float":
-            guard let typed = coreSchema(text) else {
-                throw ConfigurationError(
-                    "'\(text)' is not a valid \(tag.split(separator: ":").last ?? "")", at: location)
-            }
-            return typed
-        default:
-            break
-        }
-        guard scalar.style == .plain else { return .string(text) }
-        return coreSchema(text) ?? .string(text)
+        guard scalar.style == .plain else { return .string(scalar.string) }
+        return coreSchema(scalar.string) ?? .string(scalar.string)
     }
 
     /// The YAML 1.2 core schema's reading of a plain scalar, or nil for a string.
