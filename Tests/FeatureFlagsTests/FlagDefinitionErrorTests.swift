@@ -132,7 +132,7 @@ struct FlagDefinitionErrorTests {
         do {
             _ = try FlagSet.load(contentsOf: "/nonexistent/flags.json")
         } catch {
-            #expect(error.description.hasPrefix("/nonexistent/flags.json: /nonexistent: No such file or directory"))
+            #expect(error.description.hasPrefix("/nonexistent/flags.json: No such file or directory (/nonexistent)"))
         }
     }
 }

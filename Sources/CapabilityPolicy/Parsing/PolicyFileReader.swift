@@ -30,7 +30,7 @@ struct PolicyFileReader {
         policy.files = [file]
         guard case .object(let members) = root.kind else {
             fail(
-                "a policy file is a mapping with capabilities, flags and gates, found a \(root.typeName)", root.location
+                "a policy file is a mapping with capabilities, flags and gates, found \(root.describedType)", root.location
             )
             return policy
         }
@@ -42,7 +42,8 @@ struct PolicyFileReader {
                 root.location)
             return policy
         }
-        guard checkKeys(members, allowed: Self.rootKeys, in: "a policy file") else { return policy }
+        // An unknown key is reported and the known ones are still read, so one run finds every problem.
+        _ = checkKeys(members, allowed: Self.rootKeys, in: "a policy file")
         if let capabilities = root.member("capabilities") {
             for member in entries(of: capabilities, "capabilities") {
                 if let declaration = readCapability(member) {
@@ -58,7 +59,7 @@ struct PolicyFileReader {
             if case .bool(let isFinal) = final.value.kind {
                 if isFinal { policy.finalLocation = final.value.location }
             } else {
-                fail("\"final\" must be true or false, found a \(final.value.typeName)", final.value.location)
+                fail("\"final\" must be true or false, found \(final.value.describedType)", final.value.location)
             }
         }
         if let gates = root.member("gates") {
@@ -78,7 +79,7 @@ struct PolicyFileReader {
         let levels = AuditLevel.allCases.map(\.rawValue)
         let expected = levels.map { "\"\($0)\"" }.joined(separator: ", ")
         guard case .string(let value) = node.kind else {
-            fail("\"audit\" must be one of \(expected), found a \(node.typeName)", node.location)
+            fail("\"audit\" must be one of \(expected), found \(node.describedType)", node.location)
             return nil
         }
         guard let level = AuditLevel(rawValue: value) else {
@@ -96,7 +97,9 @@ struct PolicyFileReader {
         errors.append(ConfigurationError(message, at: location))
     }
 
+    /// Reports every key of `members` that is not `allowed`; false when there was one.
     private mutating func checkKeys(_ members: [DocumentNode.Member], allowed: [String], in what: String) -> Bool {
+        var allKnown = true
         for member in members where !allowed.contains(member.key) {
             let expected = allowed.isEmpty ? "no settings" : allowed.map { "\"\($0)\"" }.joined(separator: ", ")
             let suggestion =
@@ -105,9 +108,9 @@ struct PolicyFileReader {
             fail(
                 "unknown key \(QuotedName.key(member.key)) in \(what) (\(suggestion ?? "")expected \(expected))",
                 member.keyLocation)
-            return false
+            allKnown = false
         }
-        return true
+        return allKnown
     }
 
     private mutating func entries(of member: DocumentNode.Member, _ what: String) -> [DocumentNode.Member] {
@@ -116,7 +119,7 @@ struct PolicyFileReader {
         case .null: return []
         default:
             fail(
-                "\"\(what)\" must be a mapping of names to definitions, found a \(member.value.typeName)",
+                "\"\(what)\" must be a mapping of names to definitions, found \(member.value.describedType)",
                 member.value.location)
             return []
         }
@@ -181,7 +184,7 @@ struct PolicyFileReader {
             return nil
         }
         guard case .object(let entries) = member.value.kind else {
-            fail("\(what) must be a mapping with a \"kind\", found a \(member.value.typeName)", member.value.location)
+            fail("\(what) must be a mapping with a \"kind\", found \(member.value.describedType)", member.value.location)
             return nil
         }
         guard let kindNode = member.value.member("kind") else {
@@ -197,9 +200,8 @@ struct PolicyFileReader {
                 kindNode.value.location)
             return nil
         }
-        guard checkKeys(entries, allowed: ["kind", "description"] + kind.settings.map(\.key), in: what) else {
-            return nil
-        }
+        // Unknown keys are reported, and the known settings still checked; the capability is rejected.
+        let keysKnown = checkKeys(entries, allowed: ["kind", "description"] + kind.settings.map(\.key), in: what)
         let node = member.value
         var summary: String?
         if let description = node.member("description")?.value {
@@ -207,17 +209,22 @@ struct PolicyFileReader {
         }
 
         var values: [String: CapabilitySettings.Value] = [:]
+        var settingsValid = keysKnown
         for setting in kind.settings {
             guard let valueNode = node.member(setting.key)?.value else {
                 if setting.isRequired {
                     fail("\(what) needs \"\(setting.key)\"", member.keyLocation)
-                    return nil
+                    settingsValid = false
                 }
                 continue
             }
-            guard let value = settingValue(valueNode, setting, in: what) else { return nil }
-            values[setting.key] = value
+            if let value = settingValue(valueNode, setting, in: what) {
+                values[setting.key] = value
+            } else {
+                settingsValid = false
+            }
         }
+        guard settingsValid else { return nil }
         let settings = CapabilitySettings(values)
         // Checked once now: an unknown group, a relative path or a bad port is a load error.
         do throws(CapabilityConfigurationError) {
@@ -306,7 +313,7 @@ struct PolicyFileReader {
     private mutating func readFlags(_ member: DocumentNode.Member, into policy: inout Policy) {
         guard case .object(let settings) = member.value.kind else {
             fail(
-                "\"flags\" must be a mapping with \"files\", \"inline\" and/or \"http\", found a \(member.value.typeName)",
+                "\"flags\" must be a mapping with \"files\", \"inline\" and/or \"http\", found \(member.value.describedType)",
                 member.value.location)
             return
         }
@@ -453,10 +460,12 @@ struct PolicyFileReader {
             return nil
         }
         guard case .object(let settings) = member.value.kind else {
-            fail("\(what) must be a mapping with \"require\", found a \(member.value.typeName)", member.value.location)
+            fail("\(what) must be a mapping with \"require\", found \(member.value.describedType)", member.value.location)
             return nil
         }
-        guard checkKeys(settings, allowed: ["require", "description"], in: what) else { return nil }
+        // An unknown key is reported and the requirement still read: its references are checked in
+        // the same run (the policy does not load either way).
+        _ = checkKeys(settings, allowed: ["require", "description"], in: what)
         guard let require = member.value.member("require") else {
             fail("\(what) needs \"require\"", member.keyLocation)
             return nil
@@ -498,24 +507,24 @@ struct PolicyFileReader {
                     fail("\"\(member.key)\" takes a non-empty list of requirements", member.value.location)
                     return nil
                 }
-                var parts: [GateExpression] = []
-                for element in elements {
-                    guard let part = readExpression(element) else { return nil }
-                    parts.append(part)
-                }
+                // Every element is read, so each broken one is reported.
+                let parts = elements.compactMap { readExpression($0) }
+                guard parts.count == elements.count else { return nil }
                 return member.key == "all-of" ? .allOf(parts) : .anyOf(parts)
             case "not", "silent":
                 guard let part = readExpression(member.value) else { return nil }
                 return member.key == "not" ? .not(part) : .silent(part)
             default:
+                let suggestion = NameSuggestion.closest(to: member.key, among: Self.operators)
+                    .map { "did you mean \"\($0)\"? " }
                 fail(
-                    "unknown requirement \"\(member.key)\" (expected a capability name or one of \(Self.operators.joined(separator: ", ")))",
+                    "unknown requirement \(QuotedName.key(member.key)) (\(suggestion ?? "")expected a capability name or one of \(Self.operators.joined(separator: ", ")))",
                     member.keyLocation)
                 return nil
             }
         default:
             fail(
-                "a requirement is a capability name or a mapping such as {all-of: [...]}, found a \(node.typeName)",
+                "a requirement is a capability name or a mapping such as {all-of: [...]}, found \(node.describedType)",
                 node.location)
             return nil
         }

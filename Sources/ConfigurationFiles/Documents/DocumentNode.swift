@@ -31,6 +31,15 @@ package struct DocumentNode: Sendable {
         }
     }
 
+    /// The type with its article, for messages: "found \(node.describedType)".
+    package var describedType: String {
+        switch kind {
+        case .null: "null"
+        case .array, .object: "an " + typeName
+        default: "a " + typeName
+        }
+    }
+
     package func member(_ key: String) -> Member? {
         guard case .object(let members) = kind else { return nil }
         return members.first { $0.key == key }

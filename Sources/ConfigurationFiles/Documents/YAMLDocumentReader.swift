@@ -17,7 +17,7 @@ package enum YAMLDocumentReader {
             // types plain scalars.
             root = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
-            throw translate(error, file: file)
+            throw translate(error, text: text, file: file)
         } catch {
             // Never the error's own description: Yams quotes the text it read there.
             throw ConfigurationError("cannot read YAML", at: FileLocation(file: file, line: 1, column: 1))
@@ -43,6 +43,14 @@ package enum YAMLDocumentReader {
         FileLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
     }
 
+    /// The character at a 1-based line and column of `text` (columns count characters), if any.
+    private static func character(at mark: Mark, in text: String) -> Character? {
+        guard mark.line >= 1, mark.column >= 1 else { return nil }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard mark.line <= lines.count else { return nil }
+        return lines[mark.line - 1].dropFirst(mark.column - 1).first
+    }
+
     private static func location(ofByte offset: Int, in text: String, file: String) -> FileLocation {
         var line = 1
         var column = 1
@@ -57,8 +65,12 @@ package enum YAMLDocumentReader {
         return FileLocation(file: file, line: line, column: column)
     }
 
-    private static func translate(_ error: YamlError, file: String) -> ConfigurationError {
+    private static func translate(_ error: YamlError, text: String, file: String) -> ConfigurationError {
         switch error {
+        case .scanner(_, _, let mark, _) where character(at: mark, in: text) == "\t":
+            // libyaml says "found character that cannot start any token".
+            return ConfigurationError(
+                "a tab character: YAML indents with spaces, never tabs", at: location(mark, file: file))
         case .scanner(let context, let problem, let mark, _),
             .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):

@@ -151,7 +151,10 @@ package enum TrustedFile {
                 if code == ENOENT, viaLink {
                     throw Refusal(path, "a symbolic link on the way points to \(candidate), which does not exist")
                 }
-                throw Refusal(path, "\(candidate): \(errorText(code))", isMissing: code == ENOENT)
+                // The path is named once by whoever reports the refusal; a component on the way only
+                // when it is not the path itself.
+                let what = candidate == path ? errorText(code) : "\(errorText(code)) (\(candidate))"
+                throw Refusal(path, what, isMissing: code == ENOENT)
             }
             let isLast = pending.isEmpty
             if let problem = writableByOthers(currentInfo, path: holder) {

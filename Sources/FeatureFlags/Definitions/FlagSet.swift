@@ -95,14 +95,14 @@ private struct FlagSetReader {
     mutating func read(_ root: DocumentNode) throws(ConfigurationError) -> FlagSet {
         guard case .object(let members) = root.kind else {
             throw ConfigurationError(
-                "a flag definition file is an object with \"flags\", found a \(root.typeName)", at: root.location)
+                "a flag definition file is an object with \"flags\", found \(root.describedType)", at: root.location)
         }
         guard let flagsMember = root.member("flags") else {
             throw ConfigurationError("\"flags\" is required", at: root.location)
         }
         guard case .object(let flagMembers) = flagsMember.value.kind else {
             throw ConfigurationError(
-                "\"flags\" must be an object of flags by key, found a \(flagsMember.value.typeName)",
+                "\"flags\" must be an object of flags by key, found \(flagsMember.value.describedType)",
                 at: flagsMember.value.location)
         }
         checkKeys(members, allowed: Self.rootKeys, what: "at the top level")
@@ -114,7 +114,7 @@ private struct FlagSetReader {
             } else {
                 note(
                     ConfigurationError(
-                        "\"$evaluators\" must be an object of rules by name, found a \(evaluatorsMember.value.typeName)",
+                        "\"$evaluators\" must be an object of rules by name, found \(evaluatorsMember.value.describedType)",
                         at: evaluatorsMember.value.location))
             }
         }
@@ -159,7 +159,7 @@ private struct FlagSetReader {
         guard case .object(let entries) = member.value.kind else {
             note(
                 ConfigurationError(
-                    "\"metadata\" must be an object, found a \(member.value.typeName)", at: member.value.location))
+                    "\"metadata\" must be an object, found \(member.value.describedType)", at: member.value.location))
             return [:]
         }
         var metadata: [String: FlagValue] = [:]
@@ -188,7 +188,7 @@ private struct FlagSetReader {
             let node = member.value
             guard case .object(let properties) = node.kind else {
                 throw ConfigurationError(
-                    "flag \"\(key)\" must be an object, found a \(node.typeName)", at: node.location)
+                    "flag \"\(key)\" must be an object, found \(node.describedType)", at: node.location)
             }
             // flagd ignores properties it does not know; they are reported, not fatal.
             checkKeys(properties, allowed: Self.flagKeys, what: "in flag \"\(key)\"")
@@ -244,7 +244,7 @@ private struct FlagSetReader {
                     defaultVariant = name
                 default:
                     throw ConfigurationError(
-                        "\"defaultVariant\" must name a variant (or be null for the code default), found a \(defaultMember.value.typeName)",
+                        "\"defaultVariant\" must name a variant (or be null for the code default), found \(defaultMember.value.describedType)",
                         at: defaultMember.value.location)
                 }
             }
@@ -253,7 +253,7 @@ private struct FlagSetReader {
             if let targetingMember = node.member("targeting") {
                 guard case .object(let rule) = targetingMember.value.kind else {
                     throw ConfigurationError(
-                        "\"targeting\" must be a rule object, found a \(targetingMember.value.typeName)",
+                        "\"targeting\" must be a rule object, found \(targetingMember.value.describedType)",
                         at: targetingMember.value.location)
                 }
                 if !rule.isEmpty { targeting = try compiler.compileRule(targetingMember.value) }

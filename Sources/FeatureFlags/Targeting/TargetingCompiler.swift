@@ -101,7 +101,7 @@ struct TargetingCompiler {
     private mutating func resolve(_ member: DocumentNode.Member) throws(ConfigurationError) -> TargetingExpression {
         guard case .string(let name) = member.value.kind else {
             throw ConfigurationError(
-                "$ref must name a shared evaluator, found a \(member.value.typeName)", at: member.value.location)
+                "$ref must name a shared evaluator, found \(member.value.describedType)", at: member.value.location)
         }
         guard evaluators[name] != nil else {
             let known = evaluators.keys.sorted().joined(separator: ", ")
@@ -186,7 +186,7 @@ struct TargetingCompiler {
                 return .variable(path: [], fallback: fallback)
             case .literal(let other):
                 throw ConfigurationError(
-                    "\"var\" takes a path string, found a \(other.typeName)", at: argumentNodes[0].location)
+                    "\"var\" takes a path string, found \(other.describedType)", at: argumentNodes[0].location)
             default:
                 return .computedVariable(path, fallback: fallback)
             }
@@ -268,7 +268,7 @@ struct TargetingCompiler {
         case .object:
             break  // computed: checked when evaluated
         default:
-            note("a fractional weight is a number, found a \(entry[1].typeName)", at: entry[1].location)
+            note("a fractional weight is a number, found \(entry[1].describedType)", at: entry[1].location)
         }
     }
 

@@ -45,6 +45,15 @@ public enum FlagValue: Sendable, Hashable {
         case .structure: "object"
         }
     }
+
+    /// The type with its article, for messages: "found \(value.describedType)".
+    package var describedType: String {
+        switch self {
+        case .null: "null"
+        case .list, .structure: "an " + typeName
+        default: "a " + typeName
+        }
+    }
 }
 
 extension FlagValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,

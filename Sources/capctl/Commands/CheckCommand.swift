@@ -35,15 +35,17 @@ struct CheckCommand: AsyncParsableCommand {
             context: try flagContext.evaluationContext(), policyOptions: prompt.password.policyOptions,
             subject: subject)
         if subject != nil { outcome.audit(action: "check", gate: gate, subject: subject) }
+        let summary = outcome.policy.gates[gate]?.summary
         if options.json {
             print(
                 JSONText.string(
                     .structure([
                         "gate": .string(gate), "status": .string(outcome.verdict.rawValue),
-                        "explanation": Self.json(outcome.explanation),
+                        "description": JSONText.optional(summary), "explanation": Self.json(outcome.explanation),
                     ])))
         } else {
             print("\(TerminalText.escaped(gate)): \(outcome.verdict.rawValue)")
+            if explain, let summary { print("  description: " + TerminalText.escaped(summary)) }
             if explain || outcome.verdict != .authorized {
                 print(Self.tree(outcome.explanation, explainAll: explain))
             }

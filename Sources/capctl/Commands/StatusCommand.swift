@@ -25,11 +25,18 @@ struct StatusCommand: AsyncParsableCommand {
     @Argument(help: "Only these capabilities, flags or gates.")
     var names: [String] = []
 
+    @Flag(
+        name: .long,
+        help: "Show where each capability, gate, flag source and setting was defined, and the definitions it replaced.")
+    var origin = false
+
     struct Report {
         var capabilities: [StatusEntry] = []
         var flags: [(entry: StatusEntry, details: FlagEvaluationDetails<FlagValue>, enabled: Bool)] = []
         var gates: [StatusEntry] = []
         var sources: [RemoteFlagSourceStatus] = []
+        /// Flag sources and settings with where they were named (only with --origin).
+        var definitions: [StatusEntry] = []
     }
 
     func run() async throws {
@@ -46,7 +53,8 @@ struct StatusCommand: AsyncParsableCommand {
             selected.flags = report.flags.filter { names.contains($0.entry.name) }
             selected.gates = report.gates.filter { names.contains($0.name) }
         }
-        print(options.json ? Self.json(selected) : Self.table(selected))
+        if !origin { selected.definitions = [] }
+        print(options.json ? Self.json(selected, origins: origin) : Self.table(selected, origins: origin))
         guard !names.isEmpty else { return }
         // Capabilities' and gates' words are verdicts; anything else would be a bug, and fails closed.
         let verdicts =
@@ -73,13 +81,24 @@ struct StatusCommand: AsyncParsableCommand {
             report.capabilities.append(
                 StatusEntry(
                     name: name, kind: declaration.kind, status: status.kind.rawValue, reason: status.reason,
-                    cause: status.cause?.name))
+                    cause: status.cause?.name, summary: declaration.summary,
+                    origin: DefinitionOrigin(
+                        policy.policy, kind: "capability", name: name, at: declaration.location)))
         }
+        let flagDefinitions = Dictionary(
+            ValidateCommand.flagDefinitions(policy.policy.flagSources).map { ($0.key, $0.locations) },
+            uniquingKeysWith: { first, _ in first })
         for (key, flag) in policy.flags.flags.sorted(by: { $0.key < $1.key }) {
             let details = policy.flags.valueDetails(key, default: .null, context: context)
+            var origin = DefinitionOrigin(location: flag.location.description)
+            if let locations = flagDefinitions[key], locations.last == flag.location {
+                origin.replaced = locations.dropLast().map(\.description)
+            }
             report.flags.append(
                 (
-                    StatusEntry(name: key, kind: "flag", status: Self.value(details), reason: Self.reason(details)),
+                    StatusEntry(
+                        name: key, kind: "flag", status: Self.value(details), reason: Self.reason(details),
+                        origin: origin),
                     details, flag.isEnabled
                 ))
         }
@@ -91,9 +110,38 @@ struct StatusCommand: AsyncParsableCommand {
                 evaluation.outcome == .satisfied
                 ? "all requirements hold"
                 : (failing.isEmpty ? evaluation.explanation.reason : failing.joined(separator: "; "))
-            report.gates.append(StatusEntry(name: name, kind: "gate", status: status, reason: reason))
+            let declaration = policy.policy.gates[name]!
+            report.gates.append(
+                StatusEntry(
+                    name: name, kind: "gate", status: status, reason: reason, summary: declaration.summary,
+                    origin: DefinitionOrigin(policy.policy, kind: "gate", name: name, at: declaration.location)))
         }
+        report.definitions = Self.definitions(policy.policy)
         return report
+    }
+
+    /// The flag sources and settings, each with where it was named.
+    static func definitions(_ policy: Policy) -> [StatusEntry] {
+        var entries = DefinitionOrigin.flagSources(of: policy).map { source in
+            StatusEntry(
+                name: source.name, kind: "flag-source", status: "in use",
+                reason: source.source == "inline" ? "flags written in the policy file" : "flags from this \(source.source)",
+                origin: source.origin)
+        }
+        if let audit = policy.audit {
+            entries.append(
+                StatusEntry(
+                    name: "audit", kind: "setting", status: audit.level.rawValue, reason: "which decisions are recorded",
+                    origin: DefinitionOrigin(policy, kind: "setting", name: "audit", at: audit.location)))
+        }
+        if let final = policy.finalLocation {
+            entries.append(
+                StatusEntry(
+                    name: "final", kind: "setting", status: "true",
+                    reason: "the per-user layer can add definitions but not replace the system's",
+                    origin: DefinitionOrigin(policy, kind: "setting", name: "final", at: final)))
+        }
+        return entries
     }
 
     /// A flag's evaluated value as JSON, or what stands in for it: the caller's default is no value.
@@ -108,26 +156,46 @@ struct StatusCommand: AsyncParsableCommand {
         return details.reason.rawValue + (details.variant.map { ", variant \($0)" } ?? "")
     }
 
-    static func table(_ report: Report) -> String {
-        var table = Table(header: ["NAME", "KIND", "STATUS", "REASON"], statusColumn: 2)
-        for entry in report.capabilities + report.flags.map(\.entry) + report.gates {
-            table.rows.append([entry.name, entry.kind, entry.status, entry.reason])
+    /// NAME, KIND, STATUS, then DESCRIPTION when any entry has one and ORIGIN with --origin, then REASON.
+    static func table(_ report: Report, origins: Bool = false) -> String {
+        let entries = report.capabilities + report.flags.map(\.entry) + report.gates
+        let describes = entries.contains { $0.summary != nil }
+        var header = ["NAME", "KIND", "STATUS"]
+        if describes { header.append("DESCRIPTION") }
+        if origins { header.append("ORIGIN") }
+        var table = Table(header: header + ["REASON"], statusColumn: 2)
+        func row(_ entry: StatusEntry) -> [String] {
+            var cells = [entry.name, entry.kind, entry.status]
+            if describes { cells.append(entry.summary ?? "") }
+            if origins { cells.append(entry.origin?.text ?? "built-in") }
+            return cells + [entry.reason]
         }
+        table.rows = entries.map(row)
         let now = Date().timeIntervalSince1970
         for source in report.sources {
-            table.rows.append([
-                source.location, "flag-source", source.condition.rawValue,
-                TerminalText.escaped(FlagSourceReport.reason(source, now: now)),
-            ])
+            var cells = [source.location, "flag-source", source.condition.rawValue]
+            if describes { cells.append("") }
+            if origins { cells.append(report.definitions.first { $0.name == source.location }?.origin?.text ?? "") }
+            table.rows.append(cells + [TerminalText.escaped(FlagSourceReport.reason(source, now: now))])
         }
+        let remote = Set(report.sources.map(\.location))
+        table.rows += report.definitions.filter { !remote.contains($0.name) }.map(row)
         return table.render()
     }
 
-    static func json(_ report: Report) -> String {
+    static func json(_ report: Report, origins: Bool = false) -> String {
+        func extras(_ entry: StatusEntry) -> [String: FlagValue] {
+            var members: [String: FlagValue] = [:]
+            if let summary = entry.summary { members["description"] = .string(summary) }
+            if origins { members["origin"] = entry.origin?.json ?? .null }
+            return members
+        }
         func entries(_ list: [StatusEntry]) -> FlagValue {
             .list(
                 list.map {
-                    JSONText.entry(name: $0.name, kind: $0.kind, status: $0.status, reason: $0.reason, cause: $0.cause)
+                    JSONText.entry(
+                        name: $0.name, kind: $0.kind, status: $0.status, reason: $0.reason, cause: $0.cause,
+                        details: extras($0))
                 })
         }
         let flags: [FlagValue] = report.flags.map { flag in
@@ -137,12 +205,12 @@ struct StatusCommand: AsyncParsableCommand {
                     "value": flag.details.value, "variant": JSONText.optional(flag.details.variant),
                     "evaluationReason": .string(flag.details.reason.rawValue),
                     "errorCode": JSONText.optional(flag.details.errorCode?.rawValue),
-                ])
+                ].merging(extras(flag.entry)) { first, _ in first })
         }
         return JSONText.string(
             .structure([
                 "capabilities": entries(report.capabilities), "flags": .list(flags), "gates": entries(report.gates),
                 "flagSources": FlagSourceReport.json(report.sources),
-            ]))
+            ].merging(origins ? ["definitions": entries(report.definitions)] : [:]) { first, _ in first }))
     }
 }

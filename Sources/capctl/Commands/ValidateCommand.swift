@@ -104,8 +104,17 @@ struct ValidateCommand: AsyncParsableCommand {
     /// Every flag a later source defines again, in layer order, whatever form either source
     /// takes; files that do not load are reported as errors already.
     static func flagOverrides(_ sources: [FlagSource]) -> [String] {
-        var defined: [String: FileLocation] = [:]
-        var notes: [String] = []
+        flagDefinitions(sources).flatMap { key, locations in
+            zip(locations, locations.dropFirst()).map { earlier, later in
+                "\(later): flag \"\(key)\" replaces the one at \(earlier)"
+            }
+        }
+    }
+
+    /// Every flag's definitions in the sources, in layer order (the last is in force), by key
+    /// order. What a flag service serves is known only when it is asked, which is not done here.
+    static func flagDefinitions(_ sources: [FlagSource]) -> [(key: String, locations: [FileLocation])] {
+        var definitions: [String: [FileLocation]] = [:]
         for source in sources {
             let flagSet: FlagSet
             switch source {
@@ -114,17 +123,11 @@ struct ValidateCommand: AsyncParsableCommand {
                 guard let loaded = try? FlagSet.load(contentsOf: path) else { continue }
                 flagSet = loaded
             case .remote, .http:
-                // What a flag service serves is known only when it is asked, which validate does not do.
                 continue
             }
-            for (key, flag) in flagSet.flags.sorted(by: { $0.key < $1.key }) {
-                if let earlier = defined[key] {
-                    notes.append("\(flag.location): flag \"\(key)\" replaces the one at \(earlier)")
-                }
-                defined[key] = flag.location
-            }
+            for (key, flag) in flagSet.flags { definitions[key, default: []].append(flag.location) }
         }
-        return notes
+        return definitions.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// A flagd flag file rather than a policy: its top level has no capabilities or gates, and its

@@ -10,6 +10,10 @@ struct StatusEntry: Sendable, Equatable {
     var reason: String
     /// The status's cause for programs (`dismissed`, `expired`, `backendMissing`, ...), when it has one.
     var cause: String? = nil
+    /// The policy's `description:`, when it gives one.
+    var summary: String? = nil
+    /// Where the policy defined it (`status --origin`); nil for the host's built-in capabilities.
+    var origin: DefinitionOrigin? = nil
 }
 
 /// The host's built-in capabilities, reported when there is no policy at all, so `capctl
