@@ -40,10 +40,37 @@ public struct Capctl: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data((failure.message + "\n").utf8))
+            if wantsJSON {
+                writeError(CommandFailure.json(lines: failure.lines, status: failure.status.rawValue, details: failure.details))
+            } else {
+                writeError(failure.message)
+            }
             Foundation.exit(failure.status.rawValue)
+        } catch let code as ExitCode {
+            // The command has said what it had to on standard output.
+            Foundation.exit(code.rawValue)
         } catch {
-            exit(withError: error)
+            let status = exitCode(for: error)
+            // Help and --version print as usual, --json or not.
+            guard wantsJSON, status != .success else { exit(withError: error) }
+            let lines = fullMessage(for: error).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+            writeError(CommandFailure.json(lines: lines, status: status.rawValue))
+            Foundation.exit(status.rawValue)
         }
+    }
+
+    /// Whether the command line asks for JSON (before any `--`), so that errors are JSON too,
+    /// including those found while the command line itself is parsed.
+    static var wantsJSON: Bool {
+        CommandLine.arguments.dropFirst().prefix { $0 != "--" }.contains("--json")
+    }
+
+    private static func writeError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// A warning on standard error: `capctl: warning: TEXT`, or `{"warning": TEXT}` under --json.
+    static func warn(_ text: String) {
+        writeError(wantsJSON ? JSONText.string(.structure(["warning": .string(text)])) : "capctl: warning: " + TerminalText.escaped(text))
     }
 }

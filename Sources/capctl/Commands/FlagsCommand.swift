@@ -32,9 +32,7 @@ struct FlagsCommand: AsyncParsableCommand {
 
     /// Prints the problems of single flags to standard error, once each.
     static func warn(about store: FlagStore) {
-        for problem in store.problems {
-            FileHandle.standardError.write(Data("capctl: warning: \(TerminalText.escaped("\(problem)"))\n".utf8))
-        }
+        for problem in store.problems { Capctl.warn("\(problem)") }
     }
 
     struct List: AsyncParsableCommand {

@@ -77,34 +77,29 @@ struct RunCommand: AsyncParsableCommand {
             subject: subject)
         outcome.audit(action: "run", gate: gate, subject: subject, command: command)
         guard outcome.verdict == .authorized else {
-            var message =
-                "capctl: not running \(TerminalText.escaped(command[0])): gate \(TerminalText.escaped(gate)) is"
-                + " \(outcome.verdict.rawValue)\n"
-                + CheckCommand.tree(outcome.explanation, explainAll: false)
-            message += "\n"
-            FileHandle.standardError.write(Data(message.utf8))
-            throw ExitStatus.refused
+            let headline = "capctl: not running \(command[0]): gate \(gate) is \(outcome.verdict.rawValue)"
+            throw CommandFailure(
+                escaped: TerminalText.escaped(headline) + "\n" + CheckCommand.tree(outcome.explanation, explainAll: false),
+                lines: [headline], status: ExitStatus.refused,
+                details: [
+                    "gate": .string(gate), "status": .string(outcome.verdict.rawValue),
+                    "explanation": CheckCommand.json(outcome.explanation),
+                ])
         }
         if let set = try capabilitySet() {
             do throws(LinuxCapabilitySet.ConfinementError) {
                 try set.confineProcess()
             } catch {
-                FileHandle.standardError.write(
-                    Data(
-                        ("capctl: not running \(TerminalText.escaped(command[0])) with capabilities \(set): "
-                            + TerminalText.escaped("\(error)") + "\n").utf8))
-                throw ExitStatus.refused
+                throw CommandFailure(
+                    message: "capctl: not running \(command[0]) with capabilities \(set): \(error)",
+                    status: ExitStatus.refused)
             }
         }
         if let asUser {
             do throws(UserSwitch.Failure) {
                 try UserSwitch.become(asUser)
             } catch {
-                FileHandle.standardError.write(
-                    Data(
-                        "capctl: not running \(TerminalText.escaped(command[0])): \(TerminalText.escaped("\(error)"))\n"
-                            .utf8))
-                throw ExitStatus.refused
+                throw CommandFailure(message: "capctl: not running \(command[0]): \(error)", status: ExitStatus.refused)
             }
         }
         Self.execute(command)
@@ -120,7 +115,10 @@ struct RunCommand: AsyncParsableCommand {
         arguments.append(nil)
         let code = clinux_exec_clean(command[0], &arguments)
         let status: Int32 = code == ENOENT || code == ENOTDIR ? 127 : 126
-        let message = "capctl: cannot run \(TerminalText.escaped(command[0])): \(String(cString: strerror(code)))\n"
+        let reason = "capctl: cannot run \(command[0]): \(String(cString: strerror(code)))"
+        let message =
+            (Capctl.wantsJSON
+                ? CommandFailure.json(lines: [reason], status: status) : TerminalText.escaped(reason)) + "\n"
         _ = message.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
         Glibc.exit(status)
     }

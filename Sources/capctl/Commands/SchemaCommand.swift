@@ -8,6 +8,10 @@ struct SchemaCommand: ParsableCommand {
         abstract: "Print the JSON Schema of policy files, generated from the capability kinds capctl knows."
     )
 
+    // Accepted as by every subcommand: the schema is JSON already.
+    @Flag(name: .long, help: "Print JSON (the schema is JSON either way).")
+    var json = false
+
     func run() throws {
         print(PolicySchema.json(), terminator: "")
     }

@@ -10,8 +10,12 @@ struct ValidateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check policy and flag files, printing every error with file:line:column.",
-        discussion:
-            "With no PATH, checks the policy the search path (or --policy) finds and its flag files. Exits 0 when all is well, 78 otherwise."
+        discussion: """
+            With no PATH, checks the policy the search path (or --policy) finds and its flag files. With \
+            --installed, checks the given policy files together with the installed layers, as visudo -cf \
+            and systemd-analyze verify do: a PATH that is one of the installed files is checked in its \
+            place, any other goes last (highest precedence). Exits 0 when all is well, 78 otherwise.
+            """
     )
 
     @OptionGroup var options: CommonOptions
@@ -19,7 +23,17 @@ struct ValidateCommand: AsyncParsableCommand {
     @Argument(help: "Policy or flag definition files to check.")
     var paths: [String] = []
 
+    @Flag(
+        name: .long,
+        help: "Check the policy PATHs together with the installed policy (the search path), in the place each would take.")
+    var installed = false
+
     func run() async throws {
+        if installed, paths.isEmpty || !options.policy.isEmpty {
+            throw CommandFailure(
+                message: "capctl: --installed checks the PATHs given with the installed policy (and not with --policy)",
+                status: ExitStatus.usage)
+        }
         var errors: [String] = []
         var checked: [String] = []
         var policyFiles: [String] = []
@@ -47,14 +61,27 @@ struct ValidateCommand: AsyncParsableCommand {
                 }
             }
             policyFiles = policies
+            if installed, !policies.isEmpty {
+                do throws(PolicyErrors) {
+                    policyFiles = Self.layered(policies, into: try PolicyContext.policyFiles(options))
+                } catch {
+                    errors += error.errors.map(\.description)
+                }
+            }
         }
+        var userDirectory: String?
+        if paths.isEmpty || installed { userDirectory = PolicyContext.userDirectory(options) }
         if !policyFiles.isEmpty {
             checked += policyFiles
             do throws(PolicyErrors) {
-                let policy = try PolicyLoader.load(files: policyFiles)
+                let policy = try PolicyLoader.load(files: policyFiles, userDirectory: userDirectory)
                 checked += policy.flagFiles
                 warnings = Self.brokenOnThisHost(policy)
-                overrides = policy.overrides.map(\.description) + Self.flagOverrides(policy.flagSources)
+                overrides =
+                    policy.overrides.map(\.description) + Self.flagOverrides(policy.flagSources)
+                    + policy.refusedOverrides.map {
+                        "\($0.replaced): \($0.kind) \"\($0.name)\" does not replace the system's at \($0.by): the system policy is final"
+                    }
                 // Strict: every flag's problems too, though the flags load and evaluate as in flagd.
                 let flags = FlagStore(
                     sources: policy.flagSources, watch: false,
@@ -79,8 +106,19 @@ struct ValidateCommand: AsyncParsableCommand {
             print("ok: \(checked.count) file(s) checked" + (checked.isEmpty ? " (no policy files found)" : ""))
         } else {
             print(TerminalText.lines(errors))
+            if !installed, !paths.isEmpty, errors.contains(where: { $0.contains("which no policy file defines") }) {
+                print(
+                    "note: the files were checked alone; capctl validate --installed PATH checks a drop-in with the installed policy"
+                )
+            }
         }
         if !errors.isEmpty { throw ExitStatus.configuration }
+    }
+
+    /// The installed files with the candidates: one that is an installed file is read in its place,
+    /// any other after them all.
+    static func layered(_ candidates: [String], into installed: [String]) -> [String] {
+        installed + candidates.filter { !installed.contains($0) }
     }
 
     /// Capabilities that are valid but cannot work on this host because what they rely on is

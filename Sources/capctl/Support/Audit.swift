@@ -25,8 +25,7 @@ enum Audit {
         guard let environment else { return policyLevel }
         guard let asked = AuditLevel(rawValue: environment) else {
             let expected = AuditLevel.allCases.map(\.rawValue).joined(separator: ", ")
-            FileHandle.standardError.write(
-                Data("capctl: CAPCTL_AUDIT: unknown level (expected \(expected)); recording every decision\n".utf8))
+            Capctl.warn("CAPCTL_AUDIT: unknown level (expected \(expected)); recording every decision")
             return .all
         }
         return rank(asked) > rank(policyLevel) ? asked : policyLevel

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Capabilities
+import FeatureFlags
 
 /// capctl's exit statuses, documented in Docs/capctl.md; ``Verdict`` chooses among the first four.
 enum ExitStatus {
@@ -23,19 +24,45 @@ enum ExitStatus {
 /// A failure that ends the command with a message on standard error and an exit status. Every
 /// line is escaped for the terminal (``TerminalText``): messages carry paths, names and reasons.
 struct CommandFailure: Error, CustomStringConvertible {
+    /// The text for standard error, escaped.
     let message: String
     let status: ExitCode
+    /// The lines as given (unescaped), for `--json`.
+    let lines: [String]
+    /// What `--json` adds to the error object (a refused gate's explanation, say).
+    var details: [String: FlagValue] = [:]
     var description: String { message }
 
     /// One message, which must be one line: any newline in it is shown escaped.
-    init(message: String, status: ExitCode) {
+    init(message: String, status: ExitCode, details: [String: FlagValue] = [:]) {
         self.message = TerminalText.escaped(message)
         self.status = status
+        self.lines = [message]
+        self.details = details
     }
 
     /// One line each.
     init(lines: [String], status: ExitCode) {
         self.message = TerminalText.lines(lines)
         self.status = status
+        self.lines = lines
+    }
+
+    /// A message whose lines are escaped already (a gate's explanation tree), for `lines`.
+    init(escaped message: String, lines: [String], status: ExitCode, details: [String: FlagValue] = [:]) {
+        self.message = message
+        self.status = status
+        self.lines = lines
+        self.details = details
+    }
+
+    /// `{"error": FIRST LINE, "errors": [LINES], "exitStatus": N, ...details}`, one line, for standard
+    /// error under `--json`, as systemd's tools and kubectl report errors to programs.
+    static func json(lines: [String], status: Int32, details: [String: FlagValue] = [:]) -> String {
+        var members = details
+        members["error"] = .string(lines.first ?? "")
+        members["errors"] = .list(lines.map(FlagValue.string))
+        members["exitStatus"] = .number(Double(status))
+        return JSONText.string(.structure(members))
     }
 }
