@@ -41,22 +41,35 @@ public struct Capctl: AsyncParsableCommand {
             }
         } catch let failure as CommandFailure {
             if wantsJSON {
-                writeError(CommandFailure.json(lines: failure.lines, status: failure.status.rawValue, details: failure.details))
+                writeError(
+                    CommandFailure.json(lines: failure.lines, status: failure.status.rawValue, details: failure.details)
+                )
             } else {
                 writeError(failure.message)
             }
-            Foundation.exit(failure.status.rawValue)
+            finish(failure.status.rawValue)
         } catch let code as ExitCode {
             // The command has said what it had to on standard output.
-            Foundation.exit(code.rawValue)
+            finish(code.rawValue)
         } catch {
             let status = exitCode(for: error)
-            // Help and --version print as usual, --json or not.
-            guard wantsJSON, status != .success else { exit(withError: error) }
-            let lines = fullMessage(for: error).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
-            writeError(CommandFailure.json(lines: lines, status: status.rawValue))
-            Foundation.exit(status.rawValue)
+            // Help and --version print as usual.
+            guard status != .success else { exit(withError: error) }
+            if wantsJSON {
+                let lines = fullMessage(for: error).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+                writeError(CommandFailure.json(lines: lines, status: status.rawValue))
+            } else {
+                writeError(fullMessage(for: error))
+            }
+            finish(status.rawValue)
         }
+        finish(0)
+    }
+
+    /// Exits with `status`, or with what it means to systemd under `check --exec-condition`.
+    private static func finish(_ status: Int32) -> Never {
+        let asCondition = CommandLine.arguments.dropFirst().prefix { $0 != "--" }.contains("--exec-condition")
+        Foundation.exit(asCondition ? CheckCommand.execConditionStatus(status) : status)
     }
 
     /// Whether the command line asks for JSON (before any `--`), so that errors are JSON too,
@@ -71,6 +84,9 @@ public struct Capctl: AsyncParsableCommand {
 
     /// A warning on standard error: `capctl: warning: TEXT`, or `{"warning": TEXT}` under --json.
     static func warn(_ text: String) {
-        writeError(wantsJSON ? JSONText.string(.structure(["warning": .string(text)])) : "capctl: warning: " + TerminalText.escaped(text))
+        writeError(
+            wantsJSON
+                ? JSONText.string(.structure(["warning": .string(text)]))
+                : "capctl: warning: " + TerminalText.escaped(text))
     }
 }

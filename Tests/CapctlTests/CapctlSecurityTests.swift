@@ -269,7 +269,8 @@ struct CapctlSecurityTests {
         chmod(cwd.path, 0o755)
         let host = try runProcess(
             "/bin/sh", ["-c", "cd \"$1\" && exec \"$2\" status", "sh", cwd.path, PolicyTree.sharedCapctl],
-            environment: ["PATH": "/usr/bin:/bin", "CAPCTL_POLICY_ROOTS": tree.root + "/none"])
+            // An empty root: no policy, so the host report (a root that does not exist is an error).
+            environment: ["PATH": "/usr/bin:/bin", "CAPCTL_POLICY_ROOTS": tree.root + "/home"])
         #expect(host.standardOutput.contains("cwd\\x1b]0;pwned"), "\(host.standardOutput)")
         clean(CapctlRun(status: host.status, output: host.standardOutput, error: host.standardError))
     }

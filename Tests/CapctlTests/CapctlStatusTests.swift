@@ -165,7 +165,10 @@ struct CapctlStatusTests {
             """)
         let status = try tree.capctl(["status", "--json"])
         #expect(status.status == 0)
-        #expect(status.error.contains("warning: \(flagFile):4:27: unknown operator \"no_such_op\""), "\(status.error)")
+        // Under --json, the warning is JSON too.
+        #expect(
+            status.error.contains(#"{"warning":"\#(flagFile):4:27: unknown operator \"no_such_op\""}"#),
+            "\(status.error)")
         let entries = try statuses(status)
         #expect(entries["good"]?["status"] as? String == "true")
         #expect(entries["good-gate"]?["status"] as? String == "authorized")

@@ -204,6 +204,11 @@ public final class StreamingProcess: @unchecked Sendable {
         }
     }
 
+    /// Sends SIGTERM, as systemd does to stop a service.
+    public func terminate() {
+        process.terminate()
+    }
+
     /// Waits for the process and returns its exit status.
     public func waitUntilExit() -> Int32 {
         process.waitUntilExit()

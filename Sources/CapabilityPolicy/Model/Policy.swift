@@ -52,7 +52,8 @@ public struct Policy: Sendable {
                 capabilities[name] = later
                 continue
             }
-            let override = PolicyOverride(kind: "capability", name: name, replaced: earlier.location, by: later.location)
+            let override = PolicyOverride(
+                kind: "capability", name: name, replaced: earlier.location, by: later.location)
             if keepsSystem {
                 refusedOverrides.append(override.reversed)
             } else {

@@ -30,7 +30,8 @@ struct PolicyFileReader {
         policy.files = [file]
         guard case .object(let members) = root.kind else {
             fail(
-                "a policy file is a mapping with capabilities, flags and gates, found \(root.describedType)", root.location
+                "a policy file is a mapping with capabilities, flags and gates, found \(root.describedType)",
+                root.location
             )
             return policy
         }
@@ -184,7 +185,8 @@ struct PolicyFileReader {
             return nil
         }
         guard case .object(let entries) = member.value.kind else {
-            fail("\(what) must be a mapping with a \"kind\", found \(member.value.describedType)", member.value.location)
+            fail(
+                "\(what) must be a mapping with a \"kind\", found \(member.value.describedType)", member.value.location)
             return nil
         }
         guard let kindNode = member.value.member("kind") else {
@@ -212,8 +214,10 @@ struct PolicyFileReader {
         var settingsValid = keysKnown
         for setting in kind.settings {
             guard let valueNode = node.member(setting.key)?.value else {
+                // A setting missing beside an unknown key is most likely that key misspelt: one
+                // typo, one error.
                 if setting.isRequired {
-                    fail("\(what) needs \"\(setting.key)\"", member.keyLocation)
+                    if keysKnown { fail("\(what) needs \"\(setting.key)\"", member.keyLocation) }
                     settingsValid = false
                 }
                 continue
@@ -334,7 +338,8 @@ struct PolicyFileReader {
         }
         if let inline = member.value.member("inline") {
             do throws(ConfigurationError) {
-                policy.addFlagSource(.flags(try FlagSet.read(document: inline.value, file: file)), at: inline.keyLocation)
+                policy.addFlagSource(
+                    .flags(try FlagSet.read(document: inline.value, file: file)), at: inline.keyLocation)
             } catch {
                 errors.append(error)
             }
@@ -345,7 +350,9 @@ struct PolicyFileReader {
                 return
             }
             for element in elements {
-                if let settings = readHTTPSource(element) { policy.addFlagSource(.http(settings), at: element.location) }
+                if let settings = readHTTPSource(element) {
+                    policy.addFlagSource(.http(settings), at: element.location)
+                }
             }
         }
     }
@@ -460,7 +467,9 @@ struct PolicyFileReader {
             return nil
         }
         guard case .object(let settings) = member.value.kind else {
-            fail("\(what) must be a mapping with \"require\", found \(member.value.describedType)", member.value.location)
+            fail(
+                "\(what) must be a mapping with \"require\", found \(member.value.describedType)", member.value.location
+            )
             return nil
         }
         // An unknown key is reported and the requirement still read: its references are checked in

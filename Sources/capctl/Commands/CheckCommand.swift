@@ -28,6 +28,14 @@ struct CheckCommand: AsyncParsableCommand {
 
     @OptionGroup var subjectOptions: SubjectOptions
 
+    @Flag(
+        name: .long,
+        help: """
+            Exit as systemd's ExecCondition= expects: 0 when the gate holds, 1 (skip the unit) when it does \
+            not, 255 (fail the unit) on a policy or usage error.
+            """)
+    var execCondition = false
+
     func run() async throws {
         let subject = try subjectOptions.subject()
         let outcome = try await Self.evaluate(
@@ -51,6 +59,17 @@ struct CheckCommand: AsyncParsableCommand {
             }
         }
         if outcome.verdict != .authorized { throw outcome.verdict.exitStatus }
+    }
+
+    /// capctl's exit status as an `ExecCondition=` status: systemd starts the unit on 0, skips it
+    /// on 1 to 254 and fails it on 255, so a broken policy (78) or a mistyped command line (64)
+    /// must not read as "skip".
+    static func execConditionStatus(_ status: Int32) -> Int32 {
+        switch status {
+        case ExitStatus.satisfied.rawValue: 0
+        case ExitStatus.denied.rawValue, ExitStatus.needsAuthorization.rawValue, ExitStatus.dismissed.rawValue: 1
+        default: 255
+        }
     }
 
     struct Outcome {

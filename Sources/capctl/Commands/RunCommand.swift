@@ -79,7 +79,8 @@ struct RunCommand: AsyncParsableCommand {
         guard outcome.verdict == .authorized else {
             let headline = "capctl: not running \(command[0]): gate \(gate) is \(outcome.verdict.rawValue)"
             throw CommandFailure(
-                escaped: TerminalText.escaped(headline) + "\n" + CheckCommand.tree(outcome.explanation, explainAll: false),
+                escaped: TerminalText.escaped(headline) + "\n"
+                    + CheckCommand.tree(outcome.explanation, explainAll: false),
                 lines: [headline], status: ExitStatus.refused,
                 details: [
                     "gate": .string(gate), "status": .string(outcome.verdict.rawValue),

@@ -125,13 +125,15 @@ struct StatusCommand: AsyncParsableCommand {
         var entries = DefinitionOrigin.flagSources(of: policy).map { source in
             StatusEntry(
                 name: source.name, kind: "flag-source", status: "in use",
-                reason: source.source == "inline" ? "flags written in the policy file" : "flags from this \(source.source)",
+                reason: source.source == "inline"
+                    ? "flags written in the policy file" : "flags from this \(source.source)",
                 origin: source.origin)
         }
         if let audit = policy.audit {
             entries.append(
                 StatusEntry(
-                    name: "audit", kind: "setting", status: audit.level.rawValue, reason: "which decisions are recorded",
+                    name: "audit", kind: "setting", status: audit.level.rawValue,
+                    reason: "which decisions are recorded",
                     origin: DefinitionOrigin(policy, kind: "setting", name: "audit", at: audit.location)))
         }
         if let final = policy.finalLocation {
@@ -208,9 +210,10 @@ struct StatusCommand: AsyncParsableCommand {
                 ].merging(extras(flag.entry)) { first, _ in first })
         }
         return JSONText.string(
-            .structure([
-                "capabilities": entries(report.capabilities), "flags": .list(flags), "gates": entries(report.gates),
-                "flagSources": FlagSourceReport.json(report.sources),
-            ].merging(origins ? ["definitions": entries(report.definitions)] : [:]) { first, _ in first }))
+            .structure(
+                [
+                    "capabilities": entries(report.capabilities), "flags": .list(flags), "gates": entries(report.gates),
+                    "flagSources": FlagSourceReport.json(report.sources),
+                ].merging(origins ? ["definitions": entries(report.definitions)] : [:]) { first, _ in first }))
     }
 }

@@ -25,7 +25,9 @@ struct ValidateCommand: AsyncParsableCommand {
 
     @Flag(
         name: .long,
-        help: "Check the policy PATHs together with the installed policy (the search path), in the place each would take.")
+        help:
+            "Check the policy PATHs together with the installed policy (the search path), in the place each would take."
+    )
     var installed = false
 
     func run() async throws {

@@ -4,30 +4,42 @@ import CapabilityPolicy
 import ConfigurationFiles
 import FeatureFlags
 import Foundation
+import Glibc
 
 /// `capctl watch`: a line each time a status changes.
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Print a line each time a capability's or gate's status changes, until interrupted.",
-        discussion:
-            "Capabilities report changes as their backends hear of them (rtnetlink, file watches, expiring authorizations); gates are evaluated again, without asking, whenever one of their capabilities changes."
+        abstract:
+            "Print a line each time a capability's or gate's status or a flag's value changes, until interrupted.",
+        discussion: """
+            Capabilities report changes as their backends hear of them (rtnetlink, file watches, expiring \
+            authorizations); gates are evaluated again, without asking, whenever one of their capabilities \
+            changes; flags are evaluated again whenever their sources change. Each line starts with the time \
+            (UTC, ISO 8601). Under systemd (NOTIFY_SOCKET set), says READY=1 once it watches and STOPPING=1 \
+            when SIGTERM or SIGINT stops it.
+            """
     )
 
     @OptionGroup var options: CommonOptions
 
     @OptionGroup var flagContext: FlagContextOptions
 
-    @Argument(help: "Only these capabilities or gates.")
+    @Argument(help: "Only these capabilities, gates or flags.")
     var names: [String] = []
 
     func run() async throws {
-        let sources = try await Self.sources(options, context: try flagContext.evaluationContext())
+        let context = try flagContext.evaluationContext()
+        let (sources, flags) = try await Self.sources(options, context: context)
+        let flagKeys = flags.map { Array($0.flags.keys) } ?? []
         let selected = names.isEmpty ? sources : sources.filter { names.contains($0.name) }
-        if let unknown = names.first(where: { name in !sources.contains { $0.name == name } }) {
+        if let unknown = names.first(where: { name in !sources.contains { $0.name == name } && !flagKeys.contains(name)
+            })
+        {
             throw CommandFailure(
-                message: "capctl: no capability or gate named \"\(unknown)\""
-                    + NameSuggestion.didYouMean(unknown, among: sources.map(\.name)), status: ExitStatus.usage)
+                message: "capctl: no capability, gate or flag named \"\(unknown)\""
+                    + NameSuggestion.didYouMean(unknown, among: sources.map(\.name) + flagKeys),
+                status: ExitStatus.usage)
         }
         let json = options.json
         let (lines, output) = AsyncStream<String>.makeStream()
@@ -37,24 +49,97 @@ struct WatchCommand: AsyncParsableCommand {
                 fflush(nil)
             }
         }
+        let stop = Self.stopOnSignals()
+        let watchedFlags = names.isEmpty ? nil : Set(names)
         await withTaskGroup(of: Void.self) { group in
             for source in selected {
                 group.addTask {
                     for await status in source.updates {
                         output.yield(
-                            json
-                                ? JSONText.string(
-                                    JSONText.entry(
-                                        name: source.name, kind: source.kind, status: source.word(status),
-                                        reason: status.reason, cause: status.cause?.name))
-                                : TerminalText.escaped(source.name) + "\t" + source.word(status) + "\t"
-                                    + TerminalText.escaped(status.reason))
+                            Self.line(
+                                name: source.name, kind: source.kind, status: source.word(status),
+                                reason: status.reason, cause: status.cause?.name, json: json))
                     }
                 }
             }
+            if let flags {
+                group.addTask {
+                    for await line in Self.flagLines(flags, keys: watchedFlags, context: context, json: json) {
+                        output.yield(line)
+                    }
+                }
+            }
+            ServiceNotification.send("READY=1")
         }
         output.finish()
         await printer.value
+        withExtendedLifetime(stop) {}
+    }
+
+    /// One line: `TIME<TAB>NAME<TAB>STATUS<TAB>REASON`, or a JSON object with `time` and `type`
+    /// (`capability`, `gate` or `flag`: a capability of kind `flag` is not the flag itself).
+    static func line(
+        name: String, kind: String, status: String, reason: String, cause: String? = nil, json: Bool,
+        type: String? = nil
+    ) -> String {
+        let time = Timestamp.now()
+        guard json else {
+            return time + "\t" + TerminalText.escaped(name) + "\t" + TerminalText.escaped(status) + "\t"
+                + TerminalText.escaped(reason)
+        }
+        return JSONText.string(
+            JSONText.entry(
+                name: name, kind: kind, status: status, reason: reason, cause: cause,
+                details: ["time": .string(time), "type": .string(type ?? (kind == "gate" ? "gate" : "capability"))]))
+    }
+
+    /// Each flag's value first, then a line for each flag whose value changes when its sources do.
+    static func flagLines(
+        _ flags: FlagStore, keys: Set<String>?, context: FlagEvaluationContext?, json: Bool
+    ) -> AsyncStream<String> {
+        AsyncStream { continuation in
+            let task = Task {
+                var last: [String: String] = [:]
+                func report() {
+                    for key in flags.flags.keys.sorted() where keys?.contains(key) ?? true {
+                        let details = flags.valueDetails(key, default: .null, context: context)
+                        let value = StatusCommand.value(details)
+                        let reason = StatusCommand.reason(details)
+                        guard last[key] != value + "\u{0}" + reason else { continue }
+                        last[key] = value + "\u{0}" + reason
+                        continuation.yield(
+                            line(name: key, kind: "flag", status: value, reason: reason, json: json, type: "flag"))
+                    }
+                    for key in Set(last.keys).subtracting(flags.flags.keys) {
+                        last[key] = nil
+                        continuation.yield(
+                            line(
+                                name: key, kind: "flag", status: "removed", reason: "no source defines it", json: json,
+                                type: "flag"))
+                    }
+                }
+                let events = flags.events()
+                report()
+                for await _ in events { report() }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// SIGTERM and SIGINT end the watch cleanly: STOPPING=1 to systemd, output flushed, exit 0.
+    static func stopOnSignals() -> [any DispatchSourceSignal] {
+        [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                ServiceNotification.send("STOPPING=1")
+                fflush(nil)
+                Glibc.exit(0)
+            }
+            source.resume()
+            return source
+        }
     }
 
     struct Source: Sendable {
@@ -69,11 +154,15 @@ struct WatchCommand: AsyncParsableCommand {
         }
     }
 
-    static func sources(_ options: CommonOptions, context: FlagEvaluationContext? = nil) async throws -> [Source] {
+    /// What to watch: the capabilities and gates, and the policy's flags (none without a policy).
+    static func sources(_ options: CommonOptions, context: FlagEvaluationContext? = nil) async throws -> (
+        [Source], FlagStore?
+    ) {
         guard try !PolicyContext.files(options).isEmpty else {
-            return HostReport.capabilities().compactMap { entry in
+            let host = HostReport.capabilities().compactMap { entry in
                 entry.capability.map { Source(name: entry.name, kind: entry.kind, updates: $0.statusUpdates()) }
             }
+            return (host, nil)
         }
         let policy = try await PolicyContext.load(options, policyOptions: PolicyOptions(watchesFlagFiles: true))
         var sources: [Source] = []
@@ -88,7 +177,7 @@ struct WatchCommand: AsyncParsableCommand {
                     name: name, kind: "gate",
                     updates: GateStatus(policy: policy, gate: name, context: context).statusUpdates()))
         }
-        return sources
+        return (sources, policy.flags)
     }
 }
 

@@ -29,7 +29,9 @@ struct DefinitionOrigin: Sendable, Equatable {
     var text: String {
         var notes: [String] = []
         if !replaced.isEmpty { notes.append("replaces " + replaced.joined(separator: ", ")) }
-        if !keptOver.isEmpty { notes.append("kept over " + keptOver.joined(separator: ", ") + ": the system policy is final") }
+        if !keptOver.isEmpty {
+            notes.append("kept over " + keptOver.joined(separator: ", ") + ": the system policy is final")
+        }
         return notes.isEmpty ? location : location + " (" + notes.joined(separator: "; ") + ")"
     }
 

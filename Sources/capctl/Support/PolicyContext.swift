@@ -1,7 +1,7 @@
 import ArgumentParser
 import CapabilityPolicy
-import Foundation
 import ConfigurationFiles
+import Foundation
 import Glibc
 import LinuxBackends
 

@@ -1,0 +1,326 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What administrators and operators meet: where every definition came from, a final system
+/// policy, checking a drop-in with the installed layers, errors for programs, and systemd.
+@Suite(
+    "capctl for operators: origins, final roots, validate --installed, JSON errors, systemd", .timeLimit(.minutes(1)))
+struct CapctlOperatorTests {
+    /// A vendor file, an admin drop-in replacing its capability and gate, and a per-user file
+    /// replacing the gate again and adding one of its own.
+    private func layeredTree(final: Bool) throws -> PolicyTree {
+        let tree = try PolicyTree()
+        try tree.write(
+            "usr-share/policy.yaml",
+            """
+            capabilities:
+              scratch: { kind: file, path: /tmp, description: The scratch directory }
+              nobody-user: { kind: user, user: nobody }
+            gates:
+              open: { require: scratch, description: Open the spool }
+            flags:
+              inline:
+                flags:
+                  beta: { state: ENABLED, variants: { on: true, off: false }, defaultVariant: on }
+            """)
+        try tree.write(
+            "etc/policy.d/50-local.yaml",
+            (final ? "final: true\n" : "")
+                + """
+                capabilities:
+                  scratch: { kind: file, path: /var/tmp }
+                gates:
+                  open: { require: { all-of: [scratch, nobody-user] } }
+                """)
+        try tree.write(
+            "config/capctl/policy.yaml",
+            """
+            gates:
+              open: { require: scratch }
+              mine: { require: { flag: beta } }
+            flags:
+              inline:
+                flags:
+                  beta: { state: ENABLED, variants: { on: true, off: false }, defaultVariant: off }
+            """)
+        return tree
+    }
+
+    private func entries(_ run: CapctlRun, _ section: String) throws -> [String: [String: Any]] {
+        let object = try #require(try run.json() as? [String: Any], "\(run.output)")
+        var byName: [String: [String: Any]] = [:]
+        for entry in object[section] as? [[String: Any]] ?? [] { byName[entry["name"] as! String] = entry }
+        return byName
+    }
+
+    @Test(
+        "status --origin: the file:line of each definition and every one it replaced; without final, the user's layer wins"
+    )
+    func origins() throws {
+        let tree = try layeredTree(final: false)
+        let run = try tree.capctl(["status", "--origin", "--json"])
+        #expect(run.status == 0, "\(run.error)")
+        let capabilities = try entries(run, "capabilities")
+        let scratch = try #require(capabilities["scratch"]?["origin"] as? [String: Any])
+        #expect(scratch["location"] as? String == "\(tree.admin)/policy.d/50-local.yaml:2:3")
+        #expect(scratch["replaced"] as? [String] == ["\(tree.vendor)/policy.yaml:2:3"])
+        let gates = try entries(run, "gates")
+        let open = try #require(gates["open"]?["origin"] as? [String: Any])
+        #expect(open["location"] as? String == "\(tree.root)/config/capctl/policy.yaml:2:3")
+        #expect(
+            open["replaced"] as? [String] == [
+                "\(tree.vendor)/policy.yaml:5:3", "\(tree.admin)/policy.d/50-local.yaml:4:3",
+            ])
+        // The user's later flag source wins the flag, and says which definition it replaced.
+        let beta = try #require(try entries(run, "flags")["beta"])
+        #expect(beta["value"] as? Bool == false)
+        let betaOrigin = try #require(beta["origin"] as? [String: Any])
+        #expect((betaOrigin["location"] as? String)?.hasPrefix("\(tree.root)/config/capctl/policy.yaml:") == true)
+        #expect((betaOrigin["replaced"] as? [String])?.first?.hasPrefix("\(tree.vendor)/policy.yaml:") == true)
+        let definitions = try entries(run, "definitions")
+        #expect(definitions["inline flags"]?["kind"] as? String == "flag-source")
+        // The same in the table, for people.
+        let table = try tree.capctl(["status", "--origin"])
+        #expect(table.output.contains("ORIGIN"))
+        #expect(
+            table.output.contains(
+                "\(tree.admin)/policy.d/50-local.yaml:2:3 (replaces \(tree.vendor)/policy.yaml:2:3)"), "\(table.output)"
+        )
+        // Without --origin, none of it.
+        #expect(try !tree.capctl(["status"]).output.contains("ORIGIN"))
+    }
+
+    @Test("final: true in the system policy: the per-user layer adds but replaces nothing, and --origin says so")
+    func finalSystemPolicy() throws {
+        let tree = try layeredTree(final: true)
+        // The admin's gate (needs the nobody user) stays in force for root: denied, not the user's open gate.
+        let check = try tree.capctl(["check", "open", "--no-prompt"])
+        #expect(check.status == 1, "\(check.output)\(check.error)")
+        #expect(check.output.contains("nobody-user"))
+        // The user's own new gate works; the flag keeps the system's value (the user's source ranks below).
+        #expect(try tree.capctl(["check", "mine", "--no-prompt"]).status == 0)
+        let run = try tree.capctl(["status", "--origin", "--json"])
+        let open = try #require(try entries(run, "gates")["open"]?["origin"] as? [String: Any])
+        #expect(open["location"] as? String == "\(tree.admin)/policy.d/50-local.yaml:5:3")
+        #expect(open["keptOver"] as? [String] == ["\(tree.root)/config/capctl/policy.yaml:2:3"])
+        #expect(try entries(run, "flags")["beta"]?["value"] as? Bool == true)
+        #expect(try entries(run, "definitions")["final"]?["status"] as? String == "true")
+        let validate = try tree.capctl(["validate"])
+        #expect(validate.status == 0, "\(validate.output)")
+        #expect(
+            validate.output.contains(
+                "\(tree.root)/config/capctl/policy.yaml:2:3: gate \"open\" does not replace the system's at \(tree.admin)/policy.d/50-local.yaml:5:3: the system policy is final"
+            ), "\(validate.output)")
+        // Only the system can make itself final.
+        try tree.write("config/capctl/policy.yaml", "final: true\ngates:\n  mine: { require: scratch }\n")
+        let refused = try tree.capctl(["check", "mine", "--no-prompt"])
+        #expect(refused.status == 78)
+        #expect(refused.error.contains("\"final\" belongs in the system policy"), "\(refused.error)")
+        try tree.write("config/capctl/policy.yaml", "final: yes please\n")
+        #expect(try tree.capctl(["validate"]).output.contains("\"final\" must be true or false, found a string"))
+    }
+
+    @Test("validate --installed checks a drop-in with the installed layers; alone, it points there")
+    func validateInstalled() throws {
+        let tree = try PolicyTree()
+        try tree.write("etc/policy.yaml", "capabilities:\n  scratch: { kind: file, path: /tmp }\n")
+        let dropIn = try tree.write("etc/policy.d/50-local.yaml", "gates:\n  open: { require: scratch }\n")
+        let alone = try tree.capctl(["validate", dropIn])
+        #expect(alone.status == 78)
+        #expect(alone.output.contains("uses capability \"scratch\", which no policy file defines"))
+        #expect(alone.output.contains("capctl validate --installed PATH"))
+        let installed = try tree.capctl(["validate", "--installed", dropIn])
+        #expect(installed.status == 0, "\(installed.output)")
+        #expect(installed.output.contains("ok: 2 file(s) checked"), "\(installed.output)")
+        // A candidate elsewhere is checked last, replacing what it redefines, errors and all.
+        let candidate = try tree.write(
+            "candidate.yaml", "gates:\n  open: { require: { all-of: [scratch, missing] } }\n")
+        let broken = try tree.capctl(["validate", "--installed", candidate])
+        #expect(broken.status == 78)
+        #expect(
+            broken.output.contains("\(candidate):2:40: gate \"open\" uses capability \"missing\""), "\(broken.output)")
+        #expect(try tree.capctl(["validate", "--installed"]).status == 64)
+    }
+
+    @Test("validate finds every error in one run: unknown keys do not hide broken references")
+    func everyErrorAtOnce() throws {
+        let tree = try PolicyTree()
+        let file = try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilitys:
+              x: { kind: file, path: /tmp }
+            capabilities:
+              ok: { kind: file, path: /tmp }
+            gates:
+              a: { require: nothere, descripton: x }
+              b: { require: { all-off: [ok] } }
+            """)
+        let run = try tree.capctl(["validate"])
+        #expect(run.status == 78)
+        for expected in [
+            "\(file):1:1: unknown key \"capabilitys\" in a policy file (did you mean \"capabilities\"?",
+            "\(file):6:26: unknown key \"descripton\" in gate \"a\" (did you mean \"description\"?",
+            "\(file):6:17: gate \"a\" uses capability \"nothere\", which no policy file defines",
+            "\(file):7:19: unknown requirement \"all-off\" (did you mean \"all-of\"?",
+        ] {
+            #expect(run.output.contains(expected), "\(expected)\n\(run.output)")
+        }
+        try tree.write("etc/policy.yaml", "gates:\n\topen: { require: x }\n")
+        #expect(
+            try tree.capctl(["validate"]).output.contains("policy.yaml:2:1: a tab character: YAML indents with spaces"))
+    }
+
+    @Test("a search path or --policy naming nothing that exists is an error, not an empty policy")
+    func nothingThere() throws {
+        let tree = try PolicyTree()
+        var environment = tree.environment
+        environment["CAPCTL_POLICY_ROOTS"] = tree.root + "/no-such-root:" + tree.root + "/nor-this"
+        let status = try tree.run([PolicyTree.capctl, "status"], extraEnvironment: environment)
+        #expect(status.status == 78)
+        #expect(status.error.contains("CAPCTL_POLICY_ROOTS names no directory that exists"), "\(status.error)")
+        let missing = try tree.capctl(["validate", "--policy", tree.root + "/absent.yaml"])
+        #expect(missing.status == 78)
+        // The path once, with what the system says.
+        #expect(missing.output.contains("\(tree.root)/absent.yaml: No such file or directory"), "\(missing.output)")
+        #expect(!missing.output.contains("absent.yaml: \(tree.root)/absent.yaml"))
+    }
+
+    @Test("under --json, errors are JSON on standard error with the exit status")
+    func jsonErrors() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            "capabilities:\n  nobody-user: { kind: user, user: nobody }\ngates:\n  as-nobody: { require: nobody-user }\n"
+        )
+        func error(_ run: CapctlRun) throws -> [String: Any] {
+            try #require(
+                try JSONSerialization.jsonObject(with: Data(run.error.utf8)) as? [String: Any], "\(run.error)")
+        }
+        let unknownGate = try tree.capctl(["check", "nope", "--json"])
+        #expect(unknownGate.status == 64)
+        #expect(try error(unknownGate)["exitStatus"] as? Int == 64)
+        #expect((try error(unknownGate)["error"] as? String)?.contains("no gate \"nope\"") == true)
+        let usage = try tree.capctl(["check", "--json"])
+        #expect(usage.status == 64)
+        #expect((try error(usage)["error"] as? String)?.contains("Missing expected argument") == true)
+        let refused = try tree.capctl(["run", "--json", "as-nobody", "--", "/bin/true"])
+        #expect(refused.status == 77)
+        let object = try error(refused)
+        #expect(object["status"] as? String == "denied")
+        #expect(object["gate"] as? String == "as-nobody")
+        #expect(object["explanation"] is [String: Any])
+        try tree.write("etc/policy.yaml", "gates: [\n")
+        let broken = try tree.capctl(["status", "--json"])
+        #expect(broken.status == 78)
+        #expect((try error(broken)["errors"] as? [String])?.first?.hasPrefix("\(tree.admin)/policy.yaml:") == true)
+        // Without --json, people's text.
+        #expect(try tree.capctl(["status"]).error.hasPrefix("\(tree.admin)/policy.yaml:"))
+    }
+
+    @Test("ExecCondition=capctl check GATE --no-prompt --exec-condition: systemd starts, skips or fails the unit")
+    func execCondition() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              scratch: { kind: file, path: /tmp }
+              nobody-user: { kind: user, user: nobody }
+            gates:
+              open: { require: scratch, description: Open the spool }
+              as-nobody: { require: nobody-user }
+            """)
+        /// What systemd.service(5) does with an ExecCondition= command's exit status.
+        func systemd(_ status: Int32) -> String {
+            switch status {
+            case 0: "start"
+            case 1...254: "skip"
+            default: "fail"
+            }
+        }
+        let arguments = ["--no-prompt", "--exec-condition"]
+        #expect(systemd(try tree.capctl(["check", "open"] + arguments).status) == "start")
+        #expect(systemd(try tree.capctl(["check", "as-nobody"] + arguments).status) == "skip")
+        #expect(systemd(try tree.capctl(["check", "no-such-gate"] + arguments).status) == "fail")
+        #expect(systemd(try tree.capctl(["check", "open", "--no-such-option"] + arguments).status) == "fail")
+        // Plain check (78) would have skipped a unit whose policy is broken: the option is what makes it fail.
+        try tree.write("etc/policy.yaml", "gates:\n  open: { require: missing }\n")
+        #expect(try tree.capctl(["check", "open", "--no-prompt"]).status == 78)
+        #expect(systemd(try tree.capctl(["check", "open"] + arguments).status) == "fail")
+    }
+
+    @Test("watch: a time on every line, flag changes as lines of their own, READY=1 and STOPPING=1 to systemd")
+    func watchAsAService() async throws {
+        let tree = try PolicyTree()
+        let flagFile = try tree.write(
+            "flags/flags.json",
+            #"{"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}"#
+        )
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              export-on: { kind: flag, flag: export }
+            flags:
+              files: [\(flagFile)]
+            """)
+        let notify = try NotifySocket(path: tree.root + "/notify")
+        var environment = tree.environment
+        environment["NOTIFY_SOCKET"] = notify.path
+        let watcher = try StreamingProcess([PolicyTree.capctl, "watch", "--json"], environment: environment)
+        try notify.waitFor("READY=1", from: "capctl watch")
+        var lines: [[String: Any]] = []
+        for _ in 0..<2 {
+            let line = try #require(await watcher.nextLine())
+            lines.append(try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]))
+        }
+        let flag = try #require(lines.first { $0["type"] as? String == "flag" }, "\(lines)")
+        #expect(flag["name"] as? String == "export")
+        #expect(flag["status"] as? String == "true")
+        for line in lines {
+            let time = try #require(line["time"] as? String)
+            #expect(time.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(time)")
+        }
+        try tree.write(
+            "flags/flags.json",
+            #"{"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"}}}"#
+        )
+        var changed: [[String: Any]] = []
+        while changed.count < 2, let line = await watcher.nextLine() {
+            changed.append(try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]))
+        }
+        #expect(
+            changed.contains { $0["type"] as? String == "flag" && $0["status"] as? String == "false" }, "\(changed)")
+        #expect(
+            changed.contains { $0["type"] as? String == "capability" && $0["status"] as? String == "denied" })
+        watcher.terminate()
+        try notify.waitFor("STOPPING=1", from: "capctl watch")
+        #expect(watcher.waitUntilExit() == 0)
+    }
+
+    @Test("description: shown by status and check --explain; --version names the version and commit")
+    func descriptionsAndVersion() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              scratch: { kind: file, path: /tmp, description: The scratch directory }
+            gates:
+              open: { require: scratch, description: Open the spool }
+            """)
+        let status = try tree.capctl(["status"])
+        #expect(status.output.contains("DESCRIPTION"))
+        #expect(status.output.contains("The scratch directory"))
+        let json = try entries(try tree.capctl(["status", "--json"]), "gates")
+        #expect(json["open"]?["description"] as? String == "Open the spool")
+        let explain = try tree.capctl(["check", "open", "--explain", "--no-prompt"])
+        #expect(explain.output.contains("description: Open the spool"), "\(explain.output)")
+        let version = try tree.capctl(["--version"])
+        #expect(
+            version.output.wholeMatch(of: /\d+\.\d+\.\d+ \(commit (unknown|[0-9a-f]{12}(-modified)?)\)\n/) != nil,
+            "\(version.output)")
+    }
+}
