@@ -163,7 +163,7 @@ _capctl() {
     local -a unparsed_words=("${COMP_WORDS[@]:1:${COMP_CWORD}}")
 
     local -a repeating_flags=()
-    local -a non_repeating_flags=(-h --help)
+    local -a non_repeating_flags=(--version -h --help)
     local -a repeating_options=()
     local -a non_repeating_options=()
     __capctl_offer_flags_options 0
@@ -186,7 +186,7 @@ _capctl() {
 
 _capctl_status() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --origin --version -h --help)
     repeating_options=(--policy --context)
     non_repeating_options=(--targeting-key)
     __capctl_offer_flags_options -1
@@ -207,7 +207,7 @@ _capctl_status() {
 
 _capctl_check() {
     repeating_flags=()
-    non_repeating_flags=(--json --no-prompt --password-stdin --explain -h --help)
+    non_repeating_flags=(--json --no-prompt --password-stdin --explain --exec-condition --version -h --help)
     repeating_options=(--policy --context)
     non_repeating_options=(--targeting-key --for-process --for-user)
     __capctl_offer_flags_options 1
@@ -234,7 +234,7 @@ _capctl_check() {
 
 _capctl_authorize() {
     repeating_flags=()
-    non_repeating_flags=(--json --forget --password-stdin -h --help)
+    non_repeating_flags=(--json --forget --password-stdin --version -h --help)
     repeating_options=(--policy)
     non_repeating_options=(--user)
     __capctl_offer_flags_options 1
@@ -252,7 +252,7 @@ _capctl_authorize() {
 
 _capctl_run() {
     repeating_flags=()
-    non_repeating_flags=(--json --no-prompt --password-stdin -h --help)
+    non_repeating_flags=(--json --no-prompt --password-stdin --version -h --help)
     repeating_options=(--policy --context)
     non_repeating_options=(--targeting-key --capabilities --as-user)
     __capctl_offer_flags_options -1
@@ -279,7 +279,7 @@ _capctl_run() {
 
 _capctl_flags() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--version -h --help)
     repeating_options=()
     non_repeating_options=()
     __capctl_offer_flags_options 0
@@ -302,7 +302,7 @@ _capctl_flags() {
 
 _capctl_flags_list() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=(--policy --file --context)
     non_repeating_options=(--targeting-key)
     __capctl_offer_flags_options 0
@@ -326,7 +326,7 @@ _capctl_flags_list() {
 
 _capctl_flags_get() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=(--policy --context --file)
     non_repeating_options=(--type --default --targeting-key)
     __capctl_offer_flags_options 1
@@ -357,7 +357,7 @@ _capctl_flags_get() {
 
 _capctl_flags_sources() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=(--policy)
     non_repeating_options=()
     __capctl_offer_flags_options 0
@@ -372,7 +372,7 @@ _capctl_flags_sources() {
 
 _capctl_validate() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --installed --version -h --help)
     repeating_options=(--policy)
     non_repeating_options=()
     __capctl_offer_flags_options -1
@@ -387,7 +387,7 @@ _capctl_validate() {
 
 _capctl_watch() {
     repeating_flags=()
-    non_repeating_flags=(--json -h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=(--policy --context)
     non_repeating_options=(--targeting-key)
     __capctl_offer_flags_options -1
@@ -408,14 +408,18 @@ _capctl_watch() {
 
 _capctl_schema() {
     repeating_flags=()
-    non_repeating_flags=(-h --help)
+    non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __capctl_offer_flags_options 0
 }
 
 _capctl_help() {
-    :
+    repeating_flags=()
+    non_repeating_flags=(--version)
+    repeating_options=()
+    non_repeating_options=()
+    __capctl_offer_flags_options -1
 }
 
 complete -o filenames -F _capctl capctl

@@ -41,6 +41,7 @@ _capctl() {
 
     local -i ret=1
     local -ar arg_specs=(
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
         '(-): :->command'
         '(-)*:: :->arg'
@@ -55,7 +56,7 @@ _capctl() {
             'run:Run a command only if a gate holds, and exit with its status.'
             'flags:List and evaluate feature flags.'
             'validate:Check policy and flag files, printing every error with file:line:column.'
-            'watch:Print a line each time a capability'\''s or gate'\''s status changes, until interrupted.'
+            'watch:Print a line each time a capability'\''s or gate'\''s status or a flag'\''s value changes, until interrupted.'
             'schema:Print the JSON Schema of policy files, generated from the capability kinds capctl knows.'
             'help:Show subcommand help information.'
         )
@@ -81,6 +82,8 @@ _capctl_status() {
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '*:names:'
+        '--origin[Show where each capability, gate, flag source and setting was defined, and the definitions it replaced.]'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -101,6 +104,8 @@ _capctl_check() {
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '--for-process[Decide for this process (root only).]:pid:'
         '--for-user[Decide for this user (root only).]:name:'
+        '--exec-condition[Exit as systemd'\''s ExecCondition= expects\: 0 when the gate holds, 1 (skip the unit) when it does not, 255 (fail the unit) on a policy or usage error.]'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -117,6 +122,7 @@ _capctl_authorize() {
         '--forget[Forget every login kept for you across processes (as sudo -k), then stop.]'
         '--user[The user to authenticate, for a PAM capability whose policy names none.]:user:'
         '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -137,6 +143,7 @@ _capctl_run() {
         '--capabilities[Start the command with only these Linux capabilities (comma-separated, such as CAP_NET_BIND_SERVICE; empty for none).]:LIST:'
         '--as-user[Decide the gate for this user and run the command as the user (root only).]:name:'
         '*:command:'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -147,6 +154,7 @@ _capctl_run() {
 _capctl_flags() {
     local -i ret=1
     local -ar arg_specs=(
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
         '(-): :->command'
         '(-)*:: :->arg'
@@ -181,6 +189,7 @@ _capctl_flags_list() {
         '*--file[Use this flag definition file instead of the policy'\''s flags (repeatable).]:path:'
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -200,6 +209,7 @@ _capctl_flags_get() {
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '*--file[Use this flag definition file instead of the policy'\''s flags (repeatable).]:path:'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -212,6 +222,7 @@ _capctl_flags_sources() {
     local -ar arg_specs=(
         '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
         '--json[Print JSON instead of a table.]'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -225,6 +236,8 @@ _capctl_validate() {
         '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
         '--json[Print JSON instead of a table.]'
         '*:paths:'
+        '--installed[Check the policy PATHs together with the installed policy (the search path), in the place each would take.]'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -240,6 +253,7 @@ _capctl_watch() {
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '*:names:'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -250,6 +264,8 @@ _capctl_watch() {
 _capctl_schema() {
     local -i ret=1
     local -ar arg_specs=(
+        '--json[Print JSON (the schema is JSON either way).]'
+        '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
@@ -261,6 +277,7 @@ _capctl_help() {
     local -i ret=1
     local -ar arg_specs=(
         '*:subcommands:'
+        '--version[Show the version.]'
     )
     _arguments -w -s -S : "${arg_specs[@]}" && ret=0
 

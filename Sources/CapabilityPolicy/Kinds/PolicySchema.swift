@@ -45,6 +45,11 @@ public enum PolicySchema {
                     "description": "Which decisions capctl records in the audit trail (all by default).",
                     "enum": .list(AuditLevel.allCases.map { .string($0.rawValue) }),
                 ],
+                "final": [
+                    "description":
+                        "In a system policy file: the per-user layer ($XDG_CONFIG_HOME/capctl) may add definitions but not replace the system's.",
+                    "type": "boolean",
+                ],
                 "capabilities": [
                     "type": "object", "propertyNames": name, "additionalProperties": ["$ref": "#/$defs/capability"],
                 ],
