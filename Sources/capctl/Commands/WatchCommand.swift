@@ -34,8 +34,7 @@ struct WatchCommand: AsyncParsableCommand {
         let flagKeys = flags.map { Array($0.flags.keys) } ?? []
         let selected = names.isEmpty ? sources : sources.filter { names.contains($0.name) }
         if let unknown = names.first(where: { name in !sources.contains { $0.name == name } && !flagKeys.contains(name)
-            })
-        {
+        }) {
             throw CommandFailure(
                 message: "capctl: no capability, gate or flag named \"\(unknown)\""
                     + NameSuggestion.didYouMean(unknown, among: sources.map(\.name) + flagKeys),
