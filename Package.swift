@@ -123,7 +123,7 @@ let package = Package(
             name: "core-bench",
             dependencies: [
                 "ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxBackends", "HeapUsage",
-                "RemoteFlags", "CLinuxSupport", .product(name: "Logging", package: "swift-log"),
+                "RemoteFlags", "CLinuxSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/CoreBench", swiftSettings: swiftSettings
         ),

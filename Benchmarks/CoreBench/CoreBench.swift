@@ -38,6 +38,12 @@ struct CoreBench {
             await remoteFlags(&report, evaluations: quick ? 200_000 : 2_000_000)
             exit(report.missed.isEmpty ? 0 : 1)
         }
+        // `--startup` measures only capctl's start, against /bin/true and pkcheck.
+        if CommandLine.arguments.contains("--startup") {
+            var report = Report()
+            await startup(&report, starts: quick ? 50 : 300)
+            exit(report.missed.isEmpty ? 0 : 1)
+        }
         // `--audit` measures only the audit trail.
         if CommandLine.arguments.contains("--audit") {
             var report = Report()

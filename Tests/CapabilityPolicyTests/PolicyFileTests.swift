@@ -19,7 +19,7 @@ struct PolicyFileTests {
 
     /// Writes `text` as a policy file (mode 0644 in a 0755 directory) and loads it.
     private func load(_ text: String, name: String = "policy.yaml") throws -> (Policy, String) {
-        let directory = "/tmp/policy-test-" + UUID().uuidString
+        let directory = TestRunDirectory.path + "/policy-test-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         chmod(directory, 0o755)
         let file = directory + "/" + name

@@ -2,6 +2,7 @@ import CapabilityPolicy
 import Foundation
 import Glibc
 import LinuxBackends
+import TestSupport
 import Testing
 
 /// The library watches policy files: changes apply without a restart; a broken change keeps
@@ -14,7 +15,7 @@ struct PolicyStoreTests {
 
     @Test("an edit and a new drop-in apply; a broken edit keeps the last good policy")
     func reload() async throws {
-        let root = "/tmp/policy-store-" + UUID().uuidString
+        let root = TestRunDirectory.path + "/policy-store-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: root + "/policy.d", withIntermediateDirectories: true)
         chmod(root, 0o755)
         chmod(root + "/policy.d", 0o755)

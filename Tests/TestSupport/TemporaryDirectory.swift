@@ -1,16 +1,33 @@
-public import Foundation
-import Glibc
+import Foundation
+public import Glibc
 
-/// A fresh directory under /tmp, removed with everything in it when the value is released.
+/// The one directory under /tmp this test process makes, removed with everything in it when the
+/// process exits: what a test does not clean up itself (a directory held by a static, a copy of
+/// capctl, a test that failed half-way) is removed with it, so a run leaves /tmp as it found it.
+/// Mode 0755, so a child run as another user (setpriv) can enter it.
+public enum TestRunDirectory {
+    /// `/tmp/capabilities-tests-PID`.
+    public static let path: String = {
+        let path = pathForThisProcess()
+        mkdir(path, 0o755)
+        chmod(path, 0o755)
+        atexit { try? FileManager.default.removeItem(atPath: TestRunDirectory.pathForThisProcess()) }
+        return path
+    }()
+
+    private static func pathForThisProcess() -> String { "/tmp/capabilities-tests-\(getpid())" }
+}
+
+/// A fresh directory in ``TestRunDirectory``, removed with everything in it when the value is released.
 /// It is mode 0755 and so is everything made through it, so a child run as another user
 /// (setpriv) can enter it, and the trusted-file checks accept it when root owns it.
 public final class TemporaryDirectory: @unchecked Sendable {
     /// The directory's absolute path.
     public let path: String
 
-    /// Creates `/tmp/PREFIX-UUID`.
+    /// Creates `/tmp/capabilities-tests-PID/PREFIX-UUID`.
     public init(prefix: String = "capabilities-test") throws {
-        path = "/tmp/\(prefix)-" + UUID().uuidString
+        path = TestRunDirectory.path + "/\(prefix)-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         chmod(path, 0o755)
     }

@@ -232,9 +232,10 @@ public func builtProduct(_ name: String) -> String {
 }
 
 /// A copy of the built product `name` in a fresh directory under /tmp that every user may
-/// enter, so a child run as another user (setpriv) can execute it wherever the package was cloned.
+/// enter, so a child run as another user (setpriv) can execute it wherever the package was cloned;
+/// it goes with ``TestRunDirectory`` when the tests end.
 public func builtProductForAnyUser(_ name: String) -> String {
-    let directory = "/tmp/\(name)-" + UUID().uuidString
+    let directory = TestRunDirectory.path + "/\(name)-" + UUID().uuidString
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
     chmod(directory, 0o755)
     let copy = directory + "/" + name

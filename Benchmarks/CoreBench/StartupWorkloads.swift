@@ -1,0 +1,119 @@
+import Foundation
+import Glibc
+import TestSupport
+
+/// What a shell script or a systemd `ExecCondition=` line pays on every call: `capctl check` of a
+/// three-requirement gate, started as a new process, beside `/bin/true` (the floor) and
+/// polkit's `pkcheck` against a polkitd of its own on a private bus.
+enum StartupWorkloads {
+    /// The gate: a group, a directory's access and a Linux capability, decided without asking.
+    static let policy = """
+        capabilities:
+          operator: { kind: group, group: root }
+          spool: { kind: file, path: /var/tmp, access: [read, write], type: directory }
+          net-bind: { kind: process-capability, capability: CAP_NET_BIND_SERVICE }
+        gates:
+          maintenance:
+            description: Run maintenance
+            require: { all-of: [operator, spool, net-bind] }
+        """
+
+    /// Starts `arguments` with `environment` and waits for it: the wall time, and its exit status.
+    static func spawn(_ arguments: [String], environment: [String: String]) -> (seconds: Double, status: Int32) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // The output is not what is measured: it goes nowhere.
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid = pid_t()
+        let start = DispatchTime.now().uptimeNanoseconds
+        guard posix_spawn(&pid, arguments[0], &actions, nil, argv, envp) == 0 else { return (.infinity, -1) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return (seconds, (status >> 8) & 0xFF)
+    }
+
+    /// The median wall time of `count` starts, taken in turns with the others by the caller.
+    static func median(_ samples: [Double]) -> Double {
+        let sorted = samples.sorted()
+        return sorted[sorted.count / 2]
+    }
+}
+
+extension CoreBench {
+    /// `capctl check` of a three-requirement gate against `/bin/true` and `pkcheck`, as new processes.
+    static func startup(_ report: inout Report, starts: Int) async {
+        let executable = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+        let capctl = ProcessInfo.processInfo.environment["CAPCTL"] ?? (executable ?? ".") + "/capctl"
+        guard FileManager.default.isExecutableFile(atPath: capctl) else {
+            print(
+                "core-bench --startup: no capctl at \(capctl) (build it: swift build -c release --product capctl --static-swift-stdlib, or set CAPCTL)"
+            )
+            exit(2)
+        }
+        let directory = try! TemporaryDirectory(prefix: "core-bench-startup")
+        try! directory.write(StartupWorkloads.policy, to: "root/policy.yaml")
+        var environment = ["PATH": "/usr/bin:/bin", "CAPCTL_POLICY_ROOTS": directory.path + "/root"]
+        let check = [capctl, "check", "maintenance", "--no-prompt"]
+        precondition(StartupWorkloads.spawn(check, environment: environment).status == 0, "the gate does not hold here")
+
+        var pkcheck: [String]?
+        var polkitEnvironment: [String: String] = [:]
+        var polkit: PolkitFixture?
+        if PolkitFixture.isAvailable, FileManager.default.isExecutableFile(atPath: "/usr/bin/pkcheck") {
+            polkit = try? await PolkitFixture(
+                actions: ["org.example.bench.maintenance": "Run maintenance"],
+                rules: """
+                    polkit.addRule(function(action, subject) {
+                        if (action.id == "org.example.bench.maintenance") { return polkit.Result.YES; }
+                    });
+                    """)
+            if let polkit {
+                polkitEnvironment = ["PATH": "/usr/bin:/bin", "DBUS_SYSTEM_BUS_ADDRESS": polkit.busAddress]
+                let command = [
+                    "/usr/bin/pkcheck", "--action-id", "org.example.bench.maintenance", "--process", "\(getpid())",
+                ]
+                if StartupWorkloads.spawn(command, environment: polkitEnvironment).status == 0 { pkcheck = command }
+            }
+        }
+
+        var trueTimes: [Double] = []
+        var capctlTimes: [Double] = []
+        var versionTimes: [Double] = []
+        var pkcheckTimes: [Double] = []
+        environment["NO_COLOR"] = "1"
+        for _ in 0..<starts {
+            trueTimes.append(StartupWorkloads.spawn(["/bin/true"], environment: environment).seconds)
+            capctlTimes.append(StartupWorkloads.spawn(check, environment: environment).seconds)
+            versionTimes.append(StartupWorkloads.spawn([capctl, "--version"], environment: environment).seconds)
+            if let pkcheck {
+                pkcheckTimes.append(StartupWorkloads.spawn(pkcheck, environment: polkitEnvironment).seconds)
+            }
+        }
+        withExtendedLifetime(polkit) {}
+        let median = StartupWorkloads.median
+        report.section(
+            "a new process per decision: capctl check of a three-requirement gate (median of \(starts) starts)")
+        report.line("/bin/true", String(format: "%6.2f ms", median(trueTimes) * 1e3))
+        report.line("capctl --version", String(format: "%6.2f ms", median(versionTimes) * 1e3))
+        if !pkcheckTimes.isEmpty {
+            report.line("pkcheck (polkitd on a private bus)", String(format: "%6.2f ms", median(pkcheckTimes) * 1e3))
+        } else {
+            report.line("pkcheck", "not measured (needs root, polkitd, dbus-daemon and pkcheck)")
+        }
+        report.bound("capctl check, ms", median(capctlTimes) * 1e3, target: 5)
+        report.ratio("capctl check / /bin/true", median(capctlTimes) / median(trueTimes), target: nil, atLeast: false)
+        if !pkcheckTimes.isEmpty {
+            report.ratio(
+                "capctl check / pkcheck", median(capctlTimes) / median(pkcheckTimes), target: nil, atLeast: false)
+        }
+    }
+}
