@@ -29,8 +29,7 @@ enum StartupWorkloads {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv + envp { free(pointer) }
         }
         var pid = pid_t()
         let start = DispatchTime.now().uptimeNanoseconds
