@@ -137,28 +137,12 @@ struct CapctlFlagsTests {
     @Test("watch prints a line when a status changes")
     func watch() async throws {
         let tree = try PolicyTree()
-        let flagFile = try tree.write(
-            "flags/flags.json",
-            """
-            {"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}
-            """)
-        try tree.write(
-            "etc/policy.yaml",
-            """
-            capabilities:
-              export-on: { kind: flag, flag: export }
-            flags:
-              files: [\(flagFile)]
-            """)
+        try tree.writeExportFlag(defaultVariant: "on")
         let watcher = try StreamingProcess(
             [PolicyTree.capctl, "watch", "export-on", "--json"], environment: tree.environment)
         let first = try #require(await watcher.nextLine())
         #expect(first.contains("\"status\":\"authorized\""))
-        try tree.write(
-            "flags/flags.json",
-            """
-            {"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"}}}
-            """)
+        try tree.writeExportFlag(defaultVariant: "off")
         let second = try #require(await watcher.nextLine())
         #expect(second.contains("\"status\":\"denied\""), "\(second)")
         #expect(second.contains("\"name\":\"export-on\""))

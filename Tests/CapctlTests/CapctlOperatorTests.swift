@@ -254,18 +254,7 @@ struct CapctlOperatorTests {
     @Test("watch: a time on every line, flag changes as lines of their own, READY=1 and STOPPING=1 to systemd")
     func watchAsAService() async throws {
         let tree = try PolicyTree()
-        let flagFile = try tree.write(
-            "flags/flags.json",
-            #"{"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}"#
-        )
-        try tree.write(
-            "etc/policy.yaml",
-            """
-            capabilities:
-              export-on: { kind: flag, flag: export }
-            flags:
-              files: [\(flagFile)]
-            """)
+        try tree.writeExportFlag(defaultVariant: "on")
         let notify = try NotifySocket(path: tree.root + "/notify")
         var environment = tree.environment
         environment["NOTIFY_SOCKET"] = notify.path
@@ -283,10 +272,7 @@ struct CapctlOperatorTests {
             let time = try #require(line["time"] as? String)
             #expect(time.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(time)")
         }
-        try tree.write(
-            "flags/flags.json",
-            #"{"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"}}}"#
-        )
+        try tree.writeExportFlag(defaultVariant: "off")
         var changed: [[String: Any]] = []
         while changed.count < 2, let line = await watcher.nextLine() {
             changed.append(try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]))

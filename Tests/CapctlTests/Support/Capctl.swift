@@ -58,6 +58,25 @@ final class PolicyTree {
             """)
     }
 
+    /// A flag file whose Boolean flag `export` has `defaultVariant` (`on` or `off`), and a policy
+    /// whose capability `export-on` is that flag: for tests that watch a change. Called again, it
+    /// rewrites the flag file only.
+    func writeExportFlag(defaultVariant: String) throws {
+        let flagFile = try write(
+            "flags/flags.json",
+            #"{"flags": {"export": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": ""#
+                + defaultVariant + #""}}}"#)
+        guard !FileManager.default.fileExists(atPath: admin + "/policy.yaml") else { return }
+        try write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              export-on: { kind: flag, flag: export }
+            flags:
+              files: [\(flagFile)]
+            """)
+    }
+
     /// Runs capctl with `arguments` in this tree.
     func capctl(_ arguments: [String], input: String = "") throws -> CapctlRun {
         let result = try runProcess(Self.capctl, arguments, environment: environment, input: input)
