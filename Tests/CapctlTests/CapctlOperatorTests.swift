@@ -112,6 +112,14 @@ struct CapctlOperatorTests {
             validate.output.contains(
                 "\(tree.root)/config/capctl/policy.yaml:2:3: gate \"open\" does not replace the system's at \(tree.admin)/policy.d/50-local.yaml:5:3: the system policy is final"
             ), "\(validate.output)")
+        // Nor can the user's layer change what the audit trail records, though the system keeps the default.
+        try tree.write("config/capctl/policy.yaml", "audit: off\ngates:\n  mine: { require: scratch }\n")
+        let quiet = try tree.capctl(["status", "--origin", "--json"])
+        #expect(try entries(quiet, "definitions")["audit"] == nil, "\(quiet.output)")
+        #expect(
+            try tree.capctl(["validate"]).output.contains(
+                "\(tree.root)/config/capctl/policy.yaml:1:8: setting \"audit\" does not replace the system's at \(tree.admin)/policy.d/50-local.yaml:1:8"
+            ))
         // Only the system can make itself final.
         try tree.write("config/capctl/policy.yaml", "final: true\ngates:\n  mine: { require: scratch }\n")
         let refused = try tree.capctl(["check", "mine", "--no-prompt"])

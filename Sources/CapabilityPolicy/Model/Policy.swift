@@ -75,16 +75,16 @@ public struct Policy: Sendable {
             }
         }
         if let later = fragment.audit {
-            if let earlier = audit {
-                let override = PolicyOverride(
-                    kind: "setting", name: "audit", replaced: earlier.location, by: later.location)
-                if keepsSystem {
-                    refusedOverrides.append(override.reversed)
-                } else {
-                    overrides.append(override)
-                    audit = later
-                }
+            if keepsSystem, let final = finalLocation {
+                // Under a final system policy the user's layer cannot change what is recorded, even
+                // where the system keeps the default: its own decisions are what the trail is for.
+                refusedOverrides.append(
+                    PolicyOverride(kind: "setting", name: "audit", replaced: later.location, by: audit?.location ?? final))
             } else {
+                if let earlier = audit {
+                    overrides.append(
+                        PolicyOverride(kind: "setting", name: "audit", replaced: earlier.location, by: later.location))
+                }
                 audit = later
             }
         }
