@@ -79,7 +79,8 @@ public struct Policy: Sendable {
                 // Under a final system policy the user's layer cannot change what is recorded, even
                 // where the system keeps the default: its own decisions are what the trail is for.
                 refusedOverrides.append(
-                    PolicyOverride(kind: "setting", name: "audit", replaced: later.location, by: audit?.location ?? final))
+                    PolicyOverride(
+                        kind: "setting", name: "audit", replaced: later.location, by: audit?.location ?? final))
             } else {
                 if let earlier = audit {
                     overrides.append(
