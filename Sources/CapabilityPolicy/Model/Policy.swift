@@ -101,6 +101,10 @@ public struct Policy: Sendable {
     private mutating func applyFlagSources(of fragment: Policy, belowOthers: Bool) {
         var sources: [(FlagSource, FileLocation)] = []
         for (source, location) in zip(fragment.flagSources, fragment.flagSourceLocations) {
+            // Named twice in one file: the second naming is the one that counts.
+            sources.removeAll {
+                ($0.0.path != nil && $0.0.path == source.path) || ($0.0.url != nil && $0.0.url == source.url)
+            }
             let earlier = flagSources.indices.first { index in
                 (source.path != nil && flagSources[index].path == source.path)
                     || (source.url != nil && flagSources[index].url == source.url)

@@ -40,7 +40,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let report = try await Self.report(options, context: try flagContext.evaluationContext())
+        let report = try await Self.report(options, context: try flagContext.evaluationContext(), origins: origin)
         var selected = report
         if !names.isEmpty {
             let known = Set(report.capabilities.map(\.name) + report.flags.map(\.entry.name) + report.gates.map(\.name))
@@ -64,7 +64,9 @@ struct StatusCommand: AsyncParsableCommand {
         if exit != ExitStatus.satisfied { throw exit }
     }
 
-    static func report(_ options: CommonOptions, context: FlagEvaluationContext? = nil) async throws -> Report {
+    static func report(_ options: CommonOptions, context: FlagEvaluationContext? = nil, origins: Bool = false)
+        async throws -> Report
+    {
         var report = Report()
         let files = try PolicyContext.files(options)
         guard !files.isEmpty else {
@@ -85,9 +87,12 @@ struct StatusCommand: AsyncParsableCommand {
                     origin: DefinitionOrigin(
                         policy.policy, kind: "capability", name: name, at: declaration.location)))
         }
-        let flagDefinitions = Dictionary(
-            ValidateCommand.flagDefinitions(policy.policy.flagSources).map { ($0.key, $0.locations) },
-            uniquingKeysWith: { first, _ in first })
+        // Which files define each flag is read again from them, so only when it is asked for.
+        let flagDefinitions =
+            origins
+            ? Dictionary(
+                ValidateCommand.flagDefinitions(policy.policy.flagSources).map { ($0.key, $0.locations) },
+                uniquingKeysWith: { first, _ in first }) : [:]
         for (key, flag) in policy.flags.flags.sorted(by: { $0.key < $1.key }) {
             let details = policy.flags.valueDetails(key, default: .null, context: context)
             var origin = DefinitionOrigin(location: flag.location.description)
