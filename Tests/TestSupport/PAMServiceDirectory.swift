@@ -10,7 +10,8 @@ public final class PAMServiceDirectory {
 
     /// Creates the directory with `passwords` as `user:password:service` lines.
     public init(passwords: [String]) throws {
-        path = NSTemporaryDirectory() + "pam-" + UUID().uuidString
+        // In the test run's directory under /tmp, which every user can enter, whatever TMPDIR says.
+        path = TestRunDirectory.path + "/pam-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         passwordFile = path + "/passdb"
         try (passwords.joined(separator: "\n") + "\n").write(toFile: passwordFile, atomically: false, encoding: .utf8)
