@@ -25,10 +25,19 @@ public final class TemporaryDirectory: @unchecked Sendable {
     /// The directory's absolute path.
     public let path: String
 
-    /// Creates `/tmp/capabilities-tests-PID/PREFIX-UUID`.
+    /// Creates `/tmp/capabilities-tests-PID/PREFIX-RANDOM`: twelve random letters and digits, not a
+    /// UUID, because sockets live in these directories and dbus-daemon takes a socket path of at
+    /// most 99 bytes.
     public init(prefix: String = "capabilities-test") throws {
-        path = TestRunDirectory.path + "/\(prefix)-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        let characters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        var made: String?
+        for _ in 0..<8 where made == nil {
+            let name = String((0..<12).map { _ in characters.randomElement()! })
+            let candidate = TestRunDirectory.path + "/\(prefix)-" + name
+            if mkdir(candidate, 0o755) == 0 { made = candidate }
+        }
+        guard let made else { throw FixtureError("cannot make a directory in \(TestRunDirectory.path)") }
+        path = made
         chmod(path, 0o755)
     }
 
