@@ -68,7 +68,9 @@ public struct Capctl: AsyncParsableCommand {
 
     /// Exits with `status`, or with what it means to systemd under `check --exec-condition`.
     private static func finish(_ status: Int32) -> Never {
-        let asCondition = CommandLine.arguments.dropFirst().prefix { $0 != "--" }.contains("--exec-condition")
+        // Only check has the option; the word elsewhere (a run command's argument) maps nothing.
+        let arguments = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
+        let asCondition = arguments.first == "check" && arguments.contains("--exec-condition")
         Foundation.exit(asCondition ? CheckCommand.execConditionStatus(status) : status)
     }
 

@@ -47,13 +47,6 @@ struct CapctlOperatorTests {
         return tree
     }
 
-    private func entries(_ run: CapctlRun, _ section: String) throws -> [String: [String: Any]] {
-        let object = try #require(try run.json() as? [String: Any], "\(run.output)")
-        var byName: [String: [String: Any]] = [:]
-        for entry in object[section] as? [[String: Any]] ?? [] { byName[entry["name"] as! String] = entry }
-        return byName
-    }
-
     @Test(
         "status --origin: the file:line of each definition and every one it replaced; without final, the user's layer wins"
     )
@@ -61,11 +54,11 @@ struct CapctlOperatorTests {
         let tree = try layeredTree(final: false)
         let run = try tree.capctl(["status", "--origin", "--json"])
         #expect(run.status == 0, "\(run.error)")
-        let capabilities = try entries(run, "capabilities")
+        let capabilities = try run.entries("capabilities")
         let scratch = try #require(capabilities["scratch"]?["origin"] as? [String: Any])
         #expect(scratch["location"] as? String == "\(tree.admin)/policy.d/50-local.yaml:2:3")
         #expect(scratch["replaced"] as? [String] == ["\(tree.vendor)/policy.yaml:2:3"])
-        let gates = try entries(run, "gates")
+        let gates = try run.entries("gates")
         let open = try #require(gates["open"]?["origin"] as? [String: Any])
         #expect(open["location"] as? String == "\(tree.root)/config/capctl/policy.yaml:2:3")
         #expect(
@@ -73,12 +66,12 @@ struct CapctlOperatorTests {
                 "\(tree.vendor)/policy.yaml:5:3", "\(tree.admin)/policy.d/50-local.yaml:4:3",
             ])
         // The user's later flag source wins the flag, and says which definition it replaced.
-        let beta = try #require(try entries(run, "flags")["beta"])
+        let beta = try #require(try run.entries("flags")["beta"])
         #expect(beta["value"] as? Bool == false)
         let betaOrigin = try #require(beta["origin"] as? [String: Any])
         #expect((betaOrigin["location"] as? String)?.hasPrefix("\(tree.root)/config/capctl/policy.yaml:") == true)
         #expect((betaOrigin["replaced"] as? [String])?.first?.hasPrefix("\(tree.vendor)/policy.yaml:") == true)
-        let definitions = try entries(run, "definitions")
+        let definitions = try run.entries("definitions")
         #expect(definitions["inline flags"]?["kind"] as? String == "flag-source")
         // The same in the table, for people.
         let table = try tree.capctl(["status", "--origin"])
@@ -101,11 +94,11 @@ struct CapctlOperatorTests {
         // The user's own new gate works; the flag keeps the system's value (the user's source ranks below).
         #expect(try tree.capctl(["check", "mine", "--no-prompt"]).status == 0)
         let run = try tree.capctl(["status", "--origin", "--json"])
-        let open = try #require(try entries(run, "gates")["open"]?["origin"] as? [String: Any])
+        let open = try #require(try run.entries("gates")["open"]?["origin"] as? [String: Any])
         #expect(open["location"] as? String == "\(tree.admin)/policy.d/50-local.yaml:5:3")
         #expect(open["keptOver"] as? [String] == ["\(tree.root)/config/capctl/policy.yaml:2:3"])
-        #expect(try entries(run, "flags")["beta"]?["value"] as? Bool == true)
-        #expect(try entries(run, "definitions")["final"]?["status"] as? String == "true")
+        #expect(try run.entries("flags")["beta"]?["value"] as? Bool == true)
+        #expect(try run.entries("definitions")["final"]?["status"] as? String == "true")
         let validate = try tree.capctl(["validate"])
         #expect(validate.status == 0, "\(validate.output)")
         #expect(
@@ -115,7 +108,7 @@ struct CapctlOperatorTests {
         // Nor can the user's layer change what the audit trail records, though the system keeps the default.
         try tree.write("config/capctl/policy.yaml", "audit: off\ngates:\n  mine: { require: scratch }\n")
         let quiet = try tree.capctl(["status", "--origin", "--json"])
-        #expect(try entries(quiet, "definitions")["audit"] == nil, "\(quiet.output)")
+        #expect(try quiet.entries("definitions")["audit"] == nil, "\(quiet.output)")
         #expect(
             try tree.capctl(["validate"]).output.contains(
                 "\(tree.root)/config/capctl/policy.yaml:1:8: setting \"audit\" does not replace the system's at \(tree.admin)/policy.d/50-local.yaml:1:8"
@@ -308,7 +301,7 @@ struct CapctlOperatorTests {
         let status = try tree.capctl(["status"])
         #expect(status.output.contains("DESCRIPTION"))
         #expect(status.output.contains("The scratch directory"))
-        let json = try entries(try tree.capctl(["status", "--json"]), "gates")
+        let json = try tree.capctl(["status", "--json"]).entries("gates")
         #expect(json["open"]?["description"] as? String == "Open the spool")
         let explain = try tree.capctl(["check", "open", "--explain", "--no-prompt"])
         #expect(explain.output.contains("description: Open the spool"), "\(explain.output)")

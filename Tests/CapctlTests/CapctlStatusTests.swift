@@ -6,12 +6,7 @@ import Testing
 @Suite("capctl status and layering", .timeLimit(.minutes(1)))
 struct CapctlStatusTests {
     private func statuses(_ run: CapctlRun) throws -> [String: [String: Any]] {
-        let object = try #require(try run.json() as? [String: Any])
-        var byName: [String: [String: Any]] = [:]
-        for section in ["capabilities", "flags", "gates"] {
-            for entry in object[section] as? [[String: Any]] ?? [] { byName[entry["name"] as! String] = entry }
-        }
-        return byName
+        try run.entries("capabilities", "flags", "gates")
     }
 
     @Test("with no policy at all, the host's built-in capabilities")

@@ -111,7 +111,7 @@ public struct Policy: Sendable {
             }
             if let earlier {
                 let override = PolicyOverride(
-                    kind: "flag-source", name: source.path ?? source.url ?? "inline flags",
+                    kind: "flag-source", name: Self.flagSourceName(source),
                     replaced: flagSourceLocations[earlier], by: location)
                 if belowOthers {
                     refusedOverrides.append(override.reversed)
@@ -130,5 +130,15 @@ public struct Policy: Sendable {
             flagSources += sources.map(\.0)
             flagSourceLocations += sources.map(\.1)
         }
+    }
+
+    /// How overrides and origins name a flag source: its path, its URL, or "inline flags".
+    public static func flagSourceName(_ source: FlagSource) -> String {
+        source.path ?? source.url ?? "inline flags"
+    }
+
+    /// Whether two sources name the same file or the same service (inline sets never match).
+    private static func isSameSource(_ one: FlagSource, _ other: FlagSource) -> Bool {
+        (one.path != nil && one.path == other.path) || (one.url != nil && one.url == other.url)
     }
 }

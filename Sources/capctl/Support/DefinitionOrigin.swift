@@ -45,7 +45,7 @@ struct DefinitionOrigin: Sendable, Equatable {
     /// Each flag source with its name, kind of source and origin, in precedence order.
     static func flagSources(of policy: Policy) -> [(name: String, source: String, origin: DefinitionOrigin)] {
         zip(policy.flagSources, policy.flagSourceLocations).map { source, location in
-            let name = source.path ?? source.url ?? "inline flags"
+            let name = Policy.flagSourceName(source)
             let form = source.path != nil ? "file" : source.url != nil ? "service" : "inline"
             return (name, form, DefinitionOrigin(policy, kind: "flag-source", name: name, at: location))
         }

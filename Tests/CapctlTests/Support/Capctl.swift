@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import TestSupport
+import Testing
 
 /// Runs the built `capctl` binary as a user would, against policy trees of the test's own.
 struct CapctlRun {
@@ -10,6 +11,16 @@ struct CapctlRun {
 
     /// The output parsed as JSON.
     func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(output.utf8)) }
+
+    /// The entries of `status --json`'s `sections` (capabilities, flags, gates, definitions) by name.
+    func entries(_ sections: String...) throws -> [String: [String: Any]] {
+        let object = try #require(try json() as? [String: Any], "\(output)")
+        var byName: [String: [String: Any]] = [:]
+        for section in sections {
+            for entry in object[section] as? [[String: Any]] ?? [] { byName[entry["name"] as! String] = entry }
+        }
+        return byName
+    }
 }
 
 /// A temporary policy tree: vendor, admin and runtime roots (CAPCTL_POLICY_ROOTS), an empty
