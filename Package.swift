@@ -23,7 +23,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // HTTP and TLS for remote flag sources (RemoteFlags only).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -54,7 +53,7 @@ let package = Package(
         // one located error type, the trusted file reader, and directory watching.
         .target(
             name: "ConfigurationFiles",
-            dependencies: ["CLinuxSupport", "Locking", .product(name: "Yams", package: "Yams")], swiftSettings: swiftSettings
+            dependencies: ["CLinuxSupport", "Locking"], swiftSettings: swiftSettings
         ),
         // Linux backends: PAM, polkit, filesystem, network, process capabilities, users and groups.
         // It supplies the flag evaluation context of this host and registers the policy kinds of these backends.

@@ -36,7 +36,8 @@ struct FlagDefinitionErrorTests {
     func duplicateKeys() {
         expectError("{\n\"flags\": {},\n\"flags\": {}\n}", line: 3, column: 1, containing: "duplicate key \"flags\"")
         expectError(
-            "flags: {}\nflags: {}\n", format: FlagFileFormat.yaml, line: 1, containing: "duplicate key \"flags\"")
+            "flags: {}\nflags: {}\n", format: FlagFileFormat.yaml, line: 2, column: 1,
+            containing: "duplicate key \"flags\"")
     }
 
     @Test("deep nesting is refused, not a stack overflow")
@@ -47,10 +48,10 @@ struct FlagDefinitionErrorTests {
 
     @Test("YAML syntax errors carry the position")
     func yamlSyntax() {
-        expectError("flags:\n  a: [1, 2\n", format: FlagFileFormat.yaml, line: 3, containing: "expected ',' or ']'")
+        expectError("flags:\n  a: [1, 2\n", format: FlagFileFormat.yaml, line: 2, column: 6, containing: "not closed")
         expectError(
-            "flags:\n  f:\n    state: ENABLED\n   variants: {}\n", format: FlagFileFormat.yaml, line: 4,
-            containing: "expected key")
+            "flags:\n  f:\n    state: ENABLED\n   variants: {}\n", format: FlagFileFormat.yaml, line: 4, column: 4,
+            containing: "indentation (column 4) matches no block above it: the blocks there start at columns 3 and 5")
     }
 
     @Test("structure: required and unknown properties, with positions")

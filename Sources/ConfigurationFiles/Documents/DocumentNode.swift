@@ -40,6 +40,13 @@ package struct DocumentNode: Sendable {
         }
     }
 
+    package var isCollection: Bool {
+        switch kind {
+        case .array, .object: true
+        default: false
+        }
+    }
+
     package func member(_ key: String) -> Member? {
         guard case .object(let members) = kind else { return nil }
         return members.first { $0.key == key }

@@ -1,0 +1,335 @@
+import ConfigurationFiles
+import Testing
+
+/// The YAML reader against the examples of the YAML 1.2.2 specification (chapters 2, 6, 7 and
+/// 8, as far as configuration files use them) and against the input a hostile or careless
+/// author writes. Each document is compared through a compact JSON rendering of its nodes.
+@Suite("YAML documents")
+struct YAMLDocumentReaderTests {
+    /// The nodes as compact JSON: strings quoted, numbers as Swift prints a Double.
+    static func render(_ node: DocumentNode) -> String {
+        switch node.kind {
+        case .null: "null"
+        case .bool(let value): "\(value)"
+        case .number(let value): value == value.rounded() && abs(value) < 1e15 ? "\(Int(value))" : "\(value)"
+        case .string(let text): "\"" + text.replacingEscapes() + "\""
+        case .array(let elements): "[" + elements.map(render).joined(separator: ",") + "]"
+        case .object(let members):
+            "{" + members.map { "\"\($0.key.replacingEscapes())\":" + render($0.value) }.joined(separator: ",") + "}"
+        }
+    }
+
+    static func read(_ text: String) throws -> String {
+        render(try YAMLDocumentReader.read(text, file: "f.yaml"))
+    }
+
+    /// The error's "line:column: message".
+    static func failure(_ text: String) -> String {
+        do {
+            let node = try YAMLDocumentReader.read(text, file: "f.yaml")
+            return "no error: " + render(node)
+        } catch {
+            return "\(error.location?.line ?? 0):\(error.location?.column ?? 0): \(error.message)"
+        }
+    }
+
+    @Test(
+        "the specification's chapter 2 examples read as it says",
+        arguments: [
+            // 2.1 Sequence of scalars
+            ("- Mark McGwire\n- Sammy Sosa\n- Ken Griffey\n", #"["Mark McGwire","Sammy Sosa","Ken Griffey"]"#),
+            // 2.2 Mapping scalars to scalars, with comments
+            (
+                "hr:  65    # Home runs\navg: 0.278 # Batting average\nrbi: 147   # Runs Batted In\n",
+                #"{"hr":65,"avg":0.278,"rbi":147}"#
+            ),
+            // 2.3 Mapping scalars to sequences
+            (
+                "american:\n- Boston Red Sox\n- Detroit Tigers\nnational:\n- New York Mets\n- Chicago Cubs\n",
+                #"{"american":["Boston Red Sox","Detroit Tigers"],"national":["New York Mets","Chicago Cubs"]}"#
+            ),
+            // 2.4 Sequence of mappings
+            (
+                "-\n  name: Mark McGwire\n  hr:   65\n-\n  name: Sammy Sosa\n  hr:   63\n",
+                #"[{"name":"Mark McGwire","hr":65},{"name":"Sammy Sosa","hr":63}]"#
+            ),
+            // 2.5 Sequence of sequences
+            (
+                "- [name        , hr, avg  ]\n- [Mark McGwire, 65, 0.278]\n",
+                #"[["name","hr","avg"],["Mark McGwire",65,0.278]]"#
+            ),
+            // 2.6 Mapping of mappings
+            (
+                "Mark McGwire: {hr: 65, avg: 0.278}\nSammy Sosa: {\n    hr: 63,\n    avg: 0.288,\n }\n",
+                #"{"Mark McGwire":{"hr":65,"avg":0.278},"Sammy Sosa":{"hr":63,"avg":0.288}}"#
+            ),
+            // 2.10 (its anchor left out): a comment line between entries
+            (
+                "---\nhr:\n- Mark McGwire\n# Following node labeled SS\n- Sammy Sosa\nrbi:\n- Sammy Sosa\n- Ken Griffey\n",
+                #"{"hr":["Mark McGwire","Sammy Sosa"],"rbi":["Sammy Sosa","Ken Griffey"]}"#
+            ),
+            // 2.12 Compact nested mapping
+            (
+                "---\n# Products purchased\n- item    : Super Hoop\n  quantity: 1\n- item    : Basketball\n  quantity: 4\n",
+                #"[{"item":"Super Hoop","quantity":1},{"item":"Basketball","quantity":4}]"#
+            ),
+            // 2.13 In literals, newlines are preserved
+            ("--- |\n  \\//||\\/||\n  // ||  ||__\n", #""\\//||\\/||\n// ||  ||__\n""#),
+            // 2.14 In the folded scalars, newlines become spaces
+            (
+                "--- >\n  Mark McGwire's\n  year was crippled\n  by a knee injury.\n",
+                #""Mark McGwire's year was crippled by a knee injury.\n""#
+            ),
+            // 2.15 Folded newlines are preserved for "more indented" and blank lines
+            (
+                ">\n Sammy Sosa completed another\n fine season with great stats.\n\n   63 Home Runs\n   0.288 Batting Average\n\n What a year!\n",
+                #""Sammy Sosa completed another fine season with great stats.\n\n  63 Home Runs\n  0.288 Batting Average\n\nWhat a year!\n""#
+            ),
+            // 2.16 Indentation determines scope
+            (
+                "name: Mark McGwire\naccomplishment: >\n  Mark set a major league\n  home run record in 1998.\nstats: |\n  65 Home Runs\n  0.278 Batting Average\n",
+                #"{"name":"Mark McGwire","accomplishment":"Mark set a major league home run record in 1998.\n","stats":"65 Home Runs\n0.278 Batting Average\n"}"#
+            ),
+            // 2.17 Quoted scalars
+            (
+                "unicode: \"Sosa did fine.\\u263A\"\ncontrol: \"\\b1998\\t1999\\t2000\\n\"\nhex esc: \"\\x0d\\x0a is \\r\\n\"\n\nsingle: '\"Howdy!\" he cried.'\nquoted: ' # Not a ''comment''.'\ntie-fighter: '|\\-*-/|'\n",
+                #"{"unicode":"Sosa did fine.☺","control":"\b1998\t1999\t2000\n","hex esc":"\r\n is \r\n","single":"\"Howdy!\" he cried.","quoted":" # Not a 'comment'.","tie-fighter":"|\\-*-/|"}"#
+            ),
+            // 2.18 Multi-line flow scalars
+            (
+                "plain:\n  This unquoted scalar\n  spans many lines.\n\nquoted: \"So does this\n  quoted scalar.\\n\"\n",
+                #"{"plain":"This unquoted scalar spans many lines.","quoted":"So does this quoted scalar.\n"}"#
+            ),
+            // 2.19 and 2.20, integers and floats of the core schema (YAML 1.2's own spellings)
+            (
+                "canonical: 12345\ndecimal: +12345\noctal: 0o14\nhexadecimal: 0xC\nexponential: 1.23015e+3\nfixed: 1230.15\nnegative infinity: -.inf\nnot a number: .nan\n",
+                #"{"canonical":12345,"decimal":12345,"octal":12,"hexadecimal":12,"exponential":1230.15,"fixed":1230.15,"negative infinity":"-.inf","not a number":".nan"}"#
+            ),
+            // 2.21 Miscellaneous
+            (
+                "null:\nbooleans: [ true, false ]\nstring: '012345'\n",
+                #"{"null":null,"booleans":[true,false],"string":"012345"}"#
+            ),
+        ])
+    func specificationChapter2(text: String, expected: String) throws {
+        #expect(try Self.read(text) == expected)
+    }
+
+    @Test(
+        "scalars: folding, escapes, chomping and the core schema",
+        arguments: [
+            // 8.4 Chomping of the final line break, 8.5 of trailing lines
+            (
+                "strip: |-\n  text\nclip: |\n  text\nkeep: |+\n  text\n",
+                #"{"strip":"text","clip":"text\n","keep":"text\n"}"#
+            ),
+            ("strip: >-\n\n  text\n\n\nkeep: |+\n  text\n\n\n", #"{"strip":"\ntext","keep":"text\n\n\n"}"#),
+            // 8.2 An indentation indicator keeps the leading spaces
+            ("- |1\n  explicit\n- |\n detected\n", #"[" explicit\n","detected\n"]"#),
+            // A literal keeps the more indented lines and the empty lines inside
+            ("a: |\n  one\n\n    two\n  three\nb: 1\n", #"{"a":"one\n\n  two\nthree\n","b":1}"#),
+            // An empty block scalar, then the next key
+            ("a: |\nb: x\n", #"{"a":"","b":"x"}"#),
+            // 7.5 Double-quoted line breaks: an escaped break joins without a space
+            (
+                "\"folded \nto a space,\t\n \nto a line feed, or \t\\\n \\ \tnon-content\"\n",
+                #""folded to a space,\nto a line feed, or \t \tnon-content""#
+            ),
+            // 7.9 Single-quoted lines
+            (
+                "' 1st non-empty\n\n 2nd non-empty \n\t3rd non-empty '\n",
+                #"" 1st non-empty\n2nd non-empty 3rd non-empty ""#
+            ),
+            // 7.12 Plain lines
+            ("1st non-empty\n\n 2nd non-empty \n\t3rd non-empty\n", #""1st non-empty\n2nd non-empty 3rd non-empty""#),
+            // Escapes of every length, and the named ones
+            (#"a: "\x41\u00e9\U0001F600\N\_\L\P\/\ \0""#, "{\"a\":\"Aé😀\u{85}\u{A0}\u{2028}\u{2029}/ \\u0000\"}"),
+            // Only the YAML 1.2 Booleans: yes, on and off stay strings
+            (
+                "[yes, no, on, off, True, FALSE, ~, Null, '', \"true\"]",
+                #"["yes","no","on","off",true,false,null,null,"","true"]"#
+            ),
+            // Numbers: what is not a number by the core schema stays a string
+            ("[1_000, 0b1, 1.2.3, -0.5, .5, 1e3, 0x, 12abc]", #"["1_000","0b1","1.2.3",-0.5,0.5,1000,"0x","12abc"]"#),
+            // Colons and hashes inside plain values
+            (
+                "url: http://example.com:8080/a#b\nratio: 1:2\ntag: a#b\n",
+                #"{"url":"http://example.com:8080/a#b","ratio":"1:2","tag":"a#b"}"#
+            ),
+            // A value may start with - ? : when no blank follows
+            ("a: -1x\nb: ?x\nc: :x\n", #"{"a":"-1x","b":"?x","c":":x"}"#),
+        ])
+    func scalars(text: String, expected: String) throws {
+        #expect(try Self.read(text) == expected)
+    }
+
+    @Test(
+        "structure: documents, flow collections, indentation, line endings",
+        arguments: [
+            // Directives and markers
+            ("%YAML 1.2\n---\na: 1\n...\n# after the end\n", #"{"a":1}"#),
+            ("--- # a comment\nfoo: bar\n", #"{"foo":"bar"}"#),
+            ("---\n", "null"),
+            // A byte-order mark and CRLF line endings
+            ("\u{FEFF}a: 1\r\nb:\r\n  - x\r\n  - y\r\n", #"{"a":1,"b":["x","y"]}"#),
+            // Flow: trailing commas, nesting over lines, JSON-style keys, a key without value, single pairs
+            ("{ \"a\":1, b: [x, {c: d}, ], e, }", #"{"a":1,"b":["x",{"c":"d"}],"e":null}"#),
+            ("[a: 1, \"b\": [2]]", #"[{"a":1},{"b":[2]}]"#),
+            ("a: [1,\n  2, # two\n  3]\nb: {\n}\n", #"{"a":[1,2,3],"b":{}}"#),
+            ("[a:b, c]", #"["a:b","c"]"#),
+            // Compact collections in sequences
+            ("- - a\n  - b\n- c: 1\n  d: 2\n-\n", #"[["a","b"],{"c":1,"d":2},null]"#),
+            // Empty values
+            ("a:\nb: # nothing\nc:\n\nd: 1\n", #"{"a":null,"b":null,"c":null,"d":1}"#),
+            // Quoted keys, and keys that look like other types stay their text
+            ("\"a b\": 1\n'c''d': 2\ntrue: 3\n1: 4\n", #"{"a b":1,"c'd":2,"true":3,"1":4}"#),
+            // Deeper and shallower blocks
+            ("a:\n    b:\n        c: 1\n    d: 2\ne: 3\n", #"{"a":{"b":{"c":1},"d":2},"e":3}"#),
+            // Comments anywhere between lines, at any indentation
+            ("# head\na:\n      # odd\n  b: 1\n# mid\n  c: 2\n", #"{"a":{"b":1,"c":2}}"#),
+            // Tabs as separation (not indentation) are fine
+            ("a:\t1\nb: [\t2 ]\n", #"{"a":1,"b":[2]}"#),
+        ])
+    func structure(text: String, expected: String) throws {
+        #expect(try Self.read(text) == expected)
+    }
+
+    @Test(
+        "bad input is refused with the line, the column and what is wrong",
+        arguments: [
+            ("", "1:1: the document is empty"),
+            ("# only a comment\n", "1:1: the document is empty"),
+            ("a: 1\n\tb: 2\n", "2:1: a tab character: YAML indents with spaces, never tabs"),
+            ("a:\n  b: 1\n \tc: 2\n", "3:2: a tab character: YAML indents with spaces, never tabs"),
+            ("a: 1\na: 2\n", "2:1: duplicate key \"a\""),
+            ("{a: 1, a: 2}", "1:8: duplicate key \"a\""),
+            (
+                "a: 1\n  b: 2\n",
+                "2:4: a value cannot continue with 'key: value' on a more indented line (indent the key as the others)"
+            ),
+            (
+                "a: b: c\n",
+                "1:5: a value cannot hold 'key: value' on its key's line (a mapping goes on the lines below, indented)"
+            ),
+            (
+                "a:\n  b: 1\n c: 2\n",
+                "3:2: this line's indentation (column 2) matches no block above it: the blocks there start at columns 1 and 3"
+            ),
+            ("  a: 1\nb: 2\n", "2:1: this line's indentation matches no block above it"),
+            ("a:\n  - 'x'\n    - 2\n", "3:5: this line is indented more than the block it belongs to (column 3)"),
+            // A plain value continues on a more indented line, as the specification says
+            ("a:\n  - 1\n    - 2\n", "no error: {\"a\":[\"1 - 2\"]}"),
+            ("a: 1\n- b\n", "2:1: a sequence entry where a mapping key was expected"),
+            ("a: - b\n", "1:4: a sequence cannot start on its key's line: put each '- ' entry on a line of its own"),
+            ("a: \"open\nb: 1\n", "1:4: a quoted value is not closed"),
+            ("a: 'x' y\n", "1:8: unexpected text after the value"),
+            ("a: [1, 2\nb: 3\n", "1:4: this flow collection is not closed"),
+            ("a: [\"1\" 2]\n", "1:9: expected ',' or ']' here"),
+            ("a: [1,, 2]\n", "1:7: an empty entry: two commas in a row"),
+            ("[a]: 1\n", "1:4: mapping keys must be plain strings"),
+            ("{[a]: 1}\n", "1:2: mapping keys must be plain strings"),
+            ("? a\n: b\n", "1:1: explicit keys ('? ') are not supported: write 'key: value'"),
+            ("a: \"\\q\"\n", "1:5: unknown escape '\\q' in a double-quoted value"),
+            ("a: \"\\uD800\"\n", "1:5: the escape names no Unicode character"),
+            ("a: \"\\x4\"\n", "1:5: this escape takes 2 hexadecimal digits"),
+            ("a: |x\n  b\n", "1:5: unexpected text after '|': a block scalar starts on the next line"),
+            ("a: %x\n", "1:4: '%' cannot start a plain value; quote the value"),
+            ("a: @x\n", "1:4: '@' is reserved in YAML and cannot start a value; quote the value"),
+            ("a: 1\n---\nb: 2\n", "2:1: a file holds one YAML document; a second one starts here"),
+            ("%YAML 2.0\n---\na: 1\n", "1:1: this reader understands YAML 1.x only"),
+            ("%TAG ! tag:example.com,2000:\n---\na: 1\n", "1:1: YAML tags are not allowed: use plain values"),
+            ("%YAML 1.2\na: 1\n", "2:1: a directive must be followed by '---', the start of the document"),
+            ("a: \u{7}\n", "1:4: a control character (byte 7) is not allowed in YAML"),
+            ("a: é\u{85}ok\u{9B}\n", "1:8: a control character (U+009B) is not allowed in YAML"),
+        ])
+    func refusals(text: String, expected: String) {
+        #expect(Self.failure(text) == expected)
+    }
+
+    @Test(
+        "anchors, aliases and tags are refused where they stand",
+        arguments: [
+            ("a: &x 1\nb: *x\n", "1:4: YAML anchors are not allowed"),
+            ("- *x\n", "1:3: YAML aliases are not allowed"),
+            ("a: [1, *x]\n", "1:8: YAML aliases are not allowed"),
+            ("a: !!str 1\n", "1:4: YAML tags are not allowed: use plain values"),
+            ("!t a: 1\n", "1:1: YAML tags are not allowed: use plain values"),
+            ("&a key: 1\n", "1:1: YAML anchors are not allowed"),
+            ("a: {b: !x c}\n", "1:8: YAML tags are not allowed: use plain values"),
+        ])
+    func extensions(text: String, expected: String) {
+        #expect(Self.failure(text) == expected)
+    }
+
+    @Test("text that merely contains & * ! is an ordinary value")
+    func indicatorsInsideValues() throws {
+        #expect(
+            try Self.read("a: R&D\nb: 2*3\nc: wow!\nd: '&x'\ne: \"*y\"\nf: |\n  &z !t *w\n")
+                == #"{"a":"R&D","b":"2*3","c":"wow!","d":"&x","e":"*y","f":"&z !t *w\n"}"#)
+    }
+
+    @Test("every node knows its line and column; columns count characters, not bytes")
+    func locations() throws {
+        let root = try YAMLDocumentReader.read("# c\nnäme: välue\nlist:\n  - x\n  - {k: [1]}\n", file: "f.yaml")
+        guard case .object(let members) = root.kind else {
+            Issue.record("not a mapping")
+            return
+        }
+        #expect("\(root.location)" == "f.yaml:2:1")
+        #expect("\(members[0].keyLocation)" == "f.yaml:2:1")
+        #expect("\(members[0].value.location)" == "f.yaml:2:7")
+        #expect("\(members[1].value.location)" == "f.yaml:4:3")
+        guard case .array(let elements) = members[1].value.kind else {
+            Issue.record("not a sequence")
+            return
+        }
+        #expect("\(elements[0].location)" == "f.yaml:4:5")
+        #expect("\(elements[1].location)" == "f.yaml:5:5")
+        #expect("\(elements[1].member("k")?.value.location.description ?? "")" == "f.yaml:5:9")
+    }
+
+    @Test("nesting is bounded in block and in flow style, without exhausting the stack")
+    func depth() {
+        let flow = String(repeating: "[", count: 100_000)
+        #expect(Self.failure(flow) == "1:257: nested more than 256 levels deep")
+        var block = ""
+        for level in 0..<300 { block += String(repeating: " ", count: level) + "k:\n" }
+        #expect(Self.failure(block).hasSuffix("nested more than 256 levels deep"))
+    }
+
+    @Test("a large document reads in one pass")
+    func largeDocument() throws {
+        var text = "flags:\n"
+        for index in 0..<20_000 {
+            text += "  flag\(index): { state: ENABLED, variants: { on: true }, defaultVariant: on }\n"
+        }
+        let root = try YAMLDocumentReader.read(text, file: "f.yaml")
+        guard case .object(let flags) = root.member("flags")?.value.kind else {
+            Issue.record("no flags")
+            return
+        }
+        #expect(flags.count == 20_000)
+        #expect(
+            Self.render(flags[19_999].value) == #"{"state":"ENABLED","variants":{"on":true},"defaultVariant":"on"}"#)
+    }
+}
+
+extension String {
+    /// JSON's escapes for the characters the renderings above contain.
+    fileprivate func replacingEscapes() -> String {
+        var result = ""
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\u{8}": result += "\\b"
+            case "\u{0}": result += "\\u0000"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}
