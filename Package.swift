@@ -195,7 +195,11 @@ let package = Package(
             name: "DownloadWorkflowTests",
             dependencies: ["DownloadWorkflowKit", "TestSupport", "CLinuxSupport", "Locking", "download-workflow"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "CapctlTests", dependencies: ["TestSupport", "CLinuxSupport", "capctl"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CapctlTests",
+            dependencies: [
+                "TestSupport", "CLinuxSupport", "capctl", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], swiftSettings: swiftSettings),
         .testTarget(
             name: "GatedServiceTests", dependencies: ["TestSupport", "gated-daemon", "gated-client"],
             swiftSettings: swiftSettings),

@@ -1,6 +1,6 @@
 public import ArgumentParser
 import CapabilityPolicy
-import Foundation
+import Glibc
 import LinuxBackends
 import RemoteFlags
 
@@ -33,11 +33,15 @@ public struct Capctl: AsyncParsableCommand {
         LinuxPolicySupport.install()
         PolicyEnvironment.shared.httpFlagSource = { HTTPFlagSource($0) }
         do {
-            var command = try parseAsRoot()
-            if var asynchronous = command as? AsyncParsableCommand {
-                try await asynchronous.run()
+            if let request = fastCheckRequest() {
+                try await request.run()
             } else {
-                try command.run()
+                var command = try parseAsRoot()
+                if var asynchronous = command as? AsyncParsableCommand {
+                    try await asynchronous.run()
+                } else {
+                    try command.run()
+                }
             }
         } catch let failure as CommandFailure {
             if wantsJSON {
@@ -66,12 +70,20 @@ public struct Capctl: AsyncParsableCommand {
         finish(0)
     }
 
+    /// `capctl check` in one of its common forms, read without the argument parser (see
+    /// ``CheckRequest``), or nil.
+    private static func fastCheckRequest() -> CheckRequest? {
+        let arguments = CommandLine.arguments.dropFirst()
+        guard arguments.first == "check" else { return nil }
+        return CheckRequest(fastParsing: Array(arguments.dropFirst()))
+    }
+
     /// Exits with `status`, or with what it means to systemd under `check --exec-condition`.
     private static func finish(_ status: Int32) -> Never {
         // Only check has the option; the word elsewhere (a run command's argument) maps nothing.
         let arguments = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
         let asCondition = arguments.first == "check" && arguments.contains("--exec-condition")
-        Foundation.exit(asCondition ? CheckCommand.execConditionStatus(status) : status)
+        Glibc.exit(asCondition ? CheckCommand.execConditionStatus(status) : status)
     }
 
     /// Whether the command line asks for JSON (before any `--`), so that errors are JSON too,
@@ -81,7 +93,13 @@ public struct Capctl: AsyncParsableCommand {
     }
 
     private static func writeError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        var bytes = Array((text + "\n").utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     /// A warning on standard error: `capctl: warning: TEXT`, or `{"warning": TEXT}` under --json.

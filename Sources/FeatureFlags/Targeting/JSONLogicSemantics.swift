@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import Glibc
 
 /// JsonLogic's value rules, which follow JavaScript: truthiness, loose and strict equality,
@@ -22,7 +23,7 @@ enum JSONLogicSemantics {
         case .bool(let flag): return flag ? 1 : 0
         case .number(let number): return number
         case .string(let text):
-            let trimmed = text.trimmingCharacters(in: " \t\n\r")
+            let trimmed = text.trimming([" ", "\t", "\n", "\r"])
             if trimmed.isEmpty { return 0 }
             // Swift also reads "inf" and "nan"; JavaScript only spells out Infinity.
             if trimmed.contains(where: { $0 == "n" || $0 == "N" }), !trimmed.hasSuffix("Infinity") { return .nan }
@@ -221,15 +222,5 @@ enum JSONLogicSemantics {
         case .list, .structure: .string(string(value))
         default: value
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in characters: String) -> String {
-        let set = Set(characters)
-        var slice = Substring(self)
-        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
-        return String(slice)
     }
 }

@@ -64,7 +64,7 @@ public struct LinuxCapabilitySet: Sendable, Equatable, CustomStringConvertible {
     /// Parses a field such as `CapEff` out of the text of /proc/PID/status.
     public static func parse(field: String, fromStatus text: String) throws(ReadError) -> LinuxCapabilitySet {
         for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
-            let value = line.dropFirst(field.count + 1).trimmingCharacters(in: " \t")
+            let value = line.dropFirst(field.count + 1).trimming([" ", "\t"])
             guard !value.isEmpty, let mask = UInt64(value, radix: 16) else {
                 throw .malformed(field: field, value: String(value))
             }
@@ -82,14 +82,5 @@ public struct LinuxCapabilitySet: Sendable, Equatable, CustomStringConvertible {
             throw .unreadable(path: error.path, errno: error.code)
         }
         return try parse(field: "CapEff", fromStatus: String(decoding: bytes, as: UTF8.self))
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> Substring {
-        var slice = self
-        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
-        return slice
     }
 }

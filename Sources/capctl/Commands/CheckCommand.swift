@@ -37,28 +37,23 @@ struct CheckCommand: AsyncParsableCommand {
     var execCondition = false
 
     func run() async throws {
-        let subject = try subjectOptions.subject()
-        let outcome = try await Self.evaluate(
-            gate: gate, options: options, prompting: !prompt.noPrompt && subject == nil,
-            context: try flagContext.evaluationContext(), policyOptions: prompt.password.policyOptions,
-            subject: subject)
-        if subject != nil { outcome.audit(action: "check", gate: gate, subject: subject) }
-        let summary = outcome.policy.gates[gate]?.summary
-        if options.json {
-            print(
-                JSONText.string(
-                    .structure([
-                        "gate": .string(gate), "status": .string(outcome.verdict.rawValue),
-                        "description": JSONText.optional(summary), "explanation": Self.json(outcome.explanation),
-                    ])))
-        } else {
-            print("\(TerminalText.escaped(gate)): \(outcome.verdict.rawValue)")
-            if explain, let summary { print("  description: " + TerminalText.escaped(summary)) }
-            if explain || outcome.verdict != .authorized {
-                print(Self.tree(outcome.explanation, explainAll: explain))
-            }
-        }
-        if outcome.verdict != .authorized { throw outcome.verdict.exitStatus }
+        try await request.run()
+    }
+
+    /// The request these options make (``CheckRequest`` reads the common forms without them).
+    var request: CheckRequest {
+        var request = CheckRequest(gate: gate)
+        request.policy = options.policy
+        request.json = options.json
+        request.noPrompt = prompt.noPrompt
+        request.passwordStdin = prompt.password.passwordStdin
+        request.explain = explain
+        request.context = flagContext.context
+        request.targetingKey = flagContext.targetingKey
+        request.process = subjectOptions.process
+        request.user = subjectOptions.user
+        request.execCondition = execCondition
+        return request
     }
 
     /// capctl's exit status as an `ExecCondition=` status: systemd starts the unit on 0, skips it
@@ -97,10 +92,10 @@ struct CheckCommand: AsyncParsableCommand {
     /// Evaluates `gate` with the policy's one evaluator: asking for authorization where the gate
     /// could still pass when prompting is allowed, reading current statuses when it is not.
     static func evaluate(
-        gate: String, options: CommonOptions, prompting: Bool, context: FlagEvaluationContext? = nil,
+        gate: String, policyFiles: [String], prompting: Bool, context: FlagEvaluationContext? = nil,
         policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false), subject: Subject? = nil
     ) async throws -> Outcome {
-        let policy = try await PolicyContext.load(options, policyOptions: policyOptions)
+        let policy = try await PolicyContext.load(policyFiles: policyFiles, policyOptions: policyOptions)
         FlagsCommand.warn(about: policy.flags)
         let evaluation: GateEvaluation
         do {

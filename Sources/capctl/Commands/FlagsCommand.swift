@@ -1,7 +1,6 @@
 import ArgumentParser
 import CapabilityPolicy
 import FeatureFlags
-import Foundation
 
 /// `capctl flags`: lists and evaluates feature flags.
 struct FlagsCommand: AsyncParsableCommand {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CLinuxSupport
-import Foundation
 import Glibc
 import LinuxBackends
 
@@ -61,7 +60,7 @@ struct RunCommand: AsyncParsableCommand {
     /// The set --capabilities names, or nil when it is not given.
     private func capabilitySet() throws -> LinuxCapabilitySet? {
         guard let capabilities else { return nil }
-        let names = capabilities.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let names = capabilities.split(separator: ",").map { String($0.trimming([" ", "\t"])) }
         do throws(LinuxCapabilitySet.CapabilityNameError) {
             return try LinuxCapabilitySet(names: names.filter { !$0.isEmpty })
         } catch {
@@ -72,7 +71,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let subject = try SubjectOptions.subject(process: nil, user: asUser)
         let outcome = try await CheckCommand.evaluate(
-            gate: gate, options: options, prompting: !prompt.noPrompt && subject == nil,
+            gate: gate, policyFiles: options.policy, prompting: !prompt.noPrompt && subject == nil,
             context: try flagContext.evaluationContext(), policyOptions: prompt.password.policyOptions,
             subject: subject)
         outcome.audit(action: "run", gate: gate, subject: subject, command: command)

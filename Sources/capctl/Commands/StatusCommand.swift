@@ -3,7 +3,6 @@ import Capabilities
 import CapabilityPolicy
 import ConfigurationFiles
 import FeatureFlags
-import Foundation
 
 /// `capctl status`: every capability, flag and gate with its status and reason. Never prompts.
 struct StatusCommand: AsyncParsableCommand {
@@ -178,7 +177,7 @@ struct StatusCommand: AsyncParsableCommand {
             return cells + [entry.reason]
         }
         table.rows = entries.map(row)
-        let now = Date().timeIntervalSince1970
+        let now = Timestamp.secondsSince1970()
         for source in report.sources {
             var cells = [source.location, "flag-source", source.condition.rawValue]
             if describes { cells.append("") }

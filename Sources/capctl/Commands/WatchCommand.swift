@@ -2,8 +2,8 @@ import ArgumentParser
 import Capabilities
 import CapabilityPolicy
 import ConfigurationFiles
+import Dispatch
 import FeatureFlags
-import Foundation
 import Glibc
 
 /// `capctl watch`: a line each time a status changes.

@@ -1,5 +1,4 @@
 import CapabilityPolicy
-import Foundation
 import LinuxBackends
 
 /// capctl's audit trail: every `run` and `authorize`, and every gate decided for another subject
@@ -9,7 +8,7 @@ import LinuxBackends
 enum Audit {
     /// Records `record` at the level `policy` and the environment ask for.
     static func record(_ record: AuditRecord, policy: Policy) {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.variables
         let destination: AuditTrail.Destination =
             environment["CAPCTL_AUDIT_SOCKET"].map { .syslog(path: $0) } ?? .system
         AuditTrail(

@@ -19,6 +19,11 @@ struct FlagContextOptions: ParsableArguments {
 
     /// The context given, or nil when none was.
     func evaluationContext() throws -> FlagEvaluationContext? {
+        try Self.evaluationContext(context: context, targetingKey: targetingKey)
+    }
+
+    /// The context of `--context key=value` pairs and `--targeting-key`, or nil when neither was given.
+    static func evaluationContext(context: [String], targetingKey: String?) throws -> FlagEvaluationContext? {
         guard !context.isEmpty || targetingKey != nil else { return nil }
         var attributes: [String: FlagValue] = [:]
         for pair in context {

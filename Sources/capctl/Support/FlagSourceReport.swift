@@ -1,5 +1,4 @@
 import FeatureFlags
-import Foundation
 
 /// The flag services a store follows, as `capctl flags sources` and `capctl status` show them:
 /// URL, state, last success and its age, entity tag, and what is wrong.
@@ -7,8 +6,7 @@ enum FlagSourceReport {
     /// When the flags were last good, and how long ago.
     static func lastSuccess(_ status: RemoteFlagSourceStatus, now: Double) -> String {
         guard let last = status.lastSuccess else { return "never" }
-        let formatter = ISO8601DateFormatter()
-        return "\(formatter.string(from: Date(timeIntervalSince1970: last))) (\(age(last, now: now)) ago)"
+        return "\(Timestamp.format(secondsSince1970: last)) (\(age(last, now: now)) ago)"
     }
 
     static func age(_ last: Double, now: Double) -> String {
@@ -28,7 +26,7 @@ enum FlagSourceReport {
     }
 
     static func table(_ sources: [RemoteFlagSourceStatus]) -> String {
-        let now = Date().timeIntervalSince1970
+        let now = Timestamp.secondsSince1970()
         var table = Table(header: ["SOURCE", "STATE", "LAST SUCCESS", "ETAG", "PROBLEM"], statusColumn: nil)
         for source in sources {
             let problem = [source.problem?.message, source.note].compactMap { $0 }.joined(separator: "; ")
@@ -41,7 +39,7 @@ enum FlagSourceReport {
     }
 
     static func json(_ sources: [RemoteFlagSourceStatus]) -> FlagValue {
-        let now = Date().timeIntervalSince1970
+        let now = Timestamp.secondsSince1970()
         return .list(
             sources.map { source in
                 .structure([

@@ -1,5 +1,4 @@
 import Capabilities
-import Foundation
 import LinuxBackends
 
 /// One line of `capctl status`.
@@ -64,14 +63,14 @@ struct HostReport {
         list.append(("network", "network", NetworkPath(), nil))
         if let login = try? PAMLogin(service: "login") { list.append(("pam:login", "pam", login, nil)) }
         list.append(("polkit", "polkit", PolkitService(), nil))
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.variables
         if let home = environment["HOME"],
             let access = try? FileAccess(home, access: [.read, .write], kind: .directory)
         {
             list.append(("home", "file", access, nil))
         }
-        if let access = try? FileAccess(
-            FileManager.default.currentDirectoryPath, access: [.read, .write], kind: .directory)
+        if let directory = ProcessEnvironment.currentDirectory,
+            let access = try? FileAccess(directory, access: [.read, .write], kind: .directory)
         {
             list.append(("working-directory", "file", access, nil))
         }

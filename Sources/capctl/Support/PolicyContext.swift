@@ -1,7 +1,6 @@
 import ArgumentParser
 import CapabilityPolicy
 import ConfigurationFiles
-import Foundation
 import Glibc
 import LinuxBackends
 
@@ -12,8 +11,13 @@ enum PolicyContext {
     /// `CAPCTL_POLICY_ROOTS` that names no directory that exists is an error: a mistyped root
     /// would otherwise read as "no policy" and every gate would be unknown.
     static func policyFiles(_ options: CommonOptions) throws(PolicyErrors) -> [String] {
-        if !options.policy.isEmpty { return options.policy.map(absolute) }
-        let environment = ProcessInfo.processInfo.environment
+        try policyFiles(given: options.policy)
+    }
+
+    /// The files given (with --policy), or those of the search path.
+    static func policyFiles(given: [String]) throws(PolicyErrors) -> [String] {
+        if !given.isEmpty { return given.map(absolute) }
+        let environment = ProcessEnvironment.variables
         if let roots = environment[PolicySearchPath.rootsVariable] {
             let named = roots.split(separator: ":").map(String.init).filter { !$0.isEmpty }
             if !named.contains(where: TrustedFile.exists) {
@@ -29,13 +33,21 @@ enum PolicyContext {
 
     /// The per-user layer of the search path, unless --policy replaces the search.
     static func userDirectory(_ options: CommonOptions) -> String? {
-        options.policy.isEmpty ? PolicySearchPath(environment: ProcessInfo.processInfo.environment).userDirectory : nil
+        userDirectory(given: options.policy)
+    }
+
+    private static func userDirectory(given: [String]) -> String? {
+        given.isEmpty ? PolicySearchPath(environment: ProcessEnvironment.variables).userDirectory : nil
     }
 
     /// The policy files in play, or a failure with every problem and exit status 78.
     static func files(_ options: CommonOptions) throws -> [String] {
+        try files(given: options.policy)
+    }
+
+    private static func files(given: [String]) throws -> [String] {
         do throws(PolicyErrors) {
-            return try policyFiles(options)
+            return try policyFiles(given: given)
         } catch {
             throw CommandFailure(lines: error.errors.map(\.description), status: ExitStatus.configuration)
         }
@@ -47,13 +59,18 @@ enum PolicyContext {
     static func load(_ options: CommonOptions, policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false))
         async throws -> LoadedPolicy
     {
-        let files = try files(options)
+        try await load(policyFiles: options.policy, policyOptions: policyOptions)
+    }
+
+    /// Loads the policy of the files given with --policy (or of the search path when none were).
+    static func load(policyFiles given: [String], policyOptions: PolicyOptions) async throws -> LoadedPolicy {
+        let files = try files(given: given)
         var policyOptions = policyOptions
         if policyOptions.keptLoginRecords == nil { policyOptions.keptLoginRecords = keptLoginRecords() }
         let loaded: LoadedPolicy
         do throws(PolicyErrors) {
             loaded = try LoadedPolicy(
-                PolicyLoader.load(files: files, userDirectory: userDirectory(options)), options: policyOptions)
+                PolicyLoader.load(files: files, userDirectory: userDirectory(given: given)), options: policyOptions)
         } catch {
             throw CommandFailure(lines: error.errors.map(\.description), status: ExitStatus.configuration)
         }
@@ -67,7 +84,7 @@ enum PolicyContext {
     /// clock (`CAPCTL_KEEP_CLOCK_OFFSET`, seconds added) be replaced, so the system's records
     /// cannot be stretched through the environment.
     static func keptLoginRecords() -> KeptLoginRecords? {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.variables
         // Never for the system's directory, under whatever name: a clock moved back through the
         // environment would bring its expired records back to life.
         if let directory = environment["CAPCTL_KEEP_DIRECTORY"], directory.hasPrefix("/"),
@@ -88,6 +105,7 @@ enum PolicyContext {
     }
 
     static func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        guard !path.hasPrefix("/"), let directory = ProcessEnvironment.currentDirectory else { return path }
+        return directory + "/" + path
     }
 }

@@ -1,0 +1,132 @@
+import CapabilityPolicy
+import ConfigurationFiles
+
+/// What `capctl check` was asked, whichever parser read the command line.
+///
+/// Scripts and systemd `ExecCondition=` lines start capctl once per decision, and
+/// swift-argument-parser's reading of the command tree (runtime type lookups over every
+/// protocol conformance in the binary) was over half of that start. So the common forms of
+/// `check` are read by ``init(fastParsing:)``; every other command line, help and every error
+/// included, goes to ``CheckCommand`` through the argument parser as before, and a test holds the
+/// two readings equal (`CheckRequestTests`).
+struct CheckRequest: Equatable {
+    var gate: String
+    var policy: [String] = []
+    var json = false
+    var noPrompt = false
+    var passwordStdin = false
+    var explain = false
+    var context: [String] = []
+    var targetingKey: String?
+    var process: Int32?
+    var user: String?
+    var execCondition = false
+
+    init(gate: String) {
+        self.gate = gate
+    }
+
+    /// The request when `arguments` (those after `check`) hold one gate name and only these
+    /// forms: `--json`, `--no-prompt`, `--password-stdin`, `--explain`, `--exec-condition`, each
+    /// at most once; `--policy` and `--context` (repeatable), `--targeting-key`, `--for-process`
+    /// and `--for-user` (once), each as `--name VALUE` or `--name=VALUE`. Nil for anything else.
+    init?(fastParsing arguments: [String]) {
+        var gate: String?
+        var request = CheckRequest(gate: "")
+        var seen: Set<String> = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("-") else {
+                guard gate == nil, !argument.isEmpty else { return nil }
+                gate = argument
+                continue
+            }
+            let name: String
+            var value: String?
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                value = String(argument[argument.index(after: equals)...])
+            } else {
+                name = argument
+            }
+            let repeatable = name == "--policy" || name == "--context"
+            guard repeatable || seen.insert(name).inserted else { return nil }
+            switch name {
+            case "--json", "--no-prompt", "--password-stdin", "--explain", "--exec-condition":
+                guard value == nil else { return nil }
+                request.setFlag(name)
+                continue
+            case "--policy", "--context", "--targeting-key", "--for-process", "--for-user":
+                break
+            default:
+                return nil
+            }
+            if value == nil {
+                // The argument parser does not take a value that looks like an option.
+                guard index < arguments.count, !arguments[index].hasPrefix("-") else { return nil }
+                value = arguments[index]
+                index += 1
+            }
+            // `--name=` with nothing after it is an error the argument parser words.
+            guard let value, !value.isEmpty || !argument.hasSuffix("="), request.setOption(name, value) else {
+                return nil
+            }
+        }
+        // Both subjects at once is an error the argument parser words.
+        guard let gate, request.process == nil || request.user == nil else { return nil }
+        request.gate = gate
+        self = request
+    }
+
+    private mutating func setFlag(_ name: String) {
+        switch name {
+        case "--json": json = true
+        case "--no-prompt": noPrompt = true
+        case "--password-stdin": passwordStdin = true
+        case "--explain": explain = true
+        default: execCondition = true
+        }
+    }
+
+    private mutating func setOption(_ name: String, _ value: String) -> Bool {
+        switch name {
+        case "--policy": policy.append(value)
+        case "--context": context.append(value)
+        case "--targeting-key": targetingKey = value
+        case "--for-user": user = value
+        default:
+            guard let pid = Int32(value) else { return false }
+            process = pid
+        }
+        return true
+    }
+
+    /// Evaluates the gate and prints the verdict; throws the exit status when it does not hold.
+    func run() async throws {
+        let subject = try SubjectOptions.subject(process: process, user: user)
+        let outcome = try await CheckCommand.evaluate(
+            gate: gate, policyFiles: policy, prompting: !noPrompt && subject == nil,
+            context: try FlagContextOptions.evaluationContext(context: context, targetingKey: targetingKey),
+            policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin), subject: subject)
+        if subject != nil { outcome.audit(action: "check", gate: gate, subject: subject) }
+        let summary = outcome.policy.gates[gate]?.summary
+        if json {
+            print(
+                JSONText.string(
+                    .structure([
+                        "gate": .string(gate), "status": .string(outcome.verdict.rawValue),
+                        "description": JSONText.optional(summary),
+                        "explanation": CheckCommand.json(outcome.explanation),
+                    ])))
+        } else {
+            print("\(TerminalText.escaped(gate)): \(outcome.verdict.rawValue)")
+            if explain, let summary { print("  description: " + TerminalText.escaped(summary)) }
+            if explain || outcome.verdict != .authorized {
+                print(CheckCommand.tree(outcome.explanation, explainAll: explain))
+            }
+        }
+        if outcome.verdict != .authorized { throw outcome.verdict.exitStatus }
+    }
+}

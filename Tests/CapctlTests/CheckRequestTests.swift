@@ -1,0 +1,81 @@
+import ArgumentParser
+import Testing
+
+@testable import capctl
+
+/// `capctl check` has two readers of its command line: ``CheckRequest/init(fastParsing:)`` for
+/// the common forms (the start scripts pay for), and the argument parser for everything else.
+/// Every command line the fast reader accepts must mean what the argument parser reads; the ones
+/// it declines fall through to the argument parser, whose answer (a request or an error) stands.
+@Suite("check's command line")
+struct CheckRequestTests {
+    static let accepted: [[String]] = [
+        ["maintenance"],
+        ["maintenance", "--no-prompt"],
+        ["--no-prompt", "maintenance", "--json"],
+        ["maintenance", "--explain", "--exec-condition", "--password-stdin"],
+        ["maintenance", "--policy", "/etc/a.yaml", "--policy=b.yaml", "--no-prompt"],
+        ["--context", "user=alice", "--context=tier=3", "maintenance", "--targeting-key", "host-7"],
+        ["maintenance", "--for-process", "4242", "--json"],
+        ["maintenance", "--for-user=alice"],
+        ["maintenance", "--context", "note=a=b"],
+        ["gate.with-dots_and-dashes"],
+        ["maintenance", "--policy", ""],
+    ]
+
+    /// Help, errors and forms the fast reader leaves to the argument parser.
+    static let declined: [[String]] = [
+        [],
+        ["--help"],
+        ["maintenance", "-h"],
+        ["maintenance", "--json", "--json"],
+        ["maintenance", "other"],
+        ["maintenance", "--for-process", "4242", "--for-user", "alice"],
+        ["maintenance", "--for-process", "pid"],
+        ["maintenance", "--for-process", "99999999999"],
+        ["maintenance", "--policy"],
+        ["maintenance", "--policy", "--json"],
+        ["maintenance", "--targeting-key", "a", "--targeting-key", "b"],
+        ["maintenance", "--no-prompt=yes"],
+        ["maintenance", "--unknown"],
+        ["--", "maintenance"],
+        ["-"],
+        ["maintenance", "--version"],
+        [""],
+        ["--targeting-key=", "maintenance"],
+        ["maintenance", "--policy="],
+        ["maintenance", "--context", "--"],
+    ]
+
+    @Test("what the fast reader accepts, the argument parser reads the same way", arguments: accepted)
+    func agreement(arguments: [String]) throws {
+        let fast = try #require(CheckRequest(fastParsing: arguments))
+        let parsed = try CheckCommand.parse(arguments).request
+        #expect(fast == parsed)
+    }
+
+    @Test("everything else is left to the argument parser", arguments: declined)
+    func declines(arguments: [String]) {
+        #expect(CheckRequest(fastParsing: arguments) == nil)
+    }
+
+    @Test("the fields are the ones given")
+    func fields() throws {
+        let request = try #require(
+            CheckRequest(fastParsing: [
+                "g", "--policy", "p1", "--policy=p2", "--context", "a=1", "--targeting-key", "k", "--for-process", "7",
+                "--json", "--no-prompt", "--password-stdin", "--explain", "--exec-condition",
+            ]))
+        var expected = CheckRequest(gate: "g")
+        expected.policy = ["p1", "p2"]
+        expected.context = ["a=1"]
+        expected.targetingKey = "k"
+        expected.process = 7
+        expected.json = true
+        expected.noPrompt = true
+        expected.passwordStdin = true
+        expected.explain = true
+        expected.execCondition = true
+        #expect(request == expected)
+    }
+}
