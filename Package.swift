@@ -99,10 +99,16 @@ let package = Package(
             name: "capctl",
             dependencies: [
                 "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags", "ProcedureCore",
-                "RemoteFlags", "CLinuxSupport", "CBuildInfo", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CLinuxSupport", "CPlatform", "CBuildInfo", "Locking",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
+        // capctl's helper for flag services: the one process of capctl's that links an HTTP client
+        // (RemoteFlags), started only for a policy that names a service.
+        .executableTarget(
+            name: "capctl-flag-source", dependencies: ["RemoteFlags", "FeatureFlags", "ConfigurationFiles", "Locking"],
+            swiftSettings: swiftSettings),
         // The seeds' download workflow as a gated command (Examples/DownloadWorkflow, Docs/Example.md).
         .target(
             name: "DownloadWorkflowKit",
@@ -198,7 +204,8 @@ let package = Package(
         .testTarget(
             name: "CapctlTests",
             dependencies: [
-                "TestSupport", "CLinuxSupport", "capctl", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "TestSupport", "CLinuxSupport", "capctl", "capctl-flag-source",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], swiftSettings: swiftSettings),
         .testTarget(
             name: "GatedServiceTests", dependencies: ["TestSupport", "gated-daemon", "gated-client"],

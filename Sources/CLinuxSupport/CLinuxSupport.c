@@ -144,6 +144,10 @@ int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int first) {
     return posix_spawn_file_actions_addclosefrom_np(actions, first);
 }
 
+int clinux_pipe_close_on_exec(int descriptors[2]) {
+    return pipe2(descriptors, O_CLOEXEC);
+}
+
 // MARK: Subjects: socket peers, pidfds, per-thread file credentials
 
 #include <grp.h>

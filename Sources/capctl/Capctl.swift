@@ -2,7 +2,6 @@ public import ArgumentParser
 import CapabilityPolicy
 import Glibc
 import LinuxBackends
-import RemoteFlags
 
 /// The `capctl` command: shows, checks, explains and uses capabilities, flags and gates.
 public struct Capctl: AsyncParsableCommand {
@@ -31,7 +30,7 @@ public struct Capctl: AsyncParsableCommand {
     /// Runs the command line, with capctl's exit statuses.
     public static func runMain() async {
         LinuxPolicySupport.install()
-        PolicyEnvironment.shared.httpFlagSource = { HTTPFlagSource($0) }
+        PolicyEnvironment.shared.httpFlagSource = { FlagSourceProcess($0) }
         do {
             if let request = fastCheckRequest() {
                 try await request.run()

@@ -310,4 +310,56 @@ struct CapctlOperatorTests {
             version.output.wholeMatch(of: /\d+\.\d+\.\d+ \(commit (unknown|[0-9a-f]{12}(-modified)?)\)\n/) != nil,
             "\(version.output)")
     }
+
+    @Test("capctl links no HTTP client, TLS or Foundation: those live in the flag service helper it starts")
+    func leanBinary() throws {
+        let linked = try runProcess("/usr/bin/readelf", ["-d", PolicyTree.capctl]).standardOutput
+        for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+            #expect(!linked.contains(library), "capctl needs \(library)")
+        }
+        #expect(linked.contains("libc.so"), "readelf did not list capctl's libraries: \(linked)")
+        let symbols = try runProcess("/usr/bin/nm", [PolicyTree.capctl]).standardOutput
+        #expect(symbols.contains("CapctlV7runMain"), "nm did not list capctl's symbols")
+        for module in ["AsyncHTTPClient", "NIOCore", "NIOSSL", "RemoteFlags"] {
+            #expect(!symbols.contains(module), "capctl links \(module)")
+        }
+        let helper = try runProcess("/usr/bin/nm", [builtProduct("capctl-flag-source")]).standardOutput
+        #expect(helper.contains("AsyncHTTPClient"))
+    }
+
+    @Test("without its helper, a flag service's gate is undecided and says why; other gates never need it")
+    func missingHelper() throws {
+        let alone = builtProductForAnyUser("capctl")
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            flags:
+              http:
+                - url: http://127.0.0.1:9/flags.json
+                  timeout: 1s
+            capabilities:
+              remote: { kind: flag, flag: remote-only }
+              scratch: { kind: file, path: /tmp }
+            gates:
+              remote: { require: remote }
+            """)
+        let remote = try tree.run([alone, "check", "remote", "--no-prompt"], extraEnvironment: [:])
+        #expect(remote.status == 1, "\(remote.output)\(remote.error)")
+        #expect(remote.output.contains("remote: undecided"), "\(remote.output)")
+        #expect(remote.output.contains("cannot find the flag service helper capctl-flag-source"), "\(remote.output)")
+        let sources = try tree.run([alone, "flags", "sources"], extraEnvironment: [:])
+        #expect(sources.output.contains("cannot find the flag service helper"), "\(sources.output)")
+
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              scratch: { kind: file, path: /tmp }
+            gates:
+              open: { require: scratch }
+            """)
+        let local = try tree.run([alone, "check", "open", "--no-prompt"], extraEnvironment: [:])
+        #expect(local.status == 0, "\(local.output)\(local.error)")
+    }
 }

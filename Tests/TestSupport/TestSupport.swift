@@ -231,25 +231,28 @@ public func builtProduct(_ name: String) -> String {
     return (testBinary as NSString).deletingLastPathComponent + "/" + name
 }
 
-/// A copy of the built product `name` in a fresh directory under /tmp that every user may
-/// enter, so a child run as another user (setpriv) can execute it wherever the package was cloned;
-/// it goes with ``TestRunDirectory`` when the tests end.
-public func builtProductForAnyUser(_ name: String) -> String {
+/// A copy of the built product `name` (and of its `companions`, the helpers it starts from its
+/// own directory) in a fresh directory under /tmp that every user may enter, so a child run as
+/// another user (setpriv) can execute it wherever the package was cloned; it goes with
+/// ``TestRunDirectory`` when the tests end.
+public func builtProductForAnyUser(_ name: String, companions: [String] = []) -> String {
     let directory = TestRunDirectory.path + "/\(name)-" + UUID().uuidString
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
     chmod(directory, 0o755)
-    let copy = directory + "/" + name
-    // Written through a close-on-exec descriptor: a child forked meanwhile by another test must not
-    // inherit it, or executing the copy fails with "Text file busy" for as long as that child lives.
-    if let bytes = FileManager.default.contents(atPath: builtProduct(name)) {
-        let fd = open(copy, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-        if fd >= 0 {
-            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            close(fd)
+    for product in [name] + companions {
+        let copy = directory + "/" + product
+        // Written through a close-on-exec descriptor: a child forked meanwhile by another test must not
+        // inherit it, or executing the copy fails with "Text file busy" for as long as that child lives.
+        if let bytes = FileManager.default.contents(atPath: builtProduct(product)) {
+            let fd = open(copy, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+            if fd >= 0 {
+                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                close(fd)
+            }
         }
+        chmod(copy, 0o755)
     }
-    chmod(copy, 0o755)
-    return copy
+    return directory + "/" + name
 }
 
 /// PAM test modules, where installed: pam_matrix.so from libpam-wrapper, and the directory of

@@ -34,6 +34,9 @@ int clinux_exec_clean(const char *file, char *const argv[]);
 /// posix_spawn_file_actions_addclosefrom_np); returns 0 or an errno.
 int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int first);
 
+/// A pipe whose two ends are close-on-exec from the start (pipe2 with O_CLOEXEC); 0 or -1 with errno.
+int clinux_pipe_close_on_exec(int descriptors[2]);
+
 /// The user id of the process at the other end of a connected Unix socket (SO_PEERCRED), or -1.
 long long clinux_socket_peer_uid(int fd);
 

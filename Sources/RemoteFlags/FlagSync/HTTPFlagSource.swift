@@ -103,6 +103,12 @@ public final class HTTPFlagSource: RemoteFlagSource {
         }
     }
 
+    /// The last good document as served (or as read from the copy on disk), and its format: what
+    /// capctl's helper process hands over, for capctl to load itself.
+    package var document: (text: String, format: FlagFileFormat)? {
+        state.withLock { $0.document }
+    }
+
     /// Why the flags are past their limit, or nil while they are not.
     private func expiry(of state: State, now: Double) -> String? {
         guard state.flags != nil, let lastSuccess = state.lastSuccess else { return nil }

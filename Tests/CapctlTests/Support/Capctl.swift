@@ -94,8 +94,9 @@ final class PolicyTree {
         return CapctlRun(status: result.status, output: result.standardOutput, error: result.standardError)
     }
 
-    /// capctl copied where every user may execute it, wherever the package was cloned.
-    static let sharedCapctl = builtProductForAnyUser("capctl")
+    /// capctl (with its flag service helper) copied where every user may execute it, wherever
+    /// the package was cloned.
+    static let sharedCapctl = builtProductForAnyUser("capctl", companions: ["capctl-flag-source"])
 
     /// Runs capctl as root or as uid 65534 (setpriv, no groups), optionally under an address
     /// space limit (prlimit) and through a wrapper command that execs its arguments.

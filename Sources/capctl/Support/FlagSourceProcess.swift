@@ -1,0 +1,288 @@
+import CLinuxSupport
+import ConfigurationFiles
+import FeatureFlags
+import Glibc
+import Locking
+
+/// A flag service followed by capctl's helper process, `capctl-flag-source`, which holds
+/// RemoteFlags' `HTTPFlagSource`: capctl itself links no HTTP client, so a check on a policy
+/// without flag services starts without SwiftNIO, TLS and Foundation (Docs/Performance.md).
+///
+/// The helper is found beside the capctl binary (`../libexec/capctl/` as the Debian package
+/// installs it, or the same directory in a build), never through the environment; run as root,
+/// capctl starts it only when it passes the trusted-file checks. It reports every event with
+/// the whole status and the last good document, which is loaded here as a local file would be.
+/// A helper that cannot be started, or that ends, is a problem of the source: its flags are
+/// answered with an error once past their limit, as for a service that cannot be reached.
+final class FlagSourceProcess: RemoteFlagSource {
+    let settings: HTTPFlagSourceSettings
+    var location: String { settings.url }
+
+    private struct State {
+        var status: RemoteFlagSourceStatus
+        var documentText: String?
+        var handler: (@Sendable (RemoteFlagSourceEvent) -> Void)?
+        var started = false
+        /// Refreshes asked for, each waiting for its `refreshed`.
+        var waiting: [CheckedContinuation<Void, Never>] = []
+        /// The helper's standard input, until the source stops; -1 when there is none.
+        var input: Int32 = -1
+        var ended = false
+    }
+
+    private let state: Lock<State>
+
+    /// Starts the helper and waits (at most the source's timeout, plus five seconds) for its first
+    /// status, which holds the last good copy from disk.
+    init(_ settings: HTTPFlagSourceSettings) {
+        self.settings = settings
+        state = Lock(State(status: RemoteFlagSourceStatus(location: settings.url, condition: .loading)))
+        let helper: (pid: pid_t, input: Int32, output: Int32)
+        do throws(ConfigurationError) {
+            helper = try Self.spawn(try Self.helperPath(), settings: settings)
+        } catch {
+            state.withLock { state in
+                state.status.problem = ConfigurationError(error.message, file: settings.url)
+                state.ended = true
+            }
+            return
+        }
+        state.withLock { $0.input = helper.input }
+        let reader = LineReader(descriptor: helper.output)
+        let seconds = Double(settings.timeout.components.seconds) + 5
+        if let line = reader.nextLine(timeout: seconds) {
+            apply(line)
+        } else {
+            end("the flag service helper did not start")
+        }
+        let started = DetachedThread.start { [weak self] in
+            while let line = reader.nextLine(timeout: nil) {
+                guard let self else { break }
+                self.apply(line)
+            }
+            close(helper.output)
+            self?.end("the flag service helper ended")
+            // It has closed its output, so it is ending: reaped, never left a zombie.
+            var status: Int32 = 0
+            while waitpid(helper.pid, &status, 0) < 0, errno == EINTR {}
+        }
+        if !started { end("cannot start a thread to follow the flag service helper") }
+    }
+
+    deinit {
+        stop()
+    }
+
+    var status: RemoteFlagSourceStatus {
+        state.withLock { state in
+            var status = state.status
+            // Without its helper, the source still expires on time.
+            if state.ended, status.condition != .loading, let last = status.lastSuccess,
+                Timestamp.secondsSince1970() - last > Double(settings.maxStaleness.components.seconds)
+            {
+                status.condition = .expired
+            }
+            return status
+        }
+    }
+
+    func start(follow: Bool, _ handler: @escaping @Sendable (RemoteFlagSourceEvent) -> Void) {
+        let input = state.withLock { state -> Int32 in
+            state.handler = handler
+            guard !state.started else { return -1 }
+            state.started = true
+            return state.input
+        }
+        if input >= 0 { Self.send(follow ? "start follow" : "start", to: input) }
+    }
+
+    func refresh(onlyIfDue: Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let input = state.withLock { state -> Int32 in
+                guard !state.ended, state.input >= 0 else { return -1 }
+                state.waiting.append(continuation)
+                return state.input
+            }
+            if input >= 0 {
+                Self.send(onlyIfDue ? "refresh if-due" : "refresh", to: input)
+            } else {
+                continuation.resume()
+            }
+        }
+    }
+
+    func stop() {
+        let input = state.withLock { state -> Int32 in
+            state.handler = nil
+            defer { state.input = -1 }
+            return state.input
+        }
+        // The end of its input stops the helper.
+        if input >= 0 { close(input) }
+    }
+
+    // MARK: The helper's lines
+
+    private func apply(_ line: String) {
+        let update: RemoteFlagSourceMessage.Update
+        do throws(ConfigurationError) {
+            update = try RemoteFlagSourceMessage.update(from: line, location: settings.url)
+        } catch {
+            return end("the flag service helper said something unreadable")
+        }
+        let (handler, flags, resume) = state.withLock {
+            state -> ((@Sendable (RemoteFlagSourceEvent) -> Void)?, FlagSet?, CheckedContinuation<Void, Never>?) in
+            var status = update.status
+            status.flags = state.status.flags
+            if let document = update.document, document.text != state.documentText {
+                do throws(ConfigurationError) {
+                    status.flags = try FlagSet.parse(document.text, file: settings.url, format: document.format)
+                    state.documentText = document.text
+                } catch {
+                    // The helper loaded it; a document that does not load here is not used.
+                    status.problem = error
+                }
+            }
+            state.status = status
+            let resume = update.event == "refreshed" && !state.waiting.isEmpty ? state.waiting.removeFirst() : nil
+            return (state.handler, status.flags, resume)
+        }
+        switch update.event {
+        case "loaded": if let flags { handler?(.loaded(flags)) }
+        case "confirmed": handler?(.confirmed)
+        case "failed": handler?(.failed(update.error ?? ConfigurationError("a refresh failed", file: settings.url)))
+        case "expired": handler?(.expired(update.reason ?? "the flags are past max-staleness"))
+        default: break
+        }
+        resume?.resume()
+    }
+
+    /// The helper is gone (or never came): a problem of the source, and no refresh waits for it.
+    private func end(_ message: String) {
+        let error = ConfigurationError(message, file: settings.url)
+        let (handler, waiting, input) = state.withLock { state in
+            defer {
+                state.ended = true
+                state.waiting = []
+                state.input = -1
+            }
+            if state.status.problem == nil || !state.ended { state.status.problem = error }
+            return (state.ended ? nil : state.handler, state.waiting, state.input)
+        }
+        if input >= 0 { close(input) }
+        for continuation in waiting { continuation.resume() }
+        handler?(.failed(error))
+    }
+
+    // MARK: Starting the helper
+
+    /// `capctl-flag-source` in `../libexec/capctl/` from the capctl binary, or beside it.
+    static func helperPath() throws(ConfigurationError) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { throw ConfigurationError("cannot find the flag service helper: /proc/self/exe") }
+        let executable = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let directory = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+            .joined(separator: "/")
+        let candidates = [directory + "/../libexec/capctl/capctl-flag-source", directory + "/capctl-flag-source"]
+        guard let helper = candidates.first(where: { access($0, X_OK) == 0 }) else {
+            throw ConfigurationError(
+                "cannot find the flag service helper capctl-flag-source (looked in \(candidates.joined(separator: " and ")))"
+            )
+        }
+        if geteuid() == 0 {
+            do throws(TrustedFile.Refusal) {
+                try TrustedFile.check(file: helper)
+            } catch {
+                throw ConfigurationError("the flag service helper is not trusted: \(error)")
+            }
+        }
+        return helper
+    }
+
+    /// Starts the helper with pipes on its standard input and output; its standard error is
+    /// capctl's. Returns the write end of its input and the read end of its output.
+    private static func spawn(_ helper: String, settings: HTTPFlagSourceSettings) throws(ConfigurationError) -> (
+        pid: pid_t, input: Int32, output: Int32
+    ) {
+        var toHelper: [Int32] = [-1, -1]
+        var fromHelper: [Int32] = [-1, -1]
+        guard clinux_pipe_close_on_exec(&toHelper) == 0 else { throw spawnError(errno) }
+        guard clinux_pipe_close_on_exec(&fromHelper) == 0 else {
+            let code = errno
+            close(toHelper[0])
+            close(toHelper[1])
+            throw spawnError(code)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toHelper[0], STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, fromHelper[1], STDOUT_FILENO)
+        // Nothing else of capctl's (a PAM conversation, a bus connection) reaches the helper.
+        clinux_spawn_close_from(&actions, 3)
+        let arguments = [helper, RemoteFlagSourceMessage.encode(settings)]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, helper, &actions, nil, argv, environ)
+        close(toHelper[0])
+        close(fromHelper[1])
+        guard result == 0 else {
+            close(toHelper[1])
+            close(fromHelper[0])
+            throw spawnError(result)
+        }
+        return (pid, toHelper[1], fromHelper[0])
+    }
+
+    private static func spawnError(_ code: Int32) -> ConfigurationError {
+        ConfigurationError("cannot start the flag service helper: \(String(cString: strerror(code)))")
+    }
+
+    private static func send(_ command: String, to descriptor: Int32) {
+        var bytes = Array((command + "\n").utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            // The helper is gone: its reader reports that.
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}
+
+/// Lines from a pipe, waiting at most a given time for each; used by one thread at a time (the
+/// source's initializer, then its reader thread).
+private final class LineReader: @unchecked Sendable {
+    let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// The next line without its line feed, or nil at the end, on an error or after `timeout` seconds.
+    func nextLine(timeout: Double?) -> String? {
+        let deadline = timeout.map { Timestamp.secondsSince1970() + $0 }
+        while true {
+            if let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                defer { buffer.removeFirst(end + 1) }
+                return String(decoding: buffer[..<end], as: UTF8.self)
+            }
+            if let deadline {
+                let remaining = deadline - Timestamp.secondsSince1970()
+                guard remaining > 0 else { return nil }
+                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&poller, 1, Int32(min(remaining * 1000, 60_000)) + 1)
+                if ready < 0, errno == EINTR { continue }
+                guard ready > 0 else { continue }
+            }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            buffer += chunk[..<count]
+        }
+    }
+}
