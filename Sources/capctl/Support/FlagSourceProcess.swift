@@ -176,15 +176,16 @@ final class FlagSourceProcess: RemoteFlagSource {
 
     // MARK: Starting the helper
 
-    /// `capctl-flag-source` in `../libexec/capctl/` from the capctl binary, or beside it.
+    /// `capctl-flag-source` in `PREFIX/libexec/capctl/` for a capctl in `PREFIX/bin/`, or beside it.
     static func helperPath() throws(ConfigurationError) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard count > 0 else { throw ConfigurationError("cannot find the flag service helper: /proc/self/exe") }
         let executable = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let directory = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast()
-            .joined(separator: "/")
-        let candidates = [directory + "/../libexec/capctl/capctl-flag-source", directory + "/capctl-flag-source"]
+        let components = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        let directory = components.joined(separator: "/")
+        let prefix = components.dropLast().joined(separator: "/")
+        let candidates = [prefix + "/libexec/capctl/capctl-flag-source", directory + "/capctl-flag-source"]
         guard let helper = candidates.first(where: { access($0, X_OK) == 0 }) else {
             throw ConfigurationError(
                 "cannot find the flag service helper capctl-flag-source (looked in \(candidates.joined(separator: " and ")))"
