@@ -349,7 +349,13 @@ struct CapctlOperatorTests {
         #expect(remote.output.contains("remote: undecided"), "\(remote.output)")
         #expect(remote.output.contains("cannot find the flag service helper capctl-flag-source"), "\(remote.output)")
         let sources = try tree.run([alone, "flags", "sources"], extraEnvironment: [:])
+        // A header line, then the source's line (cells are escaped one by one, not the table's line breaks).
+        let lines = sources.output.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].hasPrefix("SOURCE"), "\(sources.output)")
+        #expect(lines.last?.hasPrefix("http://127.0.0.1:9/flags.json") == true, "\(sources.output)")
         #expect(sources.output.contains("cannot find the flag service helper"), "\(sources.output)")
+        let list = try tree.run([alone, "flags", "list"], extraEnvironment: [:])
+        #expect(!list.output.contains("\\n"), "\(list.output)")
 
         try tree.write(
             "etc/policy.yaml",

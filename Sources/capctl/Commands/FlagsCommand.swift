@@ -63,7 +63,7 @@ struct FlagsCommand: AsyncParsableCommand {
             }
             print(table.render())
             let sources = store.remoteSources
-            if !sources.isEmpty { print("\n" + TerminalText.escaped(FlagSourceReport.table(sources))) }
+            if !sources.isEmpty { print("\n" + FlagSourceReport.table(sources)) }
         }
     }
 
@@ -85,7 +85,7 @@ struct FlagsCommand: AsyncParsableCommand {
             } else if sources.isEmpty {
                 print("no flag services")
             } else {
-                print(TerminalText.escaped(FlagSourceReport.table(sources)))
+                print(FlagSourceReport.table(sources))
             }
             if sources.contains(where: { $0.condition != .fresh }) { throw ExitStatus.denied }
         }
