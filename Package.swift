@@ -172,7 +172,9 @@ let package = Package(
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings
         ),
-        .testTarget(name: "ConfigurationFilesTests", dependencies: ["ConfigurationFiles", "Locking"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ConfigurationFilesTests", dependencies: ["ConfigurationFiles", "Locking", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ProcedureCoreTests",
             dependencies: [

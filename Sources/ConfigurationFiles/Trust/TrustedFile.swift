@@ -83,7 +83,12 @@ package enum TrustedFile {
         let resolved = try resolve(path, expecting: .directory)
         let descriptor = open(resolved.path, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW)
         guard descriptor >= 0 else { throw Refusal(path, "cannot open: \(errorText(errno))") }
-        _ = try judge(descriptor: descriptor, path: path, resolved: resolved, expecting: .directory)
+        do {
+            _ = try judge(descriptor: descriptor, path: path, resolved: resolved, expecting: .directory)
+        } catch {
+            close(descriptor)
+            throw error
+        }
         guard let handle = fdopendir(descriptor) else {
             close(descriptor)
             throw Refusal(path, "cannot list: \(errorText(errno))")
