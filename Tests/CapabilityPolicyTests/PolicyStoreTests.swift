@@ -74,4 +74,23 @@ struct PolicyStoreTests {
         store = nil
         #expect(released == nil && lastFlags == nil, "nothing keeps a released store or its flags alive")
     }
+
+    @Test("shutdown() closes every inotify instance of the store, policy files' and flag files' alike")
+    func shutdownClosesEveryWatcher() throws {
+        let directory = try TemporaryDirectory(prefix: "policy-lifecycle")
+        let flags = try directory.directory("flags")
+        try directory.write(
+            #"{"flags": {"f": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on"}}}"#,
+            to: "flags/flags.json")
+        let root = try directory.directory("root")
+        try directory.write("flags:\n  files: [\(flags)/flags.json]\n", to: "root/policy.yaml")
+        let store = PolicyStore(searchPath: PolicySearchPath(directories: [root]))
+        #expect(store.watchFailure == nil)
+        #expect(OpenDescriptors.inotifyInstances(watching: root) == 1)
+        #expect(OpenDescriptors.inotifyInstances(watching: flags) == 1)
+        store.shutdown()
+        #expect(OpenDescriptors.inotifyInstances(watching: root) == 0)
+        #expect(OpenDescriptors.inotifyInstances(watching: flags) == 0)
+        #expect(store.current?.flags.flags["f"] != nil, "the policy in force stays")
+    }
 }

@@ -139,4 +139,27 @@ struct FlagStoreTests {
         #expect(next.kind == .denied)
         #expect(next.reason.contains("new-export is false"))
     }
+
+    @Test("shutdown() closes the store's inotify instance before it returns; the flags stay")
+    func shutdownClosesTheWatcher() throws {
+        let directory = try TemporaryDirectory(prefix: "flag-lifecycle")
+        let file = try directory.write(toggleFile("new-export", on: true), to: "flags.json")
+        let flags = FlagStore(files: [file], context: FlagEvaluationContext())
+        #expect(flags.watchFailure == nil)
+        #expect(OpenDescriptors.inotifyInstances(watching: directory.path) == 1)
+        flags.shutdown()
+        #expect(OpenDescriptors.inotifyInstances(watching: directory.path) == 0)
+        #expect(flags.boolean("new-export", default: false) == true)
+        flags.shutdown()
+    }
+
+    @Test("a flag file that cannot be watched is reported (watchFailure), not silently unwatched")
+    func unwatchableFile() throws {
+        let directory = try TemporaryDirectory(prefix: "flag-lifecycle")
+        let missing = directory.path + "/no-such-directory/flags.json"
+        let flags = FlagStore(files: [missing], context: FlagEvaluationContext())
+        let failure = try #require(flags.watchFailure)
+        #expect(failure.description.contains("cannot watch \(directory.path)/no-such-directory"), "\(failure)")
+        #expect(FlagStore(files: [missing], watch: false, context: FlagEvaluationContext()).watchFailure == nil)
+    }
 }

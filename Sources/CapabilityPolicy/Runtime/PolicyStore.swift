@@ -16,6 +16,9 @@ public final class PolicyStore: Sendable {
     }
 
     private let value: ReloadingValue<LoadedPolicy, PolicyErrors>
+    /// Why the policy files are not followed (inotify unavailable, its per-user limit reached), or
+    /// nil; `reload()` still reads them. The flag files' own: `current?.flags.watchFailure`.
+    public let watchFailure: ConfigurationError?
     private let queue = DispatchQueue(label: "CapabilityPolicy.PolicyStore")
     private let broadcast: EventBroadcast<Event>
 
@@ -61,7 +64,12 @@ public final class PolicyStore: Sendable {
             })
         value.reload()
         // A root or policy.d created later is read at the next reload() (Docs/Policy.md).
-        try? value.watch(files: files, directories: directories, queue: queue)
+        do throws(ConfigurationError) {
+            try value.watch(files: files, directories: directories, queue: queue)
+            watchFailure = nil
+        } catch {
+            watchFailure = error
+        }
     }
 
     /// The policy in force: the last one that loaded, or nil when none ever did.
@@ -78,5 +86,12 @@ public final class PolicyStore: Sendable {
     /// Reads the files again now.
     public func reload() {
         value.reload()
+    }
+
+    /// Stops following the policy files and the policy's flag files and services: when this
+    /// returns, every inotify instance of the store is closed. The policy in force stays.
+    public func shutdown() {
+        value.stopWatching()
+        value.current?.flags.shutdown()
     }
 }

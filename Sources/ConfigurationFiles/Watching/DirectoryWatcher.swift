@@ -1,5 +1,6 @@
 package import Dispatch
 import Glibc
+import Locking
 
 /// Watches the directories holding some files with inotify and reports which of those files
 /// may have changed: written and closed, renamed into place (how editors and `mv` save), removed,
@@ -11,6 +12,10 @@ import Glibc
 package final class DirectoryWatcher: @unchecked Sendable {
     private let descriptor: Int32
     private let source: any DispatchSourceRead
+    private let queue: DispatchQueue
+    /// Signalled by the cancel handler, once the inotify descriptor is closed.
+    private let closed = DispatchSemaphore(value: 0)
+    private let stopped = Lock(false)
 
     /// Watches `files` (by their parent directories) and `directories` (any entry in them:
     /// drop-in directories, where new files matter). Reports the changed files, and a watched
@@ -42,6 +47,7 @@ package final class DirectoryWatcher: @unchecked Sendable {
             if wd >= 0 { everyEntry[wd] = directory }
         }
         descriptor = fd
+        self.queue = queue
         let watched = directories
         let watchedWhole = everyEntry
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
@@ -73,11 +79,29 @@ package final class DirectoryWatcher: @unchecked Sendable {
             }
             if !changed.isEmpty { onChange(changed.sorted()) }
         }
-        source.setCancelHandler { close(fd) }
+        let closed = closed
+        source.setCancelHandler {
+            close(fd)
+            closed.signal()
+        }
         source.resume()
     }
 
+    /// Stops watching, and returns once the inotify instance is closed: an owner that shuts down
+    /// knows its descriptors are given back. Not from `queue`, where the closing happens.
+    package func stop() {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        source.cancel()
+        closed.wait()
+    }
+
     deinit {
+        // Without stop(), the instance is closed on `queue` soon after.
         source.cancel()
     }
 

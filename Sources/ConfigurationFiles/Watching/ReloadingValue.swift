@@ -75,4 +75,12 @@ package final class ReloadingValue<Value: Sendable, Failure: Error & Equatable &
         }
         self.watcher.withLock { $0 = watcher }
     }
+
+    /// Stops watching; returns once the watcher's inotify instance is closed.
+    package func stopWatching() {
+        watcher.withLock { watcher in
+            defer { watcher = nil }
+            return watcher
+        }?.stop()
+    }
 }

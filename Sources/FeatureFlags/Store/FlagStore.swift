@@ -86,6 +86,10 @@ public final class FlagStore: Sendable {
     private let baseContextProblem: String?
     private let queue = DispatchQueue(label: "FeatureFlags.FlagStore")
     private let watcher = Lock<DirectoryWatcher?>(nil)
+    /// Why the files are not followed although the store was asked to watch them (inotify
+    /// unavailable, its per-user limit reached, a directory that cannot be watched), or nil.
+    public var watchFailure: ConfigurationError? { watchProblem.withLock { $0 } }
+    private let watchProblem = Lock<ConfigurationError?>(nil)
     /// Notified after every change, for capabilities built on this store.
     package let changed = CapabilityChangeSignal()
     private let broadcast = EventBroadcast<FlagStoreEvent>()
@@ -139,11 +143,16 @@ public final class FlagStore: Sendable {
             source.start(follow: watch) { event in relay.store?.apply(event, from: source.location) }
         }
         if watch, !files.isEmpty {
-            // One watcher for every file; a file that cannot be watched is still read now and on reloadAll().
-            let watcher = try? DirectoryWatcher(files: files, queue: queue) { [weak self] changed in
-                self?.reload(changed)
+            // One watcher for every file; a file that cannot be watched is still read now and on
+            // reloadAll(), and the store says it is not followed (watchFailure).
+            do throws(ConfigurationError) {
+                let watcher = try DirectoryWatcher(files: files, queue: queue) { [weak self] changed in
+                    self?.reload(changed)
+                }
+                self.watcher.withLock { $0 = watcher }
+            } catch {
+                watchProblem.withLock { $0 = error }
             }
-            self.watcher.withLock { $0 = watcher }
         }
         reload(files)
     }
@@ -253,6 +262,18 @@ public final class FlagStore: Sendable {
     /// Every load and failure from now on, as they happen.
     public func events() -> AsyncStream<FlagStoreEvent> {
         broadcast.subscribe()
+    }
+
+    /// Stops following files and flag services now: when this returns, the file watcher's inotify
+    /// instance is closed and every remote source is stopped. The flags in effect stay, and
+    /// ``reloadAll()`` still reads the files. A store that is released does the same by itself,
+    /// its watcher closing shortly after.
+    public func shutdown() {
+        watcher.withLock { watcher in
+            defer { watcher = nil }
+            return watcher
+        }?.stop()
+        for case .remote(let source) in sources { source.stop() }
     }
 
     /// Reads every file again now (a change seen by the watcher does this by itself).

@@ -164,6 +164,7 @@ struct WatchCommand: AsyncParsableCommand {
             return (host, nil)
         }
         let policy = try await PolicyContext.load(options, policyOptions: PolicyOptions(watchesFlagFiles: true))
+        if let failure = policy.flags.watchFailure { Capctl.warn("flag files are not followed: \(failure)") }
         var sources: [Source] = []
         for name in policy.policy.capabilities.keys.sorted() {
             let capability = try policy.capability(named: name, context: context)
