@@ -21,8 +21,8 @@ public protocol CapabilityType: Sendable {
     /// Whether the backend exists on this system. Defaults to ``CapabilityAvailability/available``.
     var availability: CapabilityAvailability { get }
 
-    /// Reads the current status: no side effects, no prompts. A thrown error counts as a
-    /// denial, with the error as reason.
+    /// Reads the current status: no side effects, no prompts. A thrown error makes the status
+    /// ``CapabilityStatus/Kind/unavailable`` with cause `error` and the error as reason.
     func status() async throws -> CapabilityStatus
 
     /// Requests authorization, which may interact with a person, and returns the new status.
@@ -54,7 +54,8 @@ extension CapabilityType {
     }
 
     /// The current status, failing closed: ``CapabilityStatus/Kind/unavailable`` when the
-    /// backend is missing, and a denial carrying the error when reading the status throws.
+    /// backend is missing, and unavailable with cause `error` (carrying the error) when reading
+    /// the status throws.
     public func resolveStatus() async -> CapabilityStatus {
         if case .unavailable(let reason) = availability { return .unavailable(reason, cause: .backendMissing) }
         do {

@@ -1,11 +1,14 @@
 public import ProcedureCore
 
 /// Requests authorization for a capability, asking only when its status is notDetermined.
-/// Its output is the resulting status; it never fails: errors are reported as denials.
+/// Its output is the resulting status; it never fails: an error is reported as
+/// ``CapabilityStatus/Kind/unavailable`` with cause `error` (a failure to decide, which no
+/// requirement accepts, never a pass).
 ///
 /// Authorizations of one capability are serialized across every queue (two prompts for the
 /// same password never appear at once), so a second request usually finds the first one's
 /// result kept and does not ask again. The gated work itself is not serialized by this.
+// Sendable by hand, as `Procedure`: it adds only Sendable `let`s.
 public final class Authorize: AsyncProcedure<CapabilityStatus>, @unchecked Sendable {
     /// The capability authorized.
     public let capability: any CapabilityType

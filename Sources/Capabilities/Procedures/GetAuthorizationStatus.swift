@@ -1,7 +1,9 @@
 public import ProcedureCore
 
 /// Reads a capability's current status without prompting. Its output is the status;
-/// it never fails: an error while reading is reported as a denial (fail closed).
+/// it never fails: an error while reading is reported as ``CapabilityStatus/Kind/unavailable``
+/// with cause `error` (fail closed: undecided, never a pass).
+// Sendable by hand, as `Procedure`: it adds only a Sendable `let`.
 public final class GetAuthorizationStatus: AsyncProcedure<CapabilityStatus>, @unchecked Sendable {
     /// The capability read.
     public let capability: any CapabilityType

@@ -1,7 +1,8 @@
 /// A capability's status now and after every change, as an `AsyncSequence`.
 ///
 /// The first element is the status when iteration starts; each later element differs from
-/// the one before it. Errors while reading count as denials, as everywhere in the framework.
+/// the one before it. An error while reading is ``CapabilityStatus/Kind/unavailable`` with cause
+/// `error`, as everywhere in the framework.
 /// The sequence ends when the consumer stops iterating (or its task is cancelled).
 public struct CapabilityStatusUpdates: AsyncSequence, Sendable {
     public typealias Element = CapabilityStatus

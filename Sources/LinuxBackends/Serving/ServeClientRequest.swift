@@ -8,6 +8,7 @@ public import ProcedureCore
 /// `ok: ` and what `work` returns, or `denied: ` and why (`error: ` when `work` throws).
 /// Nothing is asked on the service's terminal: a PAM login the gate needs is asked of the
 /// client, over the connection (``ClientPAMConversation``), before the reply.
+// Sendable by hand, as `Procedure`: it adds only Sendable `let`s.
 public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable {
     // Immutable after init; the base class synchronizes its own state.
 

@@ -23,6 +23,7 @@ import Locking
 ///     if verifies { verify }
 /// }
 /// ```
+// Sendable by hand, as `Procedure`: the children's bookkeeping is behind a lock, the rest is `let`.
 open class GroupProcedure: Procedure, @unchecked Sendable {
     /// What a group does with a child's error.
     public enum ChildFailureResponse: Sendable {

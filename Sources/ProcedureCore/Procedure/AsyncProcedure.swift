@@ -4,6 +4,7 @@ import Locking
 ///
 /// Cancelling the procedure cancels the task. A body that throws `CancellationError` after
 /// the procedure was cancelled finishes it cancelled, without an error.
+// Sendable by hand, as `Procedure`: the running work's task is behind a lock.
 open class AsyncProcedure<Output: Sendable>: ResultProcedure<Output>, @unchecked Sendable {
     private struct Work {
         var body: (@Sendable () async throws -> Output)?

@@ -14,6 +14,8 @@ import Locking
 /// a queue. A dependency, condition or exclusivity category added after that is misuse: the
 /// procedure is cancelled if it has not started (so it never runs without what was asked for)
 /// and the queue's logger gets a warning.
+// Sendable by hand: its state is in `storage` (a lock) or, for the queue links, guarded by the
+// owning queue's lock; subclasses add `let`s or state behind a lock of their own (Docs/OperationCore.md).
 open class Procedure: @unchecked Sendable {
     let storage = Lock(Storage())
     /// The conditions, outside `storage` so that a worker can read them without its lock.

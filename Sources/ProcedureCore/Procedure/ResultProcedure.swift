@@ -3,6 +3,7 @@ import Locking
 /// A procedure that produces a typed output. Await it with ``value()``.
 ///
 /// Subclass and call ``finish(returning:)`` or ``finish(throwing:)`` from ``Procedure/execute()``.
+// Sendable by hand, as `Procedure`: the result is behind a lock.
 open class ResultProcedure<Output: Sendable>: Procedure, @unchecked Sendable {
     private let result = Lock<Result<Output, any Error>?>(nil)
 
