@@ -201,8 +201,8 @@ struct YAMLDocumentReaderTests {
             ("# only a comment\n", "1:1: the document is empty"),
             ("a: 1\n\tb: 2\n", "2:1: a tab character: YAML indents with spaces, never tabs"),
             ("a:\n  b: 1\n \tc: 2\n", "3:2: a tab character: YAML indents with spaces, never tabs"),
-            ("a: 1\na: 2\n", "2:1: duplicate key \"a\""),
-            ("{a: 1, a: 2}", "1:8: duplicate key \"a\""),
+            ("a: 1\na: 2\n", "2:1: duplicate key \"a\" (first defined at line 1, column 1)"),
+            ("{a: 1, a: 2}", "1:8: duplicate key \"a\" (first defined at line 1, column 2)"),
             (
                 "a: 1\n  b: 2\n",
                 "2:4: a value cannot continue with 'key: value' on a more indented line (indent the key as the others)"

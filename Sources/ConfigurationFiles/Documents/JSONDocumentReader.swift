@@ -17,7 +17,7 @@ package struct JSONDocumentReader {
         let node = try reader.readValue()
         reader.skipWhitespace()
         guard reader.index == reader.bytes.count else {
-            throw reader.error("unexpected \(reader.describeCurrent()) after the end of the document")
+            throw reader.error("found \(reader.describeCurrent()) after the end of the document")
         }
         return node
     }
@@ -265,8 +265,10 @@ package struct JSONDocumentReader {
                 }
                 guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape", at: escapeLocation) }
                 scalars.append(scalar)
-            default:
+            case 0x21...0x7E:
                 throw error("invalid escape '\\\(Character(UnicodeScalar(escaped)))'", at: escapeLocation)
+            default:
+                throw error("invalid escape", at: escapeLocation)
             }
             run = index
         }

@@ -355,7 +355,7 @@ extension YAMLParser {
         position += 1
         var elements: [DocumentNode] = []
         var members: [DocumentNode.Member] = []
-        var seen: Set<String> = []
+        var seen: [String: Int] = [:]
         while true {
             try skipFlowSpace(collectionAt: start)
             if bytes[position] == close { break }
@@ -380,9 +380,7 @@ extension YAMLParser {
                 if isFlowStart(bytes[position]) { throw error("mapping keys must be plain strings", at: position) }
                 let entry = try parseFlowEntry(depth: depth + 1)
                 guard let key = entry.key else { throw error("mapping keys must be plain strings", at: entryStart) }
-                guard seen.insert(key).inserted else {
-                    throw ConfigurationError("duplicate key \(QuotedName.key(key))", at: location(entryStart))
-                }
+                try checkDuplicate(key, at: entryStart, seen: &seen)
                 try skipFlowSpace(collectionAt: start)
                 let value: DocumentNode
                 if bytes[position] == .colon {

@@ -232,7 +232,7 @@ struct YAMLParser {
         let start = position
         try checkDepth(depth, at: start)
         var members: [DocumentNode.Member] = []
-        var seen: Set<String> = []
+        var seen: [String: Int] = [:]
         while true {
             let keyStart = position
             try refuseNodeProperties()
@@ -246,9 +246,7 @@ struct YAMLParser {
             // isImplicitKey saw the colon.
             let colon = position
             position += 1
-            guard seen.insert(key).inserted else {
-                throw ConfigurationError("duplicate key \(QuotedName.key(key))", at: location(keyStart))
-            }
+            try checkDuplicate(key, at: keyStart, seen: &seen)
             let value = try parseNode(after: colon + 1, parentIndent: indent, depth: depth + 1, context: .mappingValue)
             members.append(DocumentNode.Member(key: key, keyLocation: location(keyStart), value: value))
             guard try moveToNextLine(), !isDocumentMarker(.minus, at: position),
@@ -278,6 +276,18 @@ struct YAMLParser {
                     + "the blocks there start at columns \(indent + 1) and \(lastValue.location.column)", at: position)
         }
         return error("this line is indented more than the block it belongs to (column \(indent + 1))", at: position)
+    }
+
+    /// A key seen before in the same mapping is an error at the second, naming the first, as the
+    /// JSON reader says it.
+    func checkDuplicate(_ key: String, at offset: Int, seen: inout [String: Int]) throws(ConfigurationError) {
+        if let first = seen[key] {
+            let firstLocation = location(first)
+            throw error(
+                "duplicate key \(QuotedName.key(key)) (first defined at line \(firstLocation.line), column \(firstLocation.column))",
+                at: offset)
+        }
+        seen[key] = offset
     }
 
     /// Anchors (`&`), aliases (`*`) and tags (`!`) are refused where they stand.
