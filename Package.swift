@@ -182,6 +182,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "CapabilityTestingTests", dependencies: ["CapabilityTesting", "Capabilities"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport", "Locking"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "ConfigurationFiles", "CapabilityTesting", "TestSupport", "Locking"], swiftSettings: swiftSettings),
