@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CapabilityTesting", targets: ["CapabilityTesting"]),
         .library(name: "FeatureFlags", targets: ["FeatureFlags"]),
         .library(name: "LinuxBackends", targets: ["LinuxBackends"]),
+        .library(name: "LinuxPolicy", targets: ["LinuxPolicy"]),
         .library(name: "CapabilityPolicy", targets: ["CapabilityPolicy"]),
         .library(name: "ConfigurationFiles", targets: ["ConfigurationFiles"]),
         .library(name: "RemoteFlags", targets: ["RemoteFlags"]),
@@ -60,7 +61,16 @@ let package = Package(
         .target(
             name: "LinuxBackends",
             dependencies: [
-                "Capabilities", "ConfigurationFiles", "FeatureFlags", "CapabilityPolicy", "CLinuxSupport", "CPAM", "CSystemdBus",
+                "Capabilities", "ConfigurationFiles", "CLinuxSupport", "CPAM", "CSystemdBus", "Locking", "ProcedureCore",
+            ], swiftSettings: swiftSettings
+        ),
+        // The Linux backends in policies and flags: the policy kinds of LinuxBackends' capabilities,
+        // the flag evaluation context of this host, the audit trail of gate decisions, and serving
+        // a client's request on a gate. The one module that joins the backends to the policy layer.
+        .target(
+            name: "LinuxPolicy",
+            dependencies: [
+                "LinuxBackends", "Capabilities", "CapabilityPolicy", "FeatureFlags", "ConfigurationFiles", "CLinuxSupport",
                 "Locking", "ProcedureCore",
             ], swiftSettings: swiftSettings
         ),
@@ -97,7 +107,7 @@ let package = Package(
         // built binary, as administrators do.
         .executableTarget(
             name: "capctl",
-            dependencies: [
+            dependencies: ["LinuxPolicy", 
                 "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags", "ProcedureCore",
                 "CLinuxSupport", "CPlatform", "CBuildInfo", "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -112,7 +122,7 @@ let package = Package(
         // The seeds' download workflow as a gated command (Examples/DownloadWorkflow, Docs/Example.md).
         .target(
             name: "DownloadWorkflowKit",
-            dependencies: ["ProcedureCore", "Capabilities", "FeatureFlags", "LinuxBackends"],
+            dependencies: ["LinuxPolicy", "ProcedureCore", "Capabilities", "FeatureFlags", "LinuxBackends"],
             path: "Examples/DownloadWorkflow/Kit", swiftSettings: swiftSettings),
         .executableTarget(
             name: "download-workflow",
@@ -121,12 +131,12 @@ let package = Package(
         // A root service that gates each client's request on a policy gate decided for that client,
         // and its client (Examples/GatedService, Docs/Example.md).
         .executableTarget(
-            name: "gated-daemon", dependencies: ["LinuxBackends", "CapabilityPolicy", "ProcedureCore"],
+            name: "gated-daemon", dependencies: ["LinuxPolicy", "LinuxBackends", "CapabilityPolicy", "ProcedureCore"],
             path: "Examples/GatedService/Daemon", swiftSettings: swiftSettings),
         .executableTarget(name: "gated-client", path: "Examples/GatedService/Client", swiftSettings: swiftSettings),
         .executableTarget(
             name: "core-bench",
-            dependencies: [
+            dependencies: ["LinuxPolicy", 
                 "ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxBackends", "HeapUsage",
                 "RemoteFlags", "CLinuxSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ],
@@ -137,7 +147,7 @@ let package = Package(
         // entry points when built with `--sanitize fuzzer -Xswiftc -DFUZZING`, corpus replayers otherwise.
         .target(name: "FuzzSupport", dependencies: ["FeatureFlags", "ConfigurationFiles"], path: "Fuzz/Support", swiftSettings: swiftSettings),
         .executableTarget(
-            name: "PolicyFuzzer", dependencies: ["CapabilityPolicy", "LinuxBackends", "FuzzSupport"],
+            name: "PolicyFuzzer", dependencies: ["LinuxPolicy", "CapabilityPolicy", "LinuxBackends", "FuzzSupport"],
             path: "Fuzz/PolicyFuzzer", swiftSettings: swiftSettings),
         .executableTarget(name: "FlagFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/FlagFuzzer", swiftSettings: swiftSettings),
         .executableTarget(
@@ -148,7 +158,7 @@ let package = Package(
             dependencies: ["flag-accessor-generator"], path: "Plugins/GenerateFlagAccessors"),
         .executableTarget(
             name: "flag-accessor-generator",
-            dependencies: ["FeatureFlags", "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends"],
+            dependencies: ["LinuxPolicy", "FeatureFlags", "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends"],
             swiftSettings: swiftSettings),
         // `swift package validate-policy`: capctl validate over the package's policy and flag files, for CI.
         .plugin(
@@ -193,7 +203,7 @@ let package = Package(
             name: "capability-probe", dependencies: ["Capabilities", "LinuxBackends", "Locking", "CLinuxSupport"], path: "Tests/CapabilityProbe", swiftSettings: swiftSettings),
         .testTarget(
             name: "LinuxBackendsTests",
-            dependencies: [
+            dependencies: ["LinuxPolicy", 
                 "LinuxBackends", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport", "CLinuxSupport",
                 "Locking", "capability-probe",
             ], swiftSettings: swiftSettings
@@ -221,7 +231,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CapabilityPolicyTests",
-            dependencies: [
+            dependencies: ["LinuxPolicy", 
                 "CapabilityPolicy", "ConfigurationFiles", "Capabilities", "FeatureFlags", "LinuxBackends", "ProcedureCore",
                 "TestSupport",
             ], swiftSettings: swiftSettings

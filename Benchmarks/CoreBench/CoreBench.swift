@@ -4,6 +4,7 @@ import FeatureFlags
 import Foundation
 import Glibc
 import LinuxBackends
+import LinuxPolicy
 import ProcedureCore
 import RemoteFlags
 

@@ -3,6 +3,7 @@ import CapabilityTesting
 import FeatureFlags
 import Glibc
 import LinuxBackends
+import LinuxPolicy
 import ProcedureCore
 
 /// Workloads for the gating layer: flag evaluation per call, and operations gated by a

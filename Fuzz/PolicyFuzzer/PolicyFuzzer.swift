@@ -1,6 +1,7 @@
 import CapabilityPolicy
 import FuzzSupport
 import LinuxBackends
+import LinuxPolicy
 
 /// The Linux kinds, so capability declarations are parsed and checked as capctl does.
 private let kindsInstalled: Void = LinuxPolicySupport.install()

@@ -2,6 +2,7 @@ public import ArgumentParser
 import CapabilityPolicy
 import Glibc
 import LinuxBackends
+import LinuxPolicy
 
 /// The `capctl` command: shows, checks, explains and uses capabilities, flags and gates.
 public struct Capctl: AsyncParsableCommand {

@@ -11,6 +11,7 @@ import ConfigurationFiles
 import FeatureFlags
 import Foundation
 import LinuxBackends
+import LinuxPolicy
 
 struct Generator {
     var errors: [String] = []

@@ -4,6 +4,7 @@ import ConfigurationFiles
 import FeatureFlags
 import Foundation
 import LinuxBackends
+import LinuxPolicy
 import Testing
 
 /// Capability kinds are a protocol: the Linux layer registers the built-in ones, a program can

@@ -5,6 +5,7 @@ import FeatureFlags
 import Foundation
 import Glibc
 import LinuxBackends
+import LinuxPolicy
 import ProcedureCore
 import TestSupport
 import Testing

@@ -2,6 +2,7 @@ import CapabilityPolicy
 import Foundation
 import Glibc
 import LinuxBackends
+import LinuxPolicy
 import TestSupport
 import Testing
 

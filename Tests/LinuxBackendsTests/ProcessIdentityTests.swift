@@ -1,5 +1,6 @@
 import FeatureFlags
 import Foundation
+import LinuxPolicy
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ public import Capabilities
 public import FeatureFlags
 public import Foundation
 import LinuxBackends
+import LinuxPolicy
 public import ProcedureCore
 
 #if canImport(FoundationNetworking)

@@ -13,6 +13,7 @@ import CapabilityPolicy
 import Dispatch
 import Foundation
 import LinuxBackends
+import LinuxPolicy
 import ProcedureCore
 
 func value(_ option: String) -> String? {

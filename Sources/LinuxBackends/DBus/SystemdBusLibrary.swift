@@ -5,7 +5,7 @@ import Locking
 
 /// sd-bus, loaded from libsystemd at run time with dlopen, as libpam is: the package builds and
 /// runs without it, and D-Bus backends (polkit) are then unavailable with the reason.
-final class SystemdBusLibrary: @unchecked Sendable {
+package final class SystemdBusLibrary: @unchecked Sendable {
     // The function pointers never change after loading; the library is never closed.
     let newBus: csdbus_open_function
     let setAddress: csdbus_set_address_function
@@ -40,7 +40,7 @@ final class SystemdBusLibrary: @unchecked Sendable {
     let freeError: csdbus_error_free_function
 
     /// The soname loaded by default.
-    static let defaultPath = "libsystemd.so.0"
+    package static let defaultPath = "libsystemd.so.0"
 
     private static let loaded = Lock<[String: Result<SystemdBusLibrary, DBusError>]>([:])
 

@@ -1,4 +1,4 @@
-import Glibc
+package import Glibc
 
 /// The user and group databases (NSS: /etc/passwd and /etc/group, sssd, LDAP, ...), read with
 /// glibc's reentrant calls and their three outcomes told apart: a zero return with no entry is
@@ -17,7 +17,7 @@ package enum AccountDatabase {
     /// The largest buffer offered to one lookup.
     static let maximumBuffer = 64 << 20
 
-    static func user(named name: String) -> Lookup<uid_t> {
+    package static func user(named name: String) -> Lookup<uid_t> {
         guard !name.isEmpty, !name.utf8.contains(0) else { return .notFound }
         var entry = passwd()
         return read(hint: Int32(_SC_GETPW_R_SIZE_MAX), what: "user \(name)") { buffer, result in
@@ -63,7 +63,7 @@ package enum AccountDatabase {
         }
     }
 
-    static func user(id: uid_t) -> Lookup<String> {
+    package static func user(id: uid_t) -> Lookup<String> {
         var entry = passwd()
         return read(hint: Int32(_SC_GETPW_R_SIZE_MAX), what: "uid \(id)") { buffer, result in
             getpwuid_r(id, &entry, buffer.baseAddress!, buffer.count, &result)
@@ -72,7 +72,7 @@ package enum AccountDatabase {
         }
     }
 
-    static func group(named name: String) -> Lookup<gid_t> {
+    package static func group(named name: String) -> Lookup<gid_t> {
         guard !name.isEmpty, !name.utf8.contains(0) else { return .notFound }
         var entry = Glibc.group()
         return read(hint: Int32(_SC_GETGR_R_SIZE_MAX), what: "group \(name)") { buffer, result in
@@ -82,7 +82,7 @@ package enum AccountDatabase {
         }
     }
 
-    static func group(id: gid_t) -> Lookup<String> {
+    package static func group(id: gid_t) -> Lookup<String> {
         var entry = Glibc.group()
         return read(hint: Int32(_SC_GETGR_R_SIZE_MAX), what: "gid \(id)") { buffer, result in
             getgrgid_r(id, &entry, buffer.baseAddress!, buffer.count, &result)

@@ -1,22 +1,22 @@
 import Glibc
 
 /// What /proc says of a process.
-enum ProcessFiles {
+package enum ProcessFiles {
     /// What /proc/PID/stat says of a process's identity over time.
-    struct Stat: Equatable {
+    package struct Stat: Equatable {
         /// Field 4: the parent's pid, 0 when the parent is out of sight (another PID namespace).
         let parent: Int32
         /// Field 6: the session id.
         let session: Int32
         /// Field 7: the controlling terminal's device number, 0 for none.
-        let terminal: UInt32
+        package let terminal: UInt32
         /// Field 22: the start time in clock ticks since boot, which polkit compares.
         let startTime: UInt64
     }
 
     /// /proc/PID/stat. The command name (field 2) may hold spaces and parentheses, so fields
     /// are counted after its last `)`.
-    static func stat(of process: String) -> Stat? {
+    package static func stat(of process: String) -> Stat? {
         guard let bytes = try? FileContents.bytes(of: "/proc/\(process)/stat"),
             let close = bytes.lastIndex(of: UInt8(ascii: ")"))
         else { return nil }
@@ -43,7 +43,7 @@ enum ProcessFiles {
     }
 
     /// A terminal's name from its device number, as `ps` shows it: `pts/3`, `tty2`, `ttyS0`.
-    static func terminalName(_ device: UInt32) -> String? {
+    package static func terminalName(_ device: UInt32) -> String? {
         guard device != 0 else { return nil }
         let major = (device >> 8) & 0xfff
         let minor = (device & 0xff) | ((device >> 12) & 0xfff00)

@@ -1,4 +1,4 @@
-import Glibc
+package import Glibc
 
 /// Who the current process runs as: user and group ids, with names where the system knows them.
 public struct ProcessIdentity: Sendable, Equatable {
@@ -37,7 +37,7 @@ public struct ProcessIdentity: Sendable, Equatable {
             supplementaryGroups: groups.prefix(Int(max(read, 0))).map(group))
     }
 
-    static func user(_ id: uid_t) -> Named { named(id, AccountDatabase.user(id: id)) }
+    package static func user(_ id: uid_t) -> Named { named(id, AccountDatabase.user(id: id)) }
 
     static func group(_ id: gid_t) -> Named { named(id, AccountDatabase.group(id: id)) }
 

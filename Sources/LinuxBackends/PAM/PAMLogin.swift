@@ -184,7 +184,7 @@ public struct PAMLogin: CapabilityType {
 
 extension PAMLogin: SubjectCapability {
     /// Who answers PAM's questions for the subjects capabilities are made for while it is set:
-    /// ``ServeClientRequest`` sets it to its client's connection around building its gate, so a
+    /// `ServeClientRequest` (module `LinuxPolicy`) sets it to its client's connection around building its gate, so a
     /// prompt goes to the client, never to this service's terminal.
     @TaskLocal public static var subjectConversation: (any PAMConversation)?
 

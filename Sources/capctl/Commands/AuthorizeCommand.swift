@@ -3,6 +3,7 @@ import Capabilities
 import CapabilityPolicy
 import Glibc
 import LinuxBackends
+import LinuxPolicy
 import ProcedureCore
 
 /// `capctl authorize NAME`: runs a capability's authorization.

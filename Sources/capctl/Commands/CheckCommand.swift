@@ -3,6 +3,7 @@ import Capabilities
 import CapabilityPolicy
 import FeatureFlags
 import LinuxBackends
+import LinuxPolicy
 import ProcedureCore
 
 /// `capctl check GATE`: evaluates a gate, authorizing where needed unless --no-prompt.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CapabilityPolicy
 import FeatureFlags
+import LinuxPolicy
 
 /// `capctl flags`: lists and evaluates feature flags.
 struct FlagsCommand: AsyncParsableCommand {

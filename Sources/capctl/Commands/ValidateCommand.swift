@@ -4,6 +4,7 @@ import CapabilityPolicy
 import ConfigurationFiles
 import FeatureFlags
 import LinuxBackends
+import LinuxPolicy
 
 /// `capctl validate`: checks policy and flag files.
 struct ValidateCommand: AsyncParsableCommand {

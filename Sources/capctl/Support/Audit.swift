@@ -1,5 +1,6 @@
 import CapabilityPolicy
 import LinuxBackends
+import LinuxPolicy
 
 /// capctl's audit trail: every `run` and `authorize`, and every gate decided for another subject
 /// (`check --for-process`, `--for-user`), to the journal or the system log (Docs/capctl.md, "Audit").

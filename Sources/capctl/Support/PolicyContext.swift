@@ -3,6 +3,7 @@ import CapabilityPolicy
 import ConfigurationFiles
 import Glibc
 import LinuxBackends
+import LinuxPolicy
 
 /// The policy a command works with: the files given with --policy, or those the search path
 /// finds (CAPCTL_POLICY_ROOTS replaces the system roots, for tests and packaging).

@@ -2,6 +2,7 @@ import CLinuxSupport
 public import CapabilityPolicy
 import ConfigurationFiles
 import Glibc
+import LinuxBackends
 import Locking
 
 /// Where gate decisions are written for administrators to read later: the systemd journal when

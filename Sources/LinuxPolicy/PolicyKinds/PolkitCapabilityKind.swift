@@ -1,5 +1,6 @@
 public import Capabilities
 public import CapabilityPolicy
+public import LinuxBackends
 
 /// `kind: polkit`: polkit authorizes this process for an action (Docs/Backends/Polkit.md).
 public struct PolkitCapabilityKind: CapabilityKind {

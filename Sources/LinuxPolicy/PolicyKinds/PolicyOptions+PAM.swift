@@ -1,4 +1,5 @@
 public import CapabilityPolicy
+public import LinuxBackends
 
 extension PolicyOptions {
     private enum PAMConversationKey: PolicyOptionKey {

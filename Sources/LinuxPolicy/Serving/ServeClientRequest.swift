@@ -1,5 +1,6 @@
 public import CapabilityPolicy
 public import ConfigurationFiles
+public import LinuxBackends
 public import ProcedureCore
 
 /// Serves one client's request as a procedure: the policy's gate is its condition, decided for

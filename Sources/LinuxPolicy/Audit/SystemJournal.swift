@@ -1,4 +1,5 @@
 import Glibc
+import LinuxBackends
 
 /// The systemd journal, written through libsystemd's `sd_journal_sendv`, loaded with dlopen as
 /// sd-bus is: the package builds and runs without libsystemd, and records then go to syslog.

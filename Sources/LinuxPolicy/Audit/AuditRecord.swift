@@ -1,5 +1,6 @@
 public import Capabilities
 import Glibc
+import LinuxBackends
 import Locking
 
 /// One decision, as the audit trail records it: when, for whom, which gate, the outcome, why
