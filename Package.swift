@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "LinuxBackends",
             dependencies: [
-                "Capabilities", "ConfigurationFiles", "CLinuxSupport", "CPAM", "CSystemdBus", "Locking", "ProcedureCore",
+                "Capabilities", "ConfigurationFiles", "CLinuxSupport", "CPAM", "CSystemdBus", "Locking",
             ], swiftSettings: swiftSettings
         ),
         // The Linux backends in policies and flags: the policy kinds of LinuxBackends' capabilities,
