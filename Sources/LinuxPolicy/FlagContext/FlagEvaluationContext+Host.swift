@@ -1,7 +1,7 @@
 public import Capabilities
 public import FeatureFlags
 import Glibc
-public import LinuxBackends
+import LinuxBackends
 
 extension FlagEvaluationContext {
     /// This process: `user` (effective user name), `uid`, `gid`, `groups` (names of every

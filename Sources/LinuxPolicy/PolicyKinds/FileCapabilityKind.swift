@@ -1,6 +1,6 @@
 public import Capabilities
 public import CapabilityPolicy
-public import LinuxBackends
+import LinuxBackends
 
 /// `kind: file`: access to a file or directory (Docs/Backends/FileAccess.md).
 public struct FileCapabilityKind: CapabilityKind {

@@ -1,6 +1,6 @@
 public import Capabilities
 public import CapabilityPolicy
-public import LinuxBackends
+import LinuxBackends
 
 /// `kind: process-capability`: a Linux capability(7) in this process's effective set.
 public struct ProcessCapabilityKind: CapabilityKind {

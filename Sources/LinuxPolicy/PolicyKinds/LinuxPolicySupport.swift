@@ -1,6 +1,6 @@
 public import CapabilityPolicy
 import FeatureFlags
-public import LinuxBackends
+import LinuxBackends
 
 /// Makes policies work on Linux: registers the Linux capability kinds and this host's flag
 /// evaluation context in a `PolicyEnvironment`. Call it once before loading policies.

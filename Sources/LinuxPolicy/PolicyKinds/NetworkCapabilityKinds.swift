@@ -1,6 +1,6 @@
 public import Capabilities
 public import CapabilityPolicy
-public import LinuxBackends
+import LinuxBackends
 
 /// `kind: host`: a host that accepts connections on a port (Docs/Backends/Network.md).
 public struct HostCapabilityKind: CapabilityKind {

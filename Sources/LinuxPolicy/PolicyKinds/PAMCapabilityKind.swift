@@ -1,7 +1,7 @@
 public import Capabilities
 public import CapabilityPolicy
 import Glibc
-public import LinuxBackends
+import LinuxBackends
 
 /// `kind: pam`: a PAM login (Docs/Backends/PAM.md).
 public struct PAMCapabilityKind: CapabilityKind {

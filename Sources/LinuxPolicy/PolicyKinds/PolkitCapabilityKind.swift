@@ -1,6 +1,6 @@
 public import Capabilities
 public import CapabilityPolicy
-public import LinuxBackends
+import LinuxBackends
 
 /// `kind: polkit`: polkit authorizes this process for an action (Docs/Backends/Polkit.md).
 public struct PolkitCapabilityKind: CapabilityKind {
