@@ -52,8 +52,9 @@ struct PolicyStoreTests {
         #expect(!store.problems.isEmpty)
     }
 
-    @Test("a reload frees the policy it replaces, flag store and file watcher included; releasing the store frees all")
-    func reloadsFreeWhatTheyReplace() throws {
+    /// A search-path root whose policy reads a flag file in a directory of its own (a flag store
+    /// that watches it).
+    static func policyWithFlagFile() throws -> (directory: TemporaryDirectory, root: String, flags: String) {
         let directory = try TemporaryDirectory(prefix: "policy-lifecycle")
         let flags = try directory.directory("flags")
         try directory.write(
@@ -61,6 +62,13 @@ struct PolicyStoreTests {
             to: "flags/flags.json")
         let root = try directory.directory("root")
         try directory.write("flags:\n  files: [\(flags)/flags.json]\n", to: "root/policy.yaml")
+        return (directory, root, flags)
+    }
+
+    @Test("a reload frees the policy it replaces, flag store and file watcher included; releasing the store frees all")
+    func reloadsFreeWhatTheyReplace() throws {
+        let (directory, root, _) = try Self.policyWithFlagFile()
+        defer { withExtendedLifetime(directory) {} }
         var store: PolicyStore? = PolicyStore(searchPath: PolicySearchPath(directories: [root]))
         weak let firstFlags = store?.current?.flags
         weak let firstPolicy = store?.current
@@ -78,13 +86,8 @@ struct PolicyStoreTests {
 
     @Test("shutdown() closes every inotify instance of the store, policy files' and flag files' alike")
     func shutdownClosesEveryWatcher() throws {
-        let directory = try TemporaryDirectory(prefix: "policy-lifecycle")
-        let flags = try directory.directory("flags")
-        try directory.write(
-            #"{"flags": {"f": {"state": "ENABLED", "variants": {"on": true}, "defaultVariant": "on"}}}"#,
-            to: "flags/flags.json")
-        let root = try directory.directory("root")
-        try directory.write("flags:\n  files: [\(flags)/flags.json]\n", to: "root/policy.yaml")
+        let (directory, root, flags) = try Self.policyWithFlagFile()
+        defer { withExtendedLifetime(directory) {} }
         let store = PolicyStore(searchPath: PolicySearchPath(directories: [root]))
         #expect(store.watchFailure == nil)
         #expect(OpenDescriptors.inotifyInstances(watching: root) == 1)

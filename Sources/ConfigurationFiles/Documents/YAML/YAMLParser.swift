@@ -443,27 +443,25 @@ struct YAMLParser {
         String(decoding: bytes[position..<endOfLine(from: position)], as: UTF8.self)
     }
 
-    func lineStart(of offset: Int) -> Int {
+    /// The index (from 0) of the line holding an offset.
+    private func lineIndex(of offset: Int) -> Int {
         var low = 0
         var high = lineStarts.count - 1
         while low < high {
             let middle = (low + high + 1) / 2
             if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
         }
-        return lineStarts[low]
+        return low
     }
+
+    func lineStart(of offset: Int) -> Int { lineStarts[lineIndex(of: offset)] }
 
     /// The column of an offset, from 0, in bytes: indentation is spaces, so this is its width.
     func column(_ offset: Int) -> Int { offset - lineStart(of: offset) }
 
     /// The 1-based line and column (in characters) of an offset.
     func location(_ offset: Int) -> FileLocation {
-        var low = 0
-        var high = lineStarts.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
-        }
+        let low = lineIndex(of: offset)
         var column = 1
         var index = lineStarts[low]
         while index < min(offset, bytes.count) {
