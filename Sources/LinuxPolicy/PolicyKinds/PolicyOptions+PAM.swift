@@ -20,7 +20,7 @@ extension PolicyOptions {
         static var defaultValue: KeptLoginRecords? { nil }
     }
 
-    /// Where logins with `keep:` are kept across processes (``KeptLoginRecords``); nil keeps
+    /// Where logins with `keep:` are kept across processes (`KeptLoginRecords`, from LinuxBackends); nil keeps
     /// them in this process only.
     public var keptLoginRecords: KeptLoginRecords? {
         get { self[KeptRecordsKey.self] }

@@ -4,11 +4,11 @@ public import LinuxBackends
 public import ProcedureCore
 
 /// Serves one client's request as a procedure: the policy's gate is its condition, decided for
-/// the client (``ClientConnection/subject``), so `work` runs only when the gate holds for the
+/// the client (`ClientConnection.subject`), so `work` runs only when the gate holds for the
 /// client, whatever this service itself may do. The client gets one reply line either way:
 /// `ok: ` and what `work` returns, or `denied: ` and why (`error: ` when `work` throws).
 /// Nothing is asked on the service's terminal: a PAM login the gate needs is asked of the
-/// client, over the connection (``ClientPAMConversation``), before the reply.
+/// client, over the connection (`ClientPAMConversation`), before the reply.
 // Sendable by hand, as `Procedure`: it adds only Sendable `let`s.
 public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable {
     // Immutable after init; the base class synchronizes its own state.

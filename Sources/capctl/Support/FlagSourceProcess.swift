@@ -66,7 +66,10 @@ final class FlagSourceProcess: RemoteFlagSource {
             var status: Int32 = 0
             while waitpid(helper.pid, &status, 0) < 0, errno == EINTR {}
         }
-        if !started { end("cannot start a thread to follow the flag service helper") }
+        if !started {
+            close(helper.output)
+            end("cannot start a thread to follow the flag service helper")
+        }
     }
 
     deinit {
