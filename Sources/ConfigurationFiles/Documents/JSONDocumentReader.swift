@@ -277,21 +277,12 @@ package struct JSONDocumentReader {
     private mutating func readHex4(_ escapeLocation: FileLocation) throws(ConfigurationError) -> UInt32 {
         var code: UInt32 = 0
         for _ in 0..<4 {
-            guard let byte = current, let digit = Self.hexValue(byte) else {
+            guard let byte = current, let digit = byte.hexadecimalDigitValue else {
                 throw error("\\u must be followed by four hexadecimal digits", at: escapeLocation)
             }
             code = code << 4 | digit
             advance()
         }
         return code
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-        default: nil
-        }
     }
 }

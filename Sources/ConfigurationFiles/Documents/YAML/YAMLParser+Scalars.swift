@@ -190,22 +190,13 @@ extension YAMLParser {
     private mutating func hexadecimal(digits: Int, escapeAt start: Int) throws(ConfigurationError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<digits {
-            guard position < bytes.count, let digit = Self.hexadecimalDigit(bytes[position]) else {
+            guard position < bytes.count, let digit = bytes[position].hexadecimalDigitValue else {
                 throw error("this escape takes \(digits) hexadecimal digits", at: start)
             }
             value = value << 4 | digit
             position += 1
         }
         return value
-    }
-
-    private static func hexadecimalDigit(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-        default: nil
-        }
     }
 
     // MARK: Block scalars
