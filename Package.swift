@@ -46,22 +46,25 @@ let package = Package(
         // The one lock every module uses: the standard library's Mutex, or a pthread mutex that
         // Thread Sanitizer can see in builds with -DTSAN_VISIBLE_LOCKS (Scripts/sanitize).
         .target(name: "Locking", swiftSettings: swiftSettings),
+        // Package-internal plumbing the modules share, not a product: one event broadcast, one reload
+        // rule for configuration, and one way to run blocking calls off Swift's cooperative pool.
+        .target(name: "Plumbing", dependencies: ["Locking", "CPlatform"], swiftSettings: swiftSettings),
         // The gating layer: capabilities, statuses, feature flags.
-        .target(name: "Capabilities", dependencies: ["CPlatform", "ProcedureCore", "Locking"], swiftSettings: swiftSettings),
+        .target(name: "Capabilities", dependencies: ["CPlatform", "ProcedureCore", "Locking", "Plumbing"], swiftSettings: swiftSettings),
         // Test doubles for code that gates on capabilities: a scripted capability, a manual clock.
         .target(name: "CapabilityTesting", dependencies: ["Capabilities", "Locking"], swiftSettings: swiftSettings),
         // Configuration files as every reader needs them: JSON and YAML documents with positions,
         // one located error type, the trusted file reader, and directory watching.
         .target(
             name: "ConfigurationFiles",
-            dependencies: ["CLinuxSupport", "Locking"], swiftSettings: swiftSettings
+            dependencies: ["CLinuxSupport", "Locking", "Plumbing"], swiftSettings: swiftSettings
         ),
         // Linux backends: PAM, polkit, filesystem, network, process capabilities, users and groups.
         // It supplies the flag evaluation context of this host and registers the policy kinds of these backends.
         .target(
             name: "LinuxBackends",
             dependencies: [
-                "Capabilities", "ConfigurationFiles", "CLinuxSupport", "CPAM", "CSystemdBus", "Locking",
+                "Capabilities", "ConfigurationFiles", "CLinuxSupport", "CPAM", "CSystemdBus", "Locking", "Plumbing",
             ], swiftSettings: swiftSettings
         ),
         // The Linux backends in policies and flags: the policy kinds of LinuxBackends' capabilities,
@@ -85,14 +88,15 @@ let package = Package(
         // Feature flags from flagd-format files (JSON or YAML), as capabilities and conditions.
         .target(
             name: "FeatureFlags",
-            dependencies: ["Capabilities", "ProcedureCore", "ConfigurationFiles", "Locking"], swiftSettings: swiftSettings
+            dependencies: ["Capabilities", "ProcedureCore", "ConfigurationFiles", "Locking", "Plumbing"],
+            swiftSettings: swiftSettings
         ),
         // Flags from a central service: flagd's HTTP sync as a flag source, and an OFREP provider.
         // The only module that builds an HTTP client; the core and the file-based modules do not.
         .target(
             name: "RemoteFlags",
             dependencies: [
-                "FeatureFlags", "Capabilities", "ConfigurationFiles", "Locking",
+                "FeatureFlags", "Capabilities", "ConfigurationFiles", "Locking", "Plumbing",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -101,7 +105,8 @@ let package = Package(
         // Policy files: layered search paths, parsing, gates.
         .target(
             name: "CapabilityPolicy",
-            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore", "Locking"], swiftSettings: swiftSettings
+            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore", "Locking", "Plumbing"],
+            swiftSettings: swiftSettings
         ),
         // `capctl`: shows, checks, explains and uses capabilities, flags and gates. Its tests run the
         // built binary, as administrators do.
@@ -183,8 +188,9 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "ConfigurationFilesTests", dependencies: ["ConfigurationFiles", "Locking", "TestSupport"],
+            name: "ConfigurationFilesTests", dependencies: ["ConfigurationFiles", "Locking", "Plumbing", "TestSupport"],
             swiftSettings: swiftSettings),
+        .testTarget(name: "PlumbingTests", dependencies: ["Plumbing", "Locking", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ProcedureCoreTests",
             dependencies: [

@@ -33,7 +33,9 @@ import Locking
 #endif
 
 func printStatus(_ status: CapabilityStatus) {
-    print("\(status.kind.rawValue)\t\(status.grants.sorted().joined(separator: ","))\t\(status.reason)")
+    print(
+        "\(status.kind.rawValue)\t\(status.grants.sorted().joined(separator: ","))\t\(status.cause?.name ?? "")\t\(status.reason)"
+    )
     fflush(nil)
 }
 

@@ -40,6 +40,7 @@ struct NetworkReachabilityTests {
         let port = try LoopbackSocket(listening: nil).port  // bound, then closed: nothing listens
         let status = await (try HostReachability(host: "127.0.0.1", port: port)).resolveStatus()
         #expect(status.kind == .denied)
+        #expect(status.cause == .connectionRefused)
         #expect(status.reason.hasPrefix("refused: 127.0.0.1:\(port) answered"))
     }
 
@@ -52,15 +53,45 @@ struct NetworkReachabilityTests {
         let status = await (try HostReachability(host: "127.0.0.1", port: listener.port, timeout: .milliseconds(300)))
             .resolveStatus()
         #expect(status.kind == .denied)
+        #expect(status.cause == .timedOut)
         #expect(status.reason.hasPrefix("timed out"), "\(status)")
     }
 
-    @Test("a name that does not resolve is a DNS failure")
+    @Test("a name that does not resolve is denied: the host is not found")
     func dnsFailure() async throws {
         let status = await (try HostReachability(host: "no-such-host.invalid", port: 443, timeout: .seconds(5)))
             .resolveStatus()
         #expect(status.kind == .denied)
+        #expect(status.cause == .hostNotFound)
         #expect(status.reason.hasPrefix("DNS failure"), "\(status)")
+    }
+
+    @Test(
+        "no name server answering decides nothing: refused at once (EAI_AGAIN) or silent past the timeout",
+        .enabled(if: NetworkNamespace.isAvailable, "needs root and ip netns"))
+    func nameServerDown() throws {
+        // Nothing listens on the namespace's loopback: the resolver's queries are refused.
+        let refusing = try NetworkNamespace()
+        try refusing.inside(["link", "set", "lo", "up"])
+        try refusing.useResolvConf("nameserver 127.0.0.1\noptions attempts:1 timeout:1\n")
+        let refused = try Probe.status(["host", "db.example.com", "5432", "5000"], via: refusing.exec)
+        #expect(refused.kind == .unavailable, "\(refused)")
+        #expect(refused.cause == .backendUnreachable)
+        #expect(refused.reason.contains("no name server answered"), "\(refused)")
+
+        // Queries into a veth link whose far end has no address vanish (a fixed neighbour entry, so
+        // not even ARP answers): the resolver would wait 30 s, the check ends at its own timeout.
+        let silent = try NetworkNamespace()
+        try silent.inside(["link", "add", "v0", "type", "veth", "peer", "name", "v1"])
+        try silent.inside(["addr", "add", "10.9.9.1/24", "dev", "v0"])
+        try silent.inside(["link", "set", "v1", "up"])
+        try silent.inside(["link", "set", "v0", "up"])
+        try silent.inside(["neigh", "add", "10.9.9.53", "lladdr", "02:00:00:00:00:35", "dev", "v0", "nud", "permanent"])
+        try silent.useResolvConf("nameserver 10.9.9.53\noptions attempts:1 timeout:30\n")
+        let unanswered = try Probe.status(["host", "db.example.com", "5432", "300"], via: silent.exec)
+        #expect(unanswered.kind == .unavailable, "\(unanswered)")
+        #expect(unanswered.cause == .backendUnreachable)
+        #expect(unanswered.reason.contains("within"), "\(unanswered)")
     }
 
     @Test("the path status agrees with the kernel's default route as iproute2 reports it")
@@ -81,6 +112,7 @@ struct NetworkReachabilityTests {
         #expect(path.reason.hasPrefix("unsatisfied: no usable interface"))
         let host = try Probe.status(["host", "192.0.2.1", "80", "2000"], via: namespace.exec)
         #expect(host.kind == .denied)
+        #expect(host.cause == .noRoute)
         #expect(host.reason.hasPrefix("no route"), "\(host)")
     }
 
@@ -91,7 +123,7 @@ struct NetworkReachabilityTests {
         let namespace = try NetworkNamespace()
         let watcher = try StreamingProcess(namespace.exec + [Probe.executable, "watch-path"])
         let first = try #require(await watcher.nextLine())
-        #expect(first.hasPrefix("denied\t"))
+        #expect(first.hasPrefix("denied\t"), "\(first)")
 
         try namespace.inside(["link", "add", "v0", "type", "veth", "peer", "name", "v1"])
         try namespace.inside(["addr", "add", "10.9.0.2/24", "dev", "v0"])

@@ -1,3 +1,5 @@
+import Plumbing
+
 /// A way for a backend to say "my status may have changed": every subscriber re-reads it.
 ///
 /// Backends notify from wherever they learn of a change (a netlink message, an inotify event,

@@ -2,6 +2,7 @@ import Capabilities
 public import ConfigurationFiles
 import Dispatch
 import FeatureFlags
+import Plumbing
 import Synchronization
 
 /// A policy kept current: the files are watched, a change takes effect without a restart,

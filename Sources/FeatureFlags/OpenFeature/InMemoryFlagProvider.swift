@@ -1,5 +1,6 @@
 import Capabilities
 import Locking
+import Plumbing
 
 /// A provider that serves values set in code: a test double for code that evaluates flags
 /// through a ``FlagClient``, and for gates that must fail closed when a flag cannot be evaluated.

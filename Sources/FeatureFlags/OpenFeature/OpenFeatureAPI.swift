@@ -1,5 +1,6 @@
 import Capabilities
 import Locking
+import Plumbing
 
 /// OpenFeature's API object: the providers (a default one and one per domain), the global
 /// evaluation context and hooks, and the clients that evaluate through them.

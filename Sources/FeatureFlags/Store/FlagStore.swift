@@ -3,6 +3,7 @@ public import ConfigurationFiles
 import Dispatch
 import Glibc
 import Locking
+import Plumbing
 
 /// Feature flags from flagd-format files, evaluated in process and kept current as the files change.
 ///

@@ -1,16 +1,18 @@
 import CLinuxSupport
 public import Capabilities
 import ConfigurationFiles
-import Dispatch
 import Glibc
+import Plumbing
 
 /// Whether a TCP service answers: the host name is resolved, then a non-blocking connect
 /// is tried on each address within the timeout.
 ///
-/// Statuses: authorized when a connection is established; denied otherwise, with a reason
-/// that starts with what failed: `DNS failure` (the name does not resolve, or no name server
-/// answered in time), `no route` (network or host unreachable), `refused` (the host answered
-/// but nothing listens on the port: the host is up, the service is down), or `timed out`.
+/// Statuses: authorized when a connection is established. Denied when the network answered no,
+/// with the cause saying how: `.hostNotFound` (the name does not resolve), `.noRoute` (network or
+/// host unreachable, or a firewall refused), `.connectionRefused` (the host answered but nothing
+/// listens on the port: the host is up, the service is down) or `.timedOut`. Unavailable when
+/// nothing was decided: no name server answered (`EAI_AGAIN`, or no answer within the timeout) is
+/// `.backendUnreachable`; a local failure (no descriptor left) is `.error`.
 ///
 /// This is the one backend whose status costs network traffic: one name lookup and one
 /// connection attempt per address, bounded by `timeout`.
@@ -43,14 +45,31 @@ public struct HostReachability: SubjectCapability {
 
     public var name: String { host.contains(":") ? "host:[\(host)]:\(port)" : "host:\(host):\(port)" }
 
+    /// Resolves and connects on threads of their own (both block); cancelling the calling task
+    /// ends the wait at once and throws `CancellationError`.
     public func status() async throws -> CapabilityStatus {
         let (host, port, timeout) = (self.host, self.port, self.timeout)
-        return await withCheckedContinuation { continuation in
-            // Resolution and connect block; keep them off the cooperative pool.
-            TCPProbe.blockingWork.async {
-                continuation.resume(returning: TCPProbe.check(host: host, port: port, timeout: timeout))
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let resolution: TCPProbe.Resolution
+        if Self.isAddress(host) {
+            resolution = TCPProbe.resolve(host, port, numeric: true)  // no name server involved
+        } else {
+            // getaddrinfo has no timeout of its own: the wait ends at the deadline, the lookup may go on.
+            switch await BlockingWork.run(deadline: deadline, { TCPProbe.resolve(host, port, numeric: false) }) {
+            case .finished(let found): resolution = found
+            case .timedOut:
+                return .unavailable(
+                    "DNS failure: no name server answered for \(host) within \(timeout)", cause: .backendUnreachable)
+            case .cancelled: throw CancellationError()
             }
         }
+        if let failure = TCPProbe.failure(of: resolution, host: host) { return failure }
+        // Each connect waits at most until the deadline, so this wait needs no deadline of its own.
+        let outcome = await BlockingWork.run {
+            TCPProbe.connect(to: resolution.addresses, host: host, port: port, timeout: timeout, deadline: deadline)
+        }
+        guard case .finished(let status) = outcome else { throw CancellationError() }
+        return status
     }
 
     /// Checked again when links, addresses or routes change, and every 30 seconds (a service can
@@ -86,86 +105,43 @@ public struct HostReachability: SubjectCapability {
     }
 }
 
-/// The blocking part of a reachability check.
+/// The blocking parts of a reachability check.
 enum TCPProbe {
-    /// Where blocking lookups and connects run. A queue of its own (not the global one, which
-    /// keeps to one thread per core) gets a thread per waiting job, so a slow name server
-    /// cannot hold up other checks.
-    static let blockingWork = DispatchQueue(label: "LinuxBackends.TCPProbe", attributes: .concurrent)
+    struct Address: Sendable {
+        var family: Int32
+        var bytes: [UInt8]
+        var text: String
+    }
 
-    private final class Resolution: @unchecked Sendable {
-        // Written by the resolver thread before it signals; read only after the signal.
+    /// What getaddrinfo answered: its code, and the addresses when it is 0.
+    struct Resolution: Sendable {
         var code: Int32 = 0
-        var addresses: [(family: Int32, address: [UInt8], text: String)] = []
+        var addresses: [Address] = []
     }
 
-    static func check(host: String, port: UInt16, timeout: Duration) -> CapabilityStatus {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        func remainingMilliseconds() -> Int32 {
-            let left = clock.now.duration(to: deadline)
-            return left <= .zero
-                ? 0
-                : Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+    /// The status when resolving decided it (or failed to), nil when there are addresses to try.
+    static func failure(of resolution: Resolution, host: String) -> CapabilityStatus? {
+        switch resolution.code {
+        case 0:
+            return resolution.addresses.isEmpty
+                ? .denied("DNS failure: \(host) has no TCP address", cause: .hostNotFound) : nil
+        // -5 is EAI_NODATA, a GNU extension: the name exists but has no address.
+        case EAI_NONAME, -5:
+            return .denied("DNS failure: \(host) does not resolve", cause: .hostNotFound)
+        // The name servers did not answer, or failed: nothing was decided.
+        case EAI_AGAIN:
+            return .unavailable(
+                "DNS failure: no name server answered for \(host) (try again later)", cause: .backendUnreachable)
+        case EAI_FAIL:
+            return .unavailable(
+                "DNS failure: the name servers failed to answer for \(host)", cause: .backendUnreachable)
+        default:
+            return .unavailable(
+                "DNS failure: \(String(cString: gai_strerror(resolution.code)))", cause: .error)
         }
-
-        // Resolve on a thread of its own: getaddrinfo has no timeout, and a dead name server must not outlast ours.
-        let resolution = Resolution()
-        let isAddress = HostReachability.isAddress(host)
-        if isAddress {
-            resolve(host, port, numeric: true, into: resolution)  // no name server involved
-        } else {
-            let resolved = DispatchSemaphore(value: 0)
-            blockingWork.async {
-                resolve(host, port, numeric: false, into: resolution)
-                resolved.signal()
-            }
-            guard resolved.wait(timeout: .now() + .milliseconds(Int(remainingMilliseconds()))) == .success else {
-                return .denied("DNS failure: no answer for \(host) within \(timeout)")
-            }
-        }
-        guard resolution.code == 0 else {
-            let code = resolution.code
-            switch code {
-            // -5 is EAI_NODATA, a GNU extension.
-            case EAI_NONAME, -5, EAI_FAMILY:
-                return .denied("DNS failure: \(host) does not resolve")
-            case EAI_AGAIN:
-                return .denied("DNS failure: no name server answered for \(host) (try again later)")
-            default:
-                return .denied("DNS failure: \(String(cString: gai_strerror(code)))")
-            }
-        }
-        guard !resolution.addresses.isEmpty else { return .denied("DNS failure: \(host) has no TCP address") }
-
-        var refused: String?
-        var unreachable: String?
-        var timedOut: String?
-        var other: String?
-        for candidate in resolution.addresses {
-            let target = candidate.family == AF_INET6 ? "[\(candidate.text)]:\(port)" : "\(candidate.text):\(port)"
-            let started = clock.now
-            let outcome = connect(candidate.family, candidate.address, waitingAtMost: remainingMilliseconds())
-            switch outcome {
-            case 0:
-                let elapsed = started.duration(to: clock.now)
-                return .authorized("reachable: connected to \(target) in \(describe(elapsed))")
-            case ECONNREFUSED:
-                refused = refused ?? "refused: \(target) answered, but nothing listens on port \(port)"
-            case ENETUNREACH:
-                unreachable = unreachable ?? "no route: the network of \(target) is unreachable"
-            case EHOSTUNREACH:
-                unreachable = unreachable ?? "no route: \(target) is unreachable"
-            case ETIMEDOUT:
-                timedOut = timedOut ?? "timed out: no answer from \(target) within \(timeout)"
-            default:
-                other = other ?? "cannot connect to \(target): \(String(cString: strerror(outcome)))"
-            }
-        }
-        return .denied(refused ?? unreachable ?? timedOut ?? other ?? "cannot connect to \(host):\(port)")
     }
 
-    private static func resolve(_ host: String, _ port: UInt16, numeric: Bool, into resolution: Resolution) {
+    static func resolve(_ host: String, _ port: UInt16, numeric: Bool) -> Resolution {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_protocol = Int32(IPPROTO_TCP)
@@ -173,8 +149,8 @@ enum TCPProbe {
         var list: UnsafeMutablePointer<addrinfo>?
         let code = getaddrinfo(host, String(port), &hints, &list)
         defer { if let list { freeaddrinfo(list) } }
-        resolution.code = code
-        guard code == 0 else { return }
+        var resolution = Resolution(code: code)
+        guard code == 0 else { return resolution }
         var cursor = list
         var seen: Set<[UInt8]> = []
         while let entry = cursor {
@@ -185,33 +161,93 @@ enum TCPProbe {
             var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             getnameinfo(address, entry.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
             resolution.addresses.append(
-                (
-                    entry.pointee.ai_family, bytes,
-                    String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                ))
+                Address(
+                    family: entry.pointee.ai_family, bytes: bytes,
+                    text: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
         }
+        return resolution
     }
 
-    /// 0 when connected, otherwise the error (ETIMEDOUT when the time ran out).
-    private static func connect(_ family: Int32, _ address: [UInt8], waitingAtMost milliseconds: Int32) -> Int32 {
-        guard milliseconds > 0 else { return ETIMEDOUT }
+    /// Tries each address until one connects or the deadline passes. When every address fails,
+    /// the most telling decided answer wins (refused, then no route, then timed out); only when
+    /// no address gave one is nothing decided.
+    static func connect(
+        to addresses: [Address], host: String, port: UInt16, timeout: Duration, deadline: ContinuousClock.Instant
+    ) -> CapabilityStatus {
+        let clock = ContinuousClock()
+        func remainingMilliseconds() -> Int32 {
+            let left = clock.now.duration(to: deadline)
+            return left <= .zero
+                ? 0
+                : Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+        }
+        var refused: CapabilityStatus?
+        var unreachable: CapabilityStatus?
+        var timedOut: CapabilityStatus?
+        var undecided: CapabilityStatus?
+        for candidate in addresses {
+            let target = candidate.family == AF_INET6 ? "[\(candidate.text)]:\(port)" : "\(candidate.text):\(port)"
+            let started = clock.now
+            switch connect(candidate.family, candidate.bytes, waitingAtMost: remainingMilliseconds()) {
+            case .connected:
+                return .authorized("reachable: connected to \(target) in \(describe(started.duration(to: clock.now)))")
+            case .answered(ECONNREFUSED):
+                refused =
+                    refused
+                    ?? .denied(
+                        "refused: \(target) answered, but nothing listens on port \(port)", cause: .connectionRefused)
+            case .answered(ENETUNREACH), .answered(ENETDOWN):
+                unreachable =
+                    unreachable ?? .denied("no route: the network of \(target) is unreachable", cause: .noRoute)
+            case .answered(EHOSTUNREACH):
+                unreachable = unreachable ?? .denied("no route: \(target) is unreachable", cause: .noRoute)
+            case .answered(let code) where code == EACCES || code == EPERM:
+                unreachable =
+                    unreachable
+                    ?? .denied(
+                        "no route: a firewall refused the connection to \(target) (\(String(cString: strerror(code))))",
+                        cause: .noRoute)
+            case .answered(ETIMEDOUT):
+                timedOut =
+                    timedOut ?? .denied("timed out: no answer from \(target) within \(timeout)", cause: .timedOut)
+            case .answered(let code), .failed(let code):
+                undecided =
+                    undecided
+                    ?? .unavailable(
+                        "cannot try \(target): \(String(cString: strerror(code)))", cause: .error)
+            }
+        }
+        return refused ?? unreachable ?? timedOut ?? undecided
+            ?? .denied("timed out: no address of \(host) tried within \(timeout)", cause: .timedOut)
+    }
+
+    private enum Attempt {
+        case connected
+        /// What the connect came to (an errno; ETIMEDOUT when the time ran out).
+        case answered(Int32)
+        /// This process could not try (no socket, a failed poll): an errno.
+        case failed(Int32)
+    }
+
+    private static func connect(_ family: Int32, _ address: [UInt8], waitingAtMost milliseconds: Int32) -> Attempt {
+        guard milliseconds > 0 else { return .answered(ETIMEDOUT) }
         let fd = socket(
             family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return errno }
+        guard fd >= 0 else { return .failed(errno) }
         defer { close(fd) }
         let started = address.withUnsafeBytes { raw in
             Glibc.connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
         }
-        if started == 0 { return 0 }
-        guard errno == EINPROGRESS else { return errno }
+        if started == 0 { return .connected }
+        guard errno == EINPROGRESS else { return .answered(errno) }
         var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
         var ready: Int32
         repeat { ready = poll(&waiting, 1, milliseconds) } while ready < 0 && errno == EINTR
-        guard ready > 0 else { return ready == 0 ? ETIMEDOUT : errno }
+        guard ready > 0 else { return ready == 0 ? .answered(ETIMEDOUT) : .failed(errno) }
         var failure: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length) == 0 else { return errno }
-        return failure
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length) == 0 else { return .failed(errno) }
+        return failure == 0 ? .connected : .answered(failure)
     }
 
     private static func describe(_ duration: Duration) -> String {

@@ -1,8 +1,7 @@
 public import Capabilities
 import ConfigurationFiles
-import Dispatch
 import Glibc
-import Locking
+import Plumbing
 
 /// A login through PAM: authorized once a PAM transaction for a service and a user succeeds
 /// (`pam_authenticate`, then `pam_acct_mgmt`).
@@ -143,7 +142,7 @@ public struct PAMLogin: CapabilityType {
     }
 
     /// Runs the PAM transaction on a thread of its own (it blocks while a person types), for at
-    /// most ``timeout``.
+    /// most ``timeout``; cancelling the calling task stops the wait.
     public func authorize() async throws -> CapabilityStatus {
         let current = currentStatus()
         guard current.kind == .notDetermined, case .success(let library) = PAMLibrary.load(libraryPath) else {
@@ -152,34 +151,19 @@ public struct PAMLogin: CapabilityType {
         let transaction = PAMTransaction(
             library: library, service: service, user: user, directory: serviceDirectory, conversation: conversation,
             checksAccount: checksAccount, establishesCredentials: establishesCredentials)
-        let timeout = timeout
-        let answered = Lock(false)
-        return await withCheckedContinuation { continuation in
-            @Sendable func answer(_ status: CapabilityStatus) {
-                let first = answered.withLock { done in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: status) }
-            }
-            Self.transactions.async { answer(transaction.run()) }
-            Self.transactions.asyncAfter(deadline: .now() + Self.interval(timeout)) {
-                answer(
-                    .unavailable(
-                        "the PAM transaction for \(user) via service \(service) did not finish within \(timeout)",
-                        cause: .error))
-            }
+        switch await BlockingWork.run(deadline: .now + timeout, { transaction.run() }) {
+        case .finished(let status):
+            return status
+        case .timedOut:
+            return .unavailable(
+                "the PAM transaction for \(user) via service \(service) did not finish within \(timeout)", cause: .error
+            )
+        case .cancelled:
+            // The conversation may still wait for an answer on its thread; nobody acts on what it decides.
+            throw CancellationError()
         }
     }
 
-    private static func interval(_ duration: Duration) -> DispatchTimeInterval {
-        let (seconds, attoseconds) = duration.components
-        guard seconds < Int64(Int.max / 1_000_000_000) - 1 else { return .never }
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-    }
-
-    /// A queue of its own, so each waiting login gets a thread and none holds up the global queue.
-    private static let transactions = DispatchQueue(label: "LinuxBackends.PAM", attributes: .concurrent)
 }
 
 extension PAMLogin: SubjectCapability {

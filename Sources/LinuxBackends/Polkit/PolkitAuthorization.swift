@@ -1,6 +1,6 @@
 public import Capabilities
-import Dispatch
 import Glibc
+import Plumbing
 
 /// Whether polkit authorizes this process for an action (`org.example.backup.restore`), as
 /// polkitd answers from the administrator's rules (Docs/Backends/Polkit.md).
@@ -113,14 +113,13 @@ public struct PolkitAuthorization: SubjectCapability {
         } else {
             polkitSubject = nil
         }
-        return await withCheckedContinuation { continuation in
-            Self.checks.async {
-                continuation.resume(
-                    returning: Self.check(
-                        action, details, subject: polkitSubject, subjectName: subjectName, keeps: keeps,
-                        timeout: timeout, library: library))
-            }
+        let outcome = await BlockingWork.run {
+            Self.check(
+                action, details, subject: polkitSubject, subjectName: subjectName, keeps: keeps, timeout: timeout,
+                library: library)
         }
+        guard case .finished(let status) = outcome else { throw CancellationError() }
+        return status
     }
 
     private static func check(
@@ -154,19 +153,11 @@ public struct PolkitAuthorization: SubjectCapability {
         let request = InteractiveCheck(
             action: action, details: details, conversation: conversation, keeps: keepsTemporaryAuthorization,
             timeout: interactionTimeout, library: library, wake: wake)
-        let status = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                Self.checks.async { continuation.resume(returning: request.run()) }
-            }
-        } onCancel: {
-            wake.signal()
-        }
-        if status == nil { throw CancellationError() }
-        return status!
+        // Cancelling wakes the agent's loop, which then withdraws the request from polkitd.
+        let outcome = await BlockingWork.run(interrupt: { wake.signal() }, { request.run() })
+        guard case .finished(let status?) = outcome else { throw CancellationError() }
+        return status
     }
-
-    /// A queue of its own: each check waits on a thread of its own, none on Swift's cooperative pool.
-    private static let checks = DispatchQueue(label: "LinuxBackends.Polkit", attributes: .concurrent)
 
     // MARK: Answers
 

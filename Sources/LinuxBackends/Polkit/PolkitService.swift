@@ -1,5 +1,5 @@
 public import Capabilities
-import Dispatch
+import Plumbing
 
 /// Whether polkitd answers on the system bus: authorized with its name and version, unavailable
 /// with the reason (no libsystemd, no bus, polkitd not running). `capctl status` shows it.
@@ -18,18 +18,17 @@ public struct PolkitService: CapabilityType {
     /// Asks polkitd for its backend's name and version.
     public func status() async throws -> CapabilityStatus {
         guard let library = SystemdBusLibrary.loaded(libraryPath) else { return SystemdBusLibrary.missing(libraryPath) }
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                do throws(DBusError) {
-                    let backend = try PolkitAuthority(on: DBusConnection(systemBusWith: library), timeout: .seconds(10))
-                        .backend()
-                    continuation.resume(
-                        returning: .authorized("\(backend.name) \(backend.version) answers on the system bus"))
-                } catch {
-                    let status = PolkitAuthorization.status(of: error, action: "")
-                    continuation.resume(returning: .unavailable(status.reason, cause: status.cause))
-                }
+        let outcome = await BlockingWork.run { () -> CapabilityStatus in
+            do throws(DBusError) {
+                let backend = try PolkitAuthority(on: DBusConnection(systemBusWith: library), timeout: .seconds(10))
+                    .backend()
+                return .authorized("\(backend.name) \(backend.version) answers on the system bus")
+            } catch {
+                let status = PolkitAuthorization.status(of: error, action: "")
+                return .unavailable(status.reason, cause: status.cause)
             }
         }
+        guard case .finished(let status) = outcome else { throw CancellationError() }
+        return status
     }
 }

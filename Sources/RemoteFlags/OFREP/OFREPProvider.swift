@@ -6,6 +6,7 @@ import Foundation
 import Locking
 import NIOCore
 import NIOHTTP1
+import Plumbing
 
 /// An OpenFeature provider that evaluates remotely, over the OpenFeature Remote Evaluation
 /// Protocol (OFREP, open-feature/protocol's `service/openapi.yaml`), against any service that

@@ -60,6 +60,10 @@ final class LoopbackSocket {
 /// deleted afterwards. Needs root and iproute2.
 final class NetworkNamespace {
     let name: String
+    /// `/etc/netns/NAME`, which `ip netns exec` bind-mounts over `/etc` files for its command.
+    private var etcDirectory: String { "/etc/netns/\(name)" }
+    /// Whether this namespace made `/etc/netns` and so removes it again.
+    private var madeEtcNetns = false
 
     static var isAvailable: Bool {
         geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")
@@ -71,7 +75,23 @@ final class NetworkNamespace {
         try ip(["netns", "add", name])
     }
 
-    deinit { _ = try? runProcess("/usr/sbin/ip", ["netns", "del", name]) }
+    deinit {
+        _ = try? runProcess("/usr/sbin/ip", ["netns", "del", name])
+        try? FileManager.default.removeItem(atPath: etcDirectory)
+        if madeEtcNetns { rmdir("/etc/netns") }
+    }
+
+    /// Commands run through ``exec`` read `text` as their `/etc/resolv.conf` (the machine's own
+    /// file is not touched: `ip netns exec` mounts this one over it in the command's mount namespace).
+    func useResolvConf(_ text: String) throws {
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: "/etc/netns", isDirectory: &isDirectory) {
+            try FileManager.default.createDirectory(atPath: "/etc/netns", withIntermediateDirectories: false)
+            madeEtcNetns = true
+        }
+        try FileManager.default.createDirectory(atPath: etcDirectory, withIntermediateDirectories: false)
+        try text.write(toFile: etcDirectory + "/resolv.conf", atomically: true, encoding: .utf8)
+    }
 
     /// Runs `ip -n NAME arguments`.
     func inside(_ arguments: [String]) throws {

@@ -34,12 +34,14 @@ enum Probe {
         guard output.status == 0 else { throw ProbeError(output: output) }
         return try output.standardOutput.split(separator: "\n").map { line -> CapabilityStatus? in
             if line == "cancelled" { return nil }
-            let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
-            guard fields.count == 3, let kind = CapabilityStatus.Kind(rawValue: String(fields[0])) else {
+            // kind, grants, cause, reason
+            let fields = line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false)
+            guard fields.count == 4, let kind = CapabilityStatus.Kind(rawValue: String(fields[0])) else {
                 throw ProbeError(output: output)
             }
             let grants = Set(fields[1].split(separator: ",").map(String.init))
-            return CapabilityStatus(kind, reason: String(fields[2]), grants: grants)
+            let cause = fields[2].isEmpty ? nil : CapabilityStatus.Cause(String(fields[2]))
+            return CapabilityStatus(kind, reason: String(fields[3]), grants: grants, cause: cause)
         }
     }
 

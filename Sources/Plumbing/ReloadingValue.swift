@@ -1,4 +1,3 @@
-package import Dispatch
 import Locking
 
 /// How configuration is kept current, for every store here (flag files, policies): read, read
@@ -31,7 +30,7 @@ package final class ReloadingValue<Value: Sendable, Failure: Error & Equatable &
     private let state = Lock(State())
     private let load: @Sendable () -> Outcome
     private let onEvent: @Sendable (Event) -> Void
-    private let watcher = Lock<DirectoryWatcher?>(nil)
+    private let stopWatcher = Lock<(@Sendable () -> Void)?>(nil)
 
     /// A value read by `load`; `onEvent` hears each change after it took effect. Nothing is
     /// read until ``reload()``.
@@ -68,19 +67,21 @@ package final class ReloadingValue<Value: Sendable, Failure: Error & Equatable &
         if let event { onEvent(event) }
     }
 
-    /// Reads again whenever one of `files`, or anything in `directories`, changes.
-    package func watch(files: [String], directories: [String], queue: DispatchQueue) throws(ConfigurationError) {
-        let watcher = try DirectoryWatcher(files: files, directories: directories, queue: queue) { [weak self] _ in
-            self?.reload()
-        }
-        self.watcher.withLock { $0 = watcher }
+    /// Keeps a watcher that calls ``reload()`` on changes; `stop` ends it (and returns once it has
+    /// ended) when ``stopWatching()`` is called or another watcher replaces it. The watcher must
+    /// hold this value weakly: the value owns it, not the other way round.
+    package func keepWatching(stop: @escaping @Sendable () -> Void) {
+        stopWatcher.withLock { current in
+            defer { current = stop }
+            return current
+        }?()
     }
 
-    /// Stops watching; returns once the watcher's inotify instance is closed.
+    /// Stops watching; returns once the watcher has stopped.
     package func stopWatching() {
-        watcher.withLock { watcher in
-            defer { watcher = nil }
-            return watcher
-        }?.stop()
+        stopWatcher.withLock { current in
+            defer { current = nil }
+            return current
+        }?()
     }
 }

@@ -1,7 +1,7 @@
 import Locking
 
-/// Sends each event to every current subscriber's stream. Shared by the signals and stores
-/// of this package; not public API.
+/// Sends each event to every current subscriber's stream: the one broadcast of this package's
+/// signals, stores and providers.
 package final class EventBroadcast<Element: Sendable>: Sendable {
     private struct Subscribers {
         var next = 0
@@ -21,6 +21,10 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
         let continuations = subscribers.withLock { Array($0.continuations.values) }
         for continuation in continuations { continuation.yield(event) }
     }
+
+    /// How many subscribers are listening: a stream whose consumer stopped (or was released) is
+    /// no longer one.
+    package var subscriberCount: Int { subscribers.withLock { $0.continuations.count } }
 
     /// A stream of every event from now on, until the consumer stops.
     package func subscribe() -> AsyncStream<Element> {
