@@ -54,6 +54,13 @@ package enum BlockingWork {
         return outcome
     }
 
+    /// Runs `work` on a thread outside the cooperative pool and returns its value; throws
+    /// `CancellationError` as soon as the calling task is cancelled (the work's value is dropped).
+    package static func value<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async throws -> Value {
+        guard case .finished(let value) = await run(work) else { throw CancellationError() }
+        return value
+    }
+
     private static func dispatchTime(of deadline: ContinuousClock.Instant) -> DispatchTime {
         let left = ContinuousClock.now.duration(to: deadline)
         guard left > .zero else { return .now() }

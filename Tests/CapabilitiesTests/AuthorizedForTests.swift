@@ -236,4 +236,38 @@ struct AuthorizedForTests {
         #expect(await gate(AnyOf(AuthorizedFor(sudo), AuthorizedFor(pam))).ran)
         #expect(pam.authorizationCount == 1)
     }
+
+    /// A check that only cancellation ends, as a name lookup to a dead server is.
+    struct EndlessCheck: CapabilityType {
+        let started = Latch()
+        let cancelled = Latch()
+        var name: String { "endless" }
+
+        func status() async throws -> CapabilityStatus {
+            let (never, keptOpen) = AsyncStream<Void>.makeStream()
+            started.open()
+            for await _ in never {}  // ends only when the task is cancelled
+            withExtendedLifetime(keptOpen) {}
+            cancelled.open()
+            throw CancellationError()
+        }
+    }
+
+    @Test(
+        "cancelling a procedure cancels the checks its gate is waiting for, also inside any-of",
+        arguments: [false, true])
+    func cancellationReachesTheCheck(composed: Bool) async {
+        let check = EndlessCheck()
+        let procedure = BlockProcedure(name: "gated") {}
+        let condition: any ProcedureCondition =
+            composed ? AnyOf(AuthorizedFor(check), Silent(AuthorizedFor(check))) : AuthorizedFor(check)
+        procedure.addCondition(condition)
+        ProcedureQueue().addProcedure(procedure)
+        await check.started.wait()
+        procedure.cancel()
+        // Without the cancellation reaching the check, this waits until the suite's time limit.
+        await check.cancelled.wait()
+        await procedure.waitUntilFinished()
+        #expect(procedure.isCancelled)
+    }
 }

@@ -132,10 +132,12 @@ public struct AuthorizedFor: ProcedureCondition {
             completion(immediate)
             return
         }
-        let gate = self.gate
-        Task {
+        let (gate, mayInteractLater) = (self.gate, context.mayInteractLater)
+        let check = Task {
             let status = await gate.capability.resolveStatus()
-            completion(gate.result(for: status, mayInteractLater: context.mayInteractLater))
+            completion(gate.result(for: status, mayInteractLater: mayInteractLater))
         }
+        // A cancelled procedure's check stops too (a name lookup, a D-Bus call): its answer would go unheard.
+        context.whenAbandoned { check.cancel() }
     }
 }

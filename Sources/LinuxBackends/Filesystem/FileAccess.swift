@@ -2,6 +2,7 @@ import CLinuxSupport
 public import Capabilities
 import ConfigurationFiles
 import Glibc
+import Plumbing
 
 /// Access to a path for this process's effective user and groups: read, write, execute
 /// (search, for a directory), or creating entries in a directory; optionally also that the
@@ -88,10 +89,12 @@ public struct FileAccess: SubjectCapability {
 
     public var requirement: GrantRequirement { GrantRequirement(grants: Set(access.names)) }
 
-    public func status() async throws -> CapabilityStatus { currentStatus() }
-
-    /// A few system calls, no I/O beyond the inode: gates decide inline.
-    public func knownStatus() -> CapabilityStatus? { currentStatus() }
+    /// Runs on a thread of its own: `stat` and `access` wait for the file system, which may be a
+    /// network one (NFS, FUSE) that does not answer.
+    public func status() async throws -> CapabilityStatus {
+        let capability = self
+        return try await BlockingWork.value { capability.currentStatus() }
+    }
 
     private func currentStatus() -> CapabilityStatus {
         guard let subject, !Self.isThisProcess(subject) else { return check() }
@@ -121,9 +124,9 @@ public struct FileAccess: SubjectCapability {
 
     /// Whether `subject` has exactly this process's file-system credentials.
     private static func isThisProcess(_ subject: Subject) -> Bool {
-        let identity = ProcessIdentity.current()
-        return subject.uid == identity.effectiveUser.id && subject.gid == identity.effectiveGroup.id
-            && Set(subject.supplementaryGroups) == Set(identity.supplementaryGroups.map(\.id))
+        let groups = ProcessIdentity.currentGroupIDs()
+        return subject.uid == geteuid() && subject.gid == groups.effective
+            && Set(subject.supplementaryGroups) == Set(groups.supplementary)
     }
 
     private func check() -> CapabilityStatus {

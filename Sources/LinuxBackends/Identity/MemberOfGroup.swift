@@ -1,5 +1,6 @@
 public import Capabilities
 import ConfigurationFiles
+import Plumbing
 
 /// Whether this process belongs to a group: its effective, real or one of its supplementary
 /// group ids is the group's. (This is the process's membership, which the kernel checks; a
@@ -30,11 +31,21 @@ public struct MemberOfGroup: SubjectCapability {
         return asked
     }
 
-    public func status() async throws -> CapabilityStatus { currentStatus() }
+    /// Runs on a thread of its own: naming the groups asks the group database, which may be a
+    /// directory server.
+    public func status() async throws -> CapabilityStatus {
+        let capability = self
+        return try await BlockingWork.value { capability.currentStatus(namingGroups: true) }
+    }
 
-    public func knownStatus() -> CapabilityStatus? { currentStatus() }
+    /// Decided from group ids alone (system calls, no database) once the group's id is known, so
+    /// gates decide inline; the reason then names groups by number. Nil while the group is
+    /// unresolved: finding its id asks the database.
+    public func knownStatus() -> CapabilityStatus? {
+        group.id == nil ? nil : currentStatus(namingGroups: false)
+    }
 
-    private func currentStatus() -> CapabilityStatus {
+    private func currentStatus(namingGroups: Bool) -> CapabilityStatus {
         let groupID: UInt32
         switch AccountLookup.resolve(group, group: true) {
         case .id(let id): groupID = id
@@ -46,14 +57,13 @@ public struct MemberOfGroup: SubjectCapability {
             return .denied(
                 "\(subject) is not in \(label) (groups: \(subject.groups.map(String.init).joined(separator: ", ")))")
         }
-        let identity = ProcessIdentity.current()
-        if identity.effectiveGroup.id == groupID { return .authorized("effective group is \(label)") }
-        if identity.realGroup.id == groupID { return .authorized("real group is \(label)") }
-        if identity.supplementaryGroups.contains(where: { $0.id == groupID }) {
-            return .authorized("\(label) is a supplementary group")
+        let ids = ProcessIdentity.currentGroupIDs()
+        if ids.effective == groupID { return .authorized("effective group is \(label)") }
+        if ids.real == groupID { return .authorized("real group is \(label)") }
+        if ids.supplementary.contains(groupID) { return .authorized("\(label) is a supplementary group") }
+        let groups = ([ids.effective] + ids.supplementary).map { id in
+            namingGroups ? ProcessIdentity.group(id).description : String(id)
         }
-        let groups = ([identity.effectiveGroup] + identity.supplementaryGroups).map(\.description).joined(
-            separator: ", ")
-        return .denied("not a member of \(label) (groups: \(groups))")
+        return .denied("not a member of \(label) (groups: \(groups.joined(separator: ", ")))")
     }
 }

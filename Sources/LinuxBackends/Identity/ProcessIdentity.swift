@@ -37,6 +37,15 @@ public struct ProcessIdentity: Sendable, Equatable {
             supplementaryGroups: groups.prefix(Int(max(read, 0))).map(group))
     }
 
+    /// The calling process's group ids (effective, real, then supplementary), from system calls
+    /// alone: no name is looked up, so no directory server is asked.
+    static func currentGroupIDs() -> (effective: UInt32, real: UInt32, supplementary: [UInt32]) {
+        let count = getgroups(0, nil)
+        var groups = [gid_t](repeating: 0, count: Int(max(count, 0)))
+        let read = count > 0 ? getgroups(count, &groups) : 0
+        return (getegid(), getgid(), Array(groups.prefix(Int(max(read, 0)))))
+    }
+
     package static func user(_ id: uid_t) -> Named { named(id, AccountDatabase.user(id: id)) }
 
     static func group(_ id: gid_t) -> Named { named(id, AccountDatabase.group(id: id)) }

@@ -1,5 +1,7 @@
 public import Capabilities
 import ConfigurationFiles
+import Glibc
+import Plumbing
 
 /// Whether this process runs as a given user: its effective user id (the one the kernel
 /// checks permissions against) is that user's. For a subject, the subject's effective user id.
@@ -28,11 +30,21 @@ public struct RunsAsUser: SubjectCapability {
         return asked
     }
 
-    public func status() async throws -> CapabilityStatus { currentStatus() }
+    /// Runs on a thread of its own: naming the user asks the user database, which may be a
+    /// directory server.
+    public func status() async throws -> CapabilityStatus {
+        let capability = self
+        return try await BlockingWork.value { capability.currentStatus(namingUser: true) }
+    }
 
-    public func knownStatus() -> CapabilityStatus? { currentStatus() }
+    /// Decided from the user id alone (a system call, no database) once the user's id is known, so
+    /// gates decide inline; the reason then names the user by number. Nil while the user is
+    /// unresolved: finding the id asks the database.
+    public func knownStatus() -> CapabilityStatus? {
+        user.id == nil ? nil : currentStatus(namingUser: false)
+    }
 
-    private func currentStatus() -> CapabilityStatus {
+    private func currentStatus(namingUser: Bool) -> CapabilityStatus {
         let userID: UInt32
         switch AccountLookup.resolve(user, group: false) {
         case .id(let id): userID = id
@@ -42,8 +54,9 @@ public struct RunsAsUser: SubjectCapability {
             if subject.uid == userID { return .authorized("\(subject) runs as \(user.label)") }
             return .denied("\(subject) does not run as \(user.label)")
         }
-        let identity = ProcessIdentity.current()
-        if identity.effectiveUser.id == userID { return .authorized("running as \(identity.effectiveUser)") }
-        return .denied("running as \(identity.effectiveUser), not \(user.label)")
+        let effective = geteuid()
+        if effective == userID { return .authorized("running as \(user.label)") }
+        let running = namingUser ? ProcessIdentity.user(effective).description : String(effective)
+        return .denied("running as \(running), not \(user.label)")
     }
 }

@@ -1,4 +1,5 @@
 public import Capabilities
+import Plumbing
 
 /// A capability whose successful authorizations outlive the process: a login kept in this
 /// process (`KeptAuthorization`) and also in ``KeptLoginRecords``, so the next `capctl check`
@@ -48,17 +49,16 @@ public struct KeptAcrossProcesses: CapabilityType {
             "kept from an earlier login in this session for \(remaining.components.seconds) s more\(note)")
     }
 
+    /// Reads the record on a thread of its own (a trusted-file read), then asks the login.
     public func status() async throws -> CapabilityStatus {
-        if let kept = kept() { return kept }
+        let capability = self
+        if let kept = try await BlockingWork.value({ capability.kept() }) { return kept }
         return try await base.status()
     }
 
-    public func knownStatus() -> CapabilityStatus? {
-        kept() ?? base.knownStatus()
-    }
-
     public func authorize() async throws -> CapabilityStatus {
-        if let kept = kept() { return kept }
+        let capability = self
+        if let kept = try await BlockingWork.value({ capability.kept() }) { return kept }
         let status = try await base.authorize()
         guard status.kind == .authorized else { return status }
         // A record that cannot be written only means the next process asks again; the reason says so.

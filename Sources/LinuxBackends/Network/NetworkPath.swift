@@ -1,4 +1,5 @@
 public import Capabilities
+import Plumbing
 
 /// Whether this host can reach the network at all, the way `NWPathMonitor` users know it:
 /// satisfied (authorized) when an interface is up and running with an address beyond
@@ -13,9 +14,11 @@ public struct NetworkPath: SubjectCapability {
 
     public var name: String { "network:path" }
 
-    public func status() async throws -> CapabilityStatus { currentStatus() }
-
-    public func knownStatus() -> CapabilityStatus? { currentStatus() }
+    /// Runs on a thread of its own: the interfaces come from a netlink dump and the routes from
+    /// procfs, both I/O, so gates do not read them inline.
+    public func status() async throws -> CapabilityStatus {
+        try await BlockingWork.value { NetworkPath().currentStatus() }
+    }
 
     public func statusUpdates() -> CapabilityStatusUpdates {
         .rereading(self, whenever: { [NetworkChangeMonitor.changes()] })

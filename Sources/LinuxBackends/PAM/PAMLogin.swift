@@ -99,9 +99,12 @@ public struct PAMLogin: CapabilityType {
     }
 
     /// notDetermined while the service exists: only asking can tell. Never prompts.
-    public func status() async throws -> CapabilityStatus { currentStatus() }
-
-    public func knownStatus() -> CapabilityStatus? { currentStatus() }
+    /// Runs on a thread of its own: checking the service file walks its directories
+    /// (``ConfigurationFiles/TrustedFile``), and libpam is loaded the first time.
+    public func status() async throws -> CapabilityStatus {
+        let capability = self
+        return try await BlockingWork.value { capability.currentStatus() }
+    }
 
     private func currentStatus() -> CapabilityStatus {
         if case .unavailable(let reason) = availability { return .unavailable(reason) }
@@ -144,7 +147,7 @@ public struct PAMLogin: CapabilityType {
     /// Runs the PAM transaction on a thread of its own (it blocks while a person types), for at
     /// most ``timeout``; cancelling the calling task stops the wait.
     public func authorize() async throws -> CapabilityStatus {
-        let current = currentStatus()
+        let current = try await status()
         guard current.kind == .notDetermined, case .success(let library) = PAMLibrary.load(libraryPath) else {
             return current
         }

@@ -13,6 +13,8 @@ final class ConditionEvaluation: Sendable {
         var isCancelled = false
         var isDecided = false
         var currentDependency: Procedure?
+        /// What leaves asked to run if the evaluation is cancelled before it decides.
+        var cancellationHandlers: [@Sendable () -> Void] = []
     }
 
     private let procedure: Procedure
@@ -87,7 +89,7 @@ final class ConditionEvaluation: Sendable {
         for index in firstUnchecked..<tree.leaves.count {
             let mayStay = tree.isInteractive(index)
             let leaf = tree.leaves[index]
-            let context = ConditionContext(mayInteractLater: mayStay)
+            let context = ConditionContext(mayInteractLater: mayStay, evaluation: self)
             if let result = Self.deferredResult(leaf, mayStay)
                 ?? leaf.evaluateImmediately(for: procedure, context: context)
             {
@@ -128,14 +130,31 @@ final class ConditionEvaluation: Sendable {
         if complete { decide() }
     }
 
-    /// Stops the evaluation and cancels the dependency it waits for, if any.
+    /// Stops the evaluation, cancels the dependency it waits for, if any, and tells the leaves
+    /// still working (``ConditionContext/whenAbandoned(_:)``).
     func cancel() {
-        let dependency = state.withLock { state -> Procedure? in
+        let (dependency, handlers) = state.withLock { state -> (Procedure?, [@Sendable () -> Void]) in
+            guard !state.isCancelled else { return (nil, []) }
             state.isCancelled = true
-            defer { state.currentDependency = nil }
-            return state.currentDependency
+            defer {
+                state.currentDependency = nil
+                state.cancellationHandlers = []
+            }
+            return (state.currentDependency, state.isDecided ? [] : state.cancellationHandlers)
         }
         dependency?.cancel()
+        for handler in handlers { handler() }
+    }
+
+    /// Runs `handler` when this evaluation is cancelled before it decides (at once if it was).
+    func whenCancelled(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.isDecided { return false }
+            if state.isCancelled { return true }
+            state.cancellationHandlers.append(handler)
+            return false
+        }
+        if runNow { handler() }
     }
 
     private func decide() {
@@ -153,6 +172,7 @@ final class ConditionEvaluation: Sendable {
                 }
             }
             state.isDecided = true
+            state.cancellationHandlers = []
             return .done(state.results)
         }
         switch step {
@@ -201,7 +221,9 @@ final class ConditionEvaluation: Sendable {
     }
 
     private func checkAgain(_ index: Int) {
-        tree.leaves[index].evaluate(for: procedure, context: ConditionContext(mayInteractLater: false)) {
+        tree.leaves[index].evaluate(
+            for: procedure, context: ConditionContext(mayInteractLater: false, evaluation: self)
+        ) {
             [self] result in
             let proceed = state.withLock { state -> Bool in
                 guard !state.isCancelled else { return false }

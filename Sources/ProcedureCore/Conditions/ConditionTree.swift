@@ -251,6 +251,7 @@ extension ComposedCondition {
             let verdict = tree.verdict(results: record.results)
             completion(ConditionResult(verdict: verdict, reason: explanation.reason, error: explanation.error))
         }
+        context.whenAbandoned { evaluation.cancel() }
         evaluation.start()
     }
 }

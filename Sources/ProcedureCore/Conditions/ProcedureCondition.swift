@@ -76,8 +76,24 @@ public struct ConditionContext: Sendable {
     /// ``ConditionResult/needsInteraction(_:)``. False otherwise: the answer must then be final.
     public let mayInteractLater: Bool
 
+    /// The evaluation asking, which tells of its abandonment; nil where nothing can abandon it.
+    let evaluation: ConditionEvaluation?
+
     /// Creates a context.
     public init(mayInteractLater: Bool) {
+        self.init(mayInteractLater: mayInteractLater, evaluation: nil)
+    }
+
+    init(mayInteractLater: Bool, evaluation: ConditionEvaluation?) {
         self.mayInteractLater = mayInteractLater
+        self.evaluation = evaluation
+    }
+
+    /// Runs `handler` if the evaluation is abandoned before it decides (the procedure was
+    /// cancelled): a condition that started work in
+    /// ``ProcedureCondition/evaluate(for:context:completion:)`` stops it there. Runs at once when
+    /// the evaluation was abandoned already; never runs once it has decided.
+    public func whenAbandoned(_ handler: @escaping @Sendable () -> Void) {
+        evaluation?.whenCancelled(handler)
     }
 }

@@ -79,7 +79,7 @@ struct ValidateCommand: AsyncParsableCommand {
             do throws(PolicyErrors) {
                 let policy = try PolicyLoader.load(files: policyFiles, userDirectory: userDirectory)
                 checked += policy.flagFiles
-                warnings = Self.brokenOnThisHost(policy)
+                warnings = await Self.brokenOnThisHost(policy)
                 overrides =
                     policy.overrides.map(\.description) + Self.flagOverrides(policy.flagSources)
                     + policy.refusedOverrides.map {
@@ -126,16 +126,18 @@ struct ValidateCommand: AsyncParsableCommand {
 
     /// Capabilities that are valid but cannot work on this host because what they rely on is
     /// broken here (a PAM service naming a module that is not installed, a missing service file):
-    /// reported as warnings, since the policy may be meant for another machine. Only what is known
-    /// without asking or probing is looked at.
-    static func brokenOnThisHost(_ policy: Policy) -> [String] {
+    /// reported as warnings, since the policy may be meant for another machine. Only kinds whose
+    /// status is read on this host are looked at: nothing is asked, no daemon and no network.
+    static func brokenOnThisHost(_ policy: Policy) async -> [String] {
         LinuxPolicySupport.install()
         guard let loaded = try? LoadedPolicy(policy, options: PolicyOptions(watchesFlagFiles: false)) else { return [] }
+        let readHere: Set<String> = ["pam", "file", "user", "group", "process-capability"]
         var warnings: [String] = []
-        for (name, declaration) in policy.capabilities.sorted(by: { $0.key < $1.key }) {
-            guard let capability = try? loaded.capability(named: name), let known = capability.knownStatus(),
-                known.kind == .unavailable, known.cause == .misconfigured
-            else { continue }
+        for (name, declaration) in policy.capabilities.sorted(by: { $0.key < $1.key })
+        where readHere.contains(declaration.kind) {
+            guard let capability = try? loaded.capability(named: name) else { continue }
+            let known = await capability.resolveStatus()
+            guard known.kind == .unavailable, known.cause == .misconfigured else { continue }
             warnings.append(
                 "\(declaration.location): capability \"\(name)\" is unavailable on this host: \(known.reason)")
         }

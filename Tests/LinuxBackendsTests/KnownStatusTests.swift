@@ -1,0 +1,35 @@
+import Capabilities
+import Glibc
+import LinuxBackends
+import Testing
+
+/// `knownStatus()` lets a gate decide on a queue's worker without a task, so it must not wait on
+/// anything: no file system, no user or group database (which may be a directory server), no netlink.
+@Suite("Statuses known without I/O")
+struct KnownStatusTests {
+    @Test("file access, the network path and PAM logins read files or sockets: only status() answers")
+    func statusesThatNeedIO() throws {
+        #expect(try FileAccess("/", access: [.read], kind: .directory).knownStatus() == nil)
+        #expect(NetworkPath().knownStatus() == nil)
+        #expect(try PAMLogin(service: "login", user: "root").knownStatus() == nil)
+    }
+
+    @Test("a resolved user or group is decided from ids alone, as status() decides it")
+    func identityFromIDs() async throws {
+        let group = try MemberOfGroup(String(getegid()))
+        let known = try #require(group.knownStatus())
+        #expect(known.kind == .authorized)
+        #expect(await group.resolveStatus().kind == known.kind)
+
+        let otherGroup = try MemberOfGroup(String(getegid() &+ 54_321))
+        let denied = try #require(otherGroup.knownStatus())
+        #expect(denied.kind == .denied)
+        // Named by number: naming them would ask the group database.
+        #expect(denied.reason.contains("(groups: \(getegid())"), "\(denied)")
+        #expect(await otherGroup.resolveStatus().kind == .denied)
+
+        let user = try RunsAsUser(String(geteuid()))
+        #expect(try #require(user.knownStatus()).kind == .authorized)
+        #expect(await user.resolveStatus().kind == .authorized)
+    }
+}
