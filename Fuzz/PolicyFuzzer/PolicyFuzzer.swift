@@ -3,15 +3,12 @@ import FuzzSupport
 import LinuxBackends
 import LinuxPolicy
 
-/// The Linux kinds, so capability declarations are parsed and checked as capctl does.
-private let kindsInstalled: Void = LinuxPolicySupport.install()
-
 /// Policy files: any bytes must end in a policy or in positioned errors, never a crash or a hang.
 func fuzzPolicy(_ bytes: [UInt8]) {
-    _ = kindsInstalled
     guard let text = String(validating: bytes, as: UTF8.self) else { return }
     for file in ["fuzz.yaml", "fuzz.json"] {
-        _ = PolicyLoader.parse(text, file: file)
+        // The Linux kinds, so capability declarations are parsed and checked as capctl does.
+        _ = PolicyLoader.parse(text, file: file, environment: .linux)
     }
 }
 

@@ -30,8 +30,6 @@ public struct Capctl: AsyncParsableCommand {
 
     /// Runs the command line, with capctl's exit statuses.
     public static func runMain() async {
-        LinuxPolicySupport.install()
-        PolicyEnvironment.shared.httpFlagSource = { FlagSourceProcess($0) }
         do {
             if let request = fastCheckRequest() {
                 try await request.run()

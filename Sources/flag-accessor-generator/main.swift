@@ -58,7 +58,8 @@ struct Generator {
             fail(error)
             return
         }
-        switch PolicyLoader.parse(text, file: path) {
+        // The Linux kinds: a policy's capabilities are checked as capctl checks them.
+        switch PolicyLoader.parse(text, file: path, environment: .linux) {
         case .success(let policy):
             for (name, declaration) in policy.capabilities.sorted(by: { $0.key < $1.key }) {
                 capabilities.append((name, "\(declaration.location)"))
@@ -145,7 +146,6 @@ guard let output = arguments.first else {
     FileHandle.standardError.write(Data("usage: flag-accessor-generator OUTPUT.swift FILE...\n".utf8))
     exit(2)
 }
-LinuxPolicySupport.install()
 var generator = Generator()
 for file in arguments.dropFirst() {
     if file.hasSuffix(".capctl.yaml") || file.hasSuffix(".capctl.yml") {

@@ -48,13 +48,11 @@ struct CapabilityKindTests {
         func authorize() async throws -> CapabilityStatus { fixed }
     }
 
-    init() {
-        LinuxPolicySupport.install()
-    }
-
     @Test("a program's own kind is parsed with its typed settings, checked at load, built and gated on")
     func ownKind() async throws {
-        PolicyEnvironment.shared.register(EnvironmentVariableKind())
+        // The portable environment and this kind: no Linux kind is needed to read this policy.
+        var environment = PolicyEnvironment.portable
+        environment.register(EnvironmentVariableKind())
         let policy = try PolicyLoader.parse(
             """
             capabilities:
@@ -63,7 +61,7 @@ struct CapabilityKindTests {
             gates:
               has-home: { require: home }
               has-unset: { require: unset }
-            """, file: "own.yaml"
+            """, file: "own.yaml", environment: environment
         ).get()
         #expect(policy.capabilities["home"]?.settings == CapabilitySettings(["variable": .string("PATH")]))
         let loaded = try LoadedPolicy(policy)
@@ -71,36 +69,52 @@ struct CapabilityKindTests {
         #expect(try await loaded.evaluateWithoutAsking(gate: "has-unset").outcome == .failed)
 
         let errors = try #require(
-            PolicyLoader.parse("capabilities:\n  x: { kind: environment, variable: lower }\n", file: "bad.yaml").failure
+            PolicyLoader.parse(
+                "capabilities:\n  x: { kind: environment, variable: lower }\n", file: "bad.yaml",
+                environment: environment
+            ).failure
         )
         #expect(
             errors.errors.map(\.description) == [
                 "bad.yaml:2:6: capability \"x\": \"variable\" must be an upper-case name"
             ])
         let missing = try #require(
-            PolicyLoader.parse("capabilities:\n  x: { kind: environment }\n", file: "bad.yaml").failure)
+            PolicyLoader.parse(
+                "capabilities:\n  x: { kind: environment }\n", file: "bad.yaml", environment: environment
+            )
+            .failure)
         #expect(missing.errors.first?.message == "capability \"x\" needs \"variable\"")
     }
 
     @Test("an unregistered kind is an error that lists the registered ones")
     func unknownKind() throws {
-        let environment = PolicyEnvironment()
-        #expect(environment.kinds.map(\.name) == ["flag"])
-        LinuxPolicySupport.install(in: environment)
+        #expect(PolicyEnvironment.portable.kinds.map(\.name) == ["flag"])
         #expect(
-            environment.kinds.map(\.name) == [
+            PolicyEnvironment.linux.kinds.map(\.name) == [
                 "file", "flag", "group", "host", "network", "pam", "polkit", "process-capability", "user",
             ])
-        let errors = try #require(PolicyLoader.parse("capabilities:\n  x: { kind: vault }\n", file: "p.yaml").failure)
+        let errors = try #require(
+            PolicyLoader.parse("capabilities:\n  x: { kind: vault }\n", file: "p.yaml", environment: .linux).failure)
         #expect(errors.errors.first?.message.hasPrefix("unknown kind \"vault\" in capability \"x\" (kinds: ") == true)
+    }
+
+    @Test("what a file means depends only on the environment it is read with, never on what was read before")
+    func environmentIsExplicit() throws {
+        let text = "capabilities:\n  admin: { kind: pam, service: login }\ngates:\n  g: { require: admin }\n"
+        let portable = try #require(PolicyLoader.parse(text, file: "p.yaml").failure)
+        #expect(portable.errors.first?.message.hasPrefix("unknown kind \"pam\"") == true, "\(portable)")
+        let linux = try PolicyLoader.parse(text, file: "p.yaml", environment: .linux).get()
+        #expect(linux.capabilities["admin"]?.kind == "pam")
+        #expect(linux.environment.kind(named: "pam") != nil)
+        // Reading with the Linux kinds changed nothing for the next reader.
+        #expect(PolicyLoader.parse(text, file: "p.yaml").failure != nil)
     }
 
     @Test(
         "Docs/policy.schema.json is the schema generated from the built-in kinds (regenerate: swift run capctl schema > Docs/policy.schema.json)"
     )
     func schemaIsCurrent() throws {
-        let environment = PolicyEnvironment()
-        LinuxPolicySupport.install(in: environment)
+        let environment = PolicyEnvironment.linux
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let committed = try String(contentsOf: root.appendingPathComponent("Docs/policy.schema.json"), encoding: .utf8)

@@ -14,10 +14,6 @@ import Testing
 /// gates that behave as the core's conditions.
 @Suite("Policy files")
 struct PolicyFileTests {
-    init() {
-        LinuxPolicySupport.install()
-    }
-
     /// Writes `text` as a policy file (mode 0644 in a 0755 directory) and loads it.
     private func load(_ text: String, name: String = "policy.yaml") throws -> (Policy, String) {
         let directory = TestRunDirectory.path + "/policy-test-" + UUID().uuidString
@@ -26,7 +22,7 @@ struct PolicyFileTests {
         let file = directory + "/" + name
         try text.write(toFile: file, atomically: false, encoding: .utf8)
         chmod(file, 0o644)
-        return (try PolicyLoader.load(files: [file]), file)
+        return (try PolicyLoader.load(files: [file], environment: .linux), file)
     }
 
     private func errors(_ text: String, name: String = "policy.yaml") -> [ConfigurationError] {
@@ -186,12 +182,8 @@ struct PolicyFileTests {
 /// Errors that teach: a suggestion for every misspelt name, and one error per typo.
 @Suite("Policy errors that teach")
 struct PolicySuggestionTests {
-    init() {
-        LinuxPolicySupport.install()
-    }
-
     private func messages(_ text: String) -> [String] {
-        switch PolicyLoader.parse(text, file: "p.yaml") {
+        switch PolicyLoader.parse(text, file: "p.yaml", environment: .linux) {
         case .success: []
         case .failure(let errors): errors.errors.map(\.description)
         }

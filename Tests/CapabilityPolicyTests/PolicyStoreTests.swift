@@ -10,10 +10,6 @@ import Testing
 /// the last good policy and says why.
 @Suite("Policy store", .timeLimit(.minutes(1)))
 struct PolicyStoreTests {
-    init() {
-        LinuxPolicySupport.install()
-    }
-
     @Test("an edit and a new drop-in apply; a broken edit keeps the last good policy")
     func reload() async throws {
         let root = TestRunDirectory.path + "/policy-store-" + UUID().uuidString
@@ -29,7 +25,8 @@ struct PolicyStoreTests {
         }
         try write("policy.yaml", "capabilities:\n  data: { kind: file, path: /tmp }\n")
         let store = PolicyStore(
-            searchPath: PolicySearchPath(directories: [root]), options: PolicyOptions(watchesFlagFiles: false))
+            searchPath: PolicySearchPath(directories: [root]), environment: .linux,
+            options: PolicyOptions(watchesFlagFiles: false))
         var events = store.events().makeAsyncIterator()
         #expect(store.current?.policy.capabilities.keys.sorted() == ["data"])
 
@@ -69,7 +66,7 @@ struct PolicyStoreTests {
     func reloadsFreeWhatTheyReplace() throws {
         let (directory, root, _) = try Self.policyWithFlagFile()
         defer { withExtendedLifetime(directory) {} }
-        var store: PolicyStore? = PolicyStore(searchPath: PolicySearchPath(directories: [root]))
+        var store: PolicyStore? = PolicyStore(searchPath: PolicySearchPath(directories: [root]), environment: .linux)
         weak let firstFlags = store?.current?.flags
         weak let firstPolicy = store?.current
         #expect(firstFlags?.flags["f"] != nil)
@@ -88,7 +85,7 @@ struct PolicyStoreTests {
     func shutdownClosesEveryWatcher() throws {
         let (directory, root, flags) = try Self.policyWithFlagFile()
         defer { withExtendedLifetime(directory) {} }
-        let store = PolicyStore(searchPath: PolicySearchPath(directories: [root]))
+        let store = PolicyStore(searchPath: PolicySearchPath(directories: [root]), environment: .linux)
         #expect(store.watchFailure == nil)
         #expect(OpenDescriptors.inotifyInstances(watching: root) == 1)
         #expect(OpenDescriptors.inotifyInstances(watching: flags) == 1)

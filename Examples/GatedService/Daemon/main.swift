@@ -31,11 +31,11 @@ func fail(_ message: String) -> Never {
 guard let socketPath = value("--socket"), let policyPath = value("--policy") else {
     fail("usage: gated-daemon --socket PATH --policy FILE [--log FILE]")
 }
-LinuxPolicySupport.install()
 let policy: LoadedPolicy
 let listener: ClientListener
 do {
-    policy = try LoadedPolicy(PolicyLoader.load(files: [policyPath]), options: PolicyOptions(watchesFlagFiles: false))
+    policy = try LoadedPolicy(
+        PolicyLoader.load(files: [policyPath], environment: .linux), options: PolicyOptions(watchesFlagFiles: false))
     listener = try ClientListener(path: socketPath)
 } catch {
     fail("\(error)")

@@ -1,65 +1,66 @@
 public import Capabilities
 public import FeatureFlags
-import Locking
 
-/// What policies are read and run with in this process: the capability kinds policy files may
-/// declare, and the flag evaluation context of this host.
+/// What policies are read and run with: the capability kinds policy files may declare, the flag
+/// evaluation contexts, and what follows flag services. A value passed to the loader, never
+/// process state: what a file means depends only on the environment it is read with.
 ///
-/// The portable layer knows only `flag`. The Linux layer fills in the rest:
+/// ``portable`` knows only `flag`. The Linux layer's environment (`PolicyEnvironment.linux`, module
+/// `LinuxPolicy`) adds its kinds and this host's context; a program adds kinds of its own to a copy:
 ///
 /// ```swift
-/// import LinuxBackends
-/// LinuxPolicySupport.install()   // pam, polkit, file, host, network, process-capability, user, group; the host's flag context
-/// PolicyEnvironment.shared.register(MyVaultKind())
+/// import LinuxPolicy
+/// var environment = PolicyEnvironment.linux   // pam, polkit, file, host, network, process-capability, user, group
+/// environment.register(MyVaultKind())
+/// let store = PolicyStore(searchPath: PolicySearchPath(environment: ProcessInfo.processInfo.environment), environment: environment)
 /// ```
-public final class PolicyEnvironment: Sendable {
-    /// The environment every loader and loaded policy uses.
-    public static let shared = PolicyEnvironment()
+public struct PolicyEnvironment: Sendable {
+    /// Only the built-in `flag` kind, the host context empty, subjects by their ids alone.
+    public static let portable = PolicyEnvironment()
 
-    private struct State: Sendable {
-        var kinds: [String: any CapabilityKind]
-        var hostContext = FlagEvaluationContext()
-        var subjectContext: @Sendable (Subject) -> FlagEvaluationContext = PolicyEnvironment.numericContext
-        var httpFlagSource: (@Sendable (HTTPFlagSourceSettings) -> any RemoteFlagSource)?
-    }
+    private var kindsByName: [String: any CapabilityKind]
 
     /// A subject's ids alone; names need a user database, which the Linux layer brings.
     private static let numericContext: @Sendable (Subject) -> FlagEvaluationContext = { subject in
         FlagEvaluationContext(
             attributes: ["uid": .number(Double(subject.uid)), "gid": .number(Double(subject.gid))],
             incompleteAttributes: [
-                "user": "no user database is installed (LinuxPolicySupport.install())",
-                "groups": "no group database is installed (LinuxPolicySupport.install())",
+                "user": "no user database in this policy environment (PolicyEnvironment.linux has one)",
+                "groups": "no group database in this policy environment (PolicyEnvironment.linux has one)",
             ])
     }
 
-    private let state: Lock<State>
-
-    /// An environment with `kinds` (by default only `flag`).
-    public init(kinds: [any CapabilityKind] = [FlagCapabilityKind()]) {
-        state = Lock(State(kinds: Dictionary(kinds.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })))
+    /// An environment with the `flag` kind and `kinds` (a later kind replaces an earlier one of
+    /// the same name), evaluating flags with `hostContext` and, for a subject, `subjectContext`.
+    public init(
+        kinds: [any CapabilityKind] = [], hostContext: FlagEvaluationContext = FlagEvaluationContext(),
+        subjectContext: (@Sendable (Subject) -> FlagEvaluationContext)? = nil,
+        httpFlagSource: (@Sendable (HTTPFlagSourceSettings) -> any RemoteFlagSource)? = nil
+    ) {
+        kindsByName = Dictionary(
+            ([FlagCapabilityKind()] + kinds).map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+        self.hostContext = hostContext
+        self.subjectContext = subjectContext ?? Self.numericContext
+        self.httpFlagSource = httpFlagSource
     }
 
     /// Adds `kind`, replacing a kind of the same name.
-    public func register(_ kind: any CapabilityKind) {
-        state.withLock { $0.kinds[kind.name] = kind }
+    public mutating func register(_ kind: any CapabilityKind) {
+        kindsByName[kind.name] = kind
     }
 
     /// The kind called `name`, if registered.
     public func kind(named name: String) -> (any CapabilityKind)? {
-        state.withLock { $0.kinds[name] }
+        kindsByName[name]
     }
 
     /// Every registered kind, by name.
     public var kinds: [any CapabilityKind] {
-        state.withLock { $0.kinds.values.sorted { $0.name < $1.name } }
+        kindsByName.values.sorted { $0.name < $1.name }
     }
 
     /// The context a loaded policy's flags are evaluated with, unless its options give one.
-    public var hostContext: FlagEvaluationContext {
-        get { state.withLock { $0.hostContext } }
-        set { state.withLock { $0.hostContext = newValue } }
-    }
+    public var hostContext: FlagEvaluationContext
 
     /// What follows a policy's flag services (`flags: { http: [...] }`): `RemoteFlags`'
     /// `HTTPFlagSource.init`, set by a program that links it. Without it, those services' flags
@@ -67,12 +68,10 @@ public final class PolicyEnvironment: Sendable {
     ///
     /// ```swift
     /// import RemoteFlags
-    /// PolicyEnvironment.shared.httpFlagSource = { HTTPFlagSource($0) }
+    /// var environment = PolicyEnvironment.linux
+    /// environment.httpFlagSource = { HTTPFlagSource($0) }
     /// ```
-    public var httpFlagSource: (@Sendable (HTTPFlagSourceSettings) -> any RemoteFlagSource)? {
-        get { state.withLock { $0.httpFlagSource } }
-        set { state.withLock { $0.httpFlagSource = newValue } }
-    }
+    public var httpFlagSource: (@Sendable (HTTPFlagSourceSettings) -> any RemoteFlagSource)?
 
     /// The flag sources of `policy`, its flag services connected through ``httpFlagSource``.
     public func connectedFlagSources(_ policy: Policy) -> [FlagSource] {
@@ -85,8 +84,5 @@ public final class PolicyEnvironment: Sendable {
 
     /// The context a gate evaluated for a subject reads its flags with, laid over the host's:
     /// the subject's `user`, `uid`, `gid` and `groups` in place of this process's.
-    public var subjectContext: @Sendable (Subject) -> FlagEvaluationContext {
-        get { state.withLock { $0.subjectContext } }
-        set { state.withLock { $0.subjectContext = newValue } }
-    }
+    public var subjectContext: @Sendable (Subject) -> FlagEvaluationContext
 }

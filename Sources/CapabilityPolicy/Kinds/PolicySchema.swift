@@ -5,7 +5,7 @@ import FeatureFlags
 /// it; Docs/policy.schema.json is its output, and a test fails when that file is stale).
 public enum PolicySchema {
     /// The schema for the kinds of `environment`, as indented JSON with sorted keys.
-    public static func json(for environment: PolicyEnvironment = .shared) -> String {
+    public static func json(for environment: PolicyEnvironment = .portable) -> String {
         render(document(kinds: environment.kinds), indent: "") + "\n"
     }
 

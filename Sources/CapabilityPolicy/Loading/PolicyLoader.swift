@@ -45,9 +45,13 @@ public enum PolicyLoader {
 
     /// Reads and layers `files`, then checks every reference. Throws every problem found. Files
     /// in `userDirectory` (the per-user layer) replace nothing of the system's when a system file
-    /// says `final: true`, and may not say it themselves.
-    public static func load(files: [String], userDirectory: String? = nil) throws(PolicyErrors) -> Policy {
+    /// says `final: true`, and may not say it themselves. The files may declare the kinds of
+    /// `environment`, and mean what they mean there.
+    public static func load(
+        files: [String], userDirectory: String? = nil, environment: PolicyEnvironment = .portable
+    ) throws(PolicyErrors) -> Policy {
         var policy = Policy()
+        policy.environment = environment
         var errors: [ConfigurationError] = []
         for file in files {
             let text: String
@@ -57,7 +61,7 @@ public enum PolicyLoader {
                 errors.append(error)
                 continue
             }
-            var reader = PolicyFileReader(file: file)
+            var reader = PolicyFileReader(file: file, environment: environment)
             let fragment = reader.read(text)
             errors += reader.errors
             let fromUserLayer = userDirectory.map { file.hasPrefix($0 + "/") } ?? false
@@ -77,16 +81,21 @@ public enum PolicyLoader {
     /// Parses and checks one policy file's text as if it were the whole policy (no file is
     /// read but the flag files it names). For fuzzing and tools; ``load(files:)`` is the way to
     /// load a policy.
-    package static func parse(_ text: String, file: String) -> Result<Policy, PolicyErrors> {
-        var reader = PolicyFileReader(file: file)
+    package static func parse(
+        _ text: String, file: String, environment: PolicyEnvironment = .portable
+    ) -> Result<Policy, PolicyErrors> {
+        var reader = PolicyFileReader(file: file, environment: environment)
         var policy = Policy()
+        policy.environment = environment
         policy.apply(reader.read(text))
         let errors = reader.errors + PolicyValidator.check(policy)
         return errors.isEmpty ? .success(policy) : .failure(PolicyErrors(errors: errors))
     }
 
-    /// Loads the files the search path finds.
-    public static func load(searchPath: PolicySearchPath) throws(PolicyErrors) -> Policy {
-        try load(files: files(in: searchPath), userDirectory: searchPath.userDirectory)
+    /// Loads the files the search path finds, with the kinds of `environment`.
+    public static func load(
+        searchPath: PolicySearchPath, environment: PolicyEnvironment = .portable
+    ) throws(PolicyErrors) -> Policy {
+        try load(files: files(in: searchPath), userDirectory: searchPath.userDirectory, environment: environment)
     }
 }

@@ -4,6 +4,9 @@ public import FeatureFlags
 /// Capabilities, flag sources and gates, merged from every policy file in precedence order:
 /// a later definition of a name replaces an earlier one.
 public struct Policy: Sendable {
+    /// The environment the policy was read with: its kinds gave the capabilities their meaning,
+    /// and a loaded policy builds them and evaluates its flags with it.
+    public internal(set) var environment = PolicyEnvironment.portable
     /// Capabilities by name.
     public internal(set) var capabilities: [String: CapabilityDeclaration] = [:]
     /// Gates by name.

@@ -7,12 +7,15 @@ import FeatureFlags
 /// one declaration, so a file's every problem is reported at once.
 struct PolicyFileReader {
     let file: String
+    /// Whose kinds the file may declare.
+    let environment: PolicyEnvironment
     private(set) var errors: [ConfigurationError] = []
 
     private static let rootKeys = ["capabilities", "flags", "gates", "audit", "final"]
 
-    init(file: String) {
+    init(file: String, environment: PolicyEnvironment) {
         self.file = file
+        self.environment = environment
     }
 
     /// Parses `text`; YAML unless the file name ends in `.json`.
@@ -178,7 +181,6 @@ struct PolicyFileReader {
     private mutating func readCapability(_ member: DocumentNode.Member) -> CapabilityDeclaration? {
         let name = member.key
         let what = "capability \"\(name)\""
-        let environment = PolicyEnvironment.shared
         let kindNames = environment.kinds.map(\.name).joined(separator: ", ")
         guard Self.isValidName(name) else {
             fail("\"\(name)\" is not a valid name (letters, digits, - _ . :)", member.keyLocation)

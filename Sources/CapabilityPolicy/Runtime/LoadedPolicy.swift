@@ -18,10 +18,11 @@ public final class LoadedPolicy: Sendable {
     public let flags: FlagStore
     private let capabilities: [String: any CapabilityType]
 
-    /// Builds every capability of `policy` and loads its flags.
+    /// Builds every capability of `policy` and loads its flags, with the environment the policy
+    /// was read with (``Policy/environment``).
     public init(_ policy: Policy, options: PolicyOptions = PolicyOptions()) throws(PolicyErrors) {
         self.policy = policy
-        let environment = PolicyEnvironment.shared
+        let environment = policy.environment
         let flags = FlagStore(
             sources: environment.connectedFlagSources(policy), watch: options.watchesFlagFiles,
             context: options.flagContext ?? environment.hostContext)
@@ -62,7 +63,7 @@ public final class LoadedPolicy: Sendable {
     /// The flag context for `subject`: its identity laid over the host's, the caller's over that.
     private func flagContext(_ context: FlagEvaluationContext?, _ subject: Subject?) -> FlagEvaluationContext? {
         guard let subject else { return context }
-        let subjectContext = PolicyEnvironment.shared.subjectContext(subject)
+        let subjectContext = policy.environment.subjectContext(subject)
         return context?.merged(over: subjectContext) ?? subjectContext
     }
 

@@ -7,7 +7,8 @@ public import FeatureFlags
 public struct PolicyOptions: Sendable {
     /// Whether flag files are watched for changes.
     public var watchesFlagFiles: Bool
-    /// The context the policy's flags are evaluated with; nil for ``PolicyEnvironment/hostContext``.
+    /// The context the policy's flags are evaluated with; nil for the policy environment's
+    /// ``PolicyEnvironment/hostContext``.
     public var flagContext: FlagEvaluationContext?
     private var values: [ObjectIdentifier: any Sendable] = [:]
 

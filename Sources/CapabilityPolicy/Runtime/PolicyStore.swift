@@ -24,22 +24,27 @@ public final class PolicyStore: Sendable {
     private let broadcast: EventBroadcast<Event>
 
     /// Loads the policy the search path finds and watches its roots, their `policy.d`
-    /// directories and the files in them.
-    public convenience init(searchPath: PolicySearchPath, options: PolicyOptions = PolicyOptions()) {
+    /// directories and the files in them. The files may declare the kinds of `environment`.
+    public convenience init(
+        searchPath: PolicySearchPath, environment: PolicyEnvironment = .portable,
+        options: PolicyOptions = PolicyOptions()
+    ) {
         self.init(
             watching: searchPath.directories.flatMap { [$0, $0 + "/policy.d"] },
             load: { () throws(PolicyErrors) -> LoadedPolicy in
-                try LoadedPolicy(PolicyLoader.load(searchPath: searchPath), options: options)
+                try LoadedPolicy(PolicyLoader.load(searchPath: searchPath, environment: environment), options: options)
             })
     }
 
-    /// Loads the given files and watches them.
-    public convenience init(files: [String], options: PolicyOptions = PolicyOptions()) {
+    /// Loads the given files and watches them. The files may declare the kinds of `environment`.
+    public convenience init(
+        files: [String], environment: PolicyEnvironment = .portable, options: PolicyOptions = PolicyOptions()
+    ) {
         self.init(
             watching: [],
             files: files,
             load: { () throws(PolicyErrors) -> LoadedPolicy in
-                try LoadedPolicy(PolicyLoader.load(files: files), options: options)
+                try LoadedPolicy(PolicyLoader.load(files: files, environment: environment), options: options)
             })
     }
 

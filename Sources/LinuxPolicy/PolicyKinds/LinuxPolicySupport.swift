@@ -2,8 +2,7 @@ public import CapabilityPolicy
 import FeatureFlags
 import LinuxBackends
 
-/// Makes policies work on Linux: registers the Linux capability kinds and this host's flag
-/// evaluation context in a `PolicyEnvironment`. Call it once before loading policies.
+/// The capability kinds of the Linux backends, for policy files.
 public enum LinuxPolicySupport {
     /// The kinds of this layer: `pam`, `polkit`, `file`, `host`, `network`, `process-capability`, `user`, `group`.
     public static let kinds: [any CapabilityKind] = [
@@ -12,12 +11,19 @@ public enum LinuxPolicySupport {
         ProcessCapabilityKind(),
         UserCapabilityKind(), GroupCapabilityKind(),
     ]
-
-    /// Registers ``kinds`` and sets the host context (`FlagEvaluationContext.host`) and the
-    /// context of a subject (`FlagEvaluationContext.subject(_:)`).
-    public static func install(in environment: PolicyEnvironment = .shared) {
-        for kind in kinds { environment.register(kind) }
-        environment.hostContext = .host
-        environment.subjectContext = { FlagEvaluationContext.subject($0) }
-    }
 }
+
+extension PolicyEnvironment {
+    /// Policies on Linux: the `flag` kind and ``LinuxPolicySupport/kinds``, flags evaluated with
+    /// this host's context (`FlagEvaluationContext.host`) and, for a subject, with its user and
+    /// groups (`FlagEvaluationContext.subject(_:)`).
+    ///
+    /// ```swift
+    /// let store = PolicyStore(searchPath: PolicySearchPath(environment: ProcessInfo.processInfo.environment), environment: .linux)
+    /// ```
+    public static var linux: PolicyEnvironment { linuxEnvironment }
+}
+
+/// Made once: the host context names this process's user and groups, which asks the databases.
+private let linuxEnvironment = PolicyEnvironment(
+    kinds: LinuxPolicySupport.kinds, hostContext: .host, subjectContext: { FlagEvaluationContext.subject($0) })

@@ -13,6 +13,6 @@ struct SchemaCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        print(PolicySchema.json(), terminator: "")
+        print(PolicySchema.json(for: PolicyContext.environment), terminator: "")
     }
 }

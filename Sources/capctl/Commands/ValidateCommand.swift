@@ -77,7 +77,8 @@ struct ValidateCommand: AsyncParsableCommand {
         if !policyFiles.isEmpty {
             checked += policyFiles
             do throws(PolicyErrors) {
-                let policy = try PolicyLoader.load(files: policyFiles, userDirectory: userDirectory)
+                let policy = try PolicyLoader.load(
+                    files: policyFiles, userDirectory: userDirectory, environment: PolicyContext.environment)
                 checked += policy.flagFiles
                 warnings = await Self.brokenOnThisHost(policy)
                 overrides =
@@ -129,7 +130,6 @@ struct ValidateCommand: AsyncParsableCommand {
     /// reported as warnings, since the policy may be meant for another machine. Only kinds whose
     /// status is read on this host are looked at: nothing is asked, no daemon and no network.
     static func brokenOnThisHost(_ policy: Policy) async -> [String] {
-        LinuxPolicySupport.install()
         guard let loaded = try? LoadedPolicy(policy, options: PolicyOptions(watchesFlagFiles: false)) else { return [] }
         let readHere: Set<String> = ["pam", "file", "user", "group", "process-capability"]
         var warnings: [String] = []

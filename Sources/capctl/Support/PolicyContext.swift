@@ -8,6 +8,14 @@ import LinuxPolicy
 /// The policy a command works with: the files given with --policy, or those the search path
 /// finds (CAPCTL_POLICY_ROOTS replaces the system roots, for tests and packaging).
 enum PolicyContext {
+    /// What capctl reads policies with: the Linux kinds and context, and flag services followed by
+    /// its helper process.
+    static let environment: PolicyEnvironment = {
+        var environment = PolicyEnvironment.linux
+        environment.httpFlagSource = { FlagSourceProcess($0) }
+        return environment
+    }()
+
     /// The policy files in play, or every root and drop-in directory that cannot be trusted. A
     /// `CAPCTL_POLICY_ROOTS` that names no directory that exists is an error: a mistyped root
     /// would otherwise read as "no policy" and every gate would be unknown.
@@ -71,7 +79,8 @@ enum PolicyContext {
         let loaded: LoadedPolicy
         do throws(PolicyErrors) {
             loaded = try LoadedPolicy(
-                PolicyLoader.load(files: files, userDirectory: userDirectory(given: given)), options: policyOptions)
+                PolicyLoader.load(files: files, userDirectory: userDirectory(given: given), environment: environment),
+                options: policyOptions)
         } catch {
             throw CommandFailure(lines: error.errors.map(\.description), status: ExitStatus.configuration)
         }
