@@ -105,7 +105,7 @@ let package = Package(
         // Policy files: layered search paths, parsing, gates.
         .target(
             name: "CapabilityPolicy",
-            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore", "Locking", "Plumbing"],
+            dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore", "Plumbing"],
             swiftSettings: swiftSettings
         ),
         // `capctl`: shows, checks, explains and uses capabilities, flags and gates. Its tests run the
