@@ -30,7 +30,7 @@ enum GatingWorkloads {
     static func staticFlag(_ store: FlagStore, _ count: Int) -> (seconds: Double, on: Int) {
         var on = 0
         let start = ContinuousClock.now
-        for _ in 0..<count where store.boolean("static-flag", default: false) { on += 1 }
+        for _ in 0..<count where store.value("static-flag", default: false) { on += 1 }
         return (Workloads.seconds(since: start), on)
     }
 
@@ -51,7 +51,7 @@ enum GatingWorkloads {
         ])
         var on = 0
         let start = ContinuousClock.now
-        for _ in 0..<count where store.boolean("targeted-flag", default: false, context: context) { on += 1 }
+        for _ in 0..<count where store.value("targeted-flag", default: false, context: context) { on += 1 }
         return (Workloads.seconds(since: start), on)
     }
 

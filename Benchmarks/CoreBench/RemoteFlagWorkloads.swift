@@ -67,7 +67,7 @@ enum RemoteFlagWorkloads {
     static func storeDetails(_ store: FlagStore, _ count: Int) -> (seconds: Double, on: Int) {
         var on = 0
         let start = ContinuousClock.now
-        for _ in 0..<count where store.booleanDetails("static-flag", default: false).value { on += 1 }
+        for _ in 0..<count where store.evaluation("static-flag", default: false).value { on += 1 }
         return (Workloads.seconds(since: start), on)
     }
 
@@ -75,7 +75,9 @@ enum RemoteFlagWorkloads {
     static func providerDetails(_ provider: OFREPProvider, _ count: Int) -> (seconds: Double, on: Int) {
         var on = 0
         let start = ContinuousClock.now
-        for _ in 0..<count where provider.booleanDetails("static-flag", default: false, context: nil).value { on += 1 }
+        for _ in 0..<count where provider.resolveBooleanEvaluation("static-flag", default: false, context: nil).value {
+            on += 1
+        }
         return (Workloads.seconds(since: start), on)
     }
 }

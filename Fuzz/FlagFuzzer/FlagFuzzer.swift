@@ -10,8 +10,8 @@ func fuzzFlags(_ bytes: [UInt8]) {
         for key in flagSet.flags.keys.sorted() {
             for context in FuzzContexts.all {
                 _ = store.valueDetails(key, default: .null, context: context)
-                _ = store.booleanDetails(key, default: false, context: context)
-                _ = store.integerDetails(key, default: 0, context: context)
+                _ = store.evaluation(key, default: false, context: context)
+                _ = store.evaluation(key, default: 0, context: context)
             }
         }
     }

@@ -55,21 +55,21 @@ struct FlagEvaluationTests {
                 attributes: ["groups": .list([.string("staff")]), "tier": .string("gold")],
                 incompleteAttributes: ["groups": "looking up gid 4242 failed: Permission denied"]))
         for key in ["deny-ops", "whole", "missing"] {
-            let details = flags.booleanDetails(key, default: true)
+            let details = flags.evaluation(key, default: true)
             #expect(details.reason == .error, "\(key)")
             #expect(details.errorCode == .invalidContext, "\(key)")
             #expect(details.errorMessage?.contains("reads context attribute \"groups\", which is incomplete") == true)
         }
-        #expect(flags.booleanDetails("by-tier", default: false).value == true)
+        #expect(flags.evaluation("by-tier", default: false).value == true)
         let given = FlagEvaluationContext(attributes: ["groups": .list([.string("ops")])])
-        #expect(flags.booleanDetails("deny-ops", default: true, context: given).value == false)
+        #expect(flags.evaluation("deny-ops", default: true, context: given).value == false)
         let merged = given.merged(over: FlagEvaluationContext(incompleteAttributes: ["groups": "x", "user": "y"]))
         #expect(merged.incompleteAttributes == ["user": "y"])
     }
 
     @Test("STATIC: no targeting gives the default variant")
     func staticReason() throws {
-        let details = try store(Self.flags).booleanDetails("static-on", default: false)
+        let details = try store(Self.flags).evaluation("static-on", default: false)
         #expect(details.value == true)
         #expect(details.variant == "on")
         #expect(details.reason == .static)
@@ -78,26 +78,26 @@ struct FlagEvaluationTests {
 
     @Test("an empty targeting object counts as none")
     func emptyTargeting() throws {
-        let details = try store(Self.flags).booleanDetails("empty-targeting", default: true)
+        let details = try store(Self.flags).evaluation("empty-targeting", default: true)
         #expect(details.value == false)
         #expect(details.reason == .static)
     }
 
     @Test("metadata: the flag's own overlays the flag set's")
     func metadata() throws {
-        let details = try store(Self.flags).booleanDetails("static-on", default: false)
+        let details = try store(Self.flags).evaluation("static-on", default: false)
         #expect(details.flagMetadata == ["flagSetId": "ops", "owner": "storage", "version": 17])
     }
 
     @Test("TARGETING_MATCH and DEFAULT from targeting")
     func targetingReasons() throws {
         let flags = try store(Self.flags)
-        let match = flags.booleanDetails(
+        let match = flags.evaluation(
             "by-email", default: false, context: .init(attributes: ["email": "ann@example.com"]))
         #expect(match.value == true)
         #expect(match.variant == "on")
         #expect(match.reason == .targetingMatch)
-        let fallThrough = flags.booleanDetails(
+        let fallThrough = flags.evaluation(
             "by-email", default: true, context: .init(attributes: ["email": "ann@elsewhere.org"]))
         #expect(fallThrough.value == false)
         #expect(fallThrough.variant == "off")
@@ -108,10 +108,10 @@ struct FlagEvaluationTests {
     func booleanShorthand() throws {
         let flags = try store(Self.flags)
         #expect(
-            flags.booleanDetails("shorthand", default: false, context: .init(attributes: ["email": "admin@x.org"]))
+            flags.evaluation("shorthand", default: false, context: .init(attributes: ["email": "admin@x.org"]))
                 .variant == "true")
         #expect(
-            flags.booleanDetails("shorthand", default: true, context: .init(attributes: ["email": "bob@x.org"])).variant
+            flags.evaluation("shorthand", default: true, context: .init(attributes: ["email": "bob@x.org"])).variant
                 == "false")
     }
 
@@ -122,13 +122,13 @@ struct FlagEvaluationTests {
             ("code-default", FlagEvaluationContext()),
             ("no-default", FlagEvaluationContext(attributes: ["tier": "iron"])),
         ] {
-            let details = flags.booleanDetails(key, default: true, context: context)
+            let details = flags.evaluation(key, default: true, context: context)
             #expect(details.value == true)
             #expect(details.variant == nil)
             #expect(details.reason == .default)
             #expect(details.errorCode == nil)
         }
-        let matched = flags.booleanDetails("no-default", default: false, context: .init(attributes: ["tier": "gold"]))
+        let matched = flags.evaluation("no-default", default: false, context: .init(attributes: ["tier": "gold"]))
         #expect(matched.value == true)
         #expect(matched.reason == .targetingMatch)
     }
@@ -136,12 +136,12 @@ struct FlagEvaluationTests {
     @Test("DISABLED: the caller's default, no error, distinguishable from an unknown flag")
     func disabledVersusUnknown() throws {
         let flags = try store(Self.flags)
-        let disabled = flags.booleanDetails("disabled", default: false)
+        let disabled = flags.evaluation("disabled", default: false)
         #expect(disabled.value == false)
         #expect(disabled.reason == .disabled)
         #expect(disabled.errorCode == nil)
         #expect(disabled.variant == nil)
-        let unknown = flags.booleanDetails("no-such-flag", default: false)
+        let unknown = flags.evaluation("no-such-flag", default: false)
         #expect(unknown.value == false)
         #expect(unknown.reason == .error)
         #expect(unknown.errorCode == .flagNotFound)
@@ -150,12 +150,12 @@ struct FlagEvaluationTests {
     @Test("TYPE_MISMATCH: asking a Boolean flag for a string returns the default")
     func typeMismatch() throws {
         let flags = try store(Self.flags)
-        let details = flags.stringDetails("static-on", default: "fallback")
+        let details = flags.evaluation("static-on", default: "fallback")
         #expect(details.value == "fallback")
         #expect(details.reason == .error)
         #expect(details.errorCode == .typeMismatch)
         #expect(details.errorMessage?.contains("boolean") == true)
-        let fraction = flags.integerDetails("half", default: 3)
+        let fraction = flags.evaluation("half", default: 3)
         #expect(fraction.value == 3)
         #expect(fraction.errorCode == .typeMismatch)
     }
@@ -163,15 +163,15 @@ struct FlagEvaluationTests {
     @Test("typed values: integer, double, object")
     func typedValues() throws {
         let flags = try store(Self.flags)
-        #expect(flags.integer("limit", default: 0) == 10)
-        #expect(flags.double("half", default: 0) == 0.5)
-        #expect(flags.objectDetails("config", default: [:]).value == ["threads": 16])
+        #expect(flags.value("limit", default: 0) == 10)
+        #expect(flags.value("half", default: 0) == 0.5)
+        #expect(flags.evaluation("config", default: [:] as FlagValue).value == ["threads": 16])
         #expect(flags.valueDetails("limit", default: .null).value == 10)
     }
 
     @Test("GENERAL: targeting returning something that is not a variant")
     func invalidVariant() throws {
-        let details = try store(Self.flags).booleanDetails("bad-variant", default: true)
+        let details = try store(Self.flags).evaluation("bad-variant", default: true)
         #expect(details.value == true)
         #expect(details.reason == .error)
         #expect(details.errorCode == .general)
@@ -181,20 +181,20 @@ struct FlagEvaluationTests {
     @Test("fractional's short form without a targeting key buckets on the flag key alone, as flagd does")
     func noTargetingKey() throws {
         let flags = try store(Self.flags)
-        let details = flags.stringDetails("rollout", default: "none")
+        let details = flags.evaluation("rollout", default: "none")
         #expect(details.reason == .targetingMatch)
         #expect(["A", "B"].contains(details.value))
         #expect(
-            flags.stringDetails("rollout", default: "none", context: .init(targetingKey: "")).variant == details.variant
+            flags.evaluation("rollout", default: "none", context: .init(targetingKey: "")).variant == details.variant
         )
-        let keyed = flags.stringDetails("rollout", default: "none", context: .init(targetingKey: "host-17"))
+        let keyed = flags.evaluation("rollout", default: "none", context: .init(targetingKey: "host-17"))
         #expect(keyed.reason == .targetingMatch)
         #expect(["A", "B"].contains(keyed.value))
     }
 
     @Test("INVALID_CONTEXT: a number JSON cannot carry")
     func invalidContext() throws {
-        let details = try store(Self.flags).booleanDetails(
+        let details = try store(Self.flags).evaluation(
             "over-limit", default: false, context: .init(attributes: ["load": .number(.nan)]))
         #expect(details.errorCode == .invalidContext)
         #expect(details.errorMessage?.contains("load") == true)
@@ -203,15 +203,15 @@ struct FlagEvaluationTests {
     @Test("comparisons read numbers from the context")
     func numberComparison() throws {
         let flags = try store(Self.flags)
-        #expect(flags.boolean("over-limit", default: false, context: .init(attributes: ["load": 0.95])) == true)
-        #expect(flags.boolean("over-limit", default: true, context: .init(attributes: ["load": 0.5])) == false)
+        #expect(flags.value("over-limit", default: false, context: .init(attributes: ["load": 0.95])) == true)
+        #expect(flags.value("over-limit", default: true, context: .init(attributes: ["load": 0.5])) == false)
     }
 
     @Test("the store's context is the base and the caller's attributes win")
     func contextMerging() throws {
         let flags = try store(Self.flags, context: FlagEvaluationContext(attributes: ["email": "ops@example.com"]))
-        #expect(flags.boolean("by-email", default: false) == true)
-        #expect(flags.boolean("by-email", default: false, context: .init(attributes: ["email": "x@y.org"])) == false)
+        #expect(flags.value("by-email", default: false) == true)
+        #expect(flags.value("by-email", default: false, context: .init(attributes: ["email": "x@y.org"])) == false)
     }
 
     @Test("$flagd.flagKey and $flagd.timestamp are in the context")
@@ -228,8 +228,8 @@ struct FlagEvaluationTests {
             } }
             """
         let flags = try store(json)
-        #expect(flags.boolean("named", default: false) == true)
-        #expect(flags.boolean("timed", default: false) == true)
-        #expect(flags.boolean("expired", default: true) == false)
+        #expect(flags.value("named", default: false) == true)
+        #expect(flags.value("timed", default: false) == true)
+        #expect(flags.value("expired", default: true) == false)
     }
 }

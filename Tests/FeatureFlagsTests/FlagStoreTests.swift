@@ -19,7 +19,7 @@ struct FlagStoreTests {
         let file = try directory.write(toggleFile("new-export", on: false), to: "flags.json")
         let flags = FlagStore(files: [file], context: FlagEvaluationContext())
         var events = flags.events().makeAsyncIterator()
-        #expect(flags.boolean("new-export", default: true) == false)
+        #expect(flags.value("new-export", default: true) == false)
 
         try directory.write(toggleFile("new-export", on: true), to: "flags.json")
         guard case .loaded(let loaded, let keys) = try await next(&events) else {
@@ -28,7 +28,7 @@ struct FlagStoreTests {
         }
         #expect(loaded == file)
         #expect(keys == ["new-export"])
-        #expect(flags.boolean("new-export", default: false) == true)
+        #expect(flags.value("new-export", default: false) == true)
     }
 
     @Test("a file replaced by rename is followed")
@@ -43,7 +43,7 @@ struct FlagStoreTests {
                 Issue.record("expected a load")
                 return
             }
-            #expect(flags.boolean("f", default: false) == (round % 2 == 1))
+            #expect(flags.value("f", default: false) == (round % 2 == 1))
         }
     }
 
@@ -63,7 +63,7 @@ struct FlagStoreTests {
         }
         #expect(error.location == FileLocation(file: file, line: 3, column: 27))
         #expect(flags.problems == [error])
-        let details = flags.booleanDetails("f", default: false)
+        let details = flags.evaluation("f", default: false)
         #expect(details.value == true)
         #expect(details.reason == .static)
 
@@ -73,7 +73,7 @@ struct FlagStoreTests {
             return
         }
         #expect(flags.problems.isEmpty)
-        #expect(flags.boolean("f", default: true) == false)
+        #expect(flags.value("f", default: true) == false)
 
         // A flag that cannot be evaluated loads broken, as in flagd: the others stay usable.
         try directory.write(
@@ -86,10 +86,10 @@ struct FlagStoreTests {
         }
         #expect(flags.problems.map(\.location) == [FileLocation(file: file, line: 3, column: 21)])
         #expect(flags.loadFailures.isEmpty)
-        let broken = flags.booleanDetails("f", default: true)
+        let broken = flags.evaluation("f", default: true)
         #expect(broken.value == true)
         #expect(broken.errorCode == .parseError)
-        #expect(flags.boolean("g", default: false) == true)
+        #expect(flags.value("g", default: false) == true)
     }
 
     @Test("a file that never loaded: its flags are errors, never silently on")
@@ -98,7 +98,7 @@ struct FlagStoreTests {
         let broken = try directory.write("{\"flags\": {\"f\": ", to: "broken.json")
         let flags = FlagStore(
             files: [broken, directory.path + "/missing.json"], watch: false, context: FlagEvaluationContext())
-        let details = flags.booleanDetails("f", default: false)
+        let details = flags.evaluation("f", default: false)
         #expect(details.value == false)
         #expect(details.errorCode == .parseError)
         #expect(details.errorMessage?.contains("broken.json:1:") == true)
@@ -106,7 +106,7 @@ struct FlagStoreTests {
 
         let onlyMissing = FlagStore(
             files: [directory.path + "/missing.json"], watch: false, context: FlagEvaluationContext())
-        let missing = onlyMissing.booleanDetails("f", default: false)
+        let missing = onlyMissing.evaluation("f", default: false)
         #expect(missing.errorCode == .general)
         #expect(missing.errorMessage?.contains("No such file") == true)
     }
@@ -122,8 +122,8 @@ struct FlagStoreTests {
             """, to: "vendor.json")
         let admin = try directory.write(toggleFile("b", on: true), to: "admin.yaml")
         let flags = FlagStore(files: [vendor, admin], watch: false, context: FlagEvaluationContext())
-        #expect(flags.boolean("a", default: true) == false)
-        #expect(flags.boolean("b", default: false) == true)
+        #expect(flags.value("a", default: true) == false)
+        #expect(flags.value("b", default: false) == true)
         #expect(flags.flags.keys.sorted() == ["a", "b"])
     }
 
@@ -149,7 +149,7 @@ struct FlagStoreTests {
         #expect(OpenDescriptors.inotifyInstances(watching: directory.path) == 1)
         flags.shutdown()
         #expect(OpenDescriptors.inotifyInstances(watching: directory.path) == 0)
-        #expect(flags.boolean("new-export", default: false) == true)
+        #expect(flags.value("new-export", default: false) == true)
         flags.shutdown()
     }
 

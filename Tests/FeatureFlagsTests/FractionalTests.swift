@@ -8,7 +8,7 @@ struct FractionalTests {
     private func color(_ flagKey: String, _ targeting: String, _ context: FlagEvaluationContext) throws
         -> FlagEvaluationDetails<String>
     {
-        try store(colorFlags(key: flagKey, targeting: targeting)).stringDetails(
+        try store(colorFlags(key: flagKey, targeting: targeting)).evaluation(
             flagKey, default: "none", context: context)
     }
 
@@ -69,8 +69,8 @@ struct FractionalTests {
         let flags = try store(colorFlags(key: "f", targeting: #"{"fractional": [["red", 10], ["blue", 90]]}"#))
         var counts: [String: Int] = [:]
         for index in 0..<2000 {
-            let first = flags.stringDetails("f", default: "", context: .init(targetingKey: "host-\(index)")).variant
-            let second = flags.stringDetails("f", default: "", context: .init(targetingKey: "host-\(index)")).variant
+            let first = flags.evaluation("f", default: "", context: .init(targetingKey: "host-\(index)")).variant
+            let second = flags.evaluation("f", default: "", context: .init(targetingKey: "host-\(index)")).variant
             #expect(first == second)
             counts[first ?? "", default: 0] += 1
         }

@@ -67,34 +67,34 @@ struct RemoteFlagSourceTests {
         let source = ScriptedSource()
         let store = FlagStore(sources: [.flags(Self.local), .remote(source)], watch: true)
         #expect(source.followed == true)
-        #expect(!store.boolean("export", default: true), "nothing loaded yet: the local flag")
+        #expect(!store.value("export", default: true), "nothing loaded yet: the local flag")
         source.send(.loaded(Self.remote)) {
             $0.flags = Self.remote
             $0.condition = .fresh
         }
-        #expect(store.boolean("export", default: false))
+        #expect(store.value("export", default: false))
         source.send(.expired("past max-staleness")) {
             $0.condition = .expired
             $0.problem = ConfigurationError("past max-staleness", file: $0.location)
         }
-        let expired = store.booleanDetails("export", default: false)
+        let expired = store.evaluation("export", default: false)
         #expect(expired.errorCode == .general && expired.value == false, "\(expired)")
-        #expect(!store.boolean("export", default: false), "the fast path does not skip the expiry")
-        #expect(store.boolean("local", default: false), "flags only the other layer defines are unaffected")
+        #expect(!store.value("export", default: false), "the fast path does not skip the expiry")
+        #expect(store.value("local", default: false), "flags only the other layer defines are unaffected")
         #expect(store.loadFailures.isEmpty, "an unreachable service is not a load failure")
         #expect(store.remoteSources.first?.condition == .expired)
         source.send(.confirmed) {
             $0.condition = .fresh
             $0.problem = nil
         }
-        #expect(store.boolean("export", default: false))
+        #expect(store.value("export", default: false))
     }
 
     @Test("an HTTP declaration with no client is an error for its flags; a store nobody holds stops its sources")
     func unconnectedAndLifetime() {
         let declared = FlagStore(
             sources: [.http(HTTPFlagSourceSettings(url: "https://flags.example.com/a.json"))], watch: false)
-        let details = declared.booleanDetails("export", default: true)
+        let details = declared.evaluation("export", default: true)
         #expect(details.errorCode == .general && details.value == true)
         #expect(declared.loadFailures.first?.message.contains("no HTTP client") == true)
 

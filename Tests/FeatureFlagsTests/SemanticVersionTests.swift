@@ -9,7 +9,7 @@ struct SemanticVersionTests {
             { "flags": { "f": { "state": "ENABLED", "variants": { "yes": true, "no": false }, "defaultVariant": "no",
               "targeting": { "if": [{ "sem_ver": [{ "var": "version" }, "\(op)", "\(target)"] }, "yes", "no"] } } } }
             """
-        return try store(json).boolean("f", default: false, context: .init(attributes: ["version": .string(version)]))
+        return try store(json).value("f", default: false, context: .init(attributes: ["version": .string(version)]))
     }
 
     @Test(
@@ -48,7 +48,7 @@ struct SemanticVersionTests {
               "defaultVariant": "fallback",
               "targeting": { "if": [{ "sem_ver": [{ "var": "version" }, "!=", "1.0.0"] }, "yes", "no"] } } } }
             """
-        let details = try store(json).booleanDetails(
+        let details = try store(json).evaluation(
             "f", default: true, context: .init(attributes: ["version": .string(version)]))
         #expect(details.variant == "fallback")
         #expect(details.reason == .default)
@@ -65,7 +65,7 @@ struct SemanticVersionTests {
             { "flags": { "f": { "state": "ENABLED", "variants": { "yes": true, "no": false }, "defaultVariant": "no",
               "targeting": { "if": [{ "sem_ver": [{ "var": "version" }, "\(op)", "\(target)"] }, "yes", "no"] } } } }
             """
-        let details = try store(json).booleanDetails(
+        let details = try store(json).evaluation(
             "f", default: false, context: .init(attributes: ["version": version]))
         #expect(details.variant == "yes", "\(details)")
     }

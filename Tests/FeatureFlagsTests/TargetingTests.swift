@@ -13,7 +13,7 @@ struct TargetingTests {
             { "flags": { "f": { "state": "ENABLED", "variants": { "yes": "Y", "no": "N" },
               "targeting": { "if": [\(rule), "yes", "no"] } } } }
             """
-        let details = try store(json).stringDetails(
+        let details = try store(json).evaluation(
             "f", default: "?", context: .init(targetingKey: targetingKey, attributes: attributes))
         #expect(details.errorCode == nil, "\(details)")
         return details.variant
@@ -192,11 +192,11 @@ struct TargetingTests {
               } }
             """
         let flags = try store(json)
-        #expect(flags.boolean("f", default: false, context: .init(attributes: ["email": "ann@faas.com"])) == true)
+        #expect(flags.value("f", default: false, context: .init(attributes: ["email": "ann@faas.com"])) == true)
         #expect(
-            flags.boolean(
+            flags.value(
                 "f", default: false, context: .init(attributes: ["email": "ann@faas.com", "contractor": true])) == false
         )
-        #expect(flags.boolean("f", default: false, context: .init(attributes: ["email": "ann@other.com"])) == false)
+        #expect(flags.value("f", default: false, context: .init(attributes: ["email": "ann@other.com"])) == false)
     }
 }

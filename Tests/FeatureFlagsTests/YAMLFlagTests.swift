@@ -30,11 +30,11 @@ struct YAMLFlagTests {
     @Test("variants named on and off stay strings (YAML 1.2), and targeting works")
     func yamlFlags() throws {
         let flags = FlagStore([try FlagSet.parse(Self.yaml, file: "flags.yaml")], context: FlagEvaluationContext())
-        let alice = flags.booleanDetails("new-export", default: false, context: .init(attributes: ["user": "alice"]))
+        let alice = flags.evaluation("new-export", default: false, context: .init(attributes: ["user": "alice"]))
         #expect(alice.value == true)
         #expect(alice.variant == "on")
-        #expect(flags.boolean("new-export", default: true, context: .init(attributes: ["user": "carol"])) == false)
-        #expect(flags.integer("retries", default: 0) == 10)
+        #expect(flags.value("new-export", default: true, context: .init(attributes: ["user": "carol"])) == false)
+        #expect(flags.value("retries", default: 0) == 10)
         #expect(alice.flagMetadata["team"] == "storage")
     }
 

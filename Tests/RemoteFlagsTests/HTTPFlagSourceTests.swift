@@ -35,16 +35,16 @@ struct HTTPFlagSourceTests {
         try server.serve("flags.json", Self.document("blue"))
         let (source, flags) = store(settings(server, "flags.json"))
         #expect(source.status.condition == .loading)
-        #expect(flags.stringDetails("color", default: "none").errorCode != nil, "nothing loaded yet is an error")
+        #expect(flags.evaluation("color", default: "none").errorCode != nil, "nothing loaded yet is an error")
         await flags.refreshRemoteSources()
-        #expect(flags.string("color", default: "none") == "blue")
+        #expect(flags.value("color", default: "none") == "blue")
         let first = source.status
         #expect(first.condition == .fresh)
         #expect(first.entityTag?.hasPrefix("\"") == true, "\(String(describing: first.entityTag))")
         await flags.refreshRemoteSources()
         #expect(server.statuses == [200, 304])
         #expect(source.status.condition == .fresh)
-        #expect(flags.string("color", default: "none") == "blue")
+        #expect(flags.value("color", default: "none") == "blue")
     }
 
     @Test("a change of size is a new ETag: the new flags replace the old")
@@ -58,7 +58,7 @@ struct HTTPFlagSourceTests {
         await flags.refreshRemoteSources()
         #expect(server.statuses == [200, 200])
         #expect(source.status.entityTag != before)
-        #expect(flags.string("color", default: "none") == "red")
+        #expect(flags.value("color", default: "none") == "red")
     }
 
     @Test("401 without the token; the Authorization header comes from a trusted file, never a file others can write")
@@ -76,7 +76,7 @@ struct HTTPFlagSourceTests {
         withToken.authorizationFile = tokenFile
         let (_, flags) = store(withToken)
         await flags.refreshRemoteSources()
-        #expect(flags.string("color", default: "none") == "blue")
+        #expect(flags.value("color", default: "none") == "blue")
         #expect(server.authorizations.last == "Bearer \(server.bearerToken)")
 
         // Writable by others: refused before anything is sent.
@@ -106,13 +106,13 @@ struct HTTPFlagSourceTests {
         await flags.refreshRemoteSources()
         #expect(source.status.condition == .stale)
         #expect(source.status.problem?.message.contains("HTTP 500 Internal Server Error") == true)
-        #expect(flags.string("color", default: "none") == "blue")
+        #expect(flags.value("color", default: "none") == "blue")
         server.failing = false
         try server.serve("flags.json", "{\"flags\": {\"color\": \n  [}")
         await flags.refreshRemoteSources()
         let problem = try #require(source.status.problem)
         #expect(problem.location?.line == 2, "\(problem)")
-        #expect(flags.string("color", default: "none") == "blue")
+        #expect(flags.value("color", default: "none") == "blue")
         var seen: [String] = []
         for await event in events {
             seen.append(event.description)
@@ -131,7 +131,7 @@ struct HTTPFlagSourceTests {
             "flags:\n  color:\n    state: ENABLED\n    variants: { red: red, blue: blue }\n    defaultVariant: red\n")
         let (_, flags) = store(settings(server, "yaml/flags"))
         await flags.refreshRemoteSources()
-        #expect(flags.string("color", default: "none") == "red")
+        #expect(flags.value("color", default: "none") == "red")
 
         try server.serve("big.json", String(repeating: " ", count: 4 * 1024 * 1024 + 1) + "{}")
         let (big, _) = store(settings(server, "big.json"))
@@ -168,27 +168,27 @@ struct HTTPFlagSourceTests {
         var iterator = events.makeAsyncIterator()
         // Polling: the first request at once.
         while let event = await iterator.next() { if case .loaded = event { break } }
-        #expect(flags.boolean("export", default: false))
+        #expect(flags.value("export", default: false))
         server.stop()
         // Asked at once: stale, the last good flags still used.
         await source.refresh(onlyIfDue: false)
         #expect(source.status.condition == .stale)
-        #expect(flags.boolean("export", default: false))
+        #expect(flags.value("export", default: false))
         while let event = await iterator.next() {
             if case .expired = event { break }
         }
         #expect(source.status.condition == .expired)
-        let expired = flags.booleanDetails("export", default: false)
+        let expired = flags.evaluation("export", default: false)
         #expect(expired.errorCode == .general)
         #expect(expired.errorMessage?.contains("past max-staleness") == true, "\(expired)")
-        #expect(!flags.boolean("export", default: false))
+        #expect(!flags.value("export", default: false))
         try server.start()
         while let event = await iterator.next() {
             if case .loaded = event { break }
             if case .confirmed = event { break }
         }
         #expect(source.status.condition == .fresh)
-        #expect(flags.boolean("export", default: false))
+        #expect(flags.value("export", default: false))
     }
 
     @Test(
@@ -210,7 +210,7 @@ struct HTTPFlagSourceTests {
         server.stop()
         let (offline, offlineFlags) = store(settings)
         #expect(offline.status.condition == .fresh)
-        #expect(offlineFlags.string("color", default: "none") == "blue")
+        #expect(offlineFlags.value("color", default: "none") == "blue")
         #expect(offline.status.entityTag != nil)
 
         chmod(settings.cacheFile!, 0o666)
@@ -218,7 +218,7 @@ struct HTTPFlagSourceTests {
         #expect(refused.status.condition == .loading)
         #expect(
             refused.status.note?.contains("written by anyone") == true, "\(String(describing: refused.status.note))")
-        #expect(refusedFlags.stringDetails("color", default: "none").errorCode != nil)
+        #expect(refusedFlags.evaluation("color", default: "none").errorCode != nil)
     }
 
     @Test("a store that does not follow its source still lets its flags expire on time")
@@ -231,11 +231,11 @@ struct HTTPFlagSourceTests {
         let (_, flags) = store(settings)
         var events = flags.events().makeAsyncIterator()
         await flags.refreshRemoteSources()
-        #expect(flags.boolean("export", default: false))
+        #expect(flags.value("export", default: false))
         while let event = await events.next() {
             if case .expired = event { break }
         }
-        #expect(flags.booleanDetails("export", default: false).errorCode == .general)
+        #expect(flags.evaluation("export", default: false).errorCode == .general)
         #expect(server.statuses == [200], "nothing asked the service again")
     }
 }

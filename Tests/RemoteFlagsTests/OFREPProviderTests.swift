@@ -33,11 +33,11 @@ struct OFREPProviderTests {
         let provider = provider(server)
         let gold = FlagEvaluationContext(attributes: ["tier": "gold"])
         try await provider.initialize(context: gold)
-        #expect(provider.stringDetails("string-flag", default: "none", context: gold).value == "blue")
-        #expect(provider.stringDetails("string-flag", default: "none", context: nil).value == "blue")
-        #expect(provider.integerDetails("int-flag", default: 0, context: nil).value == 10)
-        #expect(provider.doubleDetails("float-flag", default: 0, context: nil).value == 3.14)
-        #expect(provider.objectDetails("object-flag", default: .null, context: nil).value == ["x": 1])
+        #expect(provider.resolveStringEvaluation("string-flag", default: "none", context: gold).value == "blue")
+        #expect(provider.resolveStringEvaluation("string-flag", default: "none", context: nil).value == "blue")
+        #expect(provider.resolveIntegerEvaluation("int-flag", default: 0, context: nil).value == 10)
+        #expect(provider.resolveDoubleEvaluation("float-flag", default: 0, context: nil).value == 3.14)
+        #expect(provider.resolveObjectEvaluation("object-flag", default: .null, context: nil).value == ["x": 1])
         #expect(server.requests.count == 1, "answered from the cache")
         await provider.refresh()
         #expect(server.requests.last?.headers["if-none-match"]?.hasPrefix("\"") == true)
@@ -46,7 +46,7 @@ struct OFREPProviderTests {
         try server.serve(
             Self.document.replacingOccurrences(of: "\"defaultVariant\": \"low\"", with: "\"defaultVariant\": \"high\""))
         await provider.refresh()
-        #expect(provider.integerDetails("int-flag", default: 0, context: nil).value == 100)
+        #expect(provider.resolveIntegerEvaluation("int-flag", default: 0, context: nil).value == 100)
         for await event in events {
             #expect(event.kind == .configurationChanged)
             #expect(event.flagsChanged == ["int-flag"])
@@ -58,7 +58,7 @@ struct OFREPProviderTests {
         try await plain.initialize(context: gold)
         await plain.refresh()
         #expect(server.requests.suffix(2).allSatisfy { $0.headers["if-none-match"] == nil })
-        #expect(plain.integerDetails("int-flag", default: 0, context: nil).value == 100)
+        #expect(plain.resolveIntegerEvaluation("int-flag", default: 0, context: nil).value == 100)
     }
 
     @Test("another context is a single-flag evaluation; types are checked here; no value means the code default")
@@ -67,15 +67,16 @@ struct OFREPProviderTests {
         let provider = provider(server)
         try await provider.initialize(context: FlagEvaluationContext())
         let free = FlagEvaluationContext(targetingKey: "user-1", attributes: ["tier": "free"])
-        let off = provider.booleanDetails("bool-flag", default: true, context: free)
+        let off = provider.resolveBooleanEvaluation("bool-flag", default: true, context: free)
         #expect(off.value == false && off.variant == "off" && off.reason == .targetingMatch)
         let body = try #require(server.requests.last?.body)
         #expect(body.contains("\"targetingKey\":\"user-1\"") && body.contains("\"tier\":\"free\""), "\(body)")
-        let mismatch = provider.integerDetails("string-flag", default: 7, context: nil)
+        let mismatch = provider.resolveIntegerEvaluation("string-flag", default: 7, context: nil)
         #expect(mismatch.value == 7 && mismatch.errorCode == .typeMismatch)
-        let disabled = provider.booleanDetails("disabled-flag", default: false, context: nil)
+        let disabled = provider.resolveBooleanEvaluation("disabled-flag", default: false, context: nil)
         #expect(disabled.value == false && disabled.errorCode == nil && disabled.reason == .disabled)
-        #expect(provider.stringDetails("string-flag", default: "", context: nil).flagMetadata["owner"] == "ui")
+        #expect(
+            provider.resolveStringEvaluation("string-flag", default: "", context: nil).flagMetadata["owner"] == "ui")
     }
 
     @Test(
@@ -85,28 +86,33 @@ struct OFREPProviderTests {
         let server = try OFREPTestServer(document: Self.document)
         let provider = provider(server)
         let someone = FlagEvaluationContext(targetingKey: "u")
-        #expect(provider.booleanDetails("no-such-flag", default: false, context: someone).errorCode == .flagNotFound)
-        let broken = provider.booleanDetails("broken-flag", default: false, context: someone)
+        #expect(
+            provider.resolveBooleanEvaluation("no-such-flag", default: false, context: someone).errorCode
+                == .flagNotFound)
+        let broken = provider.resolveBooleanEvaluation("broken-flag", default: false, context: someone)
         #expect(broken.errorCode == .parseError, "\(broken)")
         server.bearerToken = "secret"
-        let unauthorized = provider.booleanDetails("bool-flag", default: false, context: someone)
+        let unauthorized = provider.resolveBooleanEvaluation("bool-flag", default: false, context: someone)
         #expect(unauthorized.errorCode == .general && unauthorized.errorMessage == "unauthorized")
         await #expect(throws: ProviderError.self) { try await provider.initialize(context: FlagEvaluationContext()) }
-        #expect(provider.booleanDetails("bool-flag", default: false, context: nil).errorCode == .providerFatal)
+        #expect(
+            provider.resolveBooleanEvaluation("bool-flag", default: false, context: nil).errorCode == .providerFatal)
 
         let withToken = OFREPProvider(
             OFREPConfiguration(
                 endpoint: server.endpoint, headers: [("Authorization", "Bearer secret")], pollInterval: nil))
-        #expect(withToken.booleanDetails("bool-flag", default: false, context: someone).value == true)
+        #expect(withToken.resolveBooleanEvaluation("bool-flag", default: false, context: someone).value == true)
         server.forbidden = true
-        #expect(withToken.booleanDetails("bool-flag", default: false, context: someone).errorMessage == "forbidden")
+        #expect(
+            withToken.resolveBooleanEvaluation("bool-flag", default: false, context: someone).errorMessage
+                == "forbidden")
         server.forbidden = false
         server.retryAfter = "120"
-        let limited = withToken.booleanDetails("bool-flag", default: false, context: someone)
+        let limited = withToken.resolveBooleanEvaluation("bool-flag", default: false, context: someone)
         #expect(limited.errorCode == .general && limited.errorMessage?.contains("rate limited") == true)
         let count = server.requests.count
         server.retryAfter = nil
-        let paused = withToken.booleanDetails("bool-flag", default: false, context: someone)
+        let paused = withToken.resolveBooleanEvaluation("bool-flag", default: false, context: someone)
         #expect(paused.errorCode == .general && server.requests.count == count, "no request while paused")
     }
 
@@ -117,7 +123,7 @@ struct OFREPProviderTests {
         let context = FlagEvaluationContext(
             targetingKey: "u", attributes: ["groups": ["wheel"]],
             incompleteAttributes: ["groups": "gid 70020 unresolved"])
-        let details = provider.booleanDetails("bool-flag", default: false, context: context)
+        let details = provider.resolveBooleanEvaluation("bool-flag", default: false, context: context)
         #expect(details.errorCode == .invalidContext)
         #expect(server.requests.isEmpty)
     }
@@ -128,7 +134,7 @@ struct OFREPProviderTests {
         let provider = provider(server)
         for number in [Double.nan, .infinity, -.infinity] {
             let context = FlagEvaluationContext(targetingKey: "u", attributes: ["load": ["now": .number(number)]])
-            let details = provider.booleanDetails("bool-flag", default: false, context: context)
+            let details = provider.resolveBooleanEvaluation("bool-flag", default: false, context: context)
             #expect(details.errorCode == .invalidContext, "\(number): \(details)")
         }
         #expect(server.requests.isEmpty)
@@ -190,19 +196,22 @@ struct OFREPProviderTests {
             let details: FlagEvaluationDetails<FlagValue> =
                 switch item.type {
                 case "bool":
-                    provider.booleanDetails(item.key, default: item.default.boolValue!, context: context).map(
+                    provider.resolveBooleanEvaluation(item.key, default: item.default.boolValue!, context: context).map(
                         FlagValue.bool)
                 case "string":
-                    provider.stringDetails(item.key, default: item.default.stringValue!, context: context).map(
-                        FlagValue.string)
+                    provider.resolveStringEvaluation(item.key, default: item.default.stringValue!, context: context)
+                        .map(
+                            FlagValue.string)
                 case "int":
-                    provider.integerDetails(item.key, default: item.default.integerValue!, context: context).map {
-                        .number(Double($0))
-                    }
+                    provider.resolveIntegerEvaluation(item.key, default: item.default.integerValue!, context: context)
+                        .map {
+                            .number(Double($0))
+                        }
                 case "double":
-                    provider.doubleDetails(item.key, default: item.default.numberValue!, context: context).map(
-                        FlagValue.number)
-                default: provider.objectDetails(item.key, default: item.default, context: context)
+                    provider.resolveDoubleEvaluation(item.key, default: item.default.numberValue!, context: context)
+                        .map(
+                            FlagValue.number)
+                default: provider.resolveObjectEvaluation(item.key, default: item.default, context: context)
                 }
             ours.append([
                 "value": details.value, "variant": details.variant.map(FlagValue.string) ?? .null,

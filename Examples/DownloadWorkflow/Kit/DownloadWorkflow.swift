@@ -66,7 +66,7 @@ public final class DownloadWorkflow: GroupProcedure, @unchecked Sendable {
         let staging = stagingDirectory
         let wait = WaitStrategy.exponential(
             initial: .milliseconds(50), multiplier: 2, maximum: .seconds(2), jitter: true)
-        let newFormat = flags.boolean("new-format", default: false)
+        let newFormat = flags.value("new-format", default: false)
         let metadataURL = server.appendingPathComponent(newFormat ? "v2/metadata.json" : "v1/metadata.json")
 
         let metadata = RetryProcedure<Metadata>(name: "fetch metadata", maxAttempts: maxAttempts, wait: wait) {

@@ -12,7 +12,7 @@ public struct FlagIsOn: SynchronousCondition {
     /// A condition on flag `key` in `store`, evaluated with `context` laid over the store's.
     public init(_ key: String, in store: FlagStore, context: FlagEvaluationContext? = nil) {
         self.key = key
-        evaluate = { store.booleanDetails(key, default: false, context: context) }
+        evaluate = { store.evaluation(key, default: false, context: context) }
     }
 
     /// A condition on flag `key` evaluated through `client`, with its provider, context and hooks.

@@ -14,27 +14,17 @@ public struct FlagKey<Value: Sendable>: Sendable, Hashable, CustomStringConverti
 }
 
 extension FlagStore {
-    /// Evaluates a Boolean flag by its typed key.
-    public func value(_ key: FlagKey<Bool>, default defaultValue: Bool, context: FlagEvaluationContext? = nil) -> Bool {
-        boolean(key.name, default: defaultValue, context: context)
+    /// Evaluates a flag by its typed key.
+    public func value<Value: FlagValueType>(
+        _ key: FlagKey<Value>, default defaultValue: Value, context: FlagEvaluationContext? = nil
+    ) -> Value {
+        value(key.name, default: defaultValue, context: context)
     }
 
-    /// Evaluates a string flag by its typed key.
-    public func value(_ key: FlagKey<String>, default defaultValue: String, context: FlagEvaluationContext? = nil)
-        -> String
-    {
-        string(key.name, default: defaultValue, context: context)
-    }
-
-    /// Evaluates an integer flag by its typed key.
-    public func value(_ key: FlagKey<Int>, default defaultValue: Int, context: FlagEvaluationContext? = nil) -> Int {
-        integer(key.name, default: defaultValue, context: context)
-    }
-
-    /// Evaluates a floating-point flag by its typed key.
-    public func value(_ key: FlagKey<Double>, default defaultValue: Double, context: FlagEvaluationContext? = nil)
-        -> Double
-    {
-        double(key.name, default: defaultValue, context: context)
+    /// Evaluates a flag by its typed key, with details.
+    public func evaluation<Value: FlagValueType>(
+        _ key: FlagKey<Value>, default defaultValue: Value, context: FlagEvaluationContext? = nil
+    ) -> FlagEvaluationDetails<Value> {
+        evaluation(key.name, default: defaultValue, context: context)
     }
 }

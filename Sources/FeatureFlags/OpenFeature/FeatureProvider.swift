@@ -22,20 +22,22 @@ public protocol FeatureProvider: Sendable {
     /// What happens to the provider from now on: configuration changes, errors, staleness.
     func providerEvents() -> AsyncStream<ProviderEvent>
 
-    /// Resolves a Boolean flag. `context` is the merged evaluation context.
-    func booleanDetails(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext?)
+    /// Resolves a Boolean flag. `context` is the merged evaluation context. (Resolution names,
+    /// as OpenFeature's providers have them: a ``FlagClient``'s `booleanDetails` runs hooks and
+    /// merges contexts, this does neither.)
+    func resolveBooleanEvaluation(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<Bool>
     /// Resolves a string flag.
-    func stringDetails(_ key: String, default defaultValue: String, context: FlagEvaluationContext?)
+    func resolveStringEvaluation(_ key: String, default defaultValue: String, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<String>
     /// Resolves a number flag as an integer.
-    func integerDetails(_ key: String, default defaultValue: Int, context: FlagEvaluationContext?)
+    func resolveIntegerEvaluation(_ key: String, default defaultValue: Int, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<Int>
     /// Resolves a number flag.
-    func doubleDetails(_ key: String, default defaultValue: Double, context: FlagEvaluationContext?)
+    func resolveDoubleEvaluation(_ key: String, default defaultValue: Double, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<Double>
     /// Resolves an object (JSON) flag.
-    func objectDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext?)
+    func resolveObjectEvaluation(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<FlagValue>
 }
 

@@ -47,7 +47,7 @@ public final class FlagClient: Sendable {
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> FlagEvaluationDetails<Bool> {
         evaluate(key, .boolean, defaultValue, FlagValue.bool, context, options) {
-            $0.booleanDetails(key, default: defaultValue, context: $1)
+            $0.resolveBooleanEvaluation(key, default: defaultValue, context: $1)
         }
     }
 
@@ -65,7 +65,7 @@ public final class FlagClient: Sendable {
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> FlagEvaluationDetails<String> {
         evaluate(key, .string, defaultValue, FlagValue.string, context, options) {
-            $0.stringDetails(key, default: defaultValue, context: $1)
+            $0.resolveStringEvaluation(key, default: defaultValue, context: $1)
         }
     }
 
@@ -84,7 +84,7 @@ public final class FlagClient: Sendable {
     ) -> FlagEvaluationDetails<Int> {
         evaluate(
             key, .integer, defaultValue, { FlagValue.number(Double($0)) }, context, options,
-            { $0.integerDetails(key, default: defaultValue, context: $1) })
+            { $0.resolveIntegerEvaluation(key, default: defaultValue, context: $1) })
     }
 
     /// Evaluates a number flag as an integer.
@@ -101,7 +101,7 @@ public final class FlagClient: Sendable {
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> FlagEvaluationDetails<Double> {
         evaluate(key, .double, defaultValue, FlagValue.number, context, options) {
-            $0.doubleDetails(key, default: defaultValue, context: $1)
+            $0.resolveDoubleEvaluation(key, default: defaultValue, context: $1)
         }
     }
 
@@ -120,7 +120,7 @@ public final class FlagClient: Sendable {
     ) -> FlagEvaluationDetails<FlagValue> {
         evaluate(
             key, .object, defaultValue, { $0 }, context, options,
-            { $0.objectDetails(key, default: defaultValue, context: $1) })
+            { $0.resolveObjectEvaluation(key, default: defaultValue, context: $1) })
     }
 
     /// Evaluates an object (JSON) flag.

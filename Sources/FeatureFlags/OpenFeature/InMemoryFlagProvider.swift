@@ -67,19 +67,19 @@ public final class InMemoryFlagProvider: FeatureProvider {
         }
     }
 
-    public func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?)
+    public func resolveBooleanEvaluation(_ key: String, default value: Bool, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<Bool>
     { details(key, value) }
-    public func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?)
+    public func resolveStringEvaluation(_ key: String, default value: String, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<String>
     { details(key, value) }
-    public func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?)
+    public func resolveIntegerEvaluation(_ key: String, default value: Int, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<Int>
     { details(key, value) }
-    public func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?)
+    public func resolveDoubleEvaluation(_ key: String, default value: Double, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<Double>
     { details(key, value) }
-    public func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
+    public func resolveObjectEvaluation(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<FlagValue>
     { details(key, value) }
 }

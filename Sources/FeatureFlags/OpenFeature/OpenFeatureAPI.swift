@@ -250,19 +250,27 @@ struct NoOpFlagProvider: FeatureProvider {
         FlagEvaluationDetails(flagKey: key, value: value, reason: .default)
     }
 
-    func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?) -> FlagEvaluationDetails<
-        Bool
-    > { none(key, value) }
-    func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?) -> FlagEvaluationDetails<
-        String
-    > { none(key, value) }
-    func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?) -> FlagEvaluationDetails<
-        Int
-    > { none(key, value) }
-    func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?) -> FlagEvaluationDetails<
-        Double
-    > { none(key, value) }
-    func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
+    func resolveBooleanEvaluation(_ key: String, default value: Bool, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<
+            Bool
+        >
+    { none(key, value) }
+    func resolveStringEvaluation(_ key: String, default value: String, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<
+            String
+        >
+    { none(key, value) }
+    func resolveIntegerEvaluation(_ key: String, default value: Int, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<
+            Int
+        >
+    { none(key, value) }
+    func resolveDoubleEvaluation(_ key: String, default value: Double, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<
+            Double
+        >
+    { none(key, value) }
+    func resolveObjectEvaluation(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<FlagValue>
     { none(key, value) }
 }

@@ -47,4 +47,24 @@ extension FlagStore: FeatureProvider {
             continuation.onTermination = { _ in forwarder.cancel() }
         }
     }
+
+    public func resolveBooleanEvaluation(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<Bool>
+    { evaluation(key, default: defaultValue, context: context) }
+
+    public func resolveStringEvaluation(_ key: String, default defaultValue: String, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<String>
+    { evaluation(key, default: defaultValue, context: context) }
+
+    public func resolveIntegerEvaluation(_ key: String, default defaultValue: Int, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<Int>
+    { evaluation(key, default: defaultValue, context: context) }
+
+    public func resolveDoubleEvaluation(_ key: String, default defaultValue: Double, context: FlagEvaluationContext?)
+        -> FlagEvaluationDetails<Double>
+    { evaluation(key, default: defaultValue, context: context) }
+
+    public func resolveObjectEvaluation(
+        _ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext?
+    ) -> FlagEvaluationDetails<FlagValue> { evaluation(key, default: defaultValue, context: context) }
 }

@@ -9,9 +9,13 @@ import Plumbing
 ///
 /// ```swift
 /// let flags = FlagStore(files: ["/etc/myservice/flags.json"])
-/// if flags.boolean("new-export", default: false) { enableNewExport() }
-/// let details = flags.stringDetails("color", default: "blue", context: .init(attributes: ["tier": "gold"]))
+/// if flags.value("new-export", default: false) { enableNewExport() }
+/// let details = flags.evaluation("color", default: "blue", context: .init(attributes: ["tier": "gold"]))
 /// ```
+///
+/// The type asked for is the default's: `Bool`, `String`, `Int`, `Double`, or ``FlagValue`` for
+/// an object. The store is the provider's side (OpenFeature's resolution, no hooks); evaluate
+/// through a ``FlagClient`` for hooks and the API's and client's contexts.
 ///
 /// When several files define the same flag, the later file wins. Each file is watched (unless
 /// `watch` is false): an edit takes effect without a restart, and an edit that does not parse
@@ -303,9 +307,13 @@ public final class FlagStore: Sendable {
 
     // MARK: Evaluation
 
-    /// Evaluates `key` as `T`, never throwing.
-    private func details<T: FlagValueType & Sendable>(
-        _ key: String, default defaultValue: T, context: FlagEvaluationContext?
+    /// Evaluates `key` as `T`, with details, never throwing: a problem is `defaultValue` with
+    /// reason ``FlagEvaluationReason/error`` and an error code. `context` is laid over the store's.
+    ///
+    /// This is the provider's side: no hooks run. A ``FlagClient`` evaluates through hooks and the
+    /// API's, client's and call's contexts.
+    public func evaluation<T: FlagValueType>(
+        _ key: String, default defaultValue: T, context: FlagEvaluationContext? = nil
     ) -> FlagEvaluationDetails<T> {
         let (found, expiry) = state.withLock { ($0.flags[key], $0.expired[key]) }
         guard let flag = found else {
@@ -349,8 +357,8 @@ public final class FlagStore: Sendable {
     /// The value alone. A static flag (enabled, loaded, no targeting, a default variant of the
     /// type asked for) is answered from its definition, without building the details;
     /// anything else goes the whole way, so the value is always the one the details carry.
-    private func value<T: FlagValueType & Sendable>(
-        _ key: String, default defaultValue: T, context: FlagEvaluationContext?
+    public func value<T: FlagValueType>(
+        _ key: String, default defaultValue: T, context: FlagEvaluationContext? = nil
     ) -> T {
         // A missing flag is the caller's default, without building the message that says so.
         let (found, expired) = state.withLock { ($0.flags[key], !$0.expired.isEmpty) }
@@ -360,69 +368,14 @@ public final class FlagStore: Sendable {
         {
             return typed
         }
-        return details(key, default: defaultValue, context: context).value
-    }
-
-    /// Evaluates a Boolean flag, with details.
-    public func booleanDetails(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext? = nil)
-        -> FlagEvaluationDetails<Bool>
-    {
-        details(key, default: defaultValue, context: context)
-    }
-
-    /// Evaluates a Boolean flag.
-    public func boolean(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext? = nil) -> Bool {
-        value(key, default: defaultValue, context: context)
-    }
-
-    /// Evaluates a string flag, with details.
-    public func stringDetails(_ key: String, default defaultValue: String, context: FlagEvaluationContext? = nil)
-        -> FlagEvaluationDetails<String>
-    {
-        details(key, default: defaultValue, context: context)
-    }
-
-    /// Evaluates a string flag.
-    public func string(_ key: String, default defaultValue: String, context: FlagEvaluationContext? = nil) -> String {
-        value(key, default: defaultValue, context: context)
-    }
-
-    /// Evaluates a number flag as an integer, with details. A variant with a fraction is a type mismatch.
-    public func integerDetails(_ key: String, default defaultValue: Int, context: FlagEvaluationContext? = nil)
-        -> FlagEvaluationDetails<Int>
-    {
-        details(key, default: defaultValue, context: context)
-    }
-
-    /// Evaluates a number flag as an integer.
-    public func integer(_ key: String, default defaultValue: Int, context: FlagEvaluationContext? = nil) -> Int {
-        value(key, default: defaultValue, context: context)
-    }
-
-    /// Evaluates a number flag, with details.
-    public func doubleDetails(_ key: String, default defaultValue: Double, context: FlagEvaluationContext? = nil)
-        -> FlagEvaluationDetails<Double>
-    {
-        details(key, default: defaultValue, context: context)
-    }
-
-    /// Evaluates a number flag.
-    public func double(_ key: String, default defaultValue: Double, context: FlagEvaluationContext? = nil) -> Double {
-        value(key, default: defaultValue, context: context)
-    }
-
-    /// Evaluates an object (JSON) flag, with details.
-    public func objectDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil)
-        -> FlagEvaluationDetails<FlagValue>
-    {
-        details(key, default: defaultValue, context: context)
+        return evaluation(key, default: defaultValue, context: context).value
     }
 
     /// Evaluates a flag of any type, with details: no type mismatch is possible.
     public func valueDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext? = nil)
         -> FlagEvaluationDetails<FlagValue>
     {
-        let typed: FlagEvaluationDetails<AnyFlagValue> = details(
+        let typed: FlagEvaluationDetails<AnyFlagValue> = evaluation(
             key, default: AnyFlagValue(defaultValue), context: context)
         return typed.map(\.value)
     }

@@ -385,31 +385,31 @@ public final class OFREPProvider: FeatureProvider {
 
     // MARK: FeatureProvider
 
-    public func booleanDetails(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext?)
+    public func resolveBooleanEvaluation(_ key: String, default defaultValue: Bool, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<Bool>
     {
         details(key, default: defaultValue, context: context)
     }
 
-    public func stringDetails(_ key: String, default defaultValue: String, context: FlagEvaluationContext?)
+    public func resolveStringEvaluation(_ key: String, default defaultValue: String, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<String>
     {
         details(key, default: defaultValue, context: context)
     }
 
-    public func integerDetails(_ key: String, default defaultValue: Int, context: FlagEvaluationContext?)
+    public func resolveIntegerEvaluation(_ key: String, default defaultValue: Int, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<Int>
     {
         details(key, default: defaultValue, context: context)
     }
 
-    public func doubleDetails(_ key: String, default defaultValue: Double, context: FlagEvaluationContext?)
+    public func resolveDoubleEvaluation(_ key: String, default defaultValue: Double, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<Double>
     {
         details(key, default: defaultValue, context: context)
     }
 
-    public func objectDetails(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext?)
+    public func resolveObjectEvaluation(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<FlagValue>
     {
         details(key, default: defaultValue, context: context)

@@ -125,19 +125,20 @@ struct FlagsCommand: AsyncParsableCommand {
             let details: FlagEvaluationDetails<FlagValue>
             switch type {
             case .bool:
-                details = store.booleanDetails(key, default: fallback.boolValue ?? false, context: evaluationContext)
+                details = store.evaluation(key, default: fallback.boolValue ?? false, context: evaluationContext)
                     .map(FlagValue.bool)
             case .string:
-                details = store.stringDetails(key, default: fallback.stringValue ?? "", context: evaluationContext).map(
+                details = store.evaluation(key, default: fallback.stringValue ?? "", context: evaluationContext).map(
                     FlagValue.string)
             case .int:
-                details = store.integerDetails(key, default: fallback.integerValue ?? 0, context: evaluationContext).map
-                { .number(Double($0)) }
+                details = store.evaluation(key, default: fallback.integerValue ?? 0, context: evaluationContext).map {
+                    .number(Double($0))
+                }
             case .double:
-                details = store.doubleDetails(key, default: fallback.numberValue ?? 0, context: evaluationContext).map(
+                details = store.evaluation(key, default: fallback.numberValue ?? 0, context: evaluationContext).map(
                     FlagValue.number)
             case .object:
-                details = store.objectDetails(key, default: fallback, context: evaluationContext)
+                details = store.evaluation(key, default: fallback, context: evaluationContext)
             case nil:
                 details = store.valueDetails(key, default: fallback, context: evaluationContext)
             }

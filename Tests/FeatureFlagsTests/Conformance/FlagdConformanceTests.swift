@@ -51,19 +51,19 @@ struct FlagdConformanceTests {
         let context = row.context
         switch row.request {
         case .boolean(let fallback):
-            let details = store.booleanDetails(row.key, default: fallback, context: context)
+            let details = store.evaluation(row.key, default: fallback, context: context)
             return (.bool(details.value), details.reason, details.errorCode)
         case .string(let fallback):
-            let details = store.stringDetails(row.key, default: fallback, context: context)
+            let details = store.evaluation(row.key, default: fallback, context: context)
             return (.string(details.value), details.reason, details.errorCode)
         case .integer(let fallback):
-            let details = store.integerDetails(row.key, default: fallback, context: context)
+            let details = store.evaluation(row.key, default: fallback, context: context)
             return (.number(Double(details.value)), details.reason, details.errorCode)
         case .float(let fallback):
-            let details = store.doubleDetails(row.key, default: fallback, context: context)
+            let details = store.evaluation(row.key, default: fallback, context: context)
             return (.number(details.value), details.reason, details.errorCode)
         case .object(let fallback):
-            let details = store.objectDetails(row.key, default: fallback, context: context)
+            let details = store.evaluation(row.key, default: fallback, context: context)
             return (details.value, details.reason, details.errorCode)
         }
     }
@@ -72,12 +72,12 @@ struct FlagdConformanceTests {
     private static func valueOnly(_ row: Row) -> FlagValue {
         let context = row.context
         switch row.request {
-        case .boolean(let fallback): return .bool(store.boolean(row.key, default: fallback, context: context))
-        case .string(let fallback): return .string(store.string(row.key, default: fallback, context: context))
+        case .boolean(let fallback): return .bool(store.value(row.key, default: fallback, context: context))
+        case .string(let fallback): return .string(store.value(row.key, default: fallback, context: context))
         case .integer(let fallback):
-            return .number(Double(store.integer(row.key, default: fallback, context: context)))
-        case .float(let fallback): return .number(store.double(row.key, default: fallback, context: context))
-        case .object(let fallback): return store.objectDetails(row.key, default: fallback, context: context).value
+            return .number(Double(store.value(row.key, default: fallback, context: context)))
+        case .float(let fallback): return .number(store.value(row.key, default: fallback, context: context))
+        case .object(let fallback): return store.evaluation(row.key, default: fallback, context: context).value
         }
     }
 

@@ -78,19 +78,19 @@ struct OpenFeatureClientTests {
             return FlagEvaluationDetails(flagKey: key, value: found, variant: "answer", reason: .targetingMatch)
         }
 
-        func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?)
+        func resolveBooleanEvaluation(_ key: String, default value: Bool, context: FlagEvaluationContext?)
             -> FlagEvaluationDetails<Bool>
         { answer(key, value, context, \.boolValue) }
-        func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?)
+        func resolveStringEvaluation(_ key: String, default value: String, context: FlagEvaluationContext?)
             -> FlagEvaluationDetails<String>
         { answer(key, value, context, \.stringValue) }
-        func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?)
+        func resolveIntegerEvaluation(_ key: String, default value: Int, context: FlagEvaluationContext?)
             -> FlagEvaluationDetails<Int>
         { answer(key, value, context, \.integerValue) }
-        func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?)
+        func resolveDoubleEvaluation(_ key: String, default value: Double, context: FlagEvaluationContext?)
             -> FlagEvaluationDetails<Double>
         { answer(key, value, context, \.numberValue) }
-        func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
+        func resolveObjectEvaluation(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
             -> FlagEvaluationDetails<FlagValue>
         { answer(key, value, context) { $0 } }
     }
@@ -209,21 +209,21 @@ struct OpenFeatureClientTests {
             }
         }
 
-        func booleanDetails(_ key: String, default value: Bool, context: FlagEvaluationContext?)
+        func resolveBooleanEvaluation(_ key: String, default value: Bool, context: FlagEvaluationContext?)
             -> FlagEvaluationDetails<Bool>
         {
             FlagEvaluationDetails(flagKey: key, value: true, variant: "on", reason: .static)
         }
-        func stringDetails(_ key: String, default value: String, context: FlagEvaluationContext?)
+        func resolveStringEvaluation(_ key: String, default value: String, context: FlagEvaluationContext?)
             -> FlagEvaluationDetails<String>
         { .init(flagKey: key, value: value, reason: .default) }
-        func integerDetails(_ key: String, default value: Int, context: FlagEvaluationContext?)
+        func resolveIntegerEvaluation(_ key: String, default value: Int, context: FlagEvaluationContext?)
             -> FlagEvaluationDetails<Int>
         { .init(flagKey: key, value: value, reason: .default) }
-        func doubleDetails(_ key: String, default value: Double, context: FlagEvaluationContext?)
+        func resolveDoubleEvaluation(_ key: String, default value: Double, context: FlagEvaluationContext?)
             -> FlagEvaluationDetails<Double>
         { .init(flagKey: key, value: value, reason: .default) }
-        func objectDetails(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
+        func resolveObjectEvaluation(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
             -> FlagEvaluationDetails<FlagValue>
         { .init(flagKey: key, value: value, reason: .default) }
     }
