@@ -89,9 +89,25 @@ struct ProcedureQueueTests {
                 == Array(repeating: "p: is finished: a procedure runs once, not added again", count: 2))
     }
 
-    @Test("waitUntilAllFinished returns at once on an empty queue")
+    @Test("waitUntilAllFinished returns at once on an empty queue, otherwise only after the last procedure finished")
     func waitOnEmpty() async {
-        await ProcedureQueue().waitUntilAllFinished()
+        let queue = ProcedureQueue()
+        #expect(queue.unfinishedCount == 0)
+        await queue.waitUntilAllFinished()
+
+        let log = EventLog()
+        queue.isSuspended = true
+        queue.addBlock { log.record("ran") }
+        #expect(queue.unfinishedCount == 1)
+        // The waiter starts while the work cannot run: it can only return after the work did.
+        let waiter = Task {
+            await queue.waitUntilAllFinished()
+            log.record("returned")
+        }
+        queue.isSuspended = false
+        await waiter.value
+        #expect(log.all == ["ran", "returned"])
+        #expect(queue.unfinishedCount == 0)
     }
 }
 
