@@ -1,15 +1,13 @@
 public import CapabilityPolicy
 import FeatureFlags
-import LinuxBackends
 
-/// The capability kinds of the Linux backends, for policy files.
+/// The capability kinds of the Linux backends, for policy files (Docs/Policy.md lists their
+/// settings; Docs/Backends/ says what each checks).
 public enum LinuxPolicySupport {
     /// The kinds of this layer: `pam`, `polkit`, `file`, `host`, `network`, `process-capability`, `user`, `group`.
     public static let kinds: [any CapabilityKind] = [
-        PAMCapabilityKind(), PolkitCapabilityKind(), FileCapabilityKind(), HostCapabilityKind(),
-        NetworkCapabilityKind(),
-        ProcessCapabilityKind(),
-        UserCapabilityKind(), GroupCapabilityKind(),
+        LinuxKinds.pam, LinuxKinds.polkit, LinuxKinds.file, LinuxKinds.host, LinuxKinds.network,
+        LinuxKinds.processCapability, LinuxKinds.user, LinuxKinds.group,
     ]
 }
 
@@ -19,7 +17,8 @@ extension PolicyEnvironment {
     /// groups (`FlagEvaluationContext.subject(_:)`).
     ///
     /// ```swift
-    /// let store = PolicyStore(searchPath: PolicySearchPath(environment: ProcessInfo.processInfo.environment), environment: .linux)
+    /// let store = PolicyStore(
+    ///     searchPath: PolicySearchPath(environment: ProcessInfo.processInfo.environment), environment: .linux)
     /// ```
     public static var linux: PolicyEnvironment { linuxEnvironment }
 }
