@@ -190,6 +190,7 @@ public final class OpenFeatureAPI: Sendable {
         case .error: ProviderEvent(.error)
         case .fatal: ProviderEvent(.error, isFatal: true)
         case .stale: ProviderEvent(.stale)
+        default: nil  // a state this API does not know has no event of its own
         }
     }
 
@@ -218,7 +219,7 @@ public final class OpenFeatureAPI: Sendable {
             case .ready: binding.status = .ready
             case .error: binding.status = event.isFatal ? .fatal : .error
             case .stale: binding.status = .stale
-            case .configurationChanged: break
+            default: break  // a configuration change, or a kind of event that changes no state
             }
         }
         emit(event, from: provider, domain: domain)

@@ -1,31 +1,51 @@
-/// Where a provider stands, as OpenFeature names the states.
-public enum ProviderStatus: String, Sendable, Hashable, CustomStringConvertible {
+/// Where a provider stands, as OpenFeature names the states. An open vocabulary, like the
+/// reasons and error codes: a later specification's state is a new static member, so switching
+/// over statuses needs a `default`.
+public struct ProviderStatus: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The state as OpenFeature spells it.
+    public let rawValue: String
+
+    /// A status, well-known or not.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     /// Not initialized yet: evaluations return `PROVIDER_NOT_READY`.
-    case notReady = "NOT_READY"
+    public static let notReady = ProviderStatus(rawValue: "NOT_READY")
     /// Initialized and serving.
-    case ready = "READY"
+    public static let ready = ProviderStatus(rawValue: "READY")
     /// Failed, possibly for a while; evaluations still go to the provider.
-    case error = "ERROR"
+    public static let error = ProviderStatus(rawValue: "ERROR")
     /// Serving values that may be out of date.
-    case stale = "STALE"
+    public static let stale = ProviderStatus(rawValue: "STALE")
     /// Failed for good: evaluations return `PROVIDER_FATAL`.
-    case fatal = "FATAL"
+    public static let fatal = ProviderStatus(rawValue: "FATAL")
 
     public var description: String { rawValue }
 }
 
 /// Something that happened to a provider.
 public struct ProviderEvent: Sendable, Hashable, CustomStringConvertible {
-    /// The kinds of event OpenFeature defines.
-    public enum Kind: String, Sendable, Hashable {
+    /// The kinds of event, as OpenFeature names them; an open vocabulary (switches need a `default`).
+    public struct Kind: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The kind as OpenFeature spells it.
+        public let rawValue: String
+
+        /// A kind, well-known or not.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
         /// The provider is ready to evaluate.
-        case ready = "PROVIDER_READY"
+        public static let ready = Kind(rawValue: "PROVIDER_READY")
         /// The provider failed.
-        case error = "PROVIDER_ERROR"
+        public static let error = Kind(rawValue: "PROVIDER_ERROR")
         /// The flags changed.
-        case configurationChanged = "PROVIDER_CONFIGURATION_CHANGED"
+        public static let configurationChanged = Kind(rawValue: "PROVIDER_CONFIGURATION_CHANGED")
         /// The provider's values may be out of date.
-        case stale = "PROVIDER_STALE"
+        public static let stale = Kind(rawValue: "PROVIDER_STALE")
+
+        public var description: String { rawValue }
     }
 
     /// What happened.

@@ -363,6 +363,23 @@ struct OpenFeatureClientTests {
         #expect(client.boolean("f", default: true) == false)
     }
 
+    @Test("an event of a kind this API does not know is passed on and changes no state")
+    func unknownEventKind() async {
+        let api = OpenFeatureAPI()
+        let memory = InMemoryFlagProvider(["on": true])
+        await api.setProvider(memory)
+        let client = api.client()
+        var events = client.events().makeAsyncIterator()
+        #expect(await events.next()?.kind == .ready)
+        // The client-side specification's reconciling event, which a server SDK has no state for.
+        let reconciling = ProviderEvent.Kind(rawValue: "PROVIDER_RECONCILING")
+        memory.send(ProviderEvent(reconciling))
+        #expect(await events.next()?.kind == reconciling)
+        #expect(client.providerStatus == .ready)
+        #expect(client.boolean("on", default: false))
+        #expect("\(ProviderStatus.notReady)" == "NOT_READY")
+    }
+
     @Test("a flag store whose file cannot be read initializes in the error state and still serves the rest")
     func flagStoreInitializationError() async throws {
         let directory = try TemporaryDirectory()
