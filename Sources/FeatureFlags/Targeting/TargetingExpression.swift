@@ -228,8 +228,10 @@ extension TargetingExpression {
                 accumulator = try arguments[1].evaluate(inner)
             }
             return accumulator
-        default:
-            return .null
+        case .variable, .missing, .missingSome, .equal, .strictEqual, .notEqual, .strictNotEqual, .not, .truthy,
+            .greater, .greaterOrEqual, .less, .lessOrEqual, .max, .min, .add, .subtract, .multiply, .divide,
+            .remainder, .merge, .in, .cat, .substr, .log, .fractional, .semanticVersion, .startsWith, .endsWith:
+            throw TargetingFailure()  // not lazy: its facts send it elsewhere; an error, never a quiet null
         }
     }
 
@@ -269,8 +271,9 @@ extension TargetingExpression {
         case .startsWith, .endsWith:
             guard count == 2, case .string(let text) = a, case .string(let affix) = b else { throw TargetingFailure() }
             return .bool(op == .startsWith ? JS.hasPrefix(text, affix) : JS.hasSuffix(text, affix))
-        default:
-            return .null
+        case .variable, .missing, .missingSome, .ifThenElse, .ternary, .or, .and, .max, .min, .add, .multiply,
+            .map, .filter, .reduce, .all, .none, .some, .merge, .cat:
+            throw TargetingFailure()  // takes other arguments: its facts send it elsewhere; never a quiet null
         }
     }
 
@@ -329,8 +332,11 @@ extension TargetingExpression {
                 let left = SemanticVersion(value: values[0]), let right = SemanticVersion(value: values[2])
             else { throw TargetingFailure() }
             return .bool(comparison.holds(left, right))
-        default:
+        case .equal, .strictEqual, .notEqual, .strictNotEqual, .not, .truthy, .greater, .greaterOrEqual, .subtract,
+            .divide, .remainder, .in, .log, .fractional, .startsWith, .endsWith:
             return try apply(op, argument(0), argument(1), count: values.count)
+        case .variable, .ifThenElse, .ternary, .or, .and, .map, .filter, .reduce, .all, .none, .some:
+            throw TargetingFailure()  // evaluated before it gets here (a lookup, or lazily); never a quiet null
         }
     }
 
