@@ -49,7 +49,7 @@ struct CapctlGateTests {
         let marker = tree.root + "/ran"
         let refused = try tree.capctl(["run", "never", "--", "/usr/bin/touch", marker])
         #expect(refused.status == 77)
-        #expect(refused.error.contains("not running /usr/bin/touch: gate never is denied"))
+        #expect(refused.error.contains("not running /usr/bin/touch: gate never: fails"))
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
@@ -71,7 +71,7 @@ struct CapctlGateTests {
         #expect(try tree.capctl(["check", "closed"]).status == 1)
         let run = try tree.capctl(["run", "closed", "--", "/bin/true"])
         #expect(run.status == 77)
-        #expect(run.error.contains("gate closed is undecided"))
+        #expect(run.error.contains("gate closed: undecided"))
         let watcher = try StreamingProcess(
             [PolicyTree.capctl, "watch", "closed", "--json"], environment: tree.environment)
         let line = try #require(await watcher.nextLine())

@@ -61,7 +61,7 @@ struct CapctlIdentityTests {
         let file = try groupFile(tree, extra: "biggroup:x:4242:" + members)
         let check = try capctl(tree, ["check", "not-in-biggroup"], groupFile: file)
         #expect(check.status == 1, "\(check.output)\(check.error)")
-        #expect(check.output.contains("not-in-biggroup: denied"), "\(check.output)")
+        #expect(check.output.contains("not-in-biggroup: fails"), "\(check.output)")
         let get = try capctl(tree, ["flags", "get", "big-allowed"], groupFile: file)
         #expect(get.output.contains("false"), "\(get.output)")
     }

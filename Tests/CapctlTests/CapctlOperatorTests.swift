@@ -209,7 +209,7 @@ struct CapctlOperatorTests {
         let refused = try tree.capctl(["run", "--json", "as-nobody", "--", "/bin/true"])
         #expect(refused.status == 77)
         let object = try error(refused)
-        #expect(object["status"] as? String == "denied")
+        #expect(object["status"] as? String == "fails")
         #expect(object["gate"] as? String == "as-nobody")
         #expect(object["explanation"] is [String: Any])
         try tree.write("etc/policy.yaml", "gates: [\n")

@@ -116,12 +116,12 @@ struct CheckRequest: Equatable {
             print(
                 JSONText.string(
                     .structure([
-                        "gate": .string(gate), "status": .string(outcome.verdict.rawValue),
+                        "gate": .string(gate), "status": .string(outcome.verdict.gateWord),
                         "description": JSONText.optional(summary),
                         "explanation": CheckCommand.json(outcome.explanation),
                     ])))
         } else {
-            print("\(TerminalText.escaped(gate)): \(outcome.verdict.rawValue)")
+            print("\(TerminalText.escaped(gate)): \(outcome.verdict.gateWord)")
             if explain, let summary { print("  description: " + TerminalText.escaped(summary)) }
             if explain || outcome.verdict != .authorized {
                 print(CheckCommand.tree(outcome.explanation, explainAll: explain))

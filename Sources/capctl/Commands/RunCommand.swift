@@ -76,13 +76,13 @@ struct RunCommand: AsyncParsableCommand {
             subject: subject)
         outcome.audit(action: "run", gate: gate, subject: subject, command: command)
         guard outcome.verdict == .authorized else {
-            let headline = "capctl: not running \(command[0]): gate \(gate) is \(outcome.verdict.rawValue)"
+            let headline = "capctl: not running \(command[0]): gate \(gate): \(outcome.verdict.gateWord)"
             throw CommandFailure(
                 escaped: TerminalText.escaped(headline) + "\n"
                     + CheckCommand.tree(outcome.explanation, explainAll: false),
                 lines: [headline], status: ExitStatus.refused,
                 details: [
-                    "gate": .string(gate), "status": .string(outcome.verdict.rawValue),
+                    "gate": .string(gate), "status": .string(outcome.verdict.gateWord),
                     "explanation": CheckCommand.json(outcome.explanation),
                 ])
         }

@@ -57,7 +57,8 @@ struct StatusCommand: AsyncParsableCommand {
         guard !names.isEmpty else { return }
         // Capabilities' and gates' words are verdicts; anything else would be a bug, and fails closed.
         let verdicts =
-            (selected.capabilities + selected.gates).map { Verdict(rawValue: $0.status) ?? .unavailable }
+            selected.capabilities.map { Verdict(rawValue: $0.status) ?? .unavailable }
+            + selected.gates.map { Verdict(gateWord: $0.status) ?? .undecided }
             + selected.flags.map { Verdict(flag: $0.details) }
         let exit = Verdict.exitStatus(of: verdicts)
         if exit != ExitStatus.satisfied { throw exit }
@@ -108,7 +109,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         for name in policy.policy.gates.keys.sorted() {
             let evaluation = try await policy.evaluateWithoutAsking(gate: name, context: context)
-            let status = Verdict(evaluation).rawValue
+            let status = Verdict(evaluation).gateWord
             let failing = evaluation.explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }
             let reason =
                 evaluation.outcome == .satisfied

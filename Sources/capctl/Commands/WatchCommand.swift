@@ -146,10 +146,10 @@ struct WatchCommand: AsyncParsableCommand {
         var kind: String
         var updates: CapabilityStatusUpdates
 
-        /// The word `status` and `check` use: a gate's status stands for its evaluation, so
-        /// unavailable there is an undecided gate.
+        /// The word `status` and `check` use: a gate's status stands for its evaluation, said in
+        /// a gate's words (unavailable there is an undecided gate).
         func word(_ status: CapabilityStatus) -> String {
-            kind == "gate" && status.kind == .unavailable ? Verdict.undecided.rawValue : status.kind.rawValue
+            kind == "gate" ? Verdict(status).gateWord : status.kind.rawValue
         }
     }
 

@@ -31,8 +31,8 @@ struct Table {
     private static func paint(_ status: String) -> String {
         let code =
             switch status {
-            case "authorized", "enabled", "passed", "satisfied": "32"
-            case "notDetermined", "not checked": "33"
+            case "authorized", "holds", "enabled", "passed", "satisfied": "32"
+            case "notDetermined", "needsAuthorization", "not checked": "33"
             default: "31"
             }
         return "\u{1B}[\(code)m\(status)\u{1B}[0m"

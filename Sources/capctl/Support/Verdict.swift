@@ -53,6 +53,30 @@ enum Verdict: String, Sendable {
         }
     }
 
+    /// The word for a gate with this verdict. A gate is not a capability: it holds or fails, is
+    /// undecided, needs authorization, or was dismissed; capabilities keep their status's words.
+    var gateWord: String {
+        switch self {
+        case .authorized: "holds"
+        case .denied: "fails"
+        case .unavailable, .undecided: "undecided"
+        case .notDetermined: "needsAuthorization"
+        case .dismissed: "dismissed"
+        }
+    }
+
+    /// The verdict a gate word stands for.
+    init?(gateWord: String) {
+        switch gateWord {
+        case "holds": self = .authorized
+        case "fails": self = .denied
+        case "undecided": self = .undecided
+        case "needsAuthorization": self = .notDetermined
+        case "dismissed": self = .dismissed
+        default: return nil
+        }
+    }
+
     /// A flag asked about by name: true holds, an evaluation error is unavailable, anything else is denied.
     init(flag details: FlagEvaluationDetails<FlagValue>) {
         if details.reason == .error {
