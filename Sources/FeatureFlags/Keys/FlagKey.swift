@@ -14,6 +14,29 @@ public struct FlagKey<Value: Sendable>: Sendable, Hashable, CustomStringConverti
 }
 
 extension FlagStore {
+    // Concrete overloads for the four scalar types, as for string keys: a generic call from
+    // another module is not specialized (twice the time of a Boolean evaluation).
+
+    /// Evaluates a Boolean flag by its typed key.
+    public func value(_ key: FlagKey<Bool>, default defaultValue: Bool, context: FlagEvaluationContext? = nil) -> Bool {
+        value(key.name, default: defaultValue, context: context)
+    }
+
+    /// Evaluates a string flag by its typed key.
+    public func value(_ key: FlagKey<String>, default defaultValue: String, context: FlagEvaluationContext? = nil)
+        -> String
+    { value(key.name, default: defaultValue, context: context) }
+
+    /// Evaluates an integer flag by its typed key.
+    public func value(_ key: FlagKey<Int>, default defaultValue: Int, context: FlagEvaluationContext? = nil) -> Int {
+        value(key.name, default: defaultValue, context: context)
+    }
+
+    /// Evaluates a number flag by its typed key.
+    public func value(_ key: FlagKey<Double>, default defaultValue: Double, context: FlagEvaluationContext? = nil)
+        -> Double
+    { value(key.name, default: defaultValue, context: context) }
+
     /// Evaluates a flag by its typed key.
     public func value<Value: FlagValueType>(
         _ key: FlagKey<Value>, default defaultValue: Value, context: FlagEvaluationContext? = nil
