@@ -32,4 +32,26 @@ struct KnownStatusTests {
         #expect(try #require(user.knownStatus()).kind == .authorized)
         #expect(await user.resolveStatus().kind == .authorized)
     }
+
+    /// A login held in memory: known at once when authorized, otherwise only its status knows.
+    struct HeldLogin: CapabilityType {
+        let held: CapabilityStatus
+        var name: String { "held" }
+        func status() async throws -> CapabilityStatus { held }
+        func knownStatus() -> CapabilityStatus? { held }
+    }
+
+    @Test("a login kept across processes answers inline from memory when authorized; its record file only in status()")
+    func keptAcrossProcesses() async throws {
+        let records = KeptLoginRecords(directory: "/nonexistent/capabilities-known-status")
+        let authorized = KeptAcrossProcesses(
+            HeldLogin(held: .authorized("logged in")), records: records, uid: geteuid(), fingerprint: "f",
+            keep: .seconds(60))
+        #expect(authorized.knownStatus()?.kind == .authorized)
+        let asking = KeptAcrossProcesses(
+            HeldLogin(held: .notDetermined("would ask")), records: records, uid: geteuid(), fingerprint: "f",
+            keep: .seconds(60))
+        #expect(asking.knownStatus() == nil)
+        #expect(await asking.resolveStatus().kind == .notDetermined)
+    }
 }

@@ -56,6 +56,13 @@ public struct KeptAcrossProcesses: CapabilityType {
         return try await base.status()
     }
 
+    /// A login this process holds in memory answers inline; the record on disk is read only by
+    /// ``status()`` (a file read is I/O).
+    public func knownStatus() -> CapabilityStatus? {
+        guard let known = base.knownStatus(), known.kind == .authorized else { return nil }
+        return known
+    }
+
     public func authorize() async throws -> CapabilityStatus {
         let capability = self
         if let kept = try await BlockingWork.value({ capability.kept() }) { return kept }
