@@ -3,33 +3,75 @@ import Dispatch
 import Locking
 
 /// Threads for blocking calls: a job runs at once on an idle thread, or on a new one when none is
-/// idle, never waiting behind another job. A thread idle for ten seconds ends.
+/// idle, up to a limit; past it, jobs wait their turn in order. A thread idle for ten seconds ends.
+///
+/// The limit is for the process's sake: a flood of checks that hang (a client asking about a host
+/// that never answers, again and again) must not start a thread each without end. The callers'
+/// waits stay bounded all the same (`BlockingWork.run` has deadlines and cancellation).
 final class BlockingThreads: Sendable {
+    typealias Job = @Sendable () -> Void
+
     private final class Worker: Sendable {
         let wake = DispatchSemaphore(value: 0)
-        let handedOver = Lock<(@Sendable () -> Void)?>(nil)
+        let handedOver = Lock<Job?>(nil)
     }
 
     private final class Start {
         let threads: BlockingThreads
         let worker: Worker
-        let job: @Sendable () -> Void
-        init(_ threads: BlockingThreads, _ worker: Worker, _ job: @escaping @Sendable () -> Void) {
+        let job: Job
+        init(_ threads: BlockingThreads, _ worker: Worker, _ job: @escaping Job) {
             (self.threads, self.worker, self.job) = (threads, worker, job)
         }
     }
 
-    private static let idleLifetime = DispatchTimeInterval.seconds(10)
-    /// Idle threads, the most recently idle last (it is the one taken: its stack is warm).
-    private let idle = Lock<[Worker]>([])
+    private struct State {
+        /// Idle threads, the most recently idle last (it is the one taken: its stack is warm).
+        var idle: [Worker] = []
+        /// Threads started and not ended.
+        var threads = 0
+        /// Jobs waiting for a thread, oldest first.
+        var pending: [Job?] = []
+        var firstPending = 0
+    }
 
-    /// Runs `job` on a thread of its own.
-    func run(_ job: @escaping @Sendable () -> Void) {
-        if let worker = idle.withLock({ $0.popLast() }) {
+    private static let idleLifetime = DispatchTimeInterval.seconds(10)
+    private let limit: Int
+    private let state = Lock(State())
+
+    /// Threads for blocking calls, at most `limit` of them at once.
+    init(limit: Int = 256) {
+        self.limit = max(1, limit)
+    }
+
+    /// Runs `job` on a thread of its own, or as soon as one is free when `limit` threads are busy.
+    func run(_ job: @escaping Job) {
+        enum Placement {
+            case idle(Worker)
+            case newThread
+            case queued
+        }
+        let placement = state.withLock { state -> Placement in
+            if let worker = state.idle.popLast() { return .idle(worker) }
+            guard state.threads < limit else {
+                state.pending.append(job)
+                return .queued
+            }
+            state.threads += 1
+            return .newThread
+        }
+        switch placement {
+        case .idle(let worker):
             worker.handedOver.withLock { $0 = job }
             worker.wake.signal()
+        case .queued:
             return
+        case .newThread:
+            start(job)
         }
+    }
+
+    private func start(_ job: @escaping Job) {
         let start = Unmanaged.passRetained(Start(self, Worker(), job)).toOpaque()
         let started = cplatform_start_thread(
             { context in
@@ -41,28 +83,42 @@ final class BlockingThreads: Sendable {
             // No thread to be had (a process or memory limit): Dispatch's shared threads are slow to
             // grow, but the job still runs.
             let start = Unmanaged<Start>.fromOpaque(start).takeRetainedValue()
+            state.withLock { $0.threads -= 1 }
             DispatchQueue.global().async(execute: start.job)
         }
     }
 
-    private func serve(_ worker: Worker, first: @escaping @Sendable () -> Void) {
-        var job: (@Sendable () -> Void)? = first
+    private func serve(_ worker: Worker, first: @escaping Job) {
+        var job: Job? = first
         while let current = job {
             current()
             job = nextJob(for: worker)
         }
     }
 
-    /// The next job handed to `worker`, or nil when none came while it was idle (the thread ends).
-    private func nextJob(for worker: Worker) -> (@Sendable () -> Void)? {
-        idle.withLock { $0.append(worker) }
+    /// The next job for `worker`: one waiting already, or one handed over while it was idle; nil
+    /// when none came for ten seconds (the thread ends).
+    private func nextJob(for worker: Worker) -> Job? {
+        let waiting = state.withLock { state -> Job? in
+            guard state.firstPending < state.pending.count else {
+                state.idle.append(worker)
+                return nil
+            }
+            let job = state.pending[state.firstPending]
+            state.pending[state.firstPending] = nil  // what the job holds goes with it
+            state.firstPending += 1
+            if state.firstPending == state.pending.count { (state.pending, state.firstPending) = ([], 0) }
+            return job
+        }
+        if let waiting { return waiting }
         if worker.wake.wait(timeout: .now() + Self.idleLifetime) == .timedOut {
-            let stillIdle = idle.withLock { idle -> Bool in
-                guard let index = idle.firstIndex(where: { $0 === worker }) else { return false }
-                idle.remove(at: index)
+            let ended = state.withLock { state -> Bool in
+                guard let index = state.idle.firstIndex(where: { $0 === worker }) else { return false }
+                state.idle.remove(at: index)
+                state.threads -= 1
                 return true
             }
-            if stillIdle { return nil }
+            if ended { return nil }
             // Taken just as the wait ran out: the job is on its way.
             worker.wake.wait()
         }
