@@ -93,16 +93,16 @@ struct KeptAuthorizationTests {
     // On the system's continuous clock (CLOCK_BOOTTIME, read directly): no sleeping, the
     // durations are chosen so the answer does not depend on how fast the test runs.
 
-    @Test("on the continuous clock, an hour's keep holds and a zero or negative keep never does")
-    func continuousClock() async throws {
-        for (keep, kept) in [(Duration.seconds(3600), true), (.zero, false), (.seconds(-5), false)] {
-            let login = ScriptedCapability(name: "admin")
-            login.answerAuthorizations(.returns(.authorized("password accepted")))
-            let admin = login.keepingAuthorization(for: keep)
-            #expect(try await admin.authorize().kind == .authorized)
-            #expect(try await admin.status().kind == (kept ? .authorized : .notDetermined), "keep \(keep)")
-            #expect(admin.knownStatus()?.kind == (kept ? .authorized : .notDetermined), "keep \(keep)")
-        }
+    @Test(
+        "on the continuous clock, an hour's keep holds and a zero or negative keep never does",
+        arguments: [(Duration.seconds(3600), true), (.zero, false), (.seconds(-5), false)])
+    func continuousClock(keep: Duration, kept: Bool) async throws {
+        let login = ScriptedCapability(name: "admin")
+        login.answerAuthorizations(.returns(.authorized("password accepted")))
+        let admin = login.keepingAuthorization(for: keep)
+        #expect(try await admin.authorize().kind == .authorized)
+        #expect(try await admin.status().kind == (kept ? .authorized : .notDetermined))
+        #expect(admin.knownStatus()?.kind == (kept ? .authorized : .notDetermined))
     }
 
     @Test("a keep beyond Int64 nanoseconds saturates instead of trapping or wrapping into the past")

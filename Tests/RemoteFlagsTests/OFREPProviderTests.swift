@@ -140,7 +140,7 @@ struct OFREPProviderTests {
         #expect(server.requests.isEmpty)
     }
 
-    @Test("OFREP_ENDPOINT, OFREP_HEADERS and OFREP_TIMEOUT_MS, with clear errors")
+    @Test("OFREP_ENDPOINT, OFREP_HEADERS and OFREP_TIMEOUT_MS are read")
     func environment() throws {
         let configuration = try OFREPConfiguration(environment: [
             "OFREP_ENDPOINT": "https://flags.example.com", "OFREP_HEADERS": "Authorization=Bearer 123, X-API-Key=abc",
@@ -150,18 +150,22 @@ struct OFREPProviderTests {
         #expect(configuration.headers.map(\.name) == ["Authorization", "X-API-Key"])
         #expect(configuration.headers.map(\.value) == ["Bearer 123", "abc"])
         #expect(configuration.timeout == .milliseconds(2500))
-        for (environment, message) in [
+    }
+
+    @Test(
+        "a bad OFREP environment is refused with a clear error",
+        arguments: [
             ([:], "OFREP_ENDPOINT is not set"),
             (["OFREP_ENDPOINT": "flags.example.com"], "must start with https:// or http://"),
             (["OFREP_ENDPOINT": "http://x", "OFREP_TIMEOUT_MS": "-5"], "OFREP_TIMEOUT_MS must be a whole number"),
             (["OFREP_ENDPOINT": "http://x", "OFREP_HEADERS": "NoEquals"], "is not Name=value"),
             (["OFREP_ENDPOINT": "http://x", "OFREP_HEADERS": "Bad Name=1"], "is not a header name"),
-        ] as [([String: String], String)] {
-            #expect {
-                _ = try OFREPConfiguration(environment: environment)
-            } throws: { error in
-                "\(error)".contains(message)
-            }
+        ] as [([String: String], String)])
+    func badEnvironment(environment: [String: String], message: String) {
+        #expect {
+            _ = try OFREPConfiguration(environment: environment)
+        } throws: { error in
+            "\(error)".contains(message)
         }
     }
 
