@@ -100,7 +100,7 @@ public struct PAMLogin: CapabilityType {
 
     /// notDetermined while the service exists: only asking can tell. Never prompts.
     /// Runs on a thread of its own: checking the service file walks its directories
-    /// (``ConfigurationFiles/TrustedFile``), and libpam is loaded the first time.
+    /// (`TrustedFile`), and libpam is loaded the first time.
     public func status() async throws -> CapabilityStatus {
         let capability = self
         return try await BlockingWork.value { capability.currentStatus() }
