@@ -15,9 +15,10 @@ public struct Capctl: AsyncParsableCommand {
             $XDG_CONFIG_HOME/capctl; CAPCTL_POLICY_ROOTS replaces the system roots; --policy \
             replaces the search.
 
-            Exit statuses: 0 satisfied or authorized; 1 denied or unavailable; 2 would need \
-            authorization (with --no-prompt); 3 the prompt was dismissed; 64 usage error; 77 run \
-            refused; 78 policy or flag file error.
+            Exit statuses: 0 a gate holds, a capability is authorized; 1 a gate fails or is \
+            undecided, a capability is denied or unavailable; 2 would need authorization (with \
+            --no-prompt); 3 the prompt was dismissed; 64 usage error; 77 run refused; 78 policy \
+            or flag file error.
             """,
         version: BuildVersion.description,
         subcommands: [

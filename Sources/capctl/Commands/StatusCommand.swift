@@ -13,7 +13,8 @@ struct StatusCommand: AsyncParsableCommand {
             With no policy files, shows the host's built-in capabilities: user and groups, \
             effective Linux capabilities, network path, PAM, home and working directory access. \
             Exits 0 after listing everything; given NAMEs, exits by their statuses \
-            (0 authorized, 1 denied, unavailable or undecided, 2 would need authorization).
+            (0 authorized or holds; 1 denied, unavailable, fails or undecided; 2 would need \
+            authorization).
             """
     )
 
