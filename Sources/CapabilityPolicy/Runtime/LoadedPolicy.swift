@@ -8,7 +8,7 @@ public import ProcedureCore
 /// never an open gate.
 ///
 /// ```swift
-/// let policy = try LoadedPolicy(PolicyLoader.load(searchPath: PolicySearchPath(environment: env)))
+/// let policy = try LoadedPolicy(PolicyLoader.load(searchPath: PolicySearchPath(environment: env), environment: .linux))
 /// export.addCondition(try policy.condition(forGate: "export"))
 /// ```
 public final class LoadedPolicy: Sendable {
