@@ -1,4 +1,3 @@
-import CPlatform
 import Dispatch
 import Locking
 
