@@ -28,13 +28,11 @@ public struct ProcessIdentity: Sendable, Equatable {
 
     /// Reads the identity of the calling process.
     public static func current() -> ProcessIdentity {
-        let count = getgroups(0, nil)
-        var groups = [gid_t](repeating: 0, count: Int(max(count, 0)))
-        let read = count > 0 ? getgroups(count, &groups) : 0
+        let groups = currentGroupIDs()
         return ProcessIdentity(
             realUser: user(getuid()), effectiveUser: user(geteuid()),
-            realGroup: group(getgid()), effectiveGroup: group(getegid()),
-            supplementaryGroups: groups.prefix(Int(max(read, 0))).map(group))
+            realGroup: group(groups.real), effectiveGroup: group(groups.effective),
+            supplementaryGroups: groups.supplementary.map(group))
     }
 
     /// The calling process's group ids (effective, real, then supplementary), from system calls
