@@ -17,18 +17,6 @@ struct StressTests {
     static let soakCount = ProcessInfo.processInfo.environment["STRESS_PROCEDURES"].flatMap { Int($0) }
     static let seeds: [UInt64] = soakCount == nil ? [0x5EED_0001, 0x5EED_0002, 0x5EED_0003] : [0x5EED_50A4]
 
-    /// A small deterministic generator, so a failure can be replayed from its seed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(
         "300,000 procedures (or STRESS_PROCEDURES): each finishes once, categories never overlap, nothing deadlocks, all are released, the heap returns",
         arguments: seeds)
@@ -63,7 +51,7 @@ struct StressTests {
             // would hold one of the cooperative pool's few threads for seconds (minutes under
             // Thread Sanitizer), and the other suites' tasks would starve meanwhile.
             let procedures = await offCooperativePool { () -> [StressProcedure] in
-                var generator = SplitMix(state: seed)
+                var generator = SplitMix(seed: seed)
                 var procedures: [StressProcedure] = []
                 procedures.reserveCapacity(total)
                 for index in 0..<total {

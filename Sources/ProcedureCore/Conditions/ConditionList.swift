@@ -17,7 +17,7 @@
 /// Thread safety follows the procedure's lifecycle rather than a lock of its own: conditions are
 /// appended only under the procedure's lock before it is enqueued, and then never change. Answers
 /// are written by the one evaluation a procedure gets; the procedure publishes them under its lock
-/// (``Procedure/Storage/Flags/hasConditionResults``) and nobody reads them before that.
+/// (`ProcedureLifecycle.Flags.hasConditionResults`) and nobody reads them before that.
 final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slot> {
     // 24 bytes, so two slots still fit in 120 (the order matters: the index fills the answers'
     // spare byte). The capacity is not stored: lists start at two slots and double, so a list is
