@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // File descriptors and errno as types, so a descriptor is closed on every path (Docs/Architecture.md).
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // HTTP and TLS for remote flag sources (RemoteFlags only).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -47,8 +49,12 @@ let package = Package(
         // Thread Sanitizer can see in builds with -DTSAN_VISIBLE_LOCKS (Scripts/sanitize).
         .target(name: "Locking", swiftSettings: swiftSettings),
         // Package-internal plumbing the modules share, not a product: one event broadcast, one reload
-        // rule for configuration, and one way to run blocking calls off Swift's cooperative pool.
-        .target(name: "Plumbing", dependencies: ["Locking", "CPlatform"], swiftSettings: swiftSettings),
+        // rule for configuration, one way to run blocking calls off Swift's cooperative pool, and the
+        // descriptor options swift-system lacks.
+        .target(
+            name: "Plumbing",
+            dependencies: ["Locking", "CPlatform", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: swiftSettings),
         // The gating layer: capabilities, statuses, feature flags.
         .target(name: "Capabilities", dependencies: ["CPlatform", "ProcedureCore", "Locking", "Plumbing"], swiftSettings: swiftSettings),
         // Test doubles for code that gates on capabilities: a scripted capability, a manual clock.
@@ -57,7 +63,8 @@ let package = Package(
         // one located error type, the trusted file reader, and directory watching.
         .target(
             name: "ConfigurationFiles",
-            dependencies: ["CLinuxSupport", "Locking", "Plumbing"], swiftSettings: swiftSettings
+            dependencies: ["CLinuxSupport", "Locking", "Plumbing", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: swiftSettings
         ),
         // Linux backends: PAM, polkit, filesystem, network, process capabilities, users and groups.
         // It supplies the flag evaluation context of this host and registers the policy kinds of these backends.
@@ -65,6 +72,7 @@ let package = Package(
             name: "LinuxBackends",
             dependencies: [
                 "Capabilities", "ConfigurationFiles", "CLinuxSupport", "CPAM", "CSystemdBus", "Locking", "Plumbing",
+                .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: swiftSettings
         ),
         // The Linux backends in policies and flags: the policy kinds of LinuxBackends' capabilities,
@@ -74,7 +82,7 @@ let package = Package(
             name: "LinuxPolicy",
             dependencies: [
                 "LinuxBackends", "Capabilities", "CapabilityPolicy", "FeatureFlags", "ConfigurationFiles", "CLinuxSupport",
-                "Locking", "ProcedureCore",
+                "Locking", "ProcedureCore", .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: swiftSettings
         ),
         // Kernel headers (netlink) for LinuxBackends.
@@ -100,6 +108,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: swiftSettings
         ),
         // Policy files: layered search paths, parsing, gates.
@@ -116,6 +125,7 @@ let package = Package(
                 "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags", "ProcedureCore",
                 "CLinuxSupport", "CPlatform", "CBuildInfo", "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings
         ),

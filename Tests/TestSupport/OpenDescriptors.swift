@@ -24,6 +24,22 @@ public enum OpenDescriptors {
         }.count
     }
 
+    /// Descriptors open on a Unix socket whose address is `path`: a listening socket and the
+    /// connections it accepted (which the kernel lists under the same address, /proc/net/unix).
+    public static func count(socketsAt path: String) -> Int {
+        let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+        // Num RefCount Protocol Flags Type St Inode Path
+        let inodes = Set(
+            table.split(separator: "\n").dropFirst().compactMap { line -> String? in
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                return fields.count >= 8 && fields[7] == path ? String(fields[6]) : nil
+            })
+        return descriptors().filter { descriptor in
+            guard let target = target(of: descriptor), target.hasPrefix("socket:[") else { return false }
+            return inodes.contains(String(target.dropFirst("socket:[".count).dropLast()))
+        }.count
+    }
+
     private static func descriptors() -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
     }

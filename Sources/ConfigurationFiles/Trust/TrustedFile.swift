@@ -1,5 +1,7 @@
 import CLinuxSupport
 import Glibc
+import Plumbing
+import SystemPackage
 
 /// The one way this package reads a file that a gate depends on (policy files and drop-ins,
 /// flag files, PAM service files), modelled on sshd's StrictModes and sudo's checks of sudoers.
@@ -43,9 +45,8 @@ package enum TrustedFile {
     /// The bytes of the regular file at `path`, after every check above.
     package static func bytes(of path: String) throws(Refusal) -> [UInt8] {
         let resolved = try resolve(path, expecting: .regularFile)
-        let descriptor = open(resolved.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
-        guard descriptor >= 0 else { throw Refusal(path, "cannot open: \(errorText(errno))") }
-        defer { close(descriptor) }
+        let descriptor = try open(resolved, asked: path, options: [.nonBlocking, .noControllingTerminal])
+        defer { try? descriptor.close() }
         let info = try judge(descriptor: descriptor, path: path, resolved: resolved, expecting: .regularFile)
         guard info.st_size <= sizeLimit else {
             throw Refusal(path, "refusing a file of \(info.st_size) bytes: the limit is \(sizeLimit) bytes")
@@ -54,10 +55,11 @@ package enum TrustedFile {
         bytes.reserveCapacity(Int(info.st_size))
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Refusal(path, "cannot read: \(errorText(errno))")
+            let count: Int
+            do {
+                count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+            } catch {
+                throw Refusal(path, "cannot read: \(error)")
             }
             if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[..<count])
@@ -70,9 +72,8 @@ package enum TrustedFile {
     /// Checks the regular file at `path` without reading it (a PAM service file, which libpam reads).
     package static func check(file path: String) throws(Refusal) {
         let resolved = try resolve(path, expecting: .regularFile)
-        let descriptor = open(resolved.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
-        guard descriptor >= 0 else { throw Refusal(path, "cannot open: \(errorText(errno))") }
-        defer { close(descriptor) }
+        let descriptor = try open(resolved, asked: path, options: [.nonBlocking, .noControllingTerminal])
+        defer { try? descriptor.close() }
         _ = try judge(descriptor: descriptor, path: path, resolved: resolved, expecting: .regularFile)
     }
 
@@ -81,17 +82,18 @@ package enum TrustedFile {
     /// sticky or not, or anyone could add an entry.
     package static func entries(of path: String) throws(Refusal) -> [String] {
         let resolved = try resolve(path, expecting: .directory)
-        let descriptor = open(resolved.path, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW)
-        guard descriptor >= 0 else { throw Refusal(path, "cannot open: \(errorText(errno))") }
-        do {
+        let descriptor = try open(resolved, asked: path, options: .directory)
+        // The descriptor is closed here until the listing owns it, and by closedir after.
+        let handle: OpaquePointer
+        do throws(Refusal) {
             _ = try judge(descriptor: descriptor, path: path, resolved: resolved, expecting: .directory)
+            guard let listing = fdopendir(descriptor.rawValue) else {
+                throw Refusal(path, "cannot list: \(Errno(rawValue: errno))")
+            }
+            handle = listing
         } catch {
-            close(descriptor)
+            try? descriptor.close()
             throw error
-        }
-        guard let handle = fdopendir(descriptor) else {
-            close(descriptor)
-            throw Refusal(path, "cannot list: \(errorText(errno))")
         }
         defer { closedir(handle) }
         var names: [String] = []
@@ -102,6 +104,18 @@ package enum TrustedFile {
             if name != ".", name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// Opens the resolved object to judge and read it, never following a link at the last step;
+    /// the caller closes it.
+    private static func open(
+        _ resolved: Resolved, asked path: String, options: FileDescriptor.OpenOptions
+    ) throws(Refusal) -> FileDescriptor {
+        do {
+            return try FileDescriptor.open(resolved.path, .readOnly, options: options.union([.closeOnExec, .noFollow]))
+        } catch {
+            throw Refusal(path, "cannot open: \(error)")
+        }
     }
 
     /// Whether anything (a file, a link, even a dangling one) is at `path`.
@@ -212,11 +226,12 @@ package enum TrustedFile {
 
     /// The checks made on the open descriptor: the same object that was walked to, of the
     /// right type, owned by root or the user, writable by nobody else.
-    static func judge(descriptor: Int32, path: String, resolved: Resolved, expecting expected: Expected) throws(Refusal)
+    static func judge(descriptor: FileDescriptor, path: String, resolved: Resolved, expecting expected: Expected)
+        throws(Refusal)
         -> stat
     {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw Refusal(path, "cannot examine: \(errorText(errno))") }
+        guard fstat(descriptor.rawValue, &info) == 0 else { throw Refusal(path, "cannot examine: \(errorText(errno))") }
         guard info.st_dev == resolved.info.st_dev, info.st_ino == resolved.info.st_ino else {
             throw Refusal(path, "it was replaced while being checked")
         }
@@ -282,9 +297,11 @@ package enum TrustedFile {
 
     private static let aclAttribute = "system.posix_acl_access"
 
-    private static func aclEntries(descriptor: Int32) -> [ACLEntry] {
+    private static func aclEntries(descriptor: FileDescriptor) -> [ACLEntry] {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let size = buffer.withUnsafeMutableBytes { fgetxattr(descriptor, aclAttribute, $0.baseAddress, $0.count) }
+        let size = buffer.withUnsafeMutableBytes {
+            fgetxattr(descriptor.rawValue, aclAttribute, $0.baseAddress, $0.count)
+        }
         return size > 0 ? parseACL(buffer[..<size]) : []
     }
 

@@ -1,6 +1,8 @@
 package import Dispatch
 import Glibc
 import Locking
+import Plumbing
+import SystemPackage
 
 /// Watches the directories holding some files with inotify and reports which of those files
 /// may have changed: written and closed, renamed into place (how editors and `mv` save), removed,
@@ -10,7 +12,6 @@ import Locking
 /// still followed.
 // Sendable by hand: the dispatch source is only created, resumed and cancelled, all thread-safe.
 package final class DirectoryWatcher: @unchecked Sendable {
-    private let descriptor: Int32
     private let source: any DispatchSourceRead
     private let queue: DispatchQueue
     /// Signalled by the cancel handler, once the inotify descriptor is closed.
@@ -25,38 +26,40 @@ package final class DirectoryWatcher: @unchecked Sendable {
         files: [String], directories wholeDirectories: [String] = [], queue: DispatchQueue,
         onChange: @escaping @Sendable ([String]) -> Void
     ) throws(ConfigurationError) {
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else {
-            throw ConfigurationError("cannot watch files: inotify_init1: \(Self.errnoText())", file: files.first ?? "")
+        let rawDescriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard rawDescriptor >= 0 else {
+            throw ConfigurationError("cannot watch files: inotify_init1: \(Errno.current)", file: files.first ?? "")
         }
+        // Closed here on a failure below, and by the source's cancel handler once it exists.
+        let descriptor = FileDescriptor(rawValue: rawDescriptor)
         var directories: [Int32: (directory: String, files: [String])] = [:]
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF)
         for file in files {
             let directory = Self.directory(of: file)
-            let wd = inotify_add_watch(fd, directory, mask)
+            let wd = inotify_add_watch(descriptor.rawValue, directory, mask)
             guard wd >= 0 else {
-                let reason = Self.errnoText()
-                close(fd)
+                let reason = Errno.current
+                try? descriptor.close()
                 throw ConfigurationError("cannot watch \(directory): \(reason)", file: file)
             }
             directories[wd, default: (directory, [])].files.append(file)
         }
         var everyEntry: [Int32: String] = [:]
         for directory in wholeDirectories {
-            let wd = inotify_add_watch(fd, directory, mask)
+            let wd = inotify_add_watch(descriptor.rawValue, directory, mask)
             if wd >= 0 { everyEntry[wd] = directory }
         }
-        descriptor = fd
         self.queue = queue
         let watched = directories
         let watchedWhole = everyEntry
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
         source.setEventHandler {
             var changed: Set<String> = []
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
-                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                guard count > 0 else { break }
+                // Non-blocking: EAGAIN (thrown) ends the batch, as does end of input.
+                guard let count = try? buffer.withUnsafeMutableBytes({ try descriptor.read(into: $0) }), count > 0
+                else { break }
                 var offset = 0
                 while offset + MemoryLayout<inotify_event>.size <= count {
                     let (wd, eventMask, length) = buffer.withUnsafeBytes { raw -> (Int32, UInt32, Int) in
@@ -81,7 +84,7 @@ package final class DirectoryWatcher: @unchecked Sendable {
         }
         let closed = closed
         source.setCancelHandler {
-            close(fd)
+            try? descriptor.close()
             closed.signal()
         }
         source.resume()
@@ -119,6 +122,4 @@ package final class DirectoryWatcher: @unchecked Sendable {
         var info = stat()
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
     }
-
-    private static func errnoText() -> String { String(cString: strerror(errno)) }
 }

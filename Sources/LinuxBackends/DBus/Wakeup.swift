@@ -1,32 +1,33 @@
 import CLinuxSupport
 import Glibc
+import Plumbing
 import Synchronization
+import SystemPackage
 
 /// Wakes a thread waiting in poll(2) from any thread: a byte on a socket pair.
 final class Wakeup: Sendable {
+    /// The end a waiting thread polls (-1 when no pair could be made: nothing wakes it then).
     let descriptor: Int32
-    private let writer: Int32
+    private let reader: FileDescriptor?
+    private let writer: FileDescriptor?
     private let signalled = Atomic<Bool>(false)
 
     init() {
-        var ends: [Int32] = [-1, -1]
-        if socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) != 0 {
-            ends = [-1, -1]
-        }
-        descriptor = ends[0]
-        writer = ends[1]
+        let pair = try? FileDescriptor.socketPair()
+        reader = pair?.0
+        writer = pair?.1
+        descriptor = pair?.0.rawValue ?? -1
     }
 
     var wasSignalled: Bool { signalled.load(ordering: .acquiring) }
 
     func signal() {
-        guard !signalled.exchange(true, ordering: .acquiringAndReleasing), writer >= 0 else { return }
-        var byte: UInt8 = 1
-        _ = write(writer, &byte, 1)
+        guard !signalled.exchange(true, ordering: .acquiringAndReleasing), let writer else { return }
+        _ = try? writer.writeAll(CollectionOfOne(UInt8(1)))
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
-        if writer >= 0 { close(writer) }
+        try? reader?.close()
+        try? writer?.close()
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// Reads whole files with plain system calls (works for /proc files, whose size is unknown in
 /// advance). The one file reader of this package's modules.
@@ -16,19 +17,19 @@ package enum FileContents {
 
     /// The bytes of `path`.
     package static func bytes(of path: String) throws(ReadError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ReadError(path: path, code: errno) }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ReadError(path: path, code: errno)
+        do {
+            let descriptor = try FileDescriptor.open(path, .readOnly, options: .closeOnExec)
+            return try descriptor.closeAfter {
+                var bytes: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+                while true {
+                    let count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+                    if count == 0 { return bytes }
+                    bytes.append(contentsOf: chunk[..<count])
+                }
             }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[..<count])
+        } catch {
+            throw ReadError(path: path, code: (error as? Errno)?.rawValue ?? EIO)
         }
     }
 }

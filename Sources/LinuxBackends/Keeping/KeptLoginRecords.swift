@@ -1,5 +1,7 @@
 import ConfigurationFiles
 import Glibc
+import Plumbing
+import SystemPackage
 
 /// Why a record could not be written.
 public struct KeptRecordError: Error, Sendable, CustomStringConvertible {
@@ -118,15 +120,19 @@ public struct KeptLoginRecords: Sendable {
             written: now, expires: now &+ Self.nanoseconds(keep))
         let final = path(for: key)
         let temporary = final + ".\(getpid()).new"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw KeptRecordError(description: "\(temporary): \(String(cString: strerror(errno)))")
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(
+                temporary, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+                permissions: [.ownerReadWrite])
+        } catch {
+            throw KeptRecordError(description: "\(temporary): \(error)")
         }
-        let text = Array(record.text.utf8)
-        let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard written == text.count, synced, rename(temporary, final) == 0 else {
+        let written: Void? = try? descriptor.closeAfter {
+            _ = try descriptor.writeAll(record.text.utf8)
+            guard fsync(descriptor.rawValue) == 0 else { throw Errno.current }
+        }
+        guard written != nil, rename(temporary, final) == 0 else {
             unlink(temporary)
             throw KeptRecordError(description: "\(final): cannot write the record")
         }

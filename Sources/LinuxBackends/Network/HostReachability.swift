@@ -3,6 +3,7 @@ public import Capabilities
 import ConfigurationFiles
 import Glibc
 import Plumbing
+import SystemPackage
 
 /// Whether a TCP service answers: the host name is resolved, then a non-blocking connect
 /// is tried on each address within the timeout.
@@ -234,7 +235,7 @@ enum TCPProbe {
         let fd = socket(
             family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failed(errno) }
-        defer { close(fd) }
+        defer { try? FileDescriptor(rawValue: fd).close() }
         let started = address.withUnsafeBytes { raw in
             Glibc.connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
         }

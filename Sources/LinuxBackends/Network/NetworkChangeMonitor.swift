@@ -1,6 +1,7 @@
 import CLinuxSupport
 import Dispatch
 import Glibc
+import SystemPackage
 
 /// Link, address and route changes from the kernel (rtnetlink), as they happen, for as long as
 /// the stream is iterated. Each element means "something changed; read again".
@@ -12,13 +13,16 @@ enum NetworkChangeMonitor {
     /// A stream of change notifications, or a finished stream when netlink is unavailable.
     static func changes() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let fd = socket(
+        let rawDescriptor = socket(
             AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
             NETLINK_ROUTE)
-        guard fd >= 0 else {
+        guard rawDescriptor >= 0 else {
             continuation.finish()
             return stream
         }
+        // Closed here if binding fails, and by the source's cancel handler once it exists.
+        let descriptor = FileDescriptor(rawValue: rawDescriptor)
+        let fd = descriptor.rawValue
         var address = sockaddr_nl()
         address.nl_family = sa_family_t(AF_NETLINK)
         address.nl_groups = groups
@@ -28,7 +32,7 @@ enum NetworkChangeMonitor {
             }
         }
         guard bound == 0 else {
-            close(fd)
+            try? descriptor.close()
             continuation.finish()
             return stream
         }
@@ -50,7 +54,7 @@ enum NetworkChangeMonitor {
             }
             if changed { continuation.yield() }
         }
-        source.setCancelHandler { close(fd) }
+        source.setCancelHandler { try? descriptor.close() }
         let box = SourceBox(source)
         continuation.onTermination = { _ in box.source.cancel() }
         source.resume()

@@ -1,5 +1,7 @@
 import CLinuxSupport
 import Glibc
+import Plumbing
+import SystemPackage
 
 /// Asks on the controlling terminal (/dev/tty), as `login` and `sudo` do: secret prompts
 /// with echo off, visible prompts with echo on, information and errors printed. The answer is
@@ -16,13 +18,16 @@ public struct TerminalPAMConversation: PAMConversation {
     }
 
     public func answer(_ prompt: PAMMessage) -> PAMAnswer {
-        let fd = open(device, O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else {
+        let terminal: FileDescriptor
+        do {
+            terminal = try FileDescriptor.open(device, .readWrite, options: [.noControllingTerminal, .closeOnExec])
+        } catch {
             return .unanswerable(
-                "no terminal to ask on (\(device): \(String(cString: strerror(errno)))); give the password on"
+                "no terminal to ask on (\(device): \(error)); give the password on"
                     + " standard input (capctl's --password-stdin) or use a ProgrammaticPAMConversation")
         }
-        defer { close(fd) }
+        defer { try? terminal.close() }
+        let fd = terminal.rawValue
         let hidden = prompt.style == .secretPrompt
         var saved = termios()
         let canHide = tcgetattr(fd, &saved) == 0
@@ -41,7 +46,7 @@ public struct TerminalPAMConversation: PAMConversation {
             }
         }
         // Echo goes off before the prompt shows, so nothing typed ahead is echoed.
-        write(fd, prompt.text)
+        _ = try? terminal.writeAll(prompt.text.utf8)
         guard case .line(let line) = SecretLine.read(from: fd) else { return .cancel }
         if hidden { return .secret(PAMSecret(adopting: line)) }
         let text = String(decoding: UnsafeBufferPointer(rebasing: line[..<(line.count - 1)]), as: UTF8.self)
@@ -51,14 +56,15 @@ public struct TerminalPAMConversation: PAMConversation {
     }
 
     public func show(_ message: PAMMessage) {
-        let fd = open(device, O_WRONLY | O_NOCTTY | O_CLOEXEC)
-        let target = fd >= 0 ? fd : 2
-        write(target, message.text + (message.text.hasSuffix("\n") ? "" : "\n"))
-        if fd >= 0 { close(fd) }
-    }
-
-    private func write(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let line = message.text + (message.text.hasSuffix("\n") ? "" : "\n")
+        // Without a terminal, standard error is where a message can still be seen.
+        guard
+            let terminal = try? FileDescriptor.open(
+                device, .writeOnly, options: [.noControllingTerminal, .closeOnExec])
+        else {
+            _ = try? FileDescriptor.standardError.writeAll(line.utf8)
+            return
+        }
+        _ = try? terminal.closeAfter { try terminal.writeAll(line.utf8) }
     }
 }

@@ -1,5 +1,7 @@
 import CLinuxSupport
 import Glibc
+import Plumbing
+import SystemPackage
 
 /// polkit's setuid helper, `polkit-agent-helper-1`, which runs the PAM service `polkit-1` for an
 /// authentication agent and, on success, tells polkitd itself. The agent's side of its protocol:
@@ -42,24 +44,28 @@ struct PolkitAgentHelper {
         guard !cookie.contains("\n"), !user.hasPrefix("-") else {
             return .failed("polkit sent an unusable cookie or user")
         }
-        var input: [Int32] = [-1, -1]
-        var output: [Int32] = [-1, -1]
         // The helper's input is a socket, so writing after it exits fails with EPIPE instead of raising SIGPIPE.
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &input) == 0 else {
-            return .failed("cannot create a socket pair: \(String(cString: strerror(errno)))")
-        }
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &output) == 0 else {
-            close(input[0])
-            close(input[1])
-            return .failed("cannot create a socket pair: \(String(cString: strerror(errno)))")
+        let input: (child: FileDescriptor, parent: FileDescriptor)
+        let output: (parent: FileDescriptor, child: FileDescriptor)
+        do throws(Errno) {
+            input = try FileDescriptor.socketPair()
+            do throws(Errno) {
+                output = try FileDescriptor.socketPair()
+            } catch {
+                try? input.child.close()
+                try? input.parent.close()
+                throw error
+            }
+        } catch {
+            return .failed("cannot create a socket pair: \(error)")
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, input.child.rawValue, 0)
+        posix_spawn_file_actions_adddup2(&actions, output.child.rawValue, 1)
         // Its diagnostics (why PAM failed) come on the same pipe and are kept as the reason.
-        posix_spawn_file_actions_adddup2(&actions, output[1], 2)
+        posix_spawn_file_actions_adddup2(&actions, output.child.rawValue, 2)
         // The setuid helper gets standard input, output and error only.
         clinux_spawn_close_from(&actions, 3)
         var pid: pid_t = 0
@@ -67,18 +73,18 @@ struct PolkitAgentHelper {
         defer { for argument in arguments { free(argument) } }
         var environment: [UnsafeMutablePointer<CChar>?] = [nil]
         let spawned = posix_spawn(&pid, path, &actions, nil, arguments, &environment)
-        close(input[0])
-        close(output[1])
+        try? input.child.close()
+        try? output.child.close()
         guard spawned == 0 else {
-            close(input[1])
-            close(output[0])
-            return .failed("cannot run \(path): \(String(cString: strerror(spawned)))")
+            try? input.parent.close()
+            try? output.parent.close()
+            return .failed("cannot run \(path): \(Errno(rawValue: spawned))")
         }
-        let writer = input[1]
-        let reader = LineReader(descriptor: output[0], interrupt: interrupt)
+        let writer = input.parent.rawValue
+        let reader = LineReader(descriptor: output.parent.rawValue, interrupt: interrupt)
         defer {
-            close(writer)
-            close(output[0])
+            try? input.parent.close()
+            try? output.parent.close()
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         }

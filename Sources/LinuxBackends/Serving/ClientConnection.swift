@@ -3,6 +3,7 @@ public import Capabilities
 import ConfigurationFiles
 import Glibc
 import Locking
+import SystemPackage
 
 /// One client of a service: who the kernel says it is, and one request and reply each a line.
 public final class ClientConnection: Sendable {
@@ -19,7 +20,7 @@ public final class ClientConnection: Sendable {
         self.subject = subject
     }
 
-    deinit { close(descriptor) }
+    deinit { try? FileDescriptor(rawValue: descriptor).close() }
 
     /// The client's request: one line of UTF-8 text without control characters, at most
     /// ``requestLimit`` bytes. Anything else is an error, and nothing of it is used.

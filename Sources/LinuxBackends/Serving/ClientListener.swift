@@ -1,6 +1,7 @@
 import CLinuxSupport
 import Capabilities
 import Glibc
+import SystemPackage
 
 /// Why a service cannot listen, accept or talk to a client.
 public struct ServiceError: Error, Sendable, CustomStringConvertible {
@@ -43,7 +44,7 @@ public final class ClientListener: Sendable {
         guard socketDescriptor >= 0 else { throw ServiceError("cannot listen at \(path)", errno: -socketDescriptor) }
         guard chmod(path, mode_t(mode)) == 0 else {
             let code = errno
-            close(socketDescriptor)
+            try? FileDescriptor(rawValue: socketDescriptor).close()
             throw ServiceError("cannot set the mode of \(path)", errno: code)
         }
         self.path = path
@@ -51,7 +52,7 @@ public final class ClientListener: Sendable {
     }
 
     deinit {
-        close(descriptor)
+        try? FileDescriptor(rawValue: descriptor).close()
         unlink(path)
     }
 
@@ -71,7 +72,7 @@ public final class ClientListener: Sendable {
                 do throws(SubjectError) {
                     return ClientConnection(descriptor: connection, subject: try Subject.peer(of: connection))
                 } catch {
-                    close(connection)
+                    try? FileDescriptor(rawValue: connection).close()
                     throw ServiceError("cannot identify a client: \(error)")
                 }
             }

@@ -1,6 +1,8 @@
 import CLinuxSupport
 public import Capabilities
 import Glibc
+import Plumbing
+import SystemPackage
 
 /// Why a subject could not be made.
 public struct SubjectError: Error, Sendable, CustomStringConvertible {
@@ -24,7 +26,7 @@ extension Subject {
         let groups = try peerGroups(socket)
         var pidfd = clinux_socket_peer_pidfd(socket)
         if pidfd < 0, pid > 0 { pidfd = clinux_pidfd_open(pid) }
-        defer { if pidfd >= 0 { close(pidfd) } }
+        defer { if pidfd >= 0 { try? FileDescriptor(rawValue: pidfd).close() } }
         var stat: ProcessFiles.Stat?
         var loginSession: UInt32?
         if pidfd >= 0, let read = ProcessFiles.stat(of: String(pid)) {
@@ -47,8 +49,8 @@ extension Subject {
     public static func process(_ pid: Int32) throws(SubjectError) -> Subject {
         guard pid > 0 else { throw SubjectError("\(pid) is not a process id") }
         let pidfd = clinux_pidfd_open(pid)
-        guard pidfd >= 0 else { throw SubjectError("no process \(pid): \(String(cString: strerror(errno)))") }
-        defer { close(pidfd) }
+        guard pidfd >= 0 else { throw SubjectError("no process \(pid): \(Errno.current)") }
+        defer { try? FileDescriptor(rawValue: pidfd).close() }
         guard let before = ProcessFiles.stat(of: String(pid)), let status = ProcessFiles.status(of: pid),
             case let loginSession = ProcessFiles.loginSession(of: pid),
             let after = ProcessFiles.stat(of: String(pid)), before.startTime == after.startTime,

@@ -4,6 +4,7 @@ import ConfigurationFiles
 import Glibc
 import LinuxBackends
 import Locking
+import SystemPackage
 
 /// Where gate decisions are written for administrators to read later: the systemd journal when
 /// it runs here, with each part of a record as a field of its own (`journalctl CAPCTL_GATE=export`),
@@ -89,7 +90,7 @@ public final class AuditTrail: Sendable {
 
     deinit {
         let descriptor = connection.withLock { $0 }
-        if descriptor >= 0 { close(descriptor) }
+        if descriptor >= 0 { try? FileDescriptor(rawValue: descriptor).close() }
     }
 
     /// Sends `line` on the kept connection, connecting (again, once) when there is none or the
@@ -104,7 +105,7 @@ public final class AuditTrail: Sendable {
                     Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
                 }
                 if sent == bytes.count { return true }
-                close(descriptor)
+                try? FileDescriptor(rawValue: descriptor).close()
                 descriptor = -1
             }
             return false

@@ -2,6 +2,7 @@ import ConfigurationFiles
 import FeatureFlags
 import Foundation
 import Glibc
+import SystemPackage
 
 /// The last good document of a remote flag source, kept on disk so a host starts (and a command
 /// answers) without the network: written atomically (a temporary file in the same directory,
@@ -60,29 +61,27 @@ struct LastGoodCopy {
             return "cannot encode the copy"
         }
         let temporary = path + ".\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { return "cannot create \(temporary): \(String(cString: strerror(errno)))" }
-        let written = data.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return false }
-                offset += count
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(
+                temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            return "cannot create \(temporary): \(error)"
+        }
+        do {
+            try descriptor.closeAfter {
+                _ = try data.withUnsafeBytes { try descriptor.writeAll($0) }
+                guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
             }
-            return true
-        }
-        let flushed = written && fsync(descriptor) == 0
-        close(descriptor)
-        guard flushed, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            guard rename(temporary, path) == 0 else { throw Errno(rawValue: errno) }
+        } catch {
             unlink(temporary)
-            return "cannot write \(path): \(reason)"
+            return "cannot write \(path): \(error)"
         }
-        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
-            close(directoryDescriptor)
+        // The rename is durable once the directory is flushed too; a failure here loses nothing.
+        if let directory = try? FileDescriptor.open(directory, .readOnly, options: [.directory, .closeOnExec]) {
+            _ = try? directory.closeAfter { fsync(directory.rawValue) }
         }
         return nil
     }

@@ -3,6 +3,7 @@ import ConfigurationFiles
 import FeatureFlags
 import Glibc
 import Locking
+import SystemPackage
 
 /// A flag service followed by capctl's helper process, `capctl-flag-source`, which holds
 /// RemoteFlags' `HTTPFlagSource`: capctl itself links no HTTP client, so a check on a policy
@@ -60,14 +61,14 @@ final class FlagSourceProcess: RemoteFlagSource {
                 guard let self else { break }
                 self.apply(line)
             }
-            close(helper.output)
+            try? FileDescriptor(rawValue: helper.output).close()
             self?.end("the flag service helper ended")
             // It has closed its output, so it is ending: reaped, never left a zombie.
             var status: Int32 = 0
             while waitpid(helper.pid, &status, 0) < 0, errno == EINTR {}
         }
         if !started {
-            close(helper.output)
+            try? FileDescriptor(rawValue: helper.output).close()
             end("cannot start a thread to follow the flag service helper")
         }
     }
@@ -121,7 +122,7 @@ final class FlagSourceProcess: RemoteFlagSource {
             return state.input
         }
         // The end of its input stops the helper.
-        if input >= 0 { close(input) }
+        if input >= 0 { try? FileDescriptor(rawValue: input).close() }
     }
 
     // MARK: The helper's lines
@@ -172,7 +173,7 @@ final class FlagSourceProcess: RemoteFlagSource {
             if state.status.problem == nil || !state.ended { state.status.problem = error }
             return (state.ended ? nil : state.handler, state.waiting, state.input)
         }
-        if input >= 0 { close(input) }
+        if input >= 0 { try? FileDescriptor(rawValue: input).close() }
         for continuation in waiting { continuation.resume() }
         handler?(.failed(error))
     }
@@ -209,20 +210,25 @@ final class FlagSourceProcess: RemoteFlagSource {
     private static func spawn(_ helper: String, settings: HTTPFlagSourceSettings) throws(ConfigurationError) -> (
         pid: pid_t, input: Int32, output: Int32
     ) {
-        var toHelper: [Int32] = [-1, -1]
-        var fromHelper: [Int32] = [-1, -1]
-        guard clinux_pipe_close_on_exec(&toHelper) == 0 else { throw spawnError(errno) }
-        guard clinux_pipe_close_on_exec(&fromHelper) == 0 else {
-            let code = errno
-            close(toHelper[0])
-            close(toHelper[1])
-            throw spawnError(code)
+        let toHelper: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        let fromHelper: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        do throws(Errno) {
+            toHelper = try FileDescriptor.pipe(options: .closeOnExec)
+            do throws(Errno) {
+                fromHelper = try FileDescriptor.pipe(options: .closeOnExec)
+            } catch {
+                try? toHelper.readEnd.close()
+                try? toHelper.writeEnd.close()
+                throw error
+            }
+        } catch {
+            throw spawnError(error.rawValue)
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toHelper[0], STDIN_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, fromHelper[1], STDOUT_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, toHelper.readEnd.rawValue, STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, fromHelper.writeEnd.rawValue, STDOUT_FILENO)
         // Nothing else of capctl's (a PAM conversation, a bus connection) reaches the helper.
         clinux_spawn_close_from(&actions, 3)
         let arguments = [helper, RemoteFlagSourceMessage.encode(settings)]
@@ -230,14 +236,14 @@ final class FlagSourceProcess: RemoteFlagSource {
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, helper, &actions, nil, argv, environ)
-        close(toHelper[0])
-        close(fromHelper[1])
+        try? toHelper.readEnd.close()
+        try? fromHelper.writeEnd.close()
         guard result == 0 else {
-            close(toHelper[1])
-            close(fromHelper[0])
+            try? toHelper.writeEnd.close()
+            try? fromHelper.readEnd.close()
             throw spawnError(result)
         }
-        return (pid, toHelper[1], fromHelper[0])
+        return (pid, toHelper.writeEnd.rawValue, fromHelper.readEnd.rawValue)
     }
 
     private static func spawnError(_ code: Int32) -> ConfigurationError {

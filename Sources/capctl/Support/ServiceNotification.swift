@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// systemd's notification protocol (sd_notify(3)): `READY=1`, `STOPPING=1` and the like as one
 /// datagram to the socket `NOTIFY_SOCKET` names, so `capctl watch` can run as a `Type=notify`
@@ -23,7 +24,7 @@ enum ServiceNotification {
         let length = MemoryLayout<sa_family_t>.size + name.count + (first == UInt8(ascii: "@") ? 0 : 1)
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
+        defer { try? FileDescriptor(rawValue: descriptor).close() }
         let message = Array(state.utf8)
         let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
