@@ -378,7 +378,7 @@ struct CoreBench {
                 ("AuthorizedFor(kept)", AuthorizedFor(admin)),
             ]
             let procedure = BlockProcedure {}
-            let context = ConditionContext(mayInteractLater: true)
+            let context = ConditionContext(allowsInteraction: true)
             for (name, condition) in conditions {
                 let seconds = best(of: rounds) {
                     let start = ContinuousClock.now

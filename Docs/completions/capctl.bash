@@ -207,7 +207,7 @@ _capctl_status() {
 
 _capctl_check() {
     repeating_flags=()
-    non_repeating_flags=(--json --no-prompt --password-stdin --explain --exec-condition --version -h --help)
+    non_repeating_flags=(--json --non-interactive --password-stdin --explain --exec-condition --version -h --help)
     repeating_options=(--policy --context)
     non_repeating_options=(--targeting-key --for-process --for-user)
     __capctl_offer_flags_options 1
@@ -252,7 +252,7 @@ _capctl_authorize() {
 
 _capctl_run() {
     repeating_flags=()
-    non_repeating_flags=(--json --no-prompt --password-stdin --version -h --help)
+    non_repeating_flags=(--json --non-interactive --password-stdin --version -h --help)
     repeating_options=(--policy --context)
     non_repeating_options=(--targeting-key --capabilities --as-user)
     __capctl_offer_flags_options -1

@@ -51,7 +51,7 @@ _capctl() {
     command)
         local -ar subcommands=(
             'status:Show every capability, flag and gate with its current status, without prompting.'
-            'check:Evaluate a gate, asking for authorization where needed (unless --no-prompt).'
+            'check:Evaluate a gate, asking for authorization where needed (unless --non-interactive).'
             'authorize:Request authorization for a capability (for PAM: the password prompt).'
             'run:Run a command only if a gate holds, and exit with its status.'
             'flags:List and evaluate feature flags.'
@@ -97,7 +97,7 @@ _capctl_check() {
         '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
         '--json[Print JSON instead of a table.]'
         ':gate:'
-        '--no-prompt[Never ask for authorization; report what would be asked.]'
+        '--non-interactive[Never ask anyone (no password prompt, no polkit agent); report what would be asked.]'
         '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
         '--explain[Print every requirement with passed, failed or not checked, and why.]'
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
@@ -136,7 +136,7 @@ _capctl_run() {
         '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
         '--json[Print JSON instead of a table.]'
         ':gate:'
-        '--no-prompt[Never ask for authorization; report what would be asked.]'
+        '--non-interactive[Never ask anyone (no password prompt, no polkit agent); report what would be asked.]'
         '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'

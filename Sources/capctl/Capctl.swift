@@ -16,8 +16,8 @@ public struct Capctl: AsyncParsableCommand {
             replaces the search.
 
             Exit statuses: 0 a gate holds, a capability is authorized; 1 a gate fails or is \
-            undecided, a capability is denied or unavailable; 2 would need authorization (with \
-            --no-prompt); 3 the prompt was dismissed; 64 usage error; 77 run refused; 78 policy \
+            undecided, a capability is denied or unavailable; 2 it would ask someone (with \
+            --non-interactive); 3 the prompt was dismissed; 64 usage error; 77 run refused; 78 policy \
             or flag file error.
             """,
         version: BuildVersion.description,

@@ -65,8 +65,8 @@ struct CapabilityKindTests {
         ).get()
         #expect(policy.capabilities["home"]?.settings == CapabilitySettings(["variable": .string("PATH")]))
         let loaded = try LoadedPolicy(policy)
-        #expect(try await loaded.evaluateWithoutAsking(gate: "has-home").holds)
-        #expect(try await loaded.evaluateWithoutAsking(gate: "has-unset").outcome == .failed)
+        #expect(try await loaded.evaluate(gate: "has-home").holds)
+        #expect(try await loaded.evaluate(gate: "has-unset").outcome == .failed)
 
         let errors = try #require(
             PolicyLoader.parse(

@@ -166,7 +166,7 @@ struct PolicyFileTests {
             let procedure = BlockProcedure {}
             procedure.addCondition(try loaded.condition(forGate: gate))
             await run(procedure)
-            let evaluation = try await loaded.evaluateWithoutAsking(gate: gate)
+            let evaluation = try await loaded.evaluate(gate: gate)
             #expect(
                 (evaluation.outcome == .satisfied) == (procedure.error == nil), "the two evaluations agree on \(gate)")
             return procedure.error == nil

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `keep:` across processes, as sudo's timestamp records: `capctl authorize` in one process,
-/// `capctl check --no-prompt` in the next, through the built binary, with the boot id and the
+/// `capctl check --non-interactive` in the next, through the built binary, with the boot id and the
 /// clock pointed at test doubles.
 @Suite(
     "capctl keeps logins across processes", .serialized,
@@ -44,7 +44,7 @@ struct CapctlKeepTests {
         let (tree, bootID) = try tree()
         func check(offset: Int = 0, newSession: Bool = false) throws -> Int32 {
             try capctl(
-                tree, ["check", "export", "--no-prompt"], bootID: bootID, offset: offset, newSession: newSession
+                tree, ["check", "export", "--non-interactive"], bootID: bootID, offset: offset, newSession: newSession
             )
             .status
         }
@@ -52,7 +52,7 @@ struct CapctlKeepTests {
         let authorized = try capctl(
             tree, ["authorize", "admin", "--password-stdin"], bootID: bootID, input: "secret\n")
         #expect(authorized.status == 0, "\(authorized.output)\(authorized.error)")
-        let kept = try capctl(tree, ["check", "export", "--no-prompt", "--explain"], bootID: bootID)
+        let kept = try capctl(tree, ["check", "export", "--non-interactive", "--explain"], bootID: bootID)
         #expect(kept.status == 0, "\(kept.output)")
         #expect(kept.output.contains("kept from an earlier login"), "\(kept.output)")
         #expect(try check(offset: 290) == 0)
@@ -76,7 +76,7 @@ struct CapctlKeepTests {
     func plantedRecords() throws {
         let (tree, bootID) = try tree()
         func check() throws -> Int32 {
-            try capctl(tree, ["check", "export", "--no-prompt"], bootID: bootID).status
+            try capctl(tree, ["check", "export", "--non-interactive"], bootID: bootID).status
         }
         #expect(
             try capctl(tree, ["authorize", "admin", "--password-stdin"], bootID: bootID, input: "secret\n").status == 0)
@@ -101,10 +101,10 @@ struct CapctlKeepTests {
         let authorized = try capctl(
             tree, ["authorize", "admin", "--password-stdin"], bootID: bootID, input: "secret\n")
         #expect(authorized.status == 0, "\(authorized.output)\(authorized.error)")
-        #expect(try capctl(tree, ["check", "export", "--no-prompt"], bootID: bootID).status == 0)
+        #expect(try capctl(tree, ["check", "export", "--non-interactive"], bootID: bootID).status == 0)
         // The same session and no terminal, but a shell in between: another parent process.
         let throughShell = try tree.run(
-            ["/bin/sh", "-c", "\"$0\" check export --no-prompt; exit $?", PolicyTree.capctl],
+            ["/bin/sh", "-c", "\"$0\" check export --non-interactive; exit $?", PolicyTree.capctl],
             extraEnvironment: ["CAPCTL_KEEP_BOOT_ID": bootID])
         #expect(throughShell.status == 2, "\(throughShell.output)")
     }
@@ -118,7 +118,7 @@ struct CapctlKeepTests {
         let both = try tree.run(
             namespace + [
                 "/bin/sh", "-c",
-                "\"$0\" authorize admin --password-stdin && \"$0\" check export --no-prompt --explain; exit $?",
+                "\"$0\" authorize admin --password-stdin && \"$0\" check export --non-interactive --explain; exit $?",
                 PolicyTree.capctl,
             ],
             extraEnvironment: ["CAPCTL_KEEP_BOOT_ID": bootID], input: "secret\n")

@@ -88,11 +88,11 @@ struct CapctlOperatorTests {
     func finalSystemPolicy() throws {
         let tree = try layeredTree(final: true)
         // The admin's gate (needs the nobody user) stays in force for root: denied, not the user's open gate.
-        let check = try tree.capctl(["check", "open", "--no-prompt"])
+        let check = try tree.capctl(["check", "open", "--non-interactive"])
         #expect(check.status == 1, "\(check.output)\(check.error)")
         #expect(check.output.contains("nobody-user"))
         // The user's own new gate works; the flag keeps the system's value (the user's source ranks below).
-        #expect(try tree.capctl(["check", "mine", "--no-prompt"]).status == 0)
+        #expect(try tree.capctl(["check", "mine", "--non-interactive"]).status == 0)
         let run = try tree.capctl(["status", "--origin", "--json"])
         let open = try #require(try run.entries("gates")["open"]?["origin"] as? [String: Any])
         #expect(open["location"] as? String == "\(tree.admin)/policy.d/50-local.yaml:5:3")
@@ -115,7 +115,7 @@ struct CapctlOperatorTests {
             ))
         // Only the system can make itself final.
         try tree.write("config/capctl/policy.yaml", "final: true\ngates:\n  mine: { require: scratch }\n")
-        let refused = try tree.capctl(["check", "mine", "--no-prompt"])
+        let refused = try tree.capctl(["check", "mine", "--non-interactive"])
         #expect(refused.status == 78)
         #expect(refused.error.contains("\"final\" belongs in the system policy"), "\(refused.error)")
         try tree.write("config/capctl/policy.yaml", "final: yes please\n")
@@ -220,7 +220,7 @@ struct CapctlOperatorTests {
         #expect(try tree.capctl(["status"]).error.hasPrefix("\(tree.admin)/policy.yaml:"))
     }
 
-    @Test("ExecCondition=capctl check GATE --no-prompt --exec-condition: systemd starts, skips or fails the unit")
+    @Test("ExecCondition=capctl check GATE --non-interactive --exec-condition: systemd starts, skips or fails the unit")
     func execCondition() throws {
         let tree = try PolicyTree()
         try tree.write(
@@ -241,14 +241,14 @@ struct CapctlOperatorTests {
             default: "fail"
             }
         }
-        let arguments = ["--no-prompt", "--exec-condition"]
+        let arguments = ["--non-interactive", "--exec-condition"]
         #expect(systemd(try tree.capctl(["check", "open"] + arguments).status) == "start")
         #expect(systemd(try tree.capctl(["check", "as-nobody"] + arguments).status) == "skip")
         #expect(systemd(try tree.capctl(["check", "no-such-gate"] + arguments).status) == "fail")
         #expect(systemd(try tree.capctl(["check", "open", "--no-such-option"] + arguments).status) == "fail")
         // Plain check (78) would have skipped a unit whose policy is broken: the option is what makes it fail.
         try tree.write("etc/policy.yaml", "gates:\n  open: { require: missing }\n")
-        #expect(try tree.capctl(["check", "open", "--no-prompt"]).status == 78)
+        #expect(try tree.capctl(["check", "open", "--non-interactive"]).status == 78)
         #expect(systemd(try tree.capctl(["check", "open"] + arguments).status) == "fail")
     }
 
@@ -303,7 +303,7 @@ struct CapctlOperatorTests {
         #expect(status.output.contains("The scratch directory"))
         let json = try tree.capctl(["status", "--json"]).entries("gates")
         #expect(json["open"]?["description"] as? String == "Open the spool")
-        let explain = try tree.capctl(["check", "open", "--explain", "--no-prompt"])
+        let explain = try tree.capctl(["check", "open", "--explain", "--non-interactive"])
         #expect(explain.output.contains("description: Open the spool"), "\(explain.output)")
         let version = try tree.capctl(["--version"])
         #expect(
@@ -344,7 +344,7 @@ struct CapctlOperatorTests {
             gates:
               remote: { require: remote }
             """)
-        let remote = try tree.run([alone, "check", "remote", "--no-prompt"], extraEnvironment: [:])
+        let remote = try tree.run([alone, "check", "remote", "--non-interactive"], extraEnvironment: [:])
         #expect(remote.status == 1, "\(remote.output)\(remote.error)")
         #expect(remote.output.contains("remote: undecided"), "\(remote.output)")
         #expect(remote.output.contains("cannot find the flag service helper capctl-flag-source"), "\(remote.output)")
@@ -365,7 +365,7 @@ struct CapctlOperatorTests {
             gates:
               open: { require: scratch }
             """)
-        let local = try tree.run([alone, "check", "open", "--no-prompt"], extraEnvironment: [:])
+        let local = try tree.run([alone, "check", "open", "--non-interactive"], extraEnvironment: [:])
         #expect(local.status == 0, "\(local.output)\(local.error)")
     }
 }

@@ -74,8 +74,8 @@ struct CapctlPAMTests {
             #expect(check.status == 1, "\(reason): \(check.output)")
             #expect(check.output.contains("undecided"), "\(reason): \(check.output)")
             #expect(check.output.contains(reason), "\(reason): \(check.output)")
-            let noPrompt = try tree.capctl(["check", "export", "--no-prompt"])
-            #expect(noPrompt.status == 1, "\(reason): \(noPrompt.output)")
+            let nonInteractive = try tree.capctl(["check", "export", "--non-interactive"])
+            #expect(nonInteractive.status == 1, "\(reason): \(nonInteractive.output)")
         }
     }
 
@@ -88,10 +88,10 @@ struct CapctlPAMTests {
         #expect(wrong.output.contains("authentication failed"))
     }
 
-    @Test("--no-prompt: a gate that would ask exits 2; a silent gate never asks")
-    func noPrompt() throws {
+    @Test("--non-interactive: a gate that would ask exits 2; a silent gate never asks")
+    func nonInteractive() throws {
         let tree = try tree()
-        let run = try tree.capctl(["check", "export", "--no-prompt"])
+        let run = try tree.capctl(["check", "export", "--non-interactive"])
         #expect(run.status == 2)
         #expect(run.output.contains("AuthorizedFor(admin): not checked: not asked: PAM service"), "\(run.output)")
         #expect(try tree.capctl(["check", "quiet", "--password-stdin"], input: "secret\n").status == 1)

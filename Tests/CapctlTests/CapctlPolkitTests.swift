@@ -130,7 +130,7 @@ struct CapctlPolkitTests {
         let bus = ["DBUS_SYSTEM_BUS_ADDRESS": fixture.busAddress]
         #expect(try tree.run(nobody + ["check", "status"], extraEnvironment: bus).status == 0)
         #expect(try tree.run(nobody + ["check", "purge"], extraEnvironment: bus).status == 1)
-        #expect(try tree.run(nobody + ["check", "restore", "--no-prompt"], extraEnvironment: bus).status == 2)
+        #expect(try tree.run(nobody + ["check", "restore", "--non-interactive"], extraEnvironment: bus).status == 2)
         // not: of an action polkit does not know stays shut: unknown is not "no".
         let negated = try tree.run(nobody + ["check", "not-purge"], extraEnvironment: bus)
         #expect(negated.status != 0)

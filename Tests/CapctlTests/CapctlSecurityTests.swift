@@ -470,7 +470,9 @@ struct CapctlSecurityTests {
               any-of-errors: { require: { any-of: [{ not: missing-file }, { not: { flag: broken } }, shut] } }
             """)
         for gate in ["not-flag-error", "not-type-mismatch", "not-missing-pam", "not-silent-missing", "any-of-errors"] {
-            for arguments in [["check", gate], ["check", gate, "--no-prompt"], ["run", gate, "--", "/bin/true"]] {
+            for arguments in [
+                ["check", gate], ["check", gate, "--non-interactive"], ["run", gate, "--", "/bin/true"],
+            ] {
                 let run = try tree.capctl(arguments, as: identity)
                 #expect(run.status == (arguments[0] == "run" ? 77 : 1), "\(arguments): \(run.output) \(run.error)")
             }
@@ -497,7 +499,7 @@ struct CapctlSecurityTests {
               outer: { require: { all-of: [{ gate: inner }, tmp] } }
             """)
         let asked = try tree.capctl(["check", "outer", "--explain"])
-        let notAsked = try tree.capctl(["check", "outer", "--explain", "--no-prompt"])
+        let notAsked = try tree.capctl(["check", "outer", "--explain", "--non-interactive"])
         #expect(asked.status == 1)
         #expect(asked.output == notAsked.output)
         #expect(asked.output.contains("    gate inner: failed: 1 of 2 failed"), "\(asked.output)")

@@ -11,10 +11,11 @@ import Testing
 struct CheckRequestTests {
     static let accepted: [[String]] = [
         ["maintenance"],
-        ["maintenance", "--no-prompt"],
-        ["--no-prompt", "maintenance", "--json"],
+        ["maintenance", "--non-interactive"],
+        ["maintenance", "--no-prompt"],  // the earlier spelling, still accepted
+        ["--non-interactive", "maintenance", "--json"],
         ["maintenance", "--explain", "--exec-condition", "--password-stdin"],
-        ["maintenance", "--policy", "/etc/a.yaml", "--policy=b.yaml", "--no-prompt"],
+        ["maintenance", "--policy", "/etc/a.yaml", "--policy=b.yaml", "--non-interactive"],
         ["--context", "user=alice", "--context=tier=3", "maintenance", "--targeting-key", "host-7"],
         ["maintenance", "--for-process", "4242", "--json"],
         ["maintenance", "--for-user=alice"],
@@ -36,7 +37,7 @@ struct CheckRequestTests {
         ["maintenance", "--policy"],
         ["maintenance", "--policy", "--json"],
         ["maintenance", "--targeting-key", "a", "--targeting-key", "b"],
-        ["maintenance", "--no-prompt=yes"],
+        ["maintenance", "--non-interactive=yes"],
         ["maintenance", "--unknown"],
         ["--", "maintenance"],
         ["-"],
@@ -64,7 +65,7 @@ struct CheckRequestTests {
         let request = try #require(
             CheckRequest(fastParsing: [
                 "g", "--policy", "p1", "--policy=p2", "--context", "a=1", "--targeting-key", "k", "--for-process", "7",
-                "--json", "--no-prompt", "--password-stdin", "--explain", "--exec-condition",
+                "--json", "--non-interactive", "--password-stdin", "--explain", "--exec-condition",
             ]))
         var expected = CheckRequest(gate: "g")
         expected.policy = ["p1", "p2"]
@@ -72,7 +73,7 @@ struct CheckRequestTests {
         expected.targetingKey = "k"
         expected.process = 7
         expected.json = true
-        expected.noPrompt = true
+        expected.nonInteractive = true
         expected.passwordStdin = true
         expected.explain = true
         expected.execCondition = true

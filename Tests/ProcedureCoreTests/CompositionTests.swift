@@ -98,7 +98,7 @@ struct CompositionTests {
     func standaloneEvaluation() async {
         let condition = AnyOf(ScriptedCondition("a", answer: .failed), ScriptedCondition("b", answer: .satisfied))
         let result = await withCheckedContinuation { continuation in
-            condition.evaluate(for: BlockProcedure {}, context: ConditionContext(mayInteractLater: false)) {
+            condition.evaluate(for: BlockProcedure {}, context: ConditionContext(allowsInteraction: false)) {
                 continuation.resume(returning: $0)
             }
         }
@@ -138,7 +138,7 @@ struct CompositionTests {
         let condition = conditions[expression]!
         let (ran, procedure) = await outcome(of: condition)
         #expect(ran == expectedToRun, "\(expression)")
-        let standalone = await condition.check(asking: false)
+        let standalone = await condition.check(allowingInteraction: false)
         #expect((standalone.verdict == .satisfied) == expectedToRun)
         if !expectedToRun {
             let leaves = procedure.conditionExplanation?.failedLeaves ?? []
@@ -149,7 +149,7 @@ struct CompositionTests {
     @Test("an undecided leaf shows as undecided, with its reason, up the tree")
     func undecidedExplanation() async {
         let condition = Negated(ScriptedCondition("backend", answer: .undecided))
-        let report = await condition.check(asking: false)
+        let report = await condition.check(allowingInteraction: false)
         #expect(report.verdict == .undecided)
         #expect(
             report.explanation.description == """
@@ -180,8 +180,8 @@ struct CompositionTests {
                 ScriptedCondition("disk", answer: .failed),
                 ScriptedCondition("auth", answer: .needsInteraction, interactive: true),
             ])
-        let asked = await condition.check(asking: true)
-        let notAsked = await condition.check(asking: false)
+        let asked = await condition.check(allowingInteraction: true)
+        let notAsked = await condition.check(allowingInteraction: false)
         #expect(asked.verdict == .failed)
         #expect(notAsked.verdict == .failed)
         #expect(asked.explanation.description == notAsked.explanation.description)
@@ -194,6 +194,6 @@ struct CompositionTests {
         struct Broken: Error {}
         let condition = BlockCondition(name: "probe") { _ in throw Broken() }
         #expect(!(await outcome(of: Negated(condition)).ran))
-        #expect(await condition.check(asking: false).verdict == .undecided)
+        #expect(await condition.check(allowingInteraction: false).verdict == .undecided)
     }
 }

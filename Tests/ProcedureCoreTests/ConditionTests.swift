@@ -125,7 +125,7 @@ struct ConditionTests {
                 for procedure: Procedure, context: ConditionContext,
                 completion: @escaping @Sendable (ConditionResult) -> Void
             ) {
-                completion(context.mayInteractLater ? .needsInteraction("ask") : .satisfied())
+                completion(context.allowsInteraction ? .needsInteraction("ask") : .satisfied())
             }
         }
         let ran = Counter()
@@ -273,7 +273,7 @@ struct ConditionTests {
                 for procedure: Procedure, context: ConditionContext,
                 completion: @escaping @Sendable (ConditionResult) -> Void
             ) {
-                completion(context.mayInteractLater ? .needsInteraction("ask") : .satisfied("fine anyway"))
+                completion(context.allowsInteraction ? .needsInteraction("ask") : .satisfied("fine anyway"))
             }
         }
         let procedure = BlockProcedure {}

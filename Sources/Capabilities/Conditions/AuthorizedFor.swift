@@ -52,7 +52,7 @@ public struct AuthorizedFor: ProcedureCondition {
             return taken
         }
 
-        func result(for status: consuming CapabilityStatus, mayInteractLater: Bool) -> ConditionResult {
+        func result(for status: consuming CapabilityStatus, allowsInteraction: Bool) -> ConditionResult {
             // Unavailable covers errors too: nothing was decided, so no negation may pass on it.
             if status.kind == .unavailable {
                 return .undecided(
@@ -66,7 +66,7 @@ public struct AuthorizedFor: ProcedureCondition {
                 swap(&reason, &status.reason)
                 return .satisfied(reason)
             }
-            if status.kind == .notDetermined, mayInteractLater { return .needsInteraction(status.reason) }
+            if status.kind == .notDetermined, allowsInteraction { return .needsInteraction(status.reason) }
             return .failed(
                 "\(status.kind.rawValue), requires \(requirementText): \(status.reason)",
                 error: CapabilityError.unauthorized(
@@ -115,13 +115,13 @@ public struct AuthorizedFor: ProcedureCondition {
 
     public func evaluateImmediately(for procedure: Procedure, context: ConditionContext) -> ConditionResult? {
         if let authorized = gate.takeAuthorizedStatus(for: procedure) {
-            return gate.result(for: authorized, mayInteractLater: false)
+            return gate.result(for: authorized, allowsInteraction: false)
         }
         if let reason = gate.unavailableReason {
-            return gate.result(for: .unavailable(reason, cause: .backendMissing), mayInteractLater: false)
+            return gate.result(for: .unavailable(reason, cause: .backendMissing), allowsInteraction: false)
         }
         guard let known = gate.capability.knownStatus() else { return nil }
-        return gate.result(for: known, mayInteractLater: context.mayInteractLater)
+        return gate.result(for: known, allowsInteraction: context.allowsInteraction)
     }
 
     public func evaluate(
@@ -132,10 +132,10 @@ public struct AuthorizedFor: ProcedureCondition {
             completion(immediate)
             return
         }
-        let (gate, mayInteractLater) = (self.gate, context.mayInteractLater)
+        let (gate, allowsInteraction) = (self.gate, context.allowsInteraction)
         let check = Task {
             let status = await gate.capability.resolveStatus()
-            completion(gate.result(for: status, mayInteractLater: mayInteractLater))
+            completion(gate.result(for: status, allowsInteraction: allowsInteraction))
         }
         // A cancelled procedure's check stops too (a name lookup, a D-Bus call): its answer would go unheard.
         context.whenAbandoned { check.cancel() }

@@ -149,22 +149,25 @@ public final class LoadedPolicy: Sendable {
         }
     }
 
-    /// Evaluates gate `name` without asking anyone: each capability's current status, each
-    /// flag's value. The same evaluation as a procedure gated on ``condition(forGate:context:subject:)`` gets,
-    /// with the same explanation, only without running authorization requests.
-    public func evaluateWithoutAsking(
+    /// Evaluates gate `name` without interaction: nobody is asked, each capability answers with its
+    /// current status, each flag with its value. The same evaluation as a procedure gated on
+    /// ``condition(forGate:context:subject:)`` gets, with the same explanation, only without running
+    /// authorization requests: a gate that could hold only by asking is
+    /// ``GateEvaluation/Outcome/needsInteraction``.
+    public func evaluate(
         gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil
     ) async throws(ConfigurationError) -> GateEvaluation {
-        let report = try await condition(forGate: name, context: context, subject: subject).check(asking: false)
+        let report = try await condition(forGate: name, context: context, subject: subject)
+            .check(allowingInteraction: false)
         return GateEvaluation(gate: name, report: report)
     }
 
-    /// Evaluates gate `name`, asking for authorization where the gate could still pass (a
-    /// password prompt, for example), as a procedure gated on it would.
-    public func evaluate(gate name: String, context: FlagEvaluationContext? = nil) async throws(ConfigurationError)
-        -> GateEvaluation
-    {
-        let report = try await condition(forGate: name, context: context).check(asking: true)
+    /// Evaluates gate `name` for this process, asking for authorization where the gate could
+    /// still pass (a password prompt, for example), as a procedure gated on it would.
+    public func evaluateAllowingInteraction(
+        gate name: String, context: FlagEvaluationContext? = nil
+    ) async throws(ConfigurationError) -> GateEvaluation {
+        let report = try await condition(forGate: name, context: context).check(allowingInteraction: true)
         return GateEvaluation(gate: name, report: report)
     }
 
@@ -186,8 +189,9 @@ public struct GateEvaluation: Sendable {
         /// Whether it holds could not be decided (an error, an unavailable backend, a flag that
         /// cannot be evaluated). It does not hold: gates fail closed.
         case undecided
-        /// It would hold only if someone authorized a capability (a password, for example).
-        case needsAuthorization
+        /// It would hold only if someone were asked and authorized a capability (a password, for
+        /// example); evaluated without interaction, nobody was.
+        case needsInteraction
     }
 
     /// The gate's name.
@@ -208,7 +212,7 @@ public struct GateEvaluation: Sendable {
             case .satisfied: .satisfied
             case .failed: .failed
             case .undecided: .undecided
-            case .needsInteraction: .needsAuthorization
+            case .needsInteraction: .needsInteraction
             }
     }
 }

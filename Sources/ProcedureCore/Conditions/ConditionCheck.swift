@@ -2,7 +2,7 @@
 public struct ConditionReport: Sendable {
     /// ``ConditionResult/Verdict/satisfied``, ``ConditionResult/Verdict/failed`` or
     /// ``ConditionResult/Verdict/undecided``; or ``ConditionResult/Verdict/needsInteraction``
-    /// when asking was not allowed and only asking could make it pass.
+    /// when interaction was not allowed and only asking someone could make it pass.
     public let verdict: ConditionResult.Verdict
     /// Every part of the condition, with its outcome and why.
     public let explanation: ConditionExplanation
@@ -12,13 +12,13 @@ extension ProcedureCondition {
     /// Checks this condition now, with the same evaluation a procedure's conditions get, so a
     /// tool that only checks and a program that gates work on it can never disagree.
     ///
-    /// - Parameter asking: When true, produced dependencies (authorization requests) run on a
-    ///   queue of their own, as they would for a procedure, and only while the condition can
-    ///   still pass. When false, nothing is asked: a condition that could pass only by asking
-    ///   reports ``ConditionResult/Verdict/needsInteraction``.
-    public func check(asking: Bool) async -> ConditionReport {
+    /// - Parameter allowingInteraction: When true, produced dependencies (authorization requests,
+    ///   which may ask someone for a password) run on a queue of their own, as they would for a
+    ///   procedure, and only while the condition can still pass. When false, nobody is asked: a
+    ///   condition that could pass only by asking reports ``ConditionResult/Verdict/needsInteraction``.
+    public func check(allowingInteraction: Bool) async -> ConditionReport {
         let procedure = BlockProcedure(name: name) {}
-        guard asking else {
+        guard allowingInteraction else {
             let tree = ConditionTree(condition: self, silenced: false)
             return await withCheckedContinuation { continuation in
                 let evaluation = ConditionEvaluation(procedure: procedure, tree: tree, runsDependencies: false) {

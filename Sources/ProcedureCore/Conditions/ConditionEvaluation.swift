@@ -89,7 +89,7 @@ final class ConditionEvaluation: Sendable {
         for index in firstUnchecked..<tree.leaves.count {
             let mayStay = tree.isInteractive(index)
             let leaf = tree.leaves[index]
-            let context = ConditionContext(mayInteractLater: mayStay, evaluation: self)
+            let context = ConditionContext(allowsInteraction: mayStay, evaluation: self)
             if let result = Self.deferredResult(leaf, mayStay)
                 ?? leaf.evaluateImmediately(for: procedure, context: context)
             {
@@ -106,7 +106,7 @@ final class ConditionEvaluation: Sendable {
     static func immediateAnswer(
         of leaf: any ProcedureCondition, mayStayOpen: Bool, for procedure: Procedure
     ) -> ConditionResult? {
-        let context = ConditionContext(mayInteractLater: mayStayOpen)
+        let context = ConditionContext(allowsInteraction: mayStayOpen)
         guard
             let result = deferredResult(leaf, mayStayOpen)
                 ?? leaf.evaluateImmediately(for: procedure, context: context)
@@ -222,7 +222,7 @@ final class ConditionEvaluation: Sendable {
 
     private func checkAgain(_ index: Int) {
         tree.leaves[index].evaluate(
-            for: procedure, context: ConditionContext(mayInteractLater: false, evaluation: self)
+            for: procedure, context: ConditionContext(allowsInteraction: false, evaluation: self)
         ) {
             [self] result in
             let proceed = state.withLock { state -> Bool in

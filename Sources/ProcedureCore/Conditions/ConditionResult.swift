@@ -16,7 +16,7 @@ public struct ConditionResult: Sendable {
         /// Whether the condition holds could not be decided. It never counts as holding, and
         /// its negation never holds either.
         case undecided
-        /// Could pass by asking (only meaningful while ``ConditionContext/mayInteractLater`` is true).
+        /// Could pass by asking (only meaningful while ``ConditionContext/allowsInteraction`` is true).
         case needsInteraction
     }
 

@@ -245,7 +245,7 @@ extension ComposedCondition {
         silenced: Bool = false,
         completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
-        let tree = ConditionTree(condition: self, silenced: silenced || !context.mayInteractLater)
+        let tree = ConditionTree(condition: self, silenced: silenced || !context.allowsInteraction)
         let evaluation = ConditionEvaluation(procedure: procedure, tree: tree, runsDependencies: false) { record, _ in
             let explanation = record.explanation
             let verdict = tree.verdict(results: record.results)

@@ -9,7 +9,7 @@
 /// 1. Every condition is checked without interaction. A condition that produces a dependency
 ///    may answer ``ConditionResult/needsInteraction(_:)`` here ("could pass if we ask").
 /// 2. Only if the verdict is still open, produced dependencies run one at a time, and each
-///    such condition is checked once more, with ``ConditionContext/mayInteractLater`` false.
+///    such condition is checked once more, with ``ConditionContext/allowsInteraction`` false.
 ///
 /// So a condition that produces a dependency is evaluated twice when its dependency runs (once
 /// before, once after), and once otherwise. A condition whose check is expensive or has side
@@ -72,20 +72,21 @@ extension SynchronousCondition {
 
 /// What a condition is told when it is evaluated.
 public struct ConditionContext: Sendable {
-    /// True in the first phase for a condition whose produced dependency will run if it answers
+    /// Whether someone may still be asked: true in the first phase for a condition whose produced
+    /// dependency (an authorization request) will run if it answers
     /// ``ConditionResult/needsInteraction(_:)``. False otherwise: the answer must then be final.
-    public let mayInteractLater: Bool
+    public let allowsInteraction: Bool
 
     /// The evaluation asking, which tells of its abandonment; nil where nothing can abandon it.
     let evaluation: ConditionEvaluation?
 
     /// Creates a context.
-    public init(mayInteractLater: Bool) {
-        self.init(mayInteractLater: mayInteractLater, evaluation: nil)
+    public init(allowsInteraction: Bool) {
+        self.init(allowsInteraction: allowsInteraction, evaluation: nil)
     }
 
-    init(mayInteractLater: Bool, evaluation: ConditionEvaluation?) {
-        self.mayInteractLater = mayInteractLater
+    init(allowsInteraction: Bool, evaluation: ConditionEvaluation?) {
+        self.allowsInteraction = allowsInteraction
         self.evaluation = evaluation
     }
 

@@ -6,13 +6,13 @@ import LinuxBackends
 import LinuxPolicy
 import ProcedureCore
 
-/// `capctl check GATE`: evaluates a gate, authorizing where needed unless --no-prompt.
+/// `capctl check GATE`: evaluates a gate, authorizing where needed unless --non-interactive.
 struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Evaluate a gate, asking for authorization where needed (unless --no-prompt).",
+        abstract: "Evaluate a gate, asking for authorization where needed (unless --non-interactive).",
         discussion:
-            "Exits 0 when the gate holds, 1 when it does not, 2 when it would need authorization (with --no-prompt), 3 when the prompt was dismissed. With --for-process or --for-user (root only), decides for that subject without prompting."
+            "Exits 0 when the gate holds, 1 when it does not, 2 when it would need authorization (with --non-interactive), 3 when the prompt was dismissed. With --for-process or --for-user (root only), decides for that subject without prompting."
     )
 
     @OptionGroup var options: CommonOptions
@@ -46,7 +46,7 @@ struct CheckCommand: AsyncParsableCommand {
         var request = CheckRequest(gate: gate)
         request.policy = options.policy
         request.json = options.json
-        request.noPrompt = prompt.noPrompt
+        request.nonInteractive = !prompt.allowsInteraction
         request.passwordStdin = prompt.password.passwordStdin
         request.explain = explain
         request.context = flagContext.context
@@ -63,7 +63,7 @@ struct CheckCommand: AsyncParsableCommand {
     static func execConditionStatus(_ status: Int32) -> Int32 {
         switch status {
         case ExitStatus.satisfied.rawValue: 0
-        case ExitStatus.denied.rawValue, ExitStatus.needsAuthorization.rawValue, ExitStatus.dismissed.rawValue: 1
+        case ExitStatus.denied.rawValue, ExitStatus.needsInteraction.rawValue, ExitStatus.dismissed.rawValue: 1
         default: 255
         }
     }
@@ -91,9 +91,9 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     /// Evaluates `gate` with the policy's one evaluator: asking for authorization where the gate
-    /// could still pass when prompting is allowed, reading current statuses when it is not.
+    /// could still pass when interaction is allowed, reading current statuses when it is not.
     static func evaluate(
-        gate: String, policyFiles: [String], prompting: Bool, context: FlagEvaluationContext? = nil,
+        gate: String, policyFiles: [String], allowingInteraction: Bool, context: FlagEvaluationContext? = nil,
         policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false), subject: Subject? = nil
     ) async throws -> Outcome {
         let policy = try await PolicyContext.load(policyFiles: policyFiles, policyOptions: policyOptions)
@@ -101,9 +101,9 @@ struct CheckCommand: AsyncParsableCommand {
         let evaluation: GateEvaluation
         do {
             evaluation =
-                prompting
-                ? try await policy.evaluate(gate: gate, context: context)
-                : try await policy.evaluateWithoutAsking(gate: gate, context: context, subject: subject)
+                allowingInteraction
+                ? try await policy.evaluateAllowingInteraction(gate: gate, context: context)
+                : try await policy.evaluate(gate: gate, context: context, subject: subject)
         } catch {
             throw CommandFailure(message: "capctl: \(error)", status: ExitStatus.usage)
         }

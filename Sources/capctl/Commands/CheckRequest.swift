@@ -13,7 +13,7 @@ struct CheckRequest: Equatable {
     var gate: String
     var policy: [String] = []
     var json = false
-    var noPrompt = false
+    var nonInteractive = false
     var passwordStdin = false
     var explain = false
     var context: [String] = []
@@ -27,7 +27,7 @@ struct CheckRequest: Equatable {
     }
 
     /// The request when `arguments` (those after `check`) hold one gate name and only these
-    /// forms: `--json`, `--no-prompt`, `--password-stdin`, `--explain`, `--exec-condition`, each
+    /// forms: `--json`, `--non-interactive`, `--password-stdin`, `--explain`, `--exec-condition`, each
     /// at most once; `--policy` and `--context` (repeatable), `--targeting-key`, `--for-process`
     /// and `--for-user` (once), each as `--name VALUE` or `--name=VALUE`. Nil for anything else.
     init?(fastParsing arguments: [String]) {
@@ -54,7 +54,7 @@ struct CheckRequest: Equatable {
             let repeatable = name == "--policy" || name == "--context"
             guard repeatable || seen.insert(name).inserted else { return nil }
             switch name {
-            case "--json", "--no-prompt", "--password-stdin", "--explain", "--exec-condition":
+            case "--json", "--non-interactive", "--no-prompt", "--password-stdin", "--explain", "--exec-condition":
                 guard value == nil else { return nil }
                 request.setFlag(name)
                 continue
@@ -83,7 +83,7 @@ struct CheckRequest: Equatable {
     private mutating func setFlag(_ name: String) {
         switch name {
         case "--json": json = true
-        case "--no-prompt": noPrompt = true
+        case "--non-interactive", "--no-prompt": nonInteractive = true
         case "--password-stdin": passwordStdin = true
         case "--explain": explain = true
         default: execCondition = true
@@ -107,7 +107,7 @@ struct CheckRequest: Equatable {
     func run() async throws {
         let subject = try SubjectOptions.subject(process: process, user: user)
         let outcome = try await CheckCommand.evaluate(
-            gate: gate, policyFiles: policy, prompting: !noPrompt && subject == nil,
+            gate: gate, policyFiles: policy, allowingInteraction: !nonInteractive && subject == nil,
             context: try FlagContextOptions.evaluationContext(context: context, targetingKey: targetingKey),
             policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin), subject: subject)
         if subject != nil { outcome.audit(action: "check", gate: gate, subject: subject) }

@@ -71,7 +71,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let subject = try SubjectOptions.subject(process: nil, user: asUser)
         let outcome = try await CheckCommand.evaluate(
-            gate: gate, policyFiles: options.policy, prompting: !prompt.noPrompt && subject == nil,
+            gate: gate, policyFiles: options.policy, allowingInteraction: prompt.allowsInteraction && subject == nil,
             context: try flagContext.evaluationContext(), policyOptions: prompt.password.policyOptions,
             subject: subject)
         outcome.audit(action: "run", gate: gate, subject: subject, command: command)

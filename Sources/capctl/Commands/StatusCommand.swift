@@ -109,7 +109,7 @@ struct StatusCommand: AsyncParsableCommand {
                 ))
         }
         for name in policy.policy.gates.keys.sorted() {
-            let evaluation = try await policy.evaluateWithoutAsking(gate: name, context: context)
+            let evaluation = try await policy.evaluate(gate: name, context: context)
             let status = Verdict(evaluation).gateWord
             let failing = evaluation.explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }
             let reason =

@@ -191,13 +191,13 @@ struct GateStatus: CapabilityType {
     var name: String { "gate:\(gate)" }
 
     func status() async throws -> CapabilityStatus {
-        let evaluation = try await policy.evaluateWithoutAsking(gate: gate, context: context)
+        let evaluation = try await policy.evaluate(gate: gate, context: context)
         let reason = evaluation.explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }.joined(separator: "; ")
         switch evaluation.outcome {
         case .satisfied: return .authorized("all requirements hold")
         case .failed: return .denied(reason)
         case .undecided: return .unavailable(reason)
-        case .needsAuthorization: return .notDetermined("holds only after asking")
+        case .needsInteraction: return .notDetermined("holds only after asking")
         }
     }
 

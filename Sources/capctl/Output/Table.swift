@@ -32,7 +32,7 @@ struct Table {
         let code =
             switch status {
             case "authorized", "holds", "enabled", "passed", "satisfied": "32"
-            case "notDetermined", "needsAuthorization", "not checked": "33"
+            case "notDetermined", "needsInteraction", "not checked": "33"
             default: "31"
             }
         return "\u{1B}[\(code)m\(status)\u{1B}[0m"

@@ -9,7 +9,7 @@ enum ExitStatus {
     /// Denied, unavailable or undecided.
     static let denied = ExitCode(1)
     /// It would need authorization (notDetermined), and prompting was not allowed.
-    static let needsAuthorization = ExitCode(2)
+    static let needsInteraction = ExitCode(2)
     /// The person dismissed the prompt.
     static let dismissed = ExitCode(3)
     /// Bad usage: an unknown name or option.

@@ -11,10 +11,18 @@ struct PasswordOptions: ParsableArguments {
     var policyOptions: PolicyOptions { .forPrompting(passwordFromStandardInput: passwordStdin) }
 }
 
-/// Whether a gate may ask at all (`--no-prompt`), and how: shared by `check` and `run`.
+/// Whether a gate may ask anyone at all (`--non-interactive`, as sudo's), and how: shared by
+/// `check` and `run`.
 struct PromptOptions: ParsableArguments {
-    @Flag(name: .long, help: "Never ask for authorization; report what would be asked.")
+    @Flag(name: .long, help: "Never ask anyone (no password prompt, no polkit agent); report what would be asked.")
+    var nonInteractive = false
+
+    /// `--no-prompt`, the spelling before `--non-interactive`: still accepted, no longer shown.
+    @Flag(name: .customLong("no-prompt"), help: .hidden)
     var noPrompt = false
+
+    /// Whether authorization may ask someone.
+    var allowsInteraction: Bool { !nonInteractive && !noPrompt }
 
     @OptionGroup var password: PasswordOptions
 }

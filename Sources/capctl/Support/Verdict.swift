@@ -24,7 +24,7 @@ enum Verdict: String, Sendable {
         switch self {
         case .authorized: ExitStatus.satisfied
         case .denied, .unavailable, .undecided: ExitStatus.denied
-        case .notDetermined: ExitStatus.needsAuthorization
+        case .notDetermined: ExitStatus.needsInteraction
         case .dismissed: ExitStatus.dismissed
         }
     }
@@ -44,7 +44,7 @@ enum Verdict: String, Sendable {
         switch evaluation.outcome {
         case .satisfied: self = .authorized
         case .undecided: self = .undecided
-        case .needsAuthorization: self = .notDetermined
+        case .needsInteraction: self = .notDetermined
         case .failed:
             let dismissed = evaluation.explanation.failedLeaves.contains { leaf in
                 (leaf.error as? CapabilityError)?.status.cause == .dismissed
@@ -60,7 +60,7 @@ enum Verdict: String, Sendable {
         case .authorized: "holds"
         case .denied: "fails"
         case .unavailable, .undecided: "undecided"
-        case .notDetermined: "needsAuthorization"
+        case .notDetermined: "needsInteraction"
         case .dismissed: "dismissed"
         }
     }
@@ -71,7 +71,7 @@ enum Verdict: String, Sendable {
         case "holds": self = .authorized
         case "fails": self = .denied
         case "undecided": self = .undecided
-        case "needsAuthorization": self = .notDetermined
+        case "needsInteraction": self = .notDetermined
         case "dismissed": self = .dismissed
         default: return nil
         }

@@ -323,12 +323,12 @@ struct OpenFeatureClientTests {
         memory.fail("broken", with: .parseError)
         await api.setProvider(memory)
         let client = api.client()
-        #expect(await FlagIsOn("on", in: client).check(asking: false).verdict == .satisfied)
-        #expect(await FlagEquals("tier", "gold", in: client).check(asking: false).verdict == .satisfied)
-        #expect(await FlagEquals("tier", "iron", in: client).check(asking: false).verdict == .failed)
-        #expect(await FlagIsOn("broken", in: client).check(asking: false).verdict == .undecided)
-        #expect(await Negated(FlagIsOn("broken", in: client)).check(asking: false).verdict == .undecided)
-        #expect(await Negated(FlagIsOn("missing", in: client)).check(asking: false).verdict == .undecided)
+        #expect(await FlagIsOn("on", in: client).check(allowingInteraction: false).verdict == .satisfied)
+        #expect(await FlagEquals("tier", "gold", in: client).check(allowingInteraction: false).verdict == .satisfied)
+        #expect(await FlagEquals("tier", "iron", in: client).check(allowingInteraction: false).verdict == .failed)
+        #expect(await FlagIsOn("broken", in: client).check(allowingInteraction: false).verdict == .undecided)
+        #expect(await Negated(FlagIsOn("broken", in: client)).check(allowingInteraction: false).verdict == .undecided)
+        #expect(await Negated(FlagIsOn("missing", in: client)).check(allowingInteraction: false).verdict == .undecided)
     }
 
     @Test(
