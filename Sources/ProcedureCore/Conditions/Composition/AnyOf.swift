@@ -2,29 +2,27 @@
 /// An empty list is never satisfied (fail closed).
 public struct AnyOf: ProcedureCondition, ComposedCondition {
     /// The alternatives.
-    public let conditions: [any ProcedureCondition]
+    public var conditions: [any ProcedureCondition] { group.conditions }
+
+    private let group: ConditionGroup
 
     /// Creates a condition satisfied when any of `conditions` is.
     public init(_ conditions: [any ProcedureCondition]) {
-        self.conditions = conditions
-        label = nil
+        group = ConditionGroup(rule: .any, conditions: conditions, label: nil)
     }
 
     /// Creates a condition shown in explanations as `name` (a gate's name, say) instead of
     /// `AnyOf(...)`.
     public init(name: String, _ conditions: [any ProcedureCondition]) {
-        self.conditions = conditions
-        label = name
+        group = ConditionGroup(rule: .any, conditions: conditions, label: name)
     }
-
-    private let label: String?
 
     /// Creates a condition satisfied when any of `conditions` is.
     public init(_ conditions: any ProcedureCondition...) { self.init(conditions) }
 
-    public var name: String { label ?? "AnyOf(" + conditions.map(\.name).joined(separator: ", ") + ")" }
+    public var name: String { group.name }
 
-    public var producesDependency: Bool { conditions.contains(where: \.producesDependency) }
+    public var producesDependency: Bool { group.producesDependency }
 
     public func evaluate(
         for procedure: Procedure, context: ConditionContext,
@@ -34,6 +32,6 @@ public struct AnyOf: ProcedureCondition, ComposedCondition {
     }
 
     func node(in tree: inout ConditionTree, silenced: Bool) -> ConditionTree.Node {
-        .anyOf(name: name, conditions.map { tree.add($0, silenced: silenced) })
+        group.node(in: &tree, silenced: silenced)
     }
 }
