@@ -26,6 +26,19 @@ int cplatform_start_thread(void *(*start)(void *), void *context) {
     return result;
 }
 
+#include <string.h>
+
+void cplatform_name_current_thread(const char *name) {
+#ifdef __linux__
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = 0;
+    pthread_setname_np(pthread_self(), truncated);
+#else
+    (void)name;
+#endif
+}
+
 #include <sched.h>
 #include <time.h>
 

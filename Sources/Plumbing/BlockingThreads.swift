@@ -76,6 +76,8 @@ final class BlockingThreads: Sendable {
         let started = cplatform_start_thread(
             { context in
                 let start = Unmanaged<Start>.fromOpaque(context!).takeRetainedValue()
+                // What `top -H` shows for a thread waiting in a name lookup, a connect or a prompt.
+                cplatform_name_current_thread("BlockingWork")
                 start.threads.serve(start.worker, first: start.job)
                 return nil
             }, start)

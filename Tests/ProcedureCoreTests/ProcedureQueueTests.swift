@@ -143,6 +143,26 @@ struct BlockingWorkloadTests {
         await queue.waitUntilAllFinished()
         #expect(overlaps.count == 0)
     }
+
+    @Test("a blocking queue's threads carry its name, and end once it has no work; a released queue keeps none")
+    func threadsEnd() async {
+        let name = "bq-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let seen = Counter()
+        let started = Rendezvous(expected: 4)
+        let counted = Rendezvous(expected: 4)
+        var queue: ProcedureQueue? = ProcedureQueue(name: name, maxConcurrentCount: 4, workload: .blocking)
+        for _ in 0..<4 {
+            queue?.addBlock {
+                // Between the two meetings all four bodies are on their threads.
+                if started.arriveAndWait(timeout: 60) { seen.increment(by: ProcessThreads.count(named: name)) }
+                _ = counted.arriveAndWait(timeout: 60)
+            }
+        }
+        await queue?.waitUntilAllFinished()
+        #expect(seen.count == 16, "each of the four bodies saw four threads named for the queue")
+        queue = nil
+        #expect(await ProcessThreads.waitUntilNone(named: name), "the queue's threads ended")
+    }
 }
 
 /// An unbounded blocking queue starts a thread per ready body, not without end.

@@ -39,6 +39,8 @@ public final class Counter: Sendable {
     public init() {}
     @discardableResult
     public func increment() -> Int { value.add(1, ordering: .sequentiallyConsistent).newValue }
+    /// Adds `amount`.
+    public func increment(by amount: Int) { value.add(amount, ordering: .sequentiallyConsistent) }
     public func decrement() { value.subtract(1, ordering: .sequentiallyConsistent) }
     public var count: Int { value.load(ordering: .sequentiallyConsistent) }
 }

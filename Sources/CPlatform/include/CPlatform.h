@@ -14,6 +14,9 @@ void cplatform_set_thread_marker(void *marker);
 /// Starts a detached thread running `start(context)`. Returns 0, or the pthread_create error.
 int cplatform_start_thread(void *(*start)(void *), void *context);
 
+/// Names the calling thread (the first 15 bytes of `name`), as `top -H` and `ps -L` show it.
+void cplatform_name_current_thread(const char *name);
+
 /// The processor the calling thread runs on (a hint: it may change at once), or 0 when unknown.
 int cplatform_current_processor(void);
 

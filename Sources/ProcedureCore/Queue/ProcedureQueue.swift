@@ -330,7 +330,10 @@ public final class ProcedureQueue: @unchecked Sendable {
             let context = Unmanaged.passRetained(self).toOpaque()
             let result = cplatform_start_thread(
                 { context in
-                    Unmanaged<ProcedureQueue>.fromOpaque(context!).takeRetainedValue().work()
+                    let queue = Unmanaged<ProcedureQueue>.fromOpaque(context!).takeRetainedValue()
+                    // Named for the queue, so an operator's `top -H` tells its threads apart.
+                    cplatform_name_current_thread(queue.name ?? "ProcedureQueue")
+                    queue.work()
                     return nil
                 }, context)
             if result != 0 {

@@ -1,0 +1,26 @@
+import Foundation
+
+/// This process's threads, read from /proc/self/task: for tests that threads end when their
+/// owner is done. Counted by name, so tests running in parallel do not disturb each other.
+public enum ProcessThreads {
+    /// Threads whose name (`comm`, at most 15 bytes) is `name` now.
+    public static func count(named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+            return comm?.trimmingCharacters(in: .newlines) == name
+        }.count
+    }
+
+    /// Waits until no thread is named `name`, and returns true; false if some still is after
+    /// `limit`. A thread ends a moment after it finishes its last work, with nothing to wait on,
+    /// so this looks again (every millisecond) rather than assuming a time.
+    public static func waitUntilNone(named name: String, limit: Duration = .seconds(30)) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while count(named: name) > 0 {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+}
