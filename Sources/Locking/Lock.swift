@@ -34,6 +34,7 @@
         }
     }
 
+    // Sendable by hand, as Mutex is: the value is only reached through withLock, under the mutex.
     extension Lock: @unchecked Sendable where Value: ~Copyable {}
 
     /// A pthread mutex and the value it guards (sendable because every access holds the mutex).

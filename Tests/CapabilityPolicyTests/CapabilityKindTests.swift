@@ -98,6 +98,12 @@ struct CapabilityKindTests {
         #expect(errors.errors.first?.message.hasPrefix("unknown kind \"vault\" in capability \"x\" (kinds: ") == true)
     }
 
+    @Test("the kinds that answer from this host alone say so; those that ask a daemon, the network or a flag do not")
+    func readsStatusLocally() {
+        let local = PolicyEnvironment.linux.kinds.filter(\.readsStatusLocally).map(\.name)
+        #expect(local == ["file", "group", "pam", "process-capability", "user"])
+    }
+
     @Test("what a file means depends only on the environment it is read with, never on what was read before")
     func environmentIsExplicit() throws {
         let text = "capabilities:\n  admin: { kind: pam, service: login }\ngates:\n  g: { require: admin }\n"

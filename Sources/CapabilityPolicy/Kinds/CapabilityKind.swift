@@ -15,6 +15,10 @@ public protocol CapabilityKind: Sendable {
     var summary: String { get }
     /// The settings a declaration may give, besides `kind` and `description`.
     var settings: [CapabilitySetting] { get }
+    /// Whether a capability of this kind answers its status from this host alone (files, system
+    /// calls, the user database), asking no daemon, network or person: `capctl validate` reads
+    /// such statuses to warn of capabilities that cannot work here. False by default.
+    var readsStatusLocally: Bool { get }
 
     /// Checks settings beyond their types when the policy loads (a relative path, an unknown
     /// group), so a mistake is a load error with its position. By default, builds the
@@ -27,6 +31,8 @@ public protocol CapabilityKind: Sendable {
 }
 
 extension CapabilityKind {
+    public var readsStatusLocally: Bool { false }
+
     public func validate(_ settings: CapabilitySettings) throws(CapabilityConfigurationError) {
         _ = try makeCapability(settings, in: CapabilityKindContext(options: PolicyOptions(), flags: nil))
     }

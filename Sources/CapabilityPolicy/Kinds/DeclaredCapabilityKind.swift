@@ -17,14 +17,20 @@ public struct DeclaredCapabilityKind: CapabilityKind {
     public let name: String
     public let summary: String
     public let settings: [CapabilitySetting]
+    public let readsStatusLocally: Bool
     private let make: Make
 
     /// A kind called `name` (the value of `kind:` in policy files), taking `settings`, whose
-    /// capability `make` builds.
-    public init(name: String, summary: String, settings: [CapabilitySetting] = [], make: @escaping Make) {
+    /// capability `make` builds. `readsStatusLocally` says its status comes from this host alone
+    /// (see ``CapabilityKind/readsStatusLocally``).
+    public init(
+        name: String, summary: String, settings: [CapabilitySetting] = [], readsStatusLocally: Bool = false,
+        make: @escaping Make
+    ) {
         self.name = name
         self.summary = summary
         self.settings = settings
+        self.readsStatusLocally = readsStatusLocally
         self.make = make
     }
 

@@ -17,7 +17,9 @@ enum LinuxKinds {
             CapabilitySetting("keep", .duration, summary: "How long a login is kept, as sudo keeps its timestamp."),
             CapabilitySetting(
                 "account-check", .boolean, summary: "Whether PAM's account stage runs too (true by default)."),
-        ]
+        ],
+        // The service file and its modules are read here; nobody is asked for a status.
+        readsStatusLocally: true
     ) { settings, context throws(CapabilityConfigurationError) in
         let login = try PAMLogin(
             service: settings.string("service") ?? "", user: settings.string("user") ?? context.options.pamUser,
@@ -65,7 +67,8 @@ enum LinuxKinds {
             ),
             CapabilitySetting(
                 "type", .choice(["any", "file", "directory"]), summary: "What the path must be (any by default)."),
-        ]
+        ],
+        readsStatusLocally: true
     ) { settings, _ throws(CapabilityConfigurationError) in
         var access: FileAccess.Access = []
         for name in settings.strings("access") ?? ["read"] {
@@ -108,18 +111,21 @@ enum LinuxKinds {
             CapabilitySetting(
                 "capability", .pattern("^([cC][aA][pP]_)?[a-zA-Z_]+$"), required: true,
                 summary: "The capability's name.")
-        ]
+        ],
+        readsStatusLocally: true
     ) { settings, _ throws(CapabilityConfigurationError) in try ProcessCapability(settings.string("capability") ?? "") }
 
     /// `kind: user`: this process runs as a user.
     static let user = DeclaredCapabilityKind(
         name: "user", summary: "Held while this process runs as a user.",
-        settings: [CapabilitySetting("user", .string, required: true, summary: "A user name or number.")]
+        settings: [CapabilitySetting("user", .string, required: true, summary: "A user name or number.")],
+        readsStatusLocally: true
     ) { settings, _ throws(CapabilityConfigurationError) in try RunsAsUser(settings.string("user") ?? "") }
 
     /// `kind: group`: this process is a member of a group.
     static let group = DeclaredCapabilityKind(
         name: "group", summary: "Held while this process is a member of a group.",
-        settings: [CapabilitySetting("group", .string, required: true, summary: "A group name or number.")]
+        settings: [CapabilitySetting("group", .string, required: true, summary: "A group name or number.")],
+        readsStatusLocally: true
     ) { settings, _ throws(CapabilityConfigurationError) in try MemberOfGroup(settings.string("group") ?? "") }
 }

@@ -127,14 +127,14 @@ struct ValidateCommand: AsyncParsableCommand {
 
     /// Capabilities that are valid but cannot work on this host because what they rely on is
     /// broken here (a PAM service naming a module that is not installed, a missing service file):
-    /// reported as warnings, since the policy may be meant for another machine. Only kinds whose
-    /// status is read on this host are looked at: nothing is asked, no daemon and no network.
+    /// reported as warnings, since the policy may be meant for another machine. Only kinds that
+    /// read their status from this host (`readsStatusLocally`) are looked at: nothing is asked, no
+    /// daemon and no network.
     static func brokenOnThisHost(_ policy: Policy) async -> [String] {
         guard let loaded = try? LoadedPolicy(policy, options: PolicyOptions(watchesFlagFiles: false)) else { return [] }
-        let readHere: Set<String> = ["pam", "file", "user", "group", "process-capability"]
         var warnings: [String] = []
         for (name, declaration) in policy.capabilities.sorted(by: { $0.key < $1.key })
-        where readHere.contains(declaration.kind) {
+        where policy.environment.kind(named: declaration.kind)?.readsStatusLocally == true {
             guard let capability = try? loaded.capability(named: name) else { continue }
             let known = await capability.resolveStatus()
             guard known.kind == .unavailable, known.cause == .misconfigured else { continue }
