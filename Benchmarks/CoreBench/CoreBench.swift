@@ -118,6 +118,18 @@ struct CoreBench {
         report.line("ProcedureQueue", String(format: "%.0f bytes", ourBytes))
         report.line("Foundation OperationQueue", String(format: "%.0f bytes", foundationBytes))
         report.ratio("Foundation bytes / ours", foundationBytes / ourBytes, target: nil, atLeast: true)
+
+        // 5. A batch: one procedure per element, a width, outputs in order.
+        var batchRounds = AlternatingRounds()
+        for _ in 0..<(quick ? 5 : AlternatingRounds.count) {
+            let tasks = await Workloads.batchTaskGroup(10_000, width: 8)
+            let batch = await Workloads.batchProcedure(10_000, width: 8)
+            batchRounds.record(tasks, batch)
+        }
+        report.section("a batch of 10,000 elements, width 8, outputs in element order")
+        report.time("TaskGroup, 8 child tasks in flight", batchRounds.fastestPlain, count: 10_000)
+        report.time("BatchProcedure", batchRounds.fastestOther, count: 10_000)
+        report.ratio("BatchProcedure time / TaskGroup's", batchRounds.ratio, target: nil, atLeast: false)
         report.bound("ProcedureQueue bytes per operation", ourBytes, target: 160)
 
         // 5. Feature flags, per evaluation.

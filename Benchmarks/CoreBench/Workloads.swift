@@ -140,6 +140,49 @@ enum Workloads {
         }
     }
 
+    // MARK: Batches
+
+    /// A `BatchProcedure` over `count` elements, `width` at once; the work per element is tiny,
+    /// so this measures what the batch costs per element.
+    static func batchProcedure(_ count: Int, width: Int) async -> Double {
+        let elements = Array(0..<count)
+        let start = ContinuousClock.now
+        let batch = BatchProcedure(name: "batch", elements: elements, width: width) {
+            TransformProcedure(input: $0) { $0 &* 2 }
+        }
+        ProcedureQueue().addProcedure(batch)
+        let outputs = try? await batch.value()
+        let elapsed = seconds(since: start)
+        precondition(outputs?.count == count && outputs?.last == (count - 1) * 2, "the batch lost elements")
+        return elapsed
+    }
+
+    /// The same with a task group keeping `width` child tasks in flight, outputs in element order.
+    static func batchTaskGroup(_ count: Int, width: Int) async -> Double {
+        let start = ContinuousClock.now
+        let outputs = await withTaskGroup(of: (Int, Int).self) { group -> [Int] in
+            var outputs = [Int](repeating: 0, count: count)
+            var next = 0
+            while next < min(width, count) {
+                let element = next
+                group.addTask { (element, element &* 2) }
+                next += 1
+            }
+            while let (index, output) = await group.next() {
+                outputs[index] = output
+                if next < count {
+                    let element = next
+                    group.addTask { (element, element &* 2) }
+                    next += 1
+                }
+            }
+            return outputs
+        }
+        let elapsed = seconds(since: start)
+        precondition(outputs.count == count && outputs.last == (count - 1) * 2, "the task group lost elements")
+        return elapsed
+    }
+
     // MARK: Blocking work
 
     static func blockingProcedures(_ count: Int, seconds: Double, workload: ProcedureQueue.Workload) async -> Double {

@@ -212,3 +212,35 @@ struct GroupChildFailureTests {
         #expect(log.all == ["first", "item 1", "item 2", "verify"])
     }
 }
+
+/// `IgnoreErrorsProcedure`: the wrapped procedure's failure does not fail what depends on it.
+@Suite(.timeLimit(.minutes(1)))
+struct IgnoreErrorsProcedureTests {
+    @Test("a failing procedure, wrapped, lets its dependents run; its own error is kept")
+    func ignoresErrors() async {
+        let failing = BlockProcedure(name: "warm-up") { throw TestError("cache down") }
+        let wrapper = IgnoreErrorsProcedure(failing)
+        let served = Counter()
+        let serve = BlockProcedure(name: "serve") { served.increment() }
+        serve.addDependency(wrapper)
+        serve.addCondition(NoFailedDependencies())
+        let queue = ProcedureQueue()
+        queue.addProcedures([serve, wrapper])
+        await serve.waitUntilFinished()
+        #expect(wrapper.error == nil)
+        #expect(wrapper.name == "IgnoreErrors(warm-up)")
+        #expect((failing.error as? TestError) == TestError("cache down"))
+        #expect(served.count == 1)
+    }
+
+    @Test("a cancelled wrapper is still cancelled, and cancels what it wraps")
+    func cancelled() async {
+        let inner = ManualProcedure(name: "inner")
+        let wrapper = IgnoreErrorsProcedure(inner)
+        wrapper.cancel()
+        await run(wrapper)
+        #expect(wrapper.isCancelled)
+        #expect(inner.isCancelled)
+        #expect(!inner.started.isOpen, "the wrapped procedure never ran")
+    }
+}

@@ -65,6 +65,19 @@ struct ProcedureQueueTests {
         #expect(procedures.allSatisfy { $0.isCancelled && $0.isFinished })
     }
 
+    @Test("cancelAll starts nothing more: a running procedure that stops does not hand its slot to a waiting one")
+    func cancelAllStartsNothing() async {
+        let started = StartedProcedures<Int>()
+        let queue = ProcedureQueue(maxConcurrentCount: 2)
+        let procedures = (0..<20).map { ManualResultProcedure<Int>(name: "p\($0)", started: started) }
+        queue.addProcedures(procedures)
+        _ = await started.waitFor(2)
+        queue.cancelAll()
+        await queue.waitUntilAllFinished()
+        #expect(procedures.filter { $0.executions.count > 0 }.count == 2)
+        #expect(procedures.allSatisfy { $0.isCancelled && $0.isFinished })
+    }
+
     @Test("observers hear will-add and did-finish for each procedure; a procedure is added once")
     func queueObserver() async {
         struct Recorder: ProcedureQueueObserver {

@@ -230,7 +230,8 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     // MARK: Cancelling and waiting
 
-    /// Cancels every unfinished procedure on the queue.
+    /// Cancels every unfinished procedure on the queue. None starts executing after it returns,
+    /// and none that was waiting starts during it.
     public func cancelAll() {
         let all = state.withLock { state -> [Procedure] in
             var all: [Procedure] = []
@@ -242,6 +243,9 @@ public final class ProcedureQueue: @unchecked Sendable {
             }
             return all
         }
+        // The waiting ones first: a running one that stops frees its slot, which must not go to a
+        // procedure about to be cancelled.
+        for procedure in all where procedure.state < .executing { procedure.cancel() }
         for procedure in all { procedure.cancel() }
     }
 

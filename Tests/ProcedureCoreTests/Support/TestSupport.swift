@@ -113,3 +113,42 @@ final class Rendezvous: @unchecked Sendable {
         return true
     }
 }
+
+/// The procedures of a test that began executing, in the order they began.
+final class StartedProcedures<Output: Sendable>: Sendable {
+    private let list = Lock<[ManualResultProcedure<Output>]>([])
+
+    func append(_ procedure: ManualResultProcedure<Output>) { list.withLock { $0.append(procedure) } }
+
+    var all: [ManualResultProcedure<Output>] { list.withLock { $0 } }
+
+    /// Waits until `count` have begun, and returns them.
+    func waitFor(_ count: Int) async -> [ManualResultProcedure<Output>] {
+        while true {
+            let current = all
+            if current.count >= count { return current }
+            await Task.yield()
+        }
+    }
+}
+
+/// A result procedure the test finishes: it reports that it started, then waits for
+/// `finish(returning:)` or `finish(throwing:)` from the test. Cancelling it finishes it at once.
+final class ManualResultProcedure<Output: Sendable>: ResultProcedure<Output>, @unchecked Sendable {
+    private let started: StartedProcedures<Output>
+    let executions = Counter()
+
+    init(name: String, started: StartedProcedures<Output>) {
+        self.started = started
+        super.init(name: name)
+    }
+
+    override func execute() {
+        executions.increment()
+        started.append(self)
+    }
+
+    override func didCancel(with error: (any Error)?) {
+        if isExecuting { finish() }
+    }
+}

@@ -1,0 +1,88 @@
+import Locking
+
+/// A synchronous step from an input to an output, as ProcedureKit's `TransformProcedure`.
+///
+/// The input is given when the procedure is made, or taken from a dependency's output
+/// (``init(name:inputFrom:_:)``); the transform runs on one of the queue's workers, and a thrown
+/// error fails the procedure.
+///
+/// ```swift
+/// let fetch = AsyncProcedure { try await loadReport() }
+/// let summary = TransformProcedure(name: "summary", inputFrom: fetch) { report in report.lines.count }
+/// queue.addProcedures([fetch, summary])
+/// let lines = try await summary.value()
+/// ```
+///
+/// For a step that suspends (network, files through async APIs), use ``AsyncProcedure`` with
+/// `inputFrom:` instead.
+// Sendable by hand, as `ResultProcedure`: the input and the transform are behind a lock.
+open class TransformProcedure<Input: Sendable, Output: Sendable>: ResultProcedure<Output>, @unchecked Sendable {
+    /// The transform of one input.
+    public typealias Transform = @Sendable (Input) throws -> Output
+
+    private struct Work {
+        var input: Input?
+        var transform: Transform?
+    }
+
+    private let work: Lock<Work>
+
+    /// Creates a step that runs `transform` on `input`, or on the input taken later from a
+    /// dependency (``takeInput(from:)``).
+    public init(name: String? = nil, input: Input? = nil, _ transform: @escaping Transform) {
+        work = Lock(Work(input: input, transform: transform))
+        super.init(name: name)
+    }
+
+    /// Creates a step that runs `transform` on `dependency`'s output. It depends on `dependency`;
+    /// if that fails or is cancelled, this one is cancelled with
+    /// ``ProcedureError/inputUnavailable(from:reason:)`` and `transform` never runs.
+    public convenience init(
+        name: String? = nil, inputFrom dependency: ResultProcedure<Input>, _ transform: @escaping Transform
+    ) {
+        self.init(name: name, input: nil, transform)
+        takeInput(from: dependency)
+    }
+
+    /// Takes the input from `dependency`'s output, before this step's conditions are evaluated,
+    /// and depends on it. Ignored once this step is on a queue.
+    public final func takeInput(from dependency: ResultProcedure<Input>) {
+        // Weak: the closure is kept by this step until it runs.
+        injectResult(from: dependency) { [weak self] value in self?.work.withLock { $0.input = value } }
+    }
+
+    public final override func execute() {
+        // Taking the transform makes a second call (or a direct one) do nothing.
+        let taken = work.withLock { work -> (Input?, Transform)? in
+            guard isExecuting, let transform = work.transform else { return nil }
+            work.transform = nil
+            return (work.input, transform)
+        }
+        guard let (input, transform) = taken else { return }
+        guard let input else {
+            finish(
+                throwing: ProcedureError.misuse(
+                    name, "it executed without an input: give one or take it from a dependency"))
+            return
+        }
+        do {
+            finish(returning: try transform(input))
+        } catch {
+            finish(throwing: error)
+        }
+    }
+
+    override func releaseWorkBody(executed: Bool) {
+        work.withLock { $0 = Work() }
+    }
+}
+
+extension ResultProcedure {
+    /// A step that transforms this procedure's output once it has finished: `fetch.then { $0.count }`.
+    /// The step depends on this procedure and is cancelled if it fails; add both to a queue.
+    public func then<Next: Sendable>(
+        name: String? = nil, _ transform: @escaping @Sendable (Output) throws -> Next
+    ) -> TransformProcedure<Output, Next> {
+        TransformProcedure(name: name, inputFrom: self, transform)
+    }
+}
