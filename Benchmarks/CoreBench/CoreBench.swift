@@ -45,6 +45,12 @@ struct CoreBench {
             await startup(&report, starts: quick ? 50 : 300)
             exit(report.missed.isEmpty ? 0 : 1)
         }
+        // `--batch` measures only the batch against a task group.
+        if CommandLine.arguments.contains("--batch") {
+            var report = Report()
+            await batch(&report, rounds: AlternatingRounds.count)
+            return
+        }
         // `--audit` measures only the audit trail.
         if CommandLine.arguments.contains("--audit") {
             var report = Report()
@@ -120,16 +126,7 @@ struct CoreBench {
         report.ratio("Foundation bytes / ours", foundationBytes / ourBytes, target: nil, atLeast: true)
 
         // 5. A batch: one procedure per element, a width, outputs in order.
-        var batchRounds = AlternatingRounds()
-        for _ in 0..<(quick ? 5 : AlternatingRounds.count) {
-            let tasks = await Workloads.batchTaskGroup(10_000, width: 8)
-            let batch = await Workloads.batchProcedure(10_000, width: 8)
-            batchRounds.record(tasks, batch)
-        }
-        report.section("a batch of 10,000 elements, width 8, outputs in element order")
-        report.time("TaskGroup, 8 child tasks in flight", batchRounds.fastestPlain, count: 10_000)
-        report.time("BatchProcedure", batchRounds.fastestOther, count: 10_000)
-        report.ratio("BatchProcedure time / TaskGroup's", batchRounds.ratio, target: nil, atLeast: false)
+        await batch(&report, rounds: quick ? 5 : AlternatingRounds.count)
         report.bound("ProcedureQueue bytes per operation", ourBytes, target: 160)
 
         // 5. Feature flags, per evaluation.
@@ -269,6 +266,21 @@ struct CoreBench {
 
     /// One datagram to a syslog socket, and one entry to the journal when it runs
     /// (`Scripts/with-private-journal core-bench --audit` starts one of its own).
+    /// 10,000 elements, width 8: `BatchProcedure` against a task group doing the same, alternating.
+    static func batch(_ report: inout Report, rounds: Int) async {
+        var batchRounds = AlternatingRounds()
+        for _ in 0..<rounds {
+            let tasks = await Workloads.batchTaskGroup(10_000, width: 8)
+            let batch = await Workloads.batchProcedure(10_000, width: 8)
+            batchRounds.record(tasks, batch)
+        }
+        report.section("a batch of 10,000 elements, width 8, outputs in element order")
+        report.time("TaskGroup, 8 child tasks in flight", batchRounds.fastestPlain, count: 10_000)
+        report.time("BatchProcedure", batchRounds.fastestOther, count: 10_000)
+        report.ratio("BatchProcedure time / TaskGroup's", batchRounds.ratio, target: nil, atLeast: false)
+        report.ratio("  median of the rounds' own ratios", batchRounds.medianPairedRatio, target: nil, atLeast: false)
+    }
+
     static func auditTrail(_ report: inout Report) {
         let sink = Workloads.datagramSink()
         let syslog = GatingWorkloads.auditRecord(20_000, destination: .syslog(path: sink.path))
@@ -355,6 +367,7 @@ struct CoreBench {
             let admin = await GatingWorkloads.keptCapability()
             for _ in 0..<rounds { _ = await GatingWorkloads.gatedProcedures(100_000, capability: admin) }
         case "one": for _ in 0..<rounds { _ = await Workloads.conditionedProcedures(100_000, conditions: 1) }
+        case "batch": for _ in 0..<rounds { _ = await Workloads.batchProcedure(10_000, width: 8) }
         case "make":
             // One thread, no queue: what making a procedure with MAKE_CONDITIONS (0, 1 or 2)
             // conditions costs. One count per process: the heap a count leaves behind slows the next.
