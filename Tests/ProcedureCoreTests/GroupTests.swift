@@ -244,3 +244,65 @@ struct IgnoreErrorsProcedureTests {
         #expect(!inner.started.isOpen, "the wrapped procedure never ran")
     }
 }
+
+/// Failures that read well: a root cause said once, and children that never ran say why.
+@Suite(.timeLimit(.minutes(1)))
+struct GroupFailureTests {
+    struct HTTPError: Error, CustomStringConvertible {
+        var description: String { "HTTP 404" }
+    }
+
+    @Test("a chain whose first step failed: the group names the cause once and the steps that never ran")
+    func rootCauseOnce() async {
+        let download = TransformProcedure<String, [UInt8]>(name: "download", input: "/update.gz") { _ in
+            throw HTTPError()
+        }
+        let decompress = TransformProcedure(name: "decompress", inputFrom: download) { $0 }
+        let verify = TransformProcedure(name: "verify", inputFrom: decompress) { $0.count }
+        let group = GroupProcedure(name: "update", children: [download, decompress, verify])
+        await run(group)
+        #expect(
+            verify.error.map { "\($0)" } == "input from 'decompress' unavailable, because 'download' failed: HTTP 404")
+        #expect(decompress.error.map { "\($0)" } == "input from 'download' unavailable: HTTP 404")
+        #expect(
+            group.error.map { "\($0)" }
+                == "'download' failed: HTTP 404; 'decompress', 'verify' did not run without the output of 'download'")
+        let error = group.error as? ProcedureError
+        #expect(error?.code == .childrenFailed)
+        #expect(error?.procedures == ["download", "decompress", "verify"])
+    }
+
+    @Test("children of a cancelled group finish with an error that says so; the group is cancelled, not failed")
+    func cancelledGroup() async {
+        let log = EventLog()
+        let child = BlockProcedure(name: "child") {}
+        child.addObserver(FinishRecorder(log: log))
+        let group = GroupProcedure(name: "group", children: [child])
+        group.cancel(with: TestError("shutting down"))
+        await run(group)
+        #expect(child.isCancelled)
+        let error = child.error as? ProcedureError
+        #expect(error?.code == .groupCancelled)
+        #expect(error.map { "\($0)" } == "its group 'group' was cancelled: shutting down")
+        #expect(log.all == ["child: its group 'group' was cancelled: shutting down"])
+        #expect((group.error as? TestError) == TestError("shutting down"), "the group keeps its own reason")
+    }
+
+    @Test("children of a group whose conditions failed finish with the group's reason")
+    func vetoedGroup() async {
+        let child = BlockProcedure(name: "child") {}
+        let group = GroupProcedure(name: "vetoed", children: [child])
+        group.addCondition(BlockCondition(name: "never") { _ in false })
+        await run(group)
+        let error = child.error as? ProcedureError
+        #expect(error?.code == .groupCancelled)
+        #expect((error?.underlying.first as? ProcedureError)?.code == .conditionsNotSatisfied)
+    }
+
+    struct FinishRecorder: ProcedureObserver {
+        let log: EventLog
+        func procedureDidFinish(_ procedure: Procedure, error: (any Error)?) {
+            log.record("\(procedure.name): " + (error.map { "\($0)" } ?? "done"))
+        }
+    }
+}

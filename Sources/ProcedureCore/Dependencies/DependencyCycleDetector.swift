@@ -23,7 +23,9 @@ enum DependencyCycleDetector {
         // A member already executing (a running group) finishes when the members it waits for do.
         for member in cycle { member.finishWithoutExecuting(error: error) }
         // A group on the cycle that never started lets its other children go.
-        for case let group as GroupProcedure in cycle { group.childQueue.cancelAll() }
+        for case let group as GroupProcedure in cycle {
+            group.childQueue.cancelAll(with: ProcedureError.groupCancelled(group.name, reason: error))
+        }
     }
 
     private enum Visit {

@@ -4,8 +4,10 @@ import Locking
 ///
 /// Children do not start (nor evaluate conditions) before the group executes. The group
 /// finishes when every child has finished, including children added while it runs, and fails
-/// with ``ProcedureError/childrenFailed(_:)`` when any child failed. Cancelling the group
-/// cancels its children.
+/// with ``ProcedureError/childrenFailed(_:)`` when any child failed (each root cause once: a
+/// child that missed its input because another failed is named, not given the whole chain).
+/// Cancelling the group cancels its children with ``ProcedureError/groupCancelled(_:reason:)``,
+/// so their observers can tell they never ran; the group itself is then cancelled, not failed.
 ///
 /// Exclusivity categories the group holds are arbitrated among its children by a nested scope,
 /// so a child asking for its group's category waits for its siblings, never for the group.
@@ -45,7 +47,8 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     private struct State {
         var hasStarted = false
         var outstanding = 0
-        var errors: [any Error] = []
+        /// The failed children and their errors, in the order they finished.
+        var failures: [(child: Procedure, error: any Error)] = []
         /// The children not finished yet, for the cycle search.
         var running: [ObjectIdentifier: Procedure] = [:]
         var children: [Procedure] = []
@@ -129,13 +132,16 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     }
 
     open override func didCancel(with error: (any Error)?) {
-        childQueue.cancelAll()
+        // With an error, so a child's observers can tell "never ran" from "done".
+        childQueue.cancelAll(with: ProcedureError.groupCancelled(name, reason: error))
     }
 
     fileprivate func childDidFinish(_ child: Procedure) {
         // Dependencies produced by the children's conditions are not children.
         guard !child.storage.withLock({ $0.flags[.isProducedDependency] }) else { return }
         var error = child.error
+        // A cancelled group is cancelled, not failed: its own cancellation of a child is no failure.
+        if let own = error as? ProcedureError, own.code == .groupCancelled, isCancelled { error = nil }
         if let failure = error {
             switch self.child(child, didFailWith: failure) {
             case .fail:
@@ -151,18 +157,27 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         group.withLock { state in
             state.outstanding -= 1
             state.running[ObjectIdentifier(child)] = nil
-            if let error { state.errors.append(error) }
+            if let error { state.failures.append((child, error)) }
         }
         finishIfDone()
     }
 
     private func finishIfDone() {
-        let errors = group.withLock { state -> [any Error]? in
+        let failures = group.withLock { state -> [(child: Procedure, error: any Error)]? in
             guard state.hasStarted, state.outstanding == 0 else { return nil }
-            return state.errors
+            // In the order the children were added, which is how a reader thinks of the steps (a
+            // failed step's dependents finish, cancelled, before it is counted out).
+            guard state.failures.count > 1 else { return state.failures }
+            let order = Dictionary(
+                state.children.enumerated().map { (ObjectIdentifier($1), $0) }, uniquingKeysWith: { first, _ in first })
+            return state.failures.sorted {
+                order[ObjectIdentifier($0.child), default: .max] < order[ObjectIdentifier($1.child), default: .max]
+            }
         }
-        guard let errors else { return }
-        finish(with: errors.isEmpty ? nil : ProcedureError.childrenFailed(errors))
+        guard let failures else { return }
+        finish(
+            with: failures.isEmpty
+                ? nil : ProcedureError.childrenFailed(failures.map(\.error), children: failures.map(\.child.name)))
     }
 }
 

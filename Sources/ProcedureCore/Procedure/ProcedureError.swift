@@ -23,8 +23,13 @@ public struct ProcedureError: Error, Sendable, Equatable, CustomStringConvertibl
         /// The dependency in ``ProcedureError/procedures`` whose output this procedure takes as
         /// input failed (``ProcedureError/underlying``) or was cancelled.
         public static let inputUnavailable = Code("inputUnavailable")
-        /// Children of a group failed; ``ProcedureError/underlying`` has their errors in the order they finished.
+        /// Children of a group failed; ``ProcedureError/underlying`` has their errors in the order the
+        /// children were added, and ``ProcedureError/procedures`` the children's names in the same
+        /// order (when a group made the error).
         public static let childrenFailed = Code("childrenFailed")
+        /// The group named in ``ProcedureError/procedures`` was cancelled (or its conditions failed)
+        /// before this child finished; ``ProcedureError/underlying`` has the group's reason, if any.
+        public static let groupCancelled = Code("groupCancelled")
         /// A result procedure finished without an output and without an error.
         public static let noOutput = Code("noOutput")
         /// The procedure in ``ProcedureError/procedures`` was used against the rules, as
@@ -88,6 +93,27 @@ public struct ProcedureError: Error, Sendable, Equatable, CustomStringConvertibl
         ProcedureError(.childrenFailed, underlying: errors)
     }
 
+    /// Children failed with `errors`, the child named `children[i]` with `errors[i]`.
+    static func childrenFailed(_ errors: [any Error], children: [String]) -> ProcedureError {
+        ProcedureError(.childrenFailed, procedures: children, underlying: errors)
+    }
+
+    /// A child's group, `group`, was cancelled with `reason` before the child finished.
+    public static func groupCancelled(_ group: String, reason: (any Error)?) -> ProcedureError {
+        ProcedureError(.groupCancelled, procedures: [group], underlying: reason.map { [$0] } ?? [])
+    }
+
+    /// For an input that was unavailable because its own source's input was, and so on: the
+    /// first source in the chain that failed or was cancelled, and its error.
+    var rootOfUnavailableInput: (source: String, error: (any Error)?)? {
+        guard code == .inputUnavailable else { return nil }
+        var current = self
+        while let reason = current.underlying.first as? ProcedureError, reason.code == .inputUnavailable {
+            current = reason
+        }
+        return (current.procedures.first ?? "a dependency", current.underlying.first)
+    }
+
     /// `name` finished without an output and without an error.
     public static func noOutput(_ name: String) -> ProcedureError {
         ProcedureError(.noOutput, procedures: [name])
@@ -117,11 +143,18 @@ public struct ProcedureError: Error, Sendable, Equatable, CustomStringConvertibl
             return "timed out after \(limit.map { "\($0)" } ?? "its limit")"
         case .inputUnavailable:
             let source = procedures.first ?? "a dependency"
-            if let reason = underlying.first { return "input from '\(source)' unavailable: \(reason)" }
-            return "input from '\(source)' unavailable: it was cancelled"
+            // A chain of steps each missing its input names where it began, once.
+            guard let (root, error) = rootOfUnavailableInput, root != source else {
+                if let reason = underlying.first { return "input from '\(source)' unavailable: \(reason)" }
+                return "input from '\(source)' unavailable: it was cancelled"
+            }
+            let cause = error.map { "'\(root)' failed: \($0)" } ?? "'\(root)' was cancelled"
+            return "input from '\(source)' unavailable, because \(cause)"
         case .childrenFailed:
-            return "\(underlying.count) child procedure(s) failed: "
-                + underlying.map { String(describing: $0) }.joined(separator: "; ")
+            return childrenFailedDescription
+        case .groupCancelled:
+            let group = procedures.first ?? "its group"
+            return "its group '\(group)' was cancelled" + (underlying.first.map { ": \($0)" } ?? "")
         case .noOutput:
             return "'\(procedures.first ?? "")' finished without an output"
         case .misuse:
@@ -129,5 +162,31 @@ public struct ProcedureError: Error, Sendable, Equatable, CustomStringConvertibl
         default:
             return code.name
         }
+    }
+
+    /// Each failure once: a child whose input was missing because another child failed is named
+    /// with the others like it, not given the whole chain again.
+    private var childrenFailedDescription: String {
+        guard procedures.count == underlying.count, !procedures.isEmpty else {
+            return "\(underlying.count) child procedure(s) failed: "
+                + underlying.map { String(describing: $0) }.joined(separator: "; ")
+        }
+        var causes: [String] = []
+        var waitingOn: [(root: String, children: [String])] = []
+        for (child, error) in zip(procedures, underlying) {
+            if let root = (error as? ProcedureError)?.rootOfUnavailableInput?.source, procedures.contains(root) {
+                if let index = waitingOn.firstIndex(where: { $0.root == root }) {
+                    waitingOn[index].children.append(child)
+                } else {
+                    waitingOn.append((root, [child]))
+                }
+            } else {
+                causes.append("'\(child)' failed: \(error)")
+            }
+        }
+        let skipped = waitingOn.map { root, children in
+            children.map { "'\($0)'" }.joined(separator: ", ") + " did not run without the output of '\(root)'"
+        }
+        return (causes + skipped).joined(separator: "; ")
     }
 }

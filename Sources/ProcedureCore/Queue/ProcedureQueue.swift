@@ -230,9 +230,9 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     // MARK: Cancelling and waiting
 
-    /// Cancels every unfinished procedure on the queue. None starts executing after it returns,
-    /// and none that was waiting starts during it.
-    public func cancelAll() {
+    /// Cancels every unfinished procedure on the queue, with `error` as the reason when given.
+    /// None starts executing after it returns, and none that was waiting starts during it.
+    public func cancelAll(with error: (any Error)? = nil) {
         let all = state.withLock { state -> [Procedure] in
             var all: [Procedure] = []
             all.reserveCapacity(state.unfinished)
@@ -245,8 +245,8 @@ public final class ProcedureQueue: @unchecked Sendable {
         }
         // The waiting ones first: a running one that stops frees its slot, which must not go to a
         // procedure about to be cancelled.
-        for procedure in all where procedure.state < .executing { procedure.cancel() }
-        for procedure in all { procedure.cancel() }
+        for procedure in all where procedure.state < .executing { procedure.cancel(with: error) }
+        for procedure in all { procedure.cancel(with: error) }
     }
 
     /// Waits until every procedure added so far (and any added while waiting) has finished.

@@ -18,8 +18,10 @@ public final class RetryProcedure<Output: Sendable>: ResultProcedure<Output>, @u
     ///   - name: A name for messages and explanations.
     ///   - maxAttempts: Attempts at most, the first included (at least 1).
     ///   - wait: The wait before each retry.
-    ///   - handler: Told about each failed attempt, with the next attempt to configure;
-    ///     returns whether and when to retry.
+    ///   - handler: Told about each failed attempt that has a next one, with that next attempt to
+    ///     configure; returns whether and when to retry. Not called after the last allowed attempt
+    ///     (there is nothing left to configure): the retry then fails with that attempt's error,
+    ///     which its observers and ``ResultProcedure/value()`` see.
     ///   - makeAttempt: Makes the procedure for attempt number 1, 2, ...
     public convenience init<Attempt: ResultProcedure<Output>>(
         name: String? = nil,
@@ -84,8 +86,10 @@ extension RetryProcedure where Output == Void {
     ///   - name: A name for messages and explanations.
     ///   - maxAttempts: Attempts at most, the first included (at least 1).
     ///   - wait: The wait before each retry.
-    ///   - handler: Told about each failed attempt, with the next attempt to configure;
-    ///     returns whether and when to retry.
+    ///   - handler: Told about each failed attempt that has a next one, with that next attempt to
+    ///     configure; returns whether and when to retry. Not called after the last allowed attempt
+    ///     (there is nothing left to configure): the retry then fails with that attempt's error,
+    ///     which its observers and ``ResultProcedure/value()`` see.
     ///   - makeAttempt: Makes the procedure for attempt number 1, 2, ...
     @_disfavoredOverload
     public convenience init<Attempt: Procedure>(

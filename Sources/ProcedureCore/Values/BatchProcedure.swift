@@ -121,12 +121,12 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
         }
         queue.addProcedures(procedures)
         // A batch cancelled while its procedures were being made cancels them now.
-        if isCancelled { queue.cancelAll() }
+        if isCancelled { queue.cancelAll(with: ProcedureError.groupCancelled(name, reason: error)) }
         queue.isSuspended = false
     }
 
     public override func didCancel(with error: (any Error)?) {
-        run.withLock { $0.queue }?.cancelAll()
+        run.withLock { $0.queue }?.cancelAll(with: ProcedureError.groupCancelled(name, reason: error))
     }
 
     override func releaseWorkBody(executed: Bool) {
@@ -167,7 +167,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
         case .wait:
             break
         case .cancelRest(let queue, let error):
-            queue?.cancelAll()
+            queue?.cancelAll(with: ProcedureError.groupCancelled(name, reason: error))
             finishOnce(.failure(error))
         case .finish(let result):
             finishOnce(result)
