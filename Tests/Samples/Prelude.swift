@@ -16,6 +16,11 @@ func download() async throws -> Data { Data() }
 struct Catalog: Sendable {}
 func decode(_ data: Data) throws -> Catalog { Catalog() }
 func freeSpace() -> Int { 0 }
+func fetchSize(of url: String) async throws -> Int { 0 }
+func warmUpCache() async throws {}
+func startServing() {}
+let urls = ["https://example.com/a.tar", "https://example.com/b.tar"]
+struct Invoice: Sendable { let amount: Int }
 
 // Queues, procedures and conditions.
 let queue = ProcedureQueue()
@@ -27,6 +32,8 @@ let verify = BlockProcedure(name: "verify") {}
 let verifies = true
 let onACPower = BlockCondition(name: "on AC power") { _ in true }
 let batteryLow = BlockCondition(name: "battery low") { _ in false }
+let loadUsers = AsyncProcedure<[User]> { [] }
+let loadInvoices = AsyncProcedure<[Invoice]> { [] }
 
 // Capabilities, flags and policies.
 let pamAdmin = try! PAMLogin(service: "myservice-admin", user: "alice")

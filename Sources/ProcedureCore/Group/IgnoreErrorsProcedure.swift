@@ -6,7 +6,7 @@
 /// dependents see success. A cancelled wrapper is still cancelled.
 ///
 /// ```swift
-/// let warmUp = IgnoreErrorsProcedure(AsyncProcedure { try await cache.warmUp() })
+/// let warmUp = IgnoreErrorsProcedure(AsyncProcedure { try await warmUpCache() })
 /// let serve = BlockProcedure { startServing() }
 /// serve.addDependency(warmUp)
 /// serve.addCondition(NoFailedDependencies())   // holds even when the warm-up failed

@@ -1,7 +1,7 @@
 /// Maps every element of an input array, in order, as ProcedureKit's `MapProcedure`.
 ///
 /// ```swift
-/// let names = MapProcedure(name: "names", inputFrom: loadUsers) { user in user.name }
+/// let ids = MapProcedure(name: "ids", inputFrom: loadUsers) { user in user.id }
 /// ```
 ///
 /// A thrown error fails the step; for work per element that blocks or suspends, or that should
@@ -30,7 +30,7 @@ public final class MapProcedure<Element: Sendable, Mapped: Sendable>: TransformP
 /// Keeps the elements of an input array that pass a test, in order, as ProcedureKit's `FilterProcedure`.
 ///
 /// ```swift
-/// let admins = FilterProcedure(name: "admins", inputFrom: loadUsers) { user in user.isAdmin }
+/// let gold = FilterProcedure(name: "gold", inputFrom: loadUsers) { user in user.tier == "gold" }
 /// ```
 // Sendable by hand, as `TransformProcedure`.
 public final class FilterProcedure<Element: Sendable>: TransformProcedure<[Element], [Element]>, @unchecked Sendable {

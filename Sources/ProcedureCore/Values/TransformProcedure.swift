@@ -7,10 +7,10 @@ import Locking
 /// error fails the procedure.
 ///
 /// ```swift
-/// let fetch = AsyncProcedure { try await loadReport() }
-/// let summary = TransformProcedure(name: "summary", inputFrom: fetch) { report in report.lines.count }
-/// queue.addProcedures([fetch, summary])
-/// let lines = try await summary.value()
+/// let fetch = AsyncProcedure { try await download() }
+/// let catalog = TransformProcedure(name: "decode", inputFrom: fetch) { data in try decode(data) }
+/// queue.addProcedures([fetch, catalog])
+/// let decoded = try await catalog.value()
 /// ```
 ///
 /// For a step that suspends (network, files through async APIs), use ``AsyncProcedure`` with
