@@ -190,3 +190,73 @@ struct UnboundedBlockingQueueTests {
         #expect(ran.count == 20)
     }
 }
+
+/// Quality of service: priorities among ready procedures, and shutting a queue down.
+@Suite(.timeLimit(.minutes(1)))
+struct QueueServiceTests {
+    @Test("ready procedures run user-initiated first, then utility, then background, each in order")
+    func priorities() async {
+        let log = EventLog()
+        let queue = ProcedureQueue(maxConcurrentCount: 1, isSuspended: true)
+        let plan: [(String, ProcedurePriority)] = [
+            ("b1", .background), ("u1", .utility), ("i1", .userInitiated), ("u2", .utility), ("b2", .background),
+            ("i2", .userInitiated),
+        ]
+        for (name, priority) in plan {
+            let procedure = BlockProcedure(name: name) { log.record(name) }
+            procedure.priority = priority
+            queue.addProcedure(procedure)
+        }
+        queue.isSuspended = false
+        await queue.waitUntilAllFinished()
+        #expect(log.all == ["i1", "i2", "u1", "u2", "b1", "b2"])
+    }
+
+    @Test("a priority set after enqueueing is ignored with a warning")
+    func latePriority() async {
+        let capture = LogCapture()
+        let queue = ProcedureQueue(isSuspended: true, logger: capture.logger())
+        let procedure = BlockProcedure(name: "late") {}
+        queue.addProcedure(procedure)
+        procedure.priority = .userInitiated
+        #expect(procedure.priority == .utility)
+        #expect(
+            capture.messages(at: .warning).contains {
+                $0.contains("priority userInitiated was set after it was enqueued")
+            })
+        queue.isSuspended = false
+        await queue.waitUntilAllFinished()
+    }
+
+    @Test("shutting down waits for running work and refuses new work, which finishes cancelled as misuse")
+    func shutDown() async {
+        let capture = LogCapture()
+        let queue = ProcedureQueue(logger: capture.logger())
+        let running = ManualProcedure(name: "running")
+        queue.addProcedure(running)
+        await running.started.wait()
+        let shutdown = Task { await queue.shutDown() }
+        while !queue.isShutDown { await Task.yield() }
+        let late = BlockProcedure(name: "late") {}
+        queue.addProcedure(late)
+        await late.waitUntilFinished()
+        #expect(late.isCancelled)
+        #expect((late.error as? ProcedureError)?.code == .misuse)
+        #expect(capture.messages(at: .warning).contains { $0.contains("after it was shut down") })
+        #expect(!running.isFinished, "the running procedure was not cancelled")
+        running.finish()
+        await shutdown.value
+        #expect(queue.unfinishedCount == 0)
+    }
+
+    @Test("shutting down with cancelling cancels what has not finished, and resumes a suspended queue")
+    func shutDownCancelling() async {
+        let ran = Counter()
+        let queue = ProcedureQueue(isSuspended: true)
+        let waiting = (0..<5).map { index in BlockProcedure(name: "w\(index)") { ran.increment() } }
+        queue.addProcedures(waiting)
+        await queue.shutDown(cancellingUnfinished: true)
+        #expect(ran.count == 0)
+        #expect(waiting.allSatisfy { $0.isCancelled && $0.isFinished && $0.error == nil })
+    }
+}

@@ -25,18 +25,22 @@ public enum OpenDescriptors {
     }
 
     /// Descriptors open on a Unix socket whose address is `path`: a listening socket and the
-    /// connections it accepted (which the kernel lists under the same address, /proc/net/unix).
+    /// connections it accepted (which take the listener's address). Asked of each descriptor with
+    /// getsockname, not read from /proc/net/unix, whose listing can skip entries while other tests
+    /// open and close sockets.
     public static func count(socketsAt path: String) -> Int {
-        let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
-        // Num RefCount Protocol Flags Type St Inode Path
-        let inodes = Set(
-            table.split(separator: "\n").dropFirst().compactMap { line -> String? in
-                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                return fields.count >= 8 && fields[7] == path ? String(fields[6]) : nil
-            })
-        return descriptors().filter { descriptor in
-            guard let target = target(of: descriptor), target.hasPrefix("socket:[") else { return false }
-            return inodes.contains(String(target.dropFirst("socket:[".count).dropLast()))
+        descriptors().filter { descriptor in
+            guard target(of: descriptor)?.hasPrefix("socket:[") == true else { return false }
+            var address = sockaddr_un()
+            var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+            let named = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+            }
+            guard named == 0, address.sun_family == sa_family_t(AF_UNIX) else { return false }
+            let name = withUnsafeBytes(of: address.sun_path) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            return name == path
         }.count
     }
 

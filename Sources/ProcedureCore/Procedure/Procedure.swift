@@ -25,6 +25,9 @@ open class Procedure: @unchecked Sendable {
     // The owning queue's list of unfinished procedures, guarded by that queue's lock.
     var queueNext: Procedure?
     unowned(unsafe) var queuePrevious: Procedure?
+    /// Written only under the procedure's lock before it is on a queue (see ``priority``), so the
+    /// queue reads it without one once it is.
+    private(set) var queuedPriority = ProcedurePriority.utility
 
     /// Creates a procedure.
     /// - Parameter name: A name for messages and explanations; defaults to the type name.
@@ -209,6 +212,23 @@ open class Procedure: @unchecked Sendable {
     /// The category string a type stands for: `type:` and its fully qualified name.
     public static func exclusivityCategory<Category>(for category: Category.Type) -> String {
         "type:" + String(reflecting: category)
+    }
+
+    /// How soon this procedure runs among its queue's ready procedures (``ProcedurePriority``).
+    /// Set it before adding the procedure to a queue; a change after that is ignored with a warning.
+    public var priority: ProcedurePriority {
+        get { queuedPriority }
+        set {
+            let accepted = storage.withLock { state -> Bool in
+                guard state.acceptsConfiguration else { return false }
+                queuedPriority = newValue
+                return true
+            }
+            if !accepted {
+                let queue = storage.withLock { $0.queue }
+                ProcedureLog.warning(self, on: queue, "priority \(newValue) was set after it was enqueued: ignored")
+            }
+        }
     }
 
     /// The exclusivity categories this procedure asked for.

@@ -1,5 +1,4 @@
 import CPlatform
-import DequeModule
 import Dispatch
 import Locking
 public import Logging
@@ -31,11 +30,13 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     fileprivate struct State {
-        var ready = Deque<Procedure>()
+        var ready = ReadyList()
         var parked: [Procedure] = []
         var executing = 0
         var maxConcurrent: Int
         var isSuspended: Bool
+        /// Set by ``ProcedureQueue/shutDown(cancellingUnfinished:)``: procedures added later are refused.
+        var isShutDown = false
         var workers = 0
         var first: Procedure?
         unowned(unsafe) var last: Procedure?
@@ -190,8 +191,18 @@ public final class ProcedureQueue: @unchecked Sendable {
             }
         }
         guard !claimed.isEmpty else { return }
-        state.withLock { state in
+        let refused = state.withLock { state in
             for procedure in claimed { state.link(procedure) }
+            return state.isShutDown
+        }
+        if refused {
+            // Linked and then finished without executing, so whoever waits for them is told.
+            for procedure in claimed {
+                ProcedureLog.warning(
+                    procedure, on: self, "added to queue '\(name ?? "unnamed")' after it was shut down: cancelled")
+                procedure.cancel(
+                    with: ProcedureError.misuse(procedure.name, "it was added to a queue that was shut down"))
+            }
         }
         // Procedures that became ready at once join the ready list in chunks, one lock per
         // chunk; chunks keep workers busy while the rest are still being prepared.
@@ -248,6 +259,25 @@ public final class ProcedureQueue: @unchecked Sendable {
         for procedure in all where procedure.state < .executing { procedure.cancel(with: error) }
         for procedure in all { procedure.cancel(with: error) }
     }
+
+    /// Shuts the queue down: a procedure added from now on is refused (it finishes at once,
+    /// cancelled with a ``ProcedureError/Code/misuse`` error, and the logger gets a warning), a
+    /// suspended queue resumes so its work can finish, and this returns once every procedure
+    /// already on the queue has finished. With `cancellingUnfinished`, those are cancelled first
+    /// (running ones stop cooperatively).
+    ///
+    /// ```swift
+    /// await queue.shutDown()
+    /// ```
+    public func shutDown(cancellingUnfinished: Bool = false) async {
+        state.withLock { $0.isShutDown = true }
+        if cancellingUnfinished { cancelAll() }
+        if isSuspended { isSuspended = false }
+        await waitUntilAllFinished()
+    }
+
+    /// Whether ``shutDown(cancellingUnfinished:)`` was called: the queue takes no more procedures.
+    public var isShutDown: Bool { state.withLock { $0.isShutDown } }
 
     /// Waits until every procedure added so far (and any added while waiting) has finished.
     public func waitUntilAllFinished() async {
