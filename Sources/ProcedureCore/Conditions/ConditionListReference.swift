@@ -4,7 +4,9 @@ import Synchronization
 /// so that the worker taking the procedure from the ready list learns without the procedure's
 /// lock whether it is to evaluate the conditions, and whether the procedure was cancelled before
 /// it got there (then it does not evaluate them). That saves a worker one lock per conditioned
-/// procedure.
+/// procedure. Two more bits hold the procedure's ``ProcedurePriority``, which its queue reads
+/// without the lock as it files the procedure as ready (a field of its own would have grown every
+/// procedure by 16 bytes).
 ///
 /// Every write holds the procedure's lock, so writes never race one another; only the worker's
 /// read is without it, and reads with acquiring order what the adding thread published.
@@ -15,6 +17,8 @@ struct ConditionListReference: ~Copyable {
 
     private static let cancelled: UInt = 1
     private static let evaluatesOnWorker: UInt = 2
+    /// 0 utility (the default, so a new word needs no setting), 1 background, 2 user-initiated.
+    private static let priorityBits: UInt = 0b1100
     private static let flagBits: UInt = 0b1111
 
     init() {}
@@ -54,6 +58,27 @@ struct ConditionListReference: ~Copyable {
     /// Marks the procedure as one whose worker evaluates its plain conditions, or no longer.
     func setEvaluatesOnWorker(_ evaluates: Bool) {
         set(Self.evaluatesOnWorker, evaluates)
+    }
+
+    /// The procedure's priority. Set only before it is on a queue; read by the queue after it
+    /// claimed the procedure (under the procedure's lock too), so a relaxed read sees it.
+    var priority: ProcedurePriority {
+        switch (word.load(ordering: .relaxed) & Self.priorityBits) >> 2 {
+        case 1: .background
+        case 2: .userInitiated
+        default: .utility
+        }
+    }
+
+    func setPriority(_ priority: ProcedurePriority) {
+        let code: UInt =
+            switch priority {
+            case .utility: 0
+            case .background: 1
+            case .userInitiated: 2
+            }
+        let current = word.load(ordering: .relaxed)
+        word.store((current & ~Self.priorityBits) | code << 2, ordering: .releasing)
     }
 
     /// Marks the procedure cancelled, so that a worker taking it does not evaluate its conditions.

@@ -25,9 +25,6 @@ open class Procedure: @unchecked Sendable {
     // The owning queue's list of unfinished procedures, guarded by that queue's lock.
     var queueNext: Procedure?
     unowned(unsafe) var queuePrevious: Procedure?
-    /// Written only under the procedure's lock before it is on a queue (see ``priority``), so the
-    /// queue reads it without one once it is.
-    private(set) var queuedPriority = ProcedurePriority.utility
 
     /// Creates a procedure.
     /// - Parameter name: A name for messages and explanations; defaults to the type name.
@@ -217,11 +214,11 @@ open class Procedure: @unchecked Sendable {
     /// How soon this procedure runs among its queue's ready procedures (``ProcedurePriority``).
     /// Set it before adding the procedure to a queue; a change after that is ignored with a warning.
     public var priority: ProcedurePriority {
-        get { queuedPriority }
+        get { conditionReference.priority }
         set {
             let accepted = storage.withLock { state -> Bool in
                 guard state.acceptsConfiguration else { return false }
-                queuedPriority = newValue
+                conditionReference.setPriority(newValue)
                 return true
             }
             if !accepted {

@@ -17,7 +17,7 @@ struct ReadyList {
     var count: Int { utility.count + prioritized }
 
     mutating func append(_ procedure: Procedure) {
-        switch procedure.queuedPriority {
+        switch procedure.conditionReference.priority {
         case .utility:
             utility.append(procedure)
         case .userInitiated:
