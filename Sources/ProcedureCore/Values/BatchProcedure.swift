@@ -7,7 +7,9 @@ import Locking
 /// executes. With ``FailurePolicy/failFast`` (the default) the first failure cancels the rest and
 /// fails the batch with that error; with ``FailurePolicy/collectErrors`` every element runs and the
 /// batch fails with ``ProcedureError/childrenFailed(_:)`` listing each failure in element order.
-/// Cancelling the batch cancels the procedures not finished yet.
+/// Cancelling the batch cancels the procedures not finished yet. Every element's procedure is
+/// made when the batch executes (about 150 bytes each before it runs), so a batch of millions of
+/// elements is better split into batches of batches.
 ///
 /// ```swift
 /// let sizes = BatchProcedure(name: "sizes", elements: urls, width: 8) { url in
