@@ -58,7 +58,12 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
     /// Creates a batch over `elements` (or the array taken later from a dependency,
     /// ``takeInput(from:)``), running at most `width` of `makeProcedure`'s procedures at once.
     /// - Parameters:
+    ///   - name: A name for messages; also the name of the batch's queue.
+    ///   - elements: The elements, one procedure each; nil to take them from a dependency.
+    ///   - width: How many element procedures may run at once (at least 1).
+    ///   - failurePolicy: What a failed element does to the batch (``FailurePolicy/failFast`` by default).
     ///   - workload: ``ProcedureQueue/Workload-swift.enum/blocking`` when the procedures' bodies block.
+    ///   - makeProcedure: Makes the procedure for one element; its output is that element's output.
     public init(
         name: String? = nil, elements: [Element]? = nil, width: Int = 8, failurePolicy: FailurePolicy = .failFast,
         workload: ProcedureQueue.Workload = .nonBlocking, _ makeProcedure: @escaping MakeProcedure
