@@ -166,7 +166,8 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
             run.done = true
             if !run.failures.isEmpty {
                 let errors = run.failures.sorted { $0.index < $1.index }.map(\.error)
-                return .finish(.failure(policy == .failFast ? errors[0] : ProcedureError.childrenFailed(errors)))
+                // Only collecting gets here: failing fast finished at the first failure.
+                return .finish(.failure(ProcedureError.childrenFailed(errors)))
             }
             return .finish(.success(run.outputs.map { $0! }))
         }
