@@ -16,6 +16,10 @@ import Locking
 /// handler given when the group was made), which may recover before the group finishes: retry the
 /// child or replace it (``ChildFailureResponse/replace(with:)``), or ignore the error.
 ///
+/// The group's ``Procedure/progress`` is its children's added up: each child counts one unit,
+/// done once it finished, and a running child adds the fraction it reported; the group's detail is
+/// the last one a child reported.
+///
 /// Children can also come from a builder:
 ///
 /// ```swift
@@ -52,6 +56,10 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         /// The children not finished yet, for the cycle search.
         var running: [ObjectIdentifier: Procedure] = [:]
         var children: [Procedure] = []
+        var progress = GroupProgress()
+
+        /// The group's progress once it started; nil before, when children may still be added.
+        var startedProgress: ProcedureProgress? { hasStarted ? progress.value(children: children.count) : nil }
     }
 
     /// The queue the children run on. Suspended until the group executes.
@@ -105,11 +113,13 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// Adds children, in order. Ignored once the group is finishing or finished.
     public final func addChildren(_ children: [Procedure]) {
         guard !children.isEmpty, state < .finishing else { return }
-        group.withLock { state in
+        let progress = group.withLock { state in
             state.outstanding += children.count
             for child in children { state.running[ObjectIdentifier(child)] = child }
             state.children.append(contentsOf: children)
+            return state.startedProgress
         }
+        if let progress { reportProgress(progress) }
         childQueue.addProcedures(children)
         if isCancelled { for child in children { child.cancel() } }
     }
@@ -126,7 +136,11 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         let scope = parent?.exclusivityScope ?? .root
         if let parent { childQueue.logger = parent.logger }
         childQueue.exclusivityScope = scope.nested(holding: exclusivityCategories)
-        group.withLock { $0.hasStarted = true }
+        let progress = group.withLock { state in
+            state.hasStarted = true
+            return state.startedProgress
+        }
+        if let progress { reportProgress(progress) }
         childQueue.isSuspended = false
         finishIfDone()
     }
@@ -154,12 +168,26 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
                 error = nil
             }
         }
-        group.withLock { state in
+        let progress = group.withLock { state in
             state.outstanding -= 1
             state.running[ObjectIdentifier(child)] = nil
+            state.progress.childFinished(ObjectIdentifier(child))
             if let error { state.failures.append((child, error)) }
+            return state.startedProgress
         }
+        if let progress { reportProgress(progress) }
         finishIfDone()
+    }
+
+    /// A child's report, added up into the group's own (one from a child that already finished,
+    /// or from a dependency a condition produced, is not counted).
+    func childDidReportProgress(_ child: Procedure, _ progress: ProcedureProgress) {
+        let total = group.withLock { state -> ProcedureProgress? in
+            guard state.running[ObjectIdentifier(child)] != nil else { return nil }
+            state.progress.child(ObjectIdentifier(child), reported: progress)
+            return state.startedProgress
+        }
+        if let total { reportProgress(total) }
     }
 
     private func finishIfDone() {

@@ -5,6 +5,7 @@ public struct BlockObserver: ProcedureObserver {
     private let didProduce: (@Sendable (Procedure, Procedure) -> Void)?
     private let willFinish: (@Sendable (Procedure, (any Error)?) -> Void)?
     private let didFinish: (@Sendable (Procedure, (any Error)?) -> Void)?
+    private let didReportProgress: (@Sendable (Procedure, ProcedureProgress) -> Void)?
 
     /// Creates an observer; each closure is optional.
     public init(
@@ -12,13 +13,15 @@ public struct BlockObserver: ProcedureObserver {
         didCancel: (@Sendable (Procedure, (any Error)?) -> Void)? = nil,
         didProduce: (@Sendable (_ procedure: Procedure, _ dependency: Procedure) -> Void)? = nil,
         willFinish: (@Sendable (Procedure, (any Error)?) -> Void)? = nil,
-        didFinish: (@Sendable (Procedure, (any Error)?) -> Void)? = nil
+        didFinish: (@Sendable (Procedure, (any Error)?) -> Void)? = nil,
+        didReportProgress: (@Sendable (Procedure, ProcedureProgress) -> Void)? = nil
     ) {
         self.willExecute = willExecute
         self.didCancel = didCancel
         self.didProduce = didProduce
         self.willFinish = willFinish
         self.didFinish = didFinish
+        self.didReportProgress = didReportProgress
     }
 
     public func procedureWillExecute(_ procedure: Procedure) { willExecute?(procedure) }
@@ -28,6 +31,9 @@ public struct BlockObserver: ProcedureObserver {
     }
     public func procedureWillFinish(_ procedure: Procedure, error: (any Error)?) { willFinish?(procedure, error) }
     public func procedureDidFinish(_ procedure: Procedure, error: (any Error)?) { didFinish?(procedure, error) }
+    public func procedure(_ procedure: Procedure, didReportProgress progress: ProcedureProgress) {
+        didReportProgress?(procedure, progress)
+    }
 }
 
 extension Procedure {
@@ -45,5 +51,11 @@ extension Procedure {
     /// the procedure finished, it runs at once.
     public final func addDidFinishBlockObserver(_ block: @escaping @Sendable (Procedure, (any Error)?) -> Void) {
         addObserver(BlockObserver(didFinish: block))
+    }
+
+    /// Runs `block` with each progress the procedure reports (``Procedure/reportProgress(_:)``),
+    /// on the reporting thread. ``Procedure/progressUpdates`` gives the same as an `AsyncSequence`.
+    public final func addProgressBlockObserver(_ block: @escaping @Sendable (Procedure, ProcedureProgress) -> Void) {
+        addObserver(BlockObserver(didReportProgress: block))
     }
 }

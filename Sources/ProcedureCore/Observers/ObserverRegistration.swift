@@ -38,6 +38,10 @@ private struct RemovableObserver: ProcedureObserver {
     func procedureDidFinish(_ procedure: Procedure, error: (any Error)?) {
         if !registration.isRemoved { inner.procedureDidFinish(procedure, error: error) }
     }
+
+    func procedure(_ procedure: Procedure, didReportProgress progress: ProcedureProgress) {
+        if !registration.isRemoved { inner.procedure(procedure, didReportProgress: progress) }
+    }
 }
 
 extension Procedure {

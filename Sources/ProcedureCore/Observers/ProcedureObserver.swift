@@ -14,6 +14,9 @@ public protocol ProcedureObserver: Sendable {
     func procedureWillFinish(_ procedure: Procedure, error: (any Error)?)
     /// The procedure finished with `error` (nil on success).
     func procedureDidFinish(_ procedure: Procedure, error: (any Error)?)
+    /// The procedure reported progress (its own, or for a group its children's added up), on
+    /// the reporting thread. Reports from one thread arrive in the order they were made.
+    func procedure(_ procedure: Procedure, didReportProgress progress: ProcedureProgress)
 }
 
 extension ProcedureObserver {
@@ -22,4 +25,5 @@ extension ProcedureObserver {
     public func procedure(_ procedure: Procedure, didProduce dependency: Procedure) {}
     public func procedureWillFinish(_ procedure: Procedure, error: (any Error)?) {}
     public func procedureDidFinish(_ procedure: Procedure, error: (any Error)?) {}
+    public func procedure(_ procedure: Procedure, didReportProgress progress: ProcedureProgress) {}
 }

@@ -6,8 +6,13 @@ import Locking
 /// the procedure was cancelled finishes it cancelled, without an error.
 // Sendable by hand, as `Procedure`: the running work's task is behind a lock.
 open class AsyncProcedure<Output: Sendable>: ResultProcedure<Output>, @unchecked Sendable {
+    private enum Body {
+        case plain(@Sendable () async throws -> Output)
+        case reporting(@Sendable (ProgressReporter) async throws -> Output)
+    }
+
     private struct Work {
-        var body: (@Sendable () async throws -> Output)?
+        var body: Body?
         var task: Task<Void, Never>?
     }
 
@@ -15,7 +20,28 @@ open class AsyncProcedure<Output: Sendable>: ResultProcedure<Output>, @unchecked
 
     /// Creates a procedure running `body`.
     public init(name: String? = nil, _ body: @escaping @Sendable () async throws -> Output) {
-        work = Lock(Work(body: body))
+        work = Lock(Work(body: .plain(body)))
+        super.init(name: name)
+    }
+
+    /// Creates a procedure running `body`, which reports its progress through the reporter it is
+    /// handed (``Procedure/reportProgress(completed:of:detail:)``).
+    ///
+    /// ```swift
+    /// let upload = AsyncProcedure(name: "upload") { progress in
+    ///     for part in 1...4 {
+    ///         try await send(part)
+    ///         progress.report(completed: Int64(part), of: 4)
+    ///     }
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - name: A name for messages and explanations.
+    ///   - body: The work; it returns the output.
+    public init(
+        name: String? = nil, reportingProgress body: @escaping @Sendable (ProgressReporter) async throws -> Output
+    ) {
+        work = Lock(Work(body: .reporting(body)))
         super.init(name: name)
     }
 
@@ -27,8 +53,11 @@ open class AsyncProcedure<Output: Sendable>: ResultProcedure<Output>, @unchecked
 
     /// The work. The default runs the closure given at creation; subclasses may override it.
     open func run() async throws -> Output {
-        guard let body = work.withLock({ $0.body }) else { throw ProcedureError.noOutput(name) }
-        return try await body()
+        switch work.withLock({ $0.body }) {
+        case .plain(let body): return try await body()
+        case .reporting(let body): return try await body(ProgressReporter(self))
+        case nil: throw ProcedureError.noOutput(name)
+        }
     }
 
     public final override func execute() {

@@ -75,6 +75,8 @@ struct ProcedureLifecycle {
         var dependencyIdentities: Set<ObjectIdentifier>?
         /// The answers of conditions that include compositions, one per leaf of their tree.
         var conditionTreeResults: [ConditionResult?]?
+        /// The last progress reported (Procedure+Progress.swift).
+        var progress: ProcedureProgress?
 
         /// Whether finishing has more to do than tell dependents and the queue.
         var holdsFinishWork: Bool { !waiters.isEmpty || evaluation != nil || exclusivityLease != nil }
@@ -415,6 +417,23 @@ struct ProcedureLifecycle {
         // With nobody to tell about will-finish, finishing and finished are one step.
         if observers.isEmpty { transition.finished = takeForFinished() }
         return transition
+    }
+
+    /// Progress was reported: kept until the procedure finishes. Returns the observers to tell
+    /// and the group to pass it on to, or nil once finishing (a late report is dropped).
+    mutating func progressReported(
+        _ progress: ProcedureProgress
+    ) -> (observers: [any ProcedureObserver], group: GroupProcedure?)? {
+        guard state < .finishing else { return nil }
+        extra.progress = progress
+        // Produced dependencies run on a group's queue without being its children.
+        return (observers, flags[.isProducedDependency] ? nil : queue?.group)
+    }
+
+    /// The progress to show: what was reported, complete once the procedure succeeded.
+    var progress: ProcedureProgress {
+        let reported = extras?.progress ?? .notStarted
+        return state == .finished && error == nil && !isCancelled ? reported.completing : reported
     }
 
     /// Moves to finished and lets go of everything the procedure held.

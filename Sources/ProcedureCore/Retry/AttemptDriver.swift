@@ -46,6 +46,8 @@ final class AttemptDriver: Sendable {
         var timer: OneShotTimer?
         var isCancelled = false
         var isDone = false
+        /// The retry or repeat, which shows the current attempt's progress as its own.
+        weak var owner: Procedure?
     }
 
     private let queue = ProcedureQueue(name: "attempts")
@@ -74,6 +76,7 @@ final class AttemptDriver: Sendable {
     func start(owner: Procedure) {
         let parent = owner.storage.withLock { $0.queue }
         if let parent { queue.logger = parent.logger }
+        state.withLock { $0.owner = owner }
         queue.exclusivityScope = (parent?.exclusivityScope ?? .root).nested(holding: owner.exclusivityCategories)
         guard let first = makeAttempt(1) else {
             finish()
@@ -92,20 +95,20 @@ final class AttemptDriver: Sendable {
     }
 
     private func launch(_ procedure: Procedure, attempt: Int) {
-        let started = state.withLock { state -> Bool in
-            guard !state.isCancelled else { return false }
+        let started = state.withLock { state -> Procedure?? in
+            guard !state.isCancelled else { return nil }
             state.current = procedure
             state.timer = nil
-            return true
+            return .some(state.owner)
         }
-        guard started else {
+        guard let owner = started else {
             finish()
             return
         }
         procedure.addObserver(
-            BlockObserver(didFinish: { [self] procedure, error in
-                attemptDidFinish(procedure, attempt: attempt, error: error)
-            }))
+            BlockObserver(
+                didFinish: { [self] procedure, error in attemptDidFinish(procedure, attempt: attempt, error: error) },
+                didReportProgress: { [weak owner] _, progress in owner?.reportProgress(progress) }))
         queue.addProcedure(procedure)
     }
 

@@ -2,7 +2,8 @@ import Locking
 
 /// Runs a fresh procedure per iteration, one after another, waiting between iterations,
 /// until `maxCount` iterations ran, `makeIteration` returns nil, or the handler stops it.
-/// Its error is the last iteration's. Iterations are any procedure type; the handler sees them as that type.
+/// Its error is the last iteration's; its ``Procedure/progress``, the current iteration's. Iterations are any
+/// procedure type; the handler sees them as that type.
 // Sendable by hand, as `Procedure`: Sendable `let`s, and the attempt driver behind a lock.
 public final class RepeatProcedure: Procedure, @unchecked Sendable {
     private let makeIteration: @Sendable (Int) -> Procedure?

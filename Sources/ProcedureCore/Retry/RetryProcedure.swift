@@ -1,7 +1,8 @@
 import Locking
 
 /// Runs a fresh attempt until one succeeds, at most `maxAttempts` times, waiting between
-/// attempts. Its output is the successful attempt's; its error, the last attempt's.
+/// attempts. Its output is the successful attempt's; its error, the last attempt's; its
+/// ``Procedure/progress``, the current attempt's (a new attempt reports from its own start).
 ///
 /// Attempts are whatever the factory makes: ``ResultProcedure`` subclasses (an ``AsyncProcedure``)
 /// for a typed output, or any procedure (a ``BlockProcedure``) for a `RetryProcedure<Void>`. The

@@ -7,7 +7,8 @@ import Locking
 /// executes. With ``FailurePolicy/failFast`` (the default) the first failure cancels the rest and
 /// fails the batch with that error; with ``FailurePolicy/collectErrors`` every element runs and the
 /// batch fails with ``ProcedureError/childrenFailed(_:)`` listing each failure in element order.
-/// Cancelling the batch cancels the procedures not finished yet. Every element's procedure is
+/// Cancelling the batch cancels the procedures not finished yet. Its ``Procedure/progress`` counts
+/// the elements finished, of all of them. Every element's procedure is
 /// made when the batch executes (about 150 bytes each before it runs), so a batch of millions of
 /// elements is better split into batches of batches.
 ///
@@ -117,6 +118,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
             return
         }
         let make = taken.make
+        reportProgress(completed: 0, of: Int64(elements.count))
         guard !elements.isEmpty else {
             finishOnce(.success([]))
             return
@@ -146,9 +148,12 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
 
     fileprivate func element(_ index: Int, didFinish procedure: ResultProcedure<Output>) {
         let output = procedure.output
+        var progress: ProcedureProgress?
         let next = run.withLock { run -> AfterElement in
             guard !run.done else { return .wait }
             run.remaining -= 1
+            progress = ProcedureProgress(
+                completed: Int64(run.outputs.count - run.remaining), of: Int64(run.outputs.count))
             switch output {
             case .success(let value):
                 run.outputs[index] = value
@@ -171,6 +176,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
             }
             return .finish(.success(run.outputs.map { $0! }))
         }
+        if let progress { reportProgress(progress) }
         switch next {
         case .wait:
             break
