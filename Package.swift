@@ -230,7 +230,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "DownloadWorkflowTests",
-            dependencies: ["DownloadWorkflowKit", "TestSupport", "CLinuxSupport", "Locking", "download-workflow"],
+            dependencies: ["DownloadWorkflowKit", "ProcedureCore", "TestSupport", "CLinuxSupport", "Locking", "download-workflow"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "CapctlTests",

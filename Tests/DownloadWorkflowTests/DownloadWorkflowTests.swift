@@ -68,6 +68,8 @@ struct DownloadWorkflowTests {
         let result = try run(server, into: destination)
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.contains("downloading /db.sqlite.gz (attempt 3)"))
+        // Not a terminal: no progress bar.
+        #expect(!result.standardError.contains("\r") && !result.standardError.contains("%"), "\(result.standardError)")
         #expect(
             try SQLiteDatabase(path: destination).rows("SELECT name FROM catalog ORDER BY name") == ["alpha", "beta"])
         #expect(server.requested.filter { $0 == "/db.sqlite.gz" }.count == 3)
@@ -181,5 +183,53 @@ struct DownloadWorkflowTests {
         #expect(process.terminationStatus == 130)
         // ...and is gone once the cancelled workflow finished.
         #expect(try leftovers(directory, besides: []).isEmpty)
+    }
+
+    @Test("on a terminal the download draws its progress bar, and the body goes to the staging file as it arrives")
+    func progressOnTerminal() async throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.directory("target")
+        // Enough rows that the compressed body spans many of libcurl's 16 KiB deliveries.
+        let published = try Self.publish(rows: (0..<4000).map { _ in UUID().uuidString }, in: directory)
+        let total = published.compressed.count
+        let half = total / 2
+        let server = try HTTPTestServer([
+            "/v1/metadata.json": [.ok(published.metadata)],
+            "/db.sqlite.gz": [.okInParts(published.compressed, pauseAfter: half)],
+        ])
+        defer { server.stop() }
+        let terminal = try PseudoTerminal()
+        let device = try terminal.openDevice()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: builtProduct("download-workflow"))
+        process.arguments = [
+            "--server", "http://127.0.0.1:\(server.port)", "--into", directory.path(of: "target/catalog.sqlite"),
+        ]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = device
+        process.standardError = device
+        try process.run()
+        try device.close()
+
+        // The bar reaches the percent of the first half while the rest is held back...
+        let percent = Int(Double(half) / Double(total) * 100)
+        let firstHalf = await terminal.read { $0.contains("] \(percent < 10 ? "  " : " ")\(percent)%") }
+        #expect(firstHalf.contains("of \(TerminalProgressBar.bytes(Int64(total)))  db.sqlite.gz"), "\(firstHalf)")
+        // ...and what it reported is already in the staging file: the body is streamed, not held.
+        let staged = try leftovers(directory, besides: [])
+        #expect(staged.count == 1)
+        let file = directory.path(of: "target/\(staged.first ?? "")/download.gz")
+        let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
+        #expect(size >= percent * total / 100 && size <= half, "\(size) bytes staged of \(total)")
+
+        server.resume()
+        let rest = await terminal.readToEnd()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(firstHalf)\(rest)")
+        let shown = firstHalf + rest
+        #expect(shown.contains("] 100%  \(TerminalProgressBar.bytes(Int64(total))) of"), "\(shown)")
+        // Redrawn in place: a carriage return per step, and at least the half and the whole.
+        #expect(shown.filter { $0 == "\r" }.count >= 2)
+        #expect(rest.contains("ok: "))
     }
 }

@@ -4,14 +4,18 @@ import Glibc
 import Locking
 
 /// An HTTP/1.1 server on 127.0.0.1 that this test owns, answering each path with a script of
-/// behaviours (the last one repeats): a body, a status, a dropped connection, or a stall that
-/// holds the connection open until the server stops.
+/// behaviours (the last one repeats): a body, a status, a dropped connection, a stall that
+/// holds the connection open until the server stops, or a body sent in two parts with a stall
+/// between them until the test resumes it.
 final class HTTPTestServer: @unchecked Sendable {
     enum Behaviour {
         case ok(Data)
         case status(Int)
         case drop
         case stall
+        /// The full length is announced and the first `pauseAfter` bytes sent; the rest follows
+        /// ``resume()``.
+        case okInParts(Data, pauseAfter: Int)
     }
 
     let port: Int
@@ -44,8 +48,11 @@ final class HTTPTestServer: @unchecked Sendable {
     /// The paths requested so far, in order.
     var requested: [String] { requests.withLock { $0 } }
 
-    /// Waits until a request hit a `.stall`.
+    /// Waits until a request hit a `.stall`, or sent the first part of `.okInParts`.
     func waitForStall() { stalled.wait() }
+
+    /// Sends the rest of a body held back by `.okInParts`.
+    func resume() { release.signal() }
 
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
@@ -86,19 +93,30 @@ final class HTTPTestServer: @unchecked Sendable {
         case .stall:
             stalled.signal()
             release.wait()
+        case .okInParts(let body, let pauseAfter):
+            let head = "HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+            guard send(connection, Array(head.utf8) + Array(body.prefix(pauseAfter))) else { return }
+            stalled.signal()
+            release.wait()
+            _ = send(connection, Array(body.dropFirst(pauseAfter)))
         }
     }
 
     private func respond(_ connection: Int32, status: Int, body: Data) {
         let head =
             "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Error")\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        let bytes = Array(head.utf8) + Array(body)
+        _ = send(connection, Array(head.utf8) + Array(body))
+    }
+
+    /// Writes all of `bytes`; false if the client went away.
+    private func send(_ connection: Int32, _ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
-            guard count > 0 else { return }
+            guard count > 0 else { return false }
             sent += count
         }
+        return true
     }
 }
 

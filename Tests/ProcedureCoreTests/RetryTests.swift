@@ -202,4 +202,33 @@ struct TypedRetryTests {
         await run(repeated)
         #expect(names.all == ["m1", "m2"])
     }
+
+    @Test("a retry taking a step's output hands it to every attempt")
+    func inputToEveryAttempt() async throws {
+        let source = TransformProcedure(name: "mirror list", input: ["a", "b", "c"]) { $0 }
+        let retry = RetryProcedure(name: "fetch", inputFrom: source, maxAttempts: 3) { mirrors, attempt in
+            Fetch(mirror: mirrors[attempt - 1])
+        }
+        ProcedureQueue().addProcedures([source, retry])
+        #expect(try await retry.value() == "data from b after 1 s")
+    }
+
+    @Test("a retry whose input step failed makes no attempt and names the step it waited for")
+    func inputFailed() async {
+        let source = TransformProcedure<Int, [String]>(name: "mirror list", input: 0) { _ in throw TestError("no list")
+        }
+        let attempts = Counter()
+        let retry = RetryProcedure(name: "fetch", inputFrom: source, maxAttempts: 3) { mirrors, attempt in
+            attempts.increment()
+            return Fetch(mirror: mirrors[attempt - 1])
+        }
+        let queue = ProcedureQueue()
+        queue.addProcedures([source, retry])
+        await retry.waitUntilFinished()
+        #expect(attempts.count == 0)
+        let error = retry.error as? ProcedureError
+        #expect(error?.code == .inputUnavailable)
+        #expect(error?.procedures == ["mirror list"])
+        #expect(retry.isCancelled)
+    }
 }

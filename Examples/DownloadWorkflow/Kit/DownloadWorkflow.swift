@@ -39,12 +39,21 @@ public final class DownloadWorkflow: GroupProcedure, @unchecked Sendable {
         public let description: String
     }
 
+    /// The downloaded file and the checksum the metadata promised for it, decompressed.
+    struct Staged: Sendable {
+        let file: URL
+        let sha256: String
+    }
+
     /// Where the workflow stages its files, beside the destination (so the final move is a rename).
     public let stagingDirectory: URL
+    /// The download step, whose ``Procedure/progress`` counts the bytes received of the
+    /// announced length (the current attempt's, when it retries).
+    public let downloadStep: Procedure
     /// The installed database, once the workflow succeeded.
     public var installedPath: String? { (install.output.flatMap { try? $0.get() }) }
 
-    private let install: SynchronousStep<URL, String>
+    private let install: TransformProcedure<URL, String>
 
     /// - Parameters:
     ///   - server: The base URL, e.g. `http://127.0.0.1:8080`.
@@ -76,39 +85,37 @@ public final class DownloadWorkflow: GroupProcedure, @unchecked Sendable {
                 return try JSONDecoder().decode(Metadata.self, from: try await Self.get(metadataURL))
             }
         }
-        let source = Box<Metadata>()
-        let download = RetryProcedure<URL>(name: "download", maxAttempts: maxAttempts, wait: wait) { attempt in
-            AsyncProcedure(name: "download, attempt \(attempt)") {
-                let url = server.appendingPathComponent(source.value!.database)
+        let download = RetryProcedure(
+            name: "download", inputFrom: metadata, maxAttempts: maxAttempts, wait: wait
+        ) { source, attempt in
+            AsyncProcedure(name: "download, attempt \(attempt)") { progress in
+                let url = server.appendingPathComponent(source.database)
                 report("downloading \(url.path) (attempt \(attempt))")
-                let data = try await Self.get(url)
                 let file = staging.appendingPathComponent("download.gz")
-                try data.write(to: file)
-                report("downloaded \(data.count) bytes")
-                return file
+                let size = try await downloadFile(
+                    from: url, into: file, detail: url.lastPathComponent, progress: progress)
+                report("downloaded \(size) bytes")
+                return Staged(file: file, sha256: source.sha256)
             }
         }
-        download.injectResult(from: metadata) { source.value = $0 }
-        let decompress = SynchronousStep<URL, URL>(name: "decompress", from: download) { compressed in
+        let decompress = download.then(name: "decompress") { compressed in
             report("decompressing")
             let database = staging.appendingPathComponent("database.sqlite")
-            try Self.gunzip(compressed, into: database)
-            return database
+            try Self.gunzip(compressed.file, into: database)
+            return Staged(file: database, sha256: compressed.sha256)
         }
-        let verify = SynchronousStep<URL, URL>(name: "verify", from: decompress) { database in
+        let verify = decompress.then(name: "verify") { database in
             report("verifying")
-            var digest = SHA256()
-            digest.update(try Data(contentsOf: database))
-            let actual = digest.hexDigest()
-            guard actual == source.value!.sha256 else {
-                throw VerificationFailure(description: "checksum \(actual) is not the expected \(source.value!.sha256)")
+            let actual = try Self.sha256(of: database.file)
+            guard actual == database.sha256 else {
+                throw VerificationFailure(description: "checksum \(actual) is not the expected \(database.sha256)")
             }
-            if let problem = try SQLiteDatabase(path: database.path).integrityProblem() {
+            if let problem = try SQLiteDatabase(path: database.file.path).integrityProblem() {
                 throw VerificationFailure(description: "integrity check: \(problem)")
             }
-            return database
+            return database.file
         }
-        let install = SynchronousStep<URL, String>(name: "install", from: verify) { database in
+        let install = verify.then(name: "install") { database in
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: database.path)
             guard rename(database.path, destination) == 0 else {
                 throw VerificationFailure(
@@ -130,6 +137,7 @@ public final class DownloadWorkflow: GroupProcedure, @unchecked Sendable {
             }
         }
         self.install = install
+        downloadStep = download
         super.init(
             name: "download workflow", children: [metadata, download, decompress, verify, install], workload: .blocking)
 
@@ -143,6 +151,15 @@ public final class DownloadWorkflow: GroupProcedure, @unchecked Sendable {
         }
         // However the group ends, nothing staged is left behind.
         addDidFinishBlockObserver { _, _ in try? FileManager.default.removeItem(at: staging) }
+    }
+
+    /// SHA-256 of a file, read a megabyte at a time.
+    static func sha256(of file: URL) throws -> String {
+        let input = try FileHandle(forReadingFrom: file)
+        defer { try? input.close() }
+        var digest = SHA256()
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty { digest.update(chunk) }
+        return digest.hexDigest()
     }
 
     /// GET `url`; anything but 200 is an error (retried by the network steps).
@@ -165,37 +182,6 @@ public final class DownloadWorkflow: GroupProcedure, @unchecked Sendable {
         guard process.terminationStatus == 0 else {
             throw VerificationFailure(
                 description: "gzip could not decompress the download (status \(process.terminationStatus))")
-        }
-    }
-}
-
-/// A value handed from one step to a later one.
-final class Box<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value?
-    var value: Value? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-}
-
-/// A synchronous step taking the previous step's output (result injection) and producing its own.
-final class SynchronousStep<Input: Sendable, Output: Sendable>: ResultProcedure<Output>, @unchecked Sendable {
-    private let input = Box<Input>()
-    private let body: @Sendable (Input) throws -> Output
-
-    init(name: String, from producer: ResultProcedure<Input>, body: @escaping @Sendable (Input) throws -> Output) {
-        self.body = body
-        super.init(name: name)
-        injectResult(from: producer) { [input] value in input.value = value }
-    }
-
-    override func execute() {
-        guard let value = input.value else { return finish(throwing: ProcedureError.cancelled) }
-        do {
-            finish(returning: try body(value))
-        } catch {
-            finish(throwing: error)
         }
     }
 }

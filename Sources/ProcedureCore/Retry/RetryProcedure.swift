@@ -80,6 +80,47 @@ public final class RetryProcedure<Output: Sendable>: ResultProcedure<Output>, @u
     }
 }
 
+extension RetryProcedure {
+    /// Creates a retrying procedure whose attempts take `dependency`'s output, as a step of a
+    /// workflow does: the retry depends on `dependency`, and if that fails or is cancelled the
+    /// retry is cancelled with ``ProcedureError/inputUnavailable(from:reason:)`` and makes no attempt.
+    ///
+    /// ```swift
+    /// let download = RetryProcedure(name: "download", inputFrom: metadata, maxAttempts: 3) { metadata, attempt in
+    ///     AsyncProcedure { try await fetch(metadata.url) }
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - name: A name for messages and explanations.
+    ///   - dependency: The step whose output every attempt takes.
+    ///   - maxAttempts: Attempts at most, the first included (at least 1).
+    ///   - wait: The wait before each retry.
+    ///   - handler: Told about each failed attempt that has a next one (see
+    ///     ``init(name:maxAttempts:wait:handler:makeAttempt:)``).
+    ///   - makeAttempt: Makes the procedure for attempt number 1, 2, ... from the input.
+    public convenience init<Input: Sendable, Attempt: ResultProcedure<Output>>(
+        name: String? = nil,
+        inputFrom dependency: ResultProcedure<Input>,
+        maxAttempts: Int,
+        wait: WaitStrategy = .immediate,
+        handler: (@Sendable (_ failed: AttemptOutcome<Attempt>, _ next: Attempt) -> NextAttempt)? = nil,
+        makeAttempt: @escaping @Sendable (_ input: Input, _ attempt: Int) -> Attempt
+    ) {
+        let input = Lock<Input?>(nil)
+        let source = dependency.name
+        self.init(name: name, maxAttempts: maxAttempts, wait: wait, erasedHandler: AttemptDriver.erase(handler)) {
+            attempt in
+            // Attempts are made once the retry executes, after its input arrived; without one it
+            // was run by hand, and the attempt says so rather than guessing.
+            guard let value = input.withLock({ $0 }) else {
+                return AsyncProcedure<Output> { throw ProcedureError.inputUnavailable(from: source, reason: nil) }
+            }
+            return makeAttempt(value, attempt)
+        }
+        injectResult(from: dependency) { value in input.withLock { $0 = value } }
+    }
+}
+
 extension RetryProcedure where Output == Void {
     /// Creates a retrying procedure over any procedure: a ``BlockProcedure``, a group, a
     /// subclass of your own. An attempt succeeds when it finishes without an error.
