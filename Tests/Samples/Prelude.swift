@@ -21,6 +21,14 @@ func warmUpCache() async throws {}
 func startServing() {}
 let urls = ["https://example.com/a.tar", "https://example.com/b.tar"]
 struct Invoice: Sendable { let amount: Int }
+let files = ["a.txt", "b.txt"]
+func copyFile(_ file: String) async throws {}
+func send(_ part: Int) async throws {}
+struct ProgressBar { func draw(_ fraction: Double) {} }
+let bar = ProgressBar()
+struct Mirror: Sendable { let url: String }
+let metadata = AsyncProcedure<Mirror> { Mirror(url: "https://example.com/catalog.gz") }
+func fetch(_ url: String) async throws -> Data { Data() }
 
 // Queues, procedures and conditions.
 let queue = ProcedureQueue()

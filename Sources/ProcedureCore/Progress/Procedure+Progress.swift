@@ -34,7 +34,7 @@ extension Procedure {
     ///
     /// ```swift
     /// Task {
-    ///     for await progress in download.progressUpdates {
+    ///     for await progress in fetchDatabase.progressUpdates {
     ///         print("\r\(Int((progress.fractionCompleted ?? 0) * 100))%", terminator: "")
     ///     }
     /// }
