@@ -8,8 +8,11 @@ public final class ManualClock: Clock, Sendable {
         /// Time since the clock's start.
         public var offset: Duration
 
+        /// The instant `duration` later (earlier, if negative).
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        /// The time from this instant to `other`, negative if `other` is earlier.
         public func duration(to other: Instant) -> Duration { other.offset - offset }
+        /// Whether `lhs` comes before `rhs`.
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
@@ -30,7 +33,9 @@ public final class ManualClock: Clock, Sendable {
     /// Creates a clock at offset zero.
     public init() {}
 
+    /// Where the clock stands: the sum of every ``advance(by:)`` so far.
     public var now: Instant { state.withLock { $0.now } }
+    /// Zero: the clock moves by exactly what a test advances it.
     public var minimumResolution: Duration { .zero }
 
     /// Moves the clock forward and wakes every sleeper whose deadline has come.
@@ -57,6 +62,11 @@ public final class ManualClock: Clock, Sendable {
         }
     }
 
+    /// Suspends until a test advances the clock to `deadline` (at once if it is there already).
+    /// Throws `CancellationError` if the task is cancelled first.
+    /// - Parameters:
+    ///   - deadline: The instant to wake at.
+    ///   - tolerance: Ignored: the clock wakes sleepers exactly.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let id = state.withLock { state -> Int in
             defer { state.nextID += 1 }

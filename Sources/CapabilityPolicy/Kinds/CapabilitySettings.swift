@@ -4,12 +4,20 @@ public import FeatureFlags
 public struct CapabilitySettings: Sendable, Equatable {
     /// A checked value.
     public enum Value: Sendable, Equatable {
+        /// A setting of type ``CapabilitySetting/ValueType/string``, ``CapabilitySetting/ValueType/absolutePath``,
+        /// ``CapabilitySetting/ValueType/choice(_:)`` or ``CapabilitySetting/ValueType/pattern(_:)``.
         case string(String)
+        /// A setting of type ``CapabilitySetting/ValueType/duration`` (`5m`, `30s`).
         case duration(Duration)
+        /// A setting of type ``CapabilitySetting/ValueType/boolean``.
         case boolean(Bool)
+        /// A setting of type ``CapabilitySetting/ValueType/integer(_:)``.
         case integer(Int)
+        /// A setting of type ``CapabilitySetting/ValueType/choices(_:)``.
         case strings([String])
+        /// A setting of type ``CapabilitySetting/ValueType/stringMap``.
         case stringMap([String: String])
+        /// A setting of type ``CapabilitySetting/ValueType/anyValue``: any value the file holds.
         case any(FlagValue)
     }
 

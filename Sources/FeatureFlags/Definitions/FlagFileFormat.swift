@@ -2,7 +2,9 @@ import ConfigurationFiles
 
 /// The two encodings of flagd's flag definition format.
 public enum FlagFileFormat: String, Sendable, CaseIterable {
+    /// flagd's JSON files (`.json`).
     case json
+    /// The same definitions written in YAML (`.yaml`, `.yml`).
     case yaml
 
     /// The format a path's extension names (`.json`, `.yaml`, `.yml`), or nil.

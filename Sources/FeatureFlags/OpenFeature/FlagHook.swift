@@ -26,7 +26,16 @@ extension FlagHook {
 
 /// The type an evaluation asks for.
 public enum FlagValueKind: String, Sendable, Hashable {
-    case boolean, string, integer, double, object
+    /// `true` or `false`.
+    case boolean
+    /// A string.
+    case string
+    /// A whole number.
+    case integer
+    /// A floating-point number.
+    case double
+    /// A structure: a JSON object or list (OpenFeature's "object" or "structure").
+    case object
 }
 
 /// What a hook knows about the evaluation it runs around.

@@ -1,11 +1,16 @@
 /// A value in a flag definition, an evaluation context or a targeting rule: the JSON data model.
 public enum FlagValue: Sendable, Hashable {
+    /// JSON's `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// JSON has one number type; integers are exact up to 2^53.
     case number(Double)
+    /// A string.
     case string(String)
+    /// A JSON array.
     case list([FlagValue])
+    /// A JSON object, by key.
     case structure([String: FlagValue])
 
     /// The string, if this is one.

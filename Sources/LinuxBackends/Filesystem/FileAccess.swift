@@ -50,8 +50,11 @@ public struct FileAccess: SubjectCapability {
 
     /// What the path must be.
     public enum Kind: String, Sendable, Hashable {
+        /// Whatever the path names: a file, a directory or anything else.
         case any
+        /// A regular file.
         case file
+        /// A directory.
         case directory
     }
 

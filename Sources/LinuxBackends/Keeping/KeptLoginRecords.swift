@@ -55,6 +55,12 @@ public struct KeptLoginRecords: Sendable {
         /// The terminal and login session the login was made in.
         public let scope: String
 
+        /// A record's key.
+        /// - Parameters:
+        ///   - uid: The user who logged in.
+        ///   - capability: The capability's name.
+        ///   - fingerprint: The capability's settings.
+        ///   - scope: The terminal and login session the login was made in.
         public init(uid: UInt32, capability: String, fingerprint: String, scope: String) {
             self.uid = uid
             self.capability = capability

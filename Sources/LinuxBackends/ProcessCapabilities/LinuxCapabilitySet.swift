@@ -48,8 +48,11 @@ public struct LinuxCapabilitySet: Sendable, Equatable, CustomStringConvertible {
 
     /// Errors reading the set.
     public enum ReadError: Error, Equatable, CustomStringConvertible {
+        /// The status file could not be read (`errno` says why).
         case unreadable(path: String, errno: Int32)
+        /// The status file has no line for this field (`CapEff`, say).
         case missingField(String)
+        /// The field's value is not the hexadecimal mask the kernel writes.
         case malformed(field: String, value: String)
 
         public var description: String {

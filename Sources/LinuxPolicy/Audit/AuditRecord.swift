@@ -9,9 +9,13 @@ import Locking
 public struct AuditRecord: Sendable, Equatable {
     /// What was decided.
     public enum Outcome: String, Sendable {
+        /// The gate opened.
         case authorized
+        /// The gate refused: something it needs does not hold.
         case denied
+        /// Nothing could be decided (a backend did not answer); the gate stayed closed.
         case undecided
+        /// A person was asked and dismissed the prompt; the gate stayed closed.
         case dismissed
     }
 

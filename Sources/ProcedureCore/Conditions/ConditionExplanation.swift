@@ -3,7 +3,9 @@
 public struct ConditionExplanation: Sendable, CustomStringConvertible {
     /// What happened to one node.
     public enum Outcome: String, Sendable, Equatable {
+        /// Satisfied: it let the procedure run, as far as this node goes.
         case passed
+        /// Refused: the procedure does not run because of it.
         case failed
         /// Could not be decided (an error, an unavailable backend); never counts as passing.
         case undecided
