@@ -2,6 +2,15 @@ import Locking
 
 /// A clock that moves only when a test advances it, so tests of expiry and timeouts are
 /// deterministic and instant.
+///
+/// ```swift
+/// import CapabilityTesting
+///
+/// let clock = ManualClock()
+/// let kept = pamAdmin.keepingAuthorization(for: .seconds(300), clock: clock)
+/// clock.advance(by: .seconds(301))  // the kept login has expired, at once
+/// _ = kept
+/// ```
 public final class ManualClock: Clock, Sendable {
     /// A point on a ``ManualClock``: the time advanced since the clock was made.
     public struct Instant: InstantProtocol {

@@ -6,6 +6,18 @@ import Locking
 ///
 /// It counts every status read and authorization request, and tracks how many requests ran
 /// at once, so tests can check that a gate never asked or that requests were serialized.
+///
+/// ```swift
+/// import CapabilityTesting
+///
+/// let vault = ScriptedCapability(name: "vault", status: .denied("no token"))
+/// vault.answerAuthorizations(.becomes(.authorized("token issued")))
+/// let gated = BlockProcedure(name: "read secret") {}
+/// gated.addCondition(AuthorizedFor(vault))
+/// queue.addProcedure(gated)
+/// await gated.waitUntilFinished()
+/// print(vault.authorizationCount)  // 1
+/// ```
 public final class ScriptedCapability: CapabilityType {
     /// What one ``authorize()`` call does.
     public enum AuthorizationAnswer: Sendable {

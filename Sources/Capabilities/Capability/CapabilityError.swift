@@ -4,6 +4,12 @@
 /// give a `switch` a `default`), the capability, and the status that decided it.
 public struct CapabilityError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure.
+    ///
+    /// ```swift
+    /// let refused = CapabilityError(
+    ///     .unauthorized, capability: "vault:backups", status: .denied("policy revoked"), requirement: "authorized")
+    /// print(refused.code == .unauthorized)
+    /// ```
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         /// The code's name, stable across releases.
         public let name: String

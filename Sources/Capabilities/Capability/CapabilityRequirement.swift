@@ -7,6 +7,11 @@ public protocol CapabilityRequirement: Sendable, CustomStringConvertible {
 /// The common requirement: the status is authorized and grants at least the listed things.
 ///
 /// With no grants listed, any authorized status meets it.
+///
+/// ```swift
+/// let needsWrite = GrantRequirement.grants("write")
+/// print(needsWrite.isMet(by: .authorized("token", grants: ["read", "write"])))  // true
+/// ```
 public struct GrantRequirement: CapabilityRequirement, Hashable {
     /// What an authorized status must grant.
     public var grants: Set<String>

@@ -14,6 +14,12 @@ import Synchronization
 ///
 /// Compose it like any condition: `Silent(AuthorizedFor(x))` only reads the status and never
 /// asks; `Negated(Silent(AuthorizedFor(x)))` runs only while `x` is not authorized.
+///
+/// ```swift
+/// let backup = BlockProcedure(name: "backup") { try runBackup() }
+/// backup.addCondition(AuthorizedFor(admin))  // asks for the administrator's login if it is not kept
+/// queue.addProcedure(backup)
+/// ```
 public struct AuthorizedFor: ProcedureCondition {
     // One shared reference keeps the condition small, and lets the authorization's result
     // reach the final check of the procedure that asked for it.

@@ -10,6 +10,12 @@ import Locking
 /// by every check that starts after it returns.
 ///
 /// Create one with ``CapabilityType/keepingAuthorization(for:clock:)``.
+///
+/// ```swift
+/// // A login asked once and trusted for five minutes, as sudo's timestamp.
+/// let kept = pamAdmin.keepingAuthorization(for: .seconds(300))
+/// export.addCondition(AuthorizedFor(kept))
+/// ```
 public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     // The state is not generic: nested in this class it would be, and every status read would
     // look up its metadata at run time (a hash-table search, measured at a tenth of a gate check).

@@ -8,6 +8,12 @@ public import ProcedureCore
 /// Authorizations of one capability are serialized across every queue (two prompts for the
 /// same password never appear at once), so a second request usually finds the first one's
 /// result kept and does not ask again. The gated work itself is not serialized by this.
+///
+/// ```swift
+/// let login = Authorize(admin)  // asks for the login now, not when a gate needs it
+/// queue.addProcedure(login)
+/// print(try await login.value())
+/// ```
 // Sendable by hand, as `Procedure`: it adds only Sendable `let`s.
 public final class Authorize: AsyncProcedure<CapabilityStatus>, @unchecked Sendable {
     /// The capability authorized.

@@ -3,6 +3,12 @@
 /// A status is a fact read at one moment: whether the capability is granted, why, and (for
 /// capabilities that grant in degrees, such as file access) what exactly is granted. Whether a
 /// status is good enough for a given need is decided by a ``CapabilityRequirement``.
+///
+/// ```swift
+/// let status = try await dataDirectory.status()
+/// if status.kind == .authorized { print("writable") } else { print(status.reason) }
+/// let made = CapabilityStatus.denied("no token", cause: .resourceMissing)
+/// ```
 public struct CapabilityStatus: Sendable, Hashable, CustomStringConvertible {
     /// The four states a capability can be in.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -18,6 +24,11 @@ public struct CapabilityStatus: Sendable, Hashable, CustomStringConvertible {
 
     /// Why a status is what it is, for programs: decisions read this, never ``reason``'s words.
     /// New causes are added as static members, so switching over them needs a `default`.
+    ///
+    /// ```swift
+    /// let status = CapabilityStatus.unavailable("vault did not answer", cause: .backendUnreachable)
+    /// print(status.cause == .backendUnreachable)
+    /// ```
     public struct Cause: Sendable, Hashable, CustomStringConvertible {
         /// The cause's name, stable across releases.
         public let name: String

@@ -4,6 +4,12 @@
 /// the one before it. An error while reading is ``CapabilityStatus/Kind/unavailable`` with cause
 /// `error`, as everywhere in the framework.
 /// The sequence ends when the consumer stops iterating (or its task is cancelled).
+///
+/// ```swift
+/// for await status in CapabilityStatusUpdates.polling(dataDirectory, every: .seconds(10)) {
+///     print(status)
+/// }
+/// ```
 public struct CapabilityStatusUpdates: AsyncSequence, Sendable {
     public typealias Element = CapabilityStatus
 

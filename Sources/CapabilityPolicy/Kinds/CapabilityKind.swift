@@ -39,6 +39,12 @@ extension CapabilityKind {
 }
 
 /// What a kind may use to build its capability.
+///
+/// ```swift
+/// let context = CapabilityKindContext(options: PolicyOptions(), flags: flags)
+/// let vault = try MyVaultKind().makeCapability(CapabilitySettings(["policy": .string("backups")]), in: context)
+/// print(vault.name)
+/// ```
 public struct CapabilityKindContext: Sendable {
     /// The options the policy is loaded with (a PAM conversation, for example).
     public var options: PolicyOptions

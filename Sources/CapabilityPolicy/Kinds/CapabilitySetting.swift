@@ -1,4 +1,12 @@
 /// One setting a capability kind takes: its key, its type and whether it must be given.
+///
+/// ```swift
+/// let settings = [
+///     CapabilitySetting("policy", .string, required: true, summary: "The Vault policy to hold."),
+///     CapabilitySetting("ttl", .duration, summary: "How long a token lasts."),
+/// ]
+/// print(settings.map(\.key))
+/// ```
 public struct CapabilitySetting: Sendable {
     /// The types a setting can have; each is checked when a policy loads, with the position of a mistake.
     public enum ValueType: Sendable, Equatable {

@@ -1,6 +1,11 @@
 public import FeatureFlags
 
 /// The settings of one declaration, checked against their kind's types.
+///
+/// ```swift
+/// let settings = CapabilitySettings(["policy": .string("backups"), "ttl": .duration(.seconds(600))])
+/// print(settings.string("policy") ?? "", settings.duration("ttl") ?? .zero)
+/// ```
 public struct CapabilitySettings: Sendable, Equatable {
     /// A checked value.
     public enum Value: Sendable, Equatable {

@@ -2,6 +2,11 @@ public import Capabilities
 import FeatureFlags
 
 /// `kind: flag`: held while a flag of the policy evaluates to `equals` (true by default).
+///
+/// ```swift
+/// let kind = FlagCapabilityKind()  // `kind: flag` in a policy file
+/// print(kind.settings.map(\.key))
+/// ```
 public struct FlagCapabilityKind: CapabilityKind {
     /// Creates the kind.
     public init() {}

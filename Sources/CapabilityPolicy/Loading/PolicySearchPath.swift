@@ -1,5 +1,11 @@
 /// Where policy files are looked for, lowest precedence first, the way systemd and polkit
 /// layer vendor, admin and runtime files.
+///
+/// ```swift
+/// let path = PolicySearchPath(directories: ["/etc/myservice/policy.d"])
+/// let store = PolicyStore(searchPath: path)
+/// print(store.current?.policy.gates.keys.sorted() ?? [])
+/// ```
 public struct PolicySearchPath: Sendable, Equatable {
     /// The directories, lowest precedence first.
     public let directories: [String]

@@ -3,6 +3,11 @@ public import FeatureFlags
 
 /// Capabilities, flag sources and gates, merged from every policy file in precedence order:
 /// a later definition of a name replaces an earlier one.
+///
+/// ```swift
+/// let parsed = try PolicyLoader.load(files: ["/etc/myservice/policy.yaml"])
+/// print(parsed.gates.keys.sorted(), parsed.files)
+/// ```
 public struct Policy: Sendable {
     /// The environment the policy was read with: its kinds gave the capabilities their meaning,
     /// and a loaded policy builds them and evaluates its flags with it.

@@ -4,6 +4,12 @@ public import FeatureFlags
 ///
 /// Kinds keep options of their own here through ``PolicyOptionKey`` (the Linux layer adds
 /// `pamConversation` and `pamUser` this way), so this type does not know any backend.
+///
+/// ```swift
+/// let options = PolicyOptions(watchesFlagFiles: false, flagContext: FlagEvaluationContext(targetingKey: userID))
+/// let store = PolicyStore(files: ["/etc/myservice/policy.yaml"], options: options)
+/// _ = store
+/// ```
 public struct PolicyOptions: Sendable {
     /// Whether flag files are watched for changes.
     public var watchesFlagFiles: Bool

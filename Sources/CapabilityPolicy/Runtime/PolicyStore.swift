@@ -7,6 +7,13 @@ import Synchronization
 
 /// A policy kept current: the files are watched, a change takes effect without a restart,
 /// and a change that does not load leaves the last good policy in force and says why.
+///
+/// ```swift
+/// let store = PolicyStore(searchPath: PolicySearchPath(environment: env))
+/// for await event in store.events() {
+///     print(event)  // a reload, or the problems that kept the last good policy
+/// }
+/// ```
 public final class PolicyStore: Sendable {
     /// Something that happened to the policy.
     public enum Event: Sendable {

@@ -5,6 +5,11 @@
 /// laid over it; the call's values win. On Linux, `FlagEvaluationContext.host` (from
 /// `LinuxBackends`) describes this process, for stores that should target by user, group
 /// or host.
+///
+/// ```swift
+/// let context = FlagEvaluationContext(targetingKey: user.id, attributes: ["tier": .string(user.tier)])
+/// let enabled = flags.value("new-export", default: false, context: context)
+/// ```
 public struct FlagEvaluationContext: Sendable, Hashable {
     /// The subject of the evaluation; flagd exposes it to rules as `targetingKey`.
     public var targetingKey: String?

@@ -2,6 +2,11 @@
 /// spells it (`TARGETING_MATCH`). Providers may report reasons of their own
 /// (`FlagEvaluationReason(rawValue: "CACHED_BY_EDGE")`), so this is a set of well-known values,
 /// not a closed enumeration: a `switch` over it needs a `default`.
+///
+/// ```swift
+/// let details = api.client().booleanDetails("new-export", default: false)
+/// if details.reason == .targetingMatch { print("a targeting rule chose \(details.value)") }
+/// ```
 public struct FlagEvaluationReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The reason as OpenFeature spells it.
     public let rawValue: String
@@ -36,6 +41,11 @@ public struct FlagEvaluationReason: RawRepresentable, Sendable, Hashable, Custom
 
 /// What went wrong in an evaluation, in OpenFeature's vocabulary; printed as OpenFeature spells
 /// it (`PARSE_ERROR`). A set of well-known values that may grow, so a `switch` needs a `default`.
+///
+/// ```swift
+/// let details = api.client().booleanDetails("new-export", default: false)
+/// if details.errorCode == .flagNotFound { print("no such flag: the default was used") }
+/// ```
 public struct FlagErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The code as OpenFeature spells it.
     public let rawValue: String
@@ -68,6 +78,11 @@ public struct FlagErrorCode: RawRepresentable, Sendable, Hashable, CustomStringC
 /// The full answer of one evaluation, as OpenFeature defines it. Evaluation never throws:
 /// on any problem the value is the caller's default, the reason ``FlagEvaluationReason/error``
 /// and the error code says why.
+///
+/// ```swift
+/// let details = api.client().booleanDetails("new-export", default: false)
+/// print(details.value, details.variant ?? "-", details.reason)
+/// ```
 public struct FlagEvaluationDetails<Value: Sendable>: Sendable {
     /// The flag evaluated.
     public var flagKey: String

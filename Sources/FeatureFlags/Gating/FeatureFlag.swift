@@ -7,6 +7,11 @@ public import Capabilities
 /// disabled; unavailable when the flag cannot be evaluated (no flag has the key, a broken
 /// flag, a type mismatch), so that neither it nor its negation lets a gate through. A flag is
 /// never authorized by asking, so ``authorize()`` only reads it again.
+///
+/// ```swift
+/// let newExport = FeatureFlag("new-export", in: flags)  // a capability: authorized while the flag is on
+/// export.addCondition(AuthorizedFor(newExport))
+/// ```
 public struct FeatureFlag: CapabilityType {
     /// The flag's key.
     public let key: String

@@ -4,6 +4,10 @@ public import ProcedureCore
 /// A condition satisfied while a Boolean flag is on, failed while it is off or disabled, and
 /// undecided when it cannot be evaluated (unknown, not Boolean, broken, provider not ready):
 /// then neither it nor its negation holds.
+///
+/// ```swift
+/// export.addCondition(FlagIsOn("new-export", in: flags))
+/// ```
 public struct FlagIsOn: SynchronousCondition {
     /// The flag's key.
     public let key: String
@@ -32,6 +36,10 @@ public struct FlagIsOn: SynchronousCondition {
 
 /// A condition satisfied while a flag evaluates to a given value; undecided when the flag cannot
 /// be evaluated.
+///
+/// ```swift
+/// export.addCondition(FlagEquals("export-format", "parquet", in: flags))
+/// ```
 public struct FlagEquals: SynchronousCondition {
     /// The flag's key.
     public let key: String

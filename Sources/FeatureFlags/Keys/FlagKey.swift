@@ -1,6 +1,11 @@
 /// A flag's key with the type of its variants, so that asking for a flag that does not exist, or
 /// for the wrong type, is a compile error. The `GenerateFlagAccessors` build plugin writes one
 /// per flag of a package's flag files (`FlagKeys.newExport`); one can also be written by hand.
+///
+/// ```swift
+/// let newExport = FlagKey<Bool>("new-export")  // or FlagKeys.newExport, from the build plugin
+/// if flags.value(newExport, default: false) { enableNewExport() }
+/// ```
 public struct FlagKey<Value: Sendable>: Sendable, Hashable, CustomStringConvertible {
     /// The key in the flag file.
     public let name: String

@@ -49,6 +49,11 @@ extension FeatureProvider {
 }
 
 /// What a provider says about itself.
+///
+/// ```swift
+/// let metadata = ProviderMetadata(name: "flagd files")
+/// print(metadata.name)
+/// ```
 public struct ProviderMetadata: Sendable, Hashable {
     /// The provider's name.
     public var name: String

@@ -58,6 +58,11 @@ public struct HookContext: Sendable {
 public typealias HookHints = [String: FlagValue]
 
 /// Options for one evaluation: hooks that run for it alone, and hints for every hook.
+///
+/// ```swift
+/// let options = FlagEvaluationOptions(hints: ["request": .string("export")])
+/// let enabled = api.client().boolean("new-export", default: false, options: options)
+/// ```
 public struct FlagEvaluationOptions: Sendable {
     /// Hooks for this evaluation, after the API's and the client's.
     public var hooks: [any FlagHook]

@@ -1,6 +1,11 @@
 /// Where a provider stands, as OpenFeature names the states. An open vocabulary, like the
 /// reasons and error codes: a later specification's state is a new static member, so switching
 /// over statuses needs a `default`.
+///
+/// ```swift
+/// let client = api.client()
+/// if client.providerStatus != .ready { print("flags not loaded yet: defaults apply") }
+/// ```
 public struct ProviderStatus: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The state as OpenFeature spells it.
     public let rawValue: String
@@ -25,8 +30,20 @@ public struct ProviderStatus: RawRepresentable, Sendable, Hashable, CustomString
 }
 
 /// Something that happened to a provider.
+///
+/// ```swift
+/// for await event in api.client().events() where event.kind == .configurationChanged {
+///     print("changed:", event.flagsChanged)
+/// }
+/// ```
 public struct ProviderEvent: Sendable, Hashable, CustomStringConvertible {
     /// The kinds of event, as OpenFeature names them; an open vocabulary (switches need a `default`).
+    ///
+    /// ```swift
+    /// for await event in api.client().events() {
+    ///     if event.kind == .error { print(event.message ?? "provider error") }
+    /// }
+    /// ```
     public struct Kind: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         /// The kind as OpenFeature spells it.
         public let rawValue: String

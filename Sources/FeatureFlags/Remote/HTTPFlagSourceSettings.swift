@@ -2,6 +2,13 @@ public import ConfigurationFiles
 
 /// A flag definition document polled over HTTP, as flagd's HTTP sync does: what a policy file's
 /// `flags: { http: [...] }` declares. The `RemoteFlags` module's `HTTPFlagSource` follows it.
+///
+/// ```swift
+/// let remote = HTTPFlagSourceSettings(
+///     url: "https://flags.example.com/flags.json", authorizationFile: "/etc/myservice/flags.token",
+///     interval: .seconds(60))
+/// print(remote.maxStaleness)
+/// ```
 public struct HTTPFlagSourceSettings: Sendable, Hashable {
     /// The document's URL (`https://` or `http://`).
     public var url: String

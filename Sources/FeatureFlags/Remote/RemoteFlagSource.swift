@@ -36,6 +36,11 @@ public enum RemoteFlagSourceEvent: Sendable {
 }
 
 /// How a remote source stands, for ``FlagStore/remoteSources`` and `capctl flags`.
+///
+/// ```swift
+/// let status = RemoteFlagSourceStatus(location: "https://flags.example.com/flags.json", condition: .stale)
+/// print(status.condition)
+/// ```
 public struct RemoteFlagSourceStatus: Sendable {
     /// Whether the flags can be used.
     public enum Condition: String, Sendable {

@@ -23,8 +23,18 @@ import Plumbing
 /// (mode bits, owners, POSIX ACLs and every directory on the path, as for that user; the
 /// subject's own capabilities are not assumed). That needs `CAP_SETUID` and `CAP_SETGID`
 /// (a root service); without them only subjects with this process's own credentials are answered.
+///
+/// ```swift
+/// let spool = try FileAccess("/var/spool/myservice", access: [.read, .write], kind: .directory)
+/// export.addCondition(AuthorizedFor(spool))
+/// ```
 public struct FileAccess: SubjectCapability {
     /// Kinds of access.
+    ///
+    /// ```swift
+    /// let config = try FileAccess("/etc/myservice/config.yaml", access: .read, kind: .file)
+    /// _ = config
+    /// ```
     public struct Access: OptionSet, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: UInt8
         public init(rawValue: UInt8) { self.rawValue = rawValue }

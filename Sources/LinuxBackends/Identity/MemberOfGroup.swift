@@ -6,6 +6,10 @@ import Plumbing
 /// group ids is the group's. (This is the process's membership, which the kernel checks; a
 /// user added to a group in /etc/group gets it only at the next login.)
 /// For a subject, the subject's effective and supplementary groups.
+///
+/// ```swift
+/// export.addCondition(AuthorizedFor(try MemberOfGroup("backup")))
+/// ```
 public struct MemberOfGroup: SubjectCapability {
     private let group: AccountReference
     private var subject: Subject?

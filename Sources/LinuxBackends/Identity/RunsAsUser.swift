@@ -5,6 +5,10 @@ import Plumbing
 
 /// Whether this process runs as a given user: its effective user id (the one the kernel
 /// checks permissions against) is that user's. For a subject, the subject's effective user id.
+///
+/// ```swift
+/// export.addCondition(AuthorizedFor(try RunsAsUser("myservice")))
+/// ```
 public struct RunsAsUser: SubjectCapability {
     private let user: AccountReference
     private var subject: Subject?

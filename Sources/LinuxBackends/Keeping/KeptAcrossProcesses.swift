@@ -5,6 +5,13 @@ import Plumbing
 /// process (`KeptAuthorization`) and also in ``KeptLoginRecords``, so the next `capctl check`
 /// in the same session and terminal (or from the same parent process) does not ask again until
 /// the time runs out, as sudo does.
+///
+/// ```swift
+/// // A login that the next run of the command still counts, for five minutes in this session.
+/// let records = KeptLoginRecords(directory: "/run/user/1000/myservice/keep")
+/// let kept = KeptAcrossProcesses(pamAdmin, records: records, uid: 1000, fingerprint: "v1", keep: .seconds(300))
+/// export.addCondition(AuthorizedFor(kept))
+/// ```
 public struct KeptAcrossProcesses: CapabilityType {
     private let base: any CapabilityType
     private let records: KeptLoginRecords

@@ -18,6 +18,12 @@ public struct KeptRecordError: Error, Sendable, CustomStringConvertible {
 /// from another boot, for another subject or scope, or written under other capability settings
 /// is void. A record a trusted user did not write (owned by anyone else, or in a directory others
 /// may write) is never read.
+///
+/// ```swift
+/// let records = KeptLoginRecords(directory: KeptLoginRecords.systemDirectory)
+/// let removed = records.forget(uid: 1000)  // as `sudo -K`: the user's kept logins end now
+/// print(removed)
+/// ```
 public struct KeptLoginRecords: Sendable {
     /// Where the records are.
     public let directory: String
@@ -45,6 +51,14 @@ public struct KeptLoginRecords: Sendable {
     }
 
     /// What a record is for.
+    ///
+    /// ```swift
+    /// let records = KeptLoginRecords(directory: "/run/user/1000/myservice/keep")
+    /// if let scope = KeptLoginRecords.currentScope() {
+    ///     let key = KeptLoginRecords.Key(uid: 1000, capability: pamAdmin.name, fingerprint: "v1", scope: scope)
+    ///     print(records.remaining(key, keep: .seconds(300)) ?? .zero)
+    /// }
+    /// ```
     public struct Key: Sendable, Equatable {
         /// The user who authenticated.
         public let uid: UInt32

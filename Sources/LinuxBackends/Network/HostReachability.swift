@@ -17,6 +17,11 @@ import SystemPackage
 ///
 /// This is the one backend whose status costs network traffic: one name lookup and one
 /// connection attempt per address, bounded by `timeout`.
+///
+/// ```swift
+/// let database = try HostReachability(host: "db.internal", port: 5432, timeout: .seconds(2))
+/// export.addCondition(AuthorizedFor(database))
+/// ```
 public struct HostReachability: SubjectCapability {
     /// The host name or address.
     public let host: String

@@ -8,6 +8,10 @@ import Plumbing
 ///
 /// Reading it is cheap and local (getifaddrs and the kernel's route tables; no packets are
 /// sent). Changes arrive from rtnetlink (link, address and route events), not by polling.
+///
+/// ```swift
+/// export.addCondition(AuthorizedFor(NetworkPath()))  // runs only while a route to the internet exists
+/// ```
 public struct NetworkPath: SubjectCapability {
     /// Creates the capability.
     public init() {}

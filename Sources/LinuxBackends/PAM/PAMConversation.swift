@@ -1,4 +1,11 @@
 /// A message PAM shows or a question it asks during a login.
+///
+/// ```swift
+/// let conversation = ProgrammaticPAMConversation(
+///     secret: { PAMSecret("secret") },
+///     onMessage: { (message: PAMMessage) in print(message.style, message.text) })
+/// _ = conversation
+/// ```
 public struct PAMMessage: Sendable, Hashable {
     /// What kind of message.
     public enum Style: Sendable, Hashable {
@@ -51,6 +58,14 @@ public protocol PAMConversation: Sendable {
 /// Answers from a program: a secret for secret prompts (produced afresh for each prompt, so it
 /// is held only as long as needed), optional text for visible prompts. Messages are collected
 /// in `shown`, or passed to `onMessage`.
+///
+/// ```swift
+/// // For a service that reads the password from its client rather than a terminal.
+/// let login = try PAMLogin(
+///     service: "myservice-admin", user: "alice",
+///     conversation: ProgrammaticPAMConversation(secret: { readLine().map(PAMSecret.init) }))
+/// export.addCondition(AuthorizedFor(login))
+/// ```
 public struct ProgrammaticPAMConversation: PAMConversation {
     private let secret: @Sendable () -> PAMSecret?
     private let visibleAnswer: @Sendable (String) -> String?

@@ -15,6 +15,11 @@ import Plumbing
 /// required, too many tries and permission denied are denied, each with that reason; a
 /// service that fails to load a module is unavailable; a conversation the person cancelled
 /// is notDetermined (dismissed).
+///
+/// ```swift
+/// let login = try PAMLogin(service: "myservice-admin", user: "alice")  // asks on the terminal
+/// export.addCondition(AuthorizedFor(login.keepingAuthorization(for: .seconds(300))))
+/// ```
 public struct PAMLogin: CapabilityType {
     /// The PAM service: the name of a file in /etc/pam.d or in the service directory, which
     /// must exist (PAM's `other` fallback is never used unless named).

@@ -2,6 +2,11 @@ import Glibc
 
 /// A password or other secret in memory this package controls: a C buffer that is zeroed
 /// when the secret is released, so it does not linger the way a Swift `String` can.
+///
+/// ```swift
+/// let secret = PAMSecret("secret")  // wiped from memory when released
+/// _ = secret
+/// ```
 public final class PAMSecret: @unchecked Sendable {
     // Written once at creation; zeroed and freed in deinit.
     private let bytes: UnsafeMutableBufferPointer<UInt8>

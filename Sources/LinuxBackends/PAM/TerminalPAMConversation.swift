@@ -8,6 +8,11 @@ import SystemPackage
 /// read straight into a buffer that is zeroed after use; it never becomes a Swift `String`.
 /// End of input (Ctrl-D) dismisses the login; so does having no terminal, with a reason that
 /// says how to answer instead.
+///
+/// ```swift
+/// let login = try PAMLogin(service: "myservice-admin", conversation: TerminalPAMConversation(device: "/dev/tty"))
+/// _ = login
+/// ```
 public struct TerminalPAMConversation: PAMConversation {
     /// The terminal device.
     public let device: String

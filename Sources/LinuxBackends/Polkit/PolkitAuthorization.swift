@@ -16,6 +16,11 @@ import Plumbing
 /// For a subject, polkit is asked about the subject's process, as `pkcheck --process` asks
 /// (pid, start time and uid), without interaction: polkitd answers such checks only for root
 /// and the action's owner. A subject without a process (a user by name) is unavailable.
+///
+/// ```swift
+/// let restart = try PolkitAuthorization(action: "org.freedesktop.systemd1.manage-units", details: ["unit": "nginx.service"])
+/// export.addCondition(AuthorizedFor(restart))
+/// ```
 public struct PolkitAuthorization: SubjectCapability {
     /// The action's identifier, as its `.policy` file declares it.
     public let action: String

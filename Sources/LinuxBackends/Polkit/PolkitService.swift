@@ -3,6 +3,10 @@ import Plumbing
 
 /// Whether polkitd answers on the system bus: authorized with its name and version, unavailable
 /// with the reason (no libsystemd, no bus, polkitd not running). `capctl status` shows it.
+///
+/// ```swift
+/// print(try await PolkitService().status())  // whether polkitd answers on the system bus
+/// ```
 public struct PolkitService: CapabilityType {
     private let libraryPath: String
 

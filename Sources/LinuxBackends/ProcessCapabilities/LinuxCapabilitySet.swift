@@ -5,6 +5,13 @@ import Glibc
 ///
 /// Root is not assumed to hold them all: containers and services drop some, so the effective
 /// set is read from the kernel.
+///
+/// ```swift
+/// let effective = try LinuxCapabilitySet.effective()
+/// print(effective)  // "cap_net_bind_service" or "(none)"
+/// let wanted = try LinuxCapabilitySet(names: ["cap_net_bind_service"])
+/// print(effective.contains(LinuxCapabilitySet.number(of: "cap_net_bind_service")!), wanted)
+/// ```
 public struct LinuxCapabilitySet: Sendable, Equatable, CustomStringConvertible {
     /// The raw bit mask, bit n for capability number n.
     public let mask: UInt64

@@ -12,6 +12,10 @@ import ConfigurationFiles
 /// For a subject, the subject process's effective set (`/proc/PID/status`), read between two
 /// readings of its start time so a reused pid is never mistaken for it; a subject without a
 /// process (a user by name) is unavailable.
+///
+/// ```swift
+/// export.addCondition(AuthorizedFor(try ProcessCapability("cap_net_bind_service")))
+/// ```
 public struct ProcessCapability: SubjectCapability {
     /// The capability's canonical name, such as `CAP_NET_BIND_SERVICE`.
     public let capability: String

@@ -6,6 +6,11 @@ import Locking
 /// One decision, as the audit trail records it: when, for whom, which gate, the outcome, why
 /// (the failing requirements in one line), the policy files that defined the gate, and for
 /// `capctl run` the command. Never a secret: no password, no answer to a prompt, no environment.
+///
+/// ```swift
+/// let trail = AuditTrail(identifier: "myservice")
+/// trail.record(AuditRecord(action: "restart nginx", gate: "restart-unit", outcome: .authorized))
+/// ```
 public struct AuditRecord: Sendable, Equatable {
     /// What was decided.
     public enum Outcome: String, Sendable {

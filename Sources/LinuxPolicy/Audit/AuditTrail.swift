@@ -14,6 +14,11 @@ import SystemPackage
 ///
 /// Writing never changes a decision: a log that is missing or full is counted
 /// (``failedWrites``) and otherwise ignored.
+///
+/// ```swift
+/// let trail = AuditTrail(level: .all, destination: .syslog(path: "/dev/log"), identifier: "myservice")
+/// trail.record(AuditRecord(action: "export", gate: "export", outcome: .denied, reasons: "not in group backup"))
+/// ```
 public final class AuditTrail: Sendable {
     /// Where records go.
     public enum Destination: Sendable, Equatable {

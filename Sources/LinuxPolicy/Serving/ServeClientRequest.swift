@@ -9,6 +9,16 @@ public import ProcedureCore
 /// `ok: ` and what `work` returns, or `denied: ` and why (`error: ` when `work` throws).
 /// Nothing is asked on the service's terminal: a PAM login the gate needs is asked of the
 /// client, over the connection (`ClientPAMConversation`), before the reply.
+///
+/// ```swift
+/// // In a root service: decide for the client at the other end of the socket, then do its work.
+/// let listener = try ClientListener(path: "/run/myservice.sock")
+/// let client = try listener.accept()
+/// let serve = try ServeClientRequest(client, policy: policy, gate: "restart-unit") { client in
+///     "restarted for \(client.subject)"
+/// }
+/// queue.addProcedure(serve)
+/// ```
 // Sendable by hand, as `Procedure`: it adds only Sendable `let`s.
 public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable {
     // Immutable after init; the base class synchronizes its own state.

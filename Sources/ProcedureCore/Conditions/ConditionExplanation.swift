@@ -1,5 +1,11 @@
 /// Why a condition passed or failed: a tree with one node per condition, composed ones
 /// holding their parts, the way `systemd-analyze condition` reports each leaf.
+///
+/// ```swift
+/// queue.addProcedure(export)
+/// await export.waitUntilFinished()
+/// if let explanation = export.conditionExplanation { print(explanation) }  // a line per condition
+/// ```
 public struct ConditionExplanation: Sendable, CustomStringConvertible {
     /// What happened to one node.
     public enum Outcome: String, Sendable, Equatable {

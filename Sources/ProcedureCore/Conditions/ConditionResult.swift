@@ -6,6 +6,12 @@
 /// Compositions keep the last two apart, so no negation or any-of turns "could not decide"
 /// into a pass. A fourth, provisional answer, ``Verdict/needsInteraction``, lets a condition that
 /// produces a dependency say "this could pass if we ask".
+///
+/// ```swift
+/// let quota = BlockCondition(name: "quota") { _ in
+///     freeSpace() > 0 ? .satisfied("space left") : .failed("the disk is full")
+/// }
+/// ```
 public struct ConditionResult: Sendable {
     /// Satisfied, failed, undecided, or not known without asking a person.
     public enum Verdict: Sendable, Equatable {

@@ -71,6 +71,12 @@ extension SynchronousCondition {
 }
 
 /// What a condition is told when it is evaluated.
+///
+/// ```swift
+/// // Asking a condition directly, as a test or a status command does: nobody may be prompted.
+/// let answer = onACPower.evaluate(for: export, context: ConditionContext(allowsInteraction: false))
+/// print(answer.verdict, answer.reason)
+/// ```
 public struct ConditionContext: Sendable {
     /// Whether someone may still be asked: true in the first phase for a condition whose produced
     /// dependency (an authorization request) will run if it answers

@@ -1,4 +1,11 @@
 /// An observer made of closures, for the events you care about.
+///
+/// ```swift
+/// export.addObserver(
+///     BlockObserver(
+///         willExecute: { print("\($0.name) starts") },
+///         didFinish: { procedure, error in print("\(procedure.name) finished", error.map { "with \($0)" } ?? "") }))
+/// ```
 public struct BlockObserver: ProcedureObserver {
     private let willExecute: (@Sendable (Procedure) -> Void)?
     private let didCancel: (@Sendable (Procedure, (any Error)?) -> Void)?

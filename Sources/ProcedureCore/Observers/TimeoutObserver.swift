@@ -2,6 +2,10 @@ import Locking
 
 /// Cancels a procedure with ``ProcedureError/timedOut(after:)`` if it is still running
 /// `limit` after it started executing (the clock starts at will-execute), or at a deadline.
+///
+/// ```swift
+/// export.addObserver(TimeoutObserver(limit: .seconds(30)))  // cancelled with .timedOut after 30 s
+/// ```
 public final class TimeoutObserver: ProcedureObserver, @unchecked Sendable {
     /// How long a procedure may run; for a deadline, the time from creation to the deadline.
     public let limit: Duration

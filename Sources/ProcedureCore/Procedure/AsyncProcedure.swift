@@ -4,6 +4,12 @@ import Locking
 ///
 /// Cancelling the procedure cancels the task. A body that throws `CancellationError` after
 /// the procedure was cancelled finishes it cancelled, without an error.
+///
+/// ```swift
+/// let users = AsyncProcedure(name: "load users") { try await fetchSize(of: urls[0]) }
+/// queue.addProcedure(users)
+/// let size = try await users.value()
+/// ```
 // Sendable by hand, as `Procedure`: the running work's task is behind a lock.
 open class AsyncProcedure<Output: Sendable>: ResultProcedure<Output>, @unchecked Sendable {
     private enum Body {

@@ -1,4 +1,10 @@
 /// A procedure whose work is a synchronous closure. A thrown error fails it.
+///
+/// ```swift
+/// let backup = BlockProcedure(name: "backup") { try runBackup() }
+/// backup.addCondition(AuthorizedFor(admin))
+/// queue.addProcedure(backup)
+/// ```
 public final class BlockProcedure: Procedure, @unchecked Sendable {
     // Guarded by the procedure's own lock (`storage`): no lock of its own, and a concrete type
     // rather than a generic lock's value, which would wrap the closure in an allocated thunk.

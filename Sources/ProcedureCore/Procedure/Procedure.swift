@@ -14,6 +14,22 @@ import Locking
 /// a queue. A dependency, condition or exclusivity category added after that is misuse: the
 /// procedure is cancelled if it has not started (so it never runs without what was asked for)
 /// and the queue's logger gets a warning.
+///
+/// ```swift
+/// final class Announce: Procedure, @unchecked Sendable {
+///     // Sendable by hand: `text` never changes.
+///     let text: String
+///     init(_ text: String) {
+///         self.text = text
+///         super.init(name: "announce")
+///     }
+///     override func execute() {
+///         print(text)
+///         finish()
+///     }
+/// }
+/// queue.addProcedure(Announce("backup starting"))
+/// ```
 // Sendable by hand: its state is in `storage` (a lock) or, for the queue links, guarded by the
 // owning queue's lock; subclasses add `let`s or state behind a lock of their own (Docs/OperationCore.md).
 open class Procedure: @unchecked Sendable {

@@ -3,6 +3,15 @@ import Locking
 /// A procedure that produces a typed output. Await it with ``value()``.
 ///
 /// Subclass and call ``finish(returning:)`` or ``finish(throwing:)`` from ``Procedure/execute()``.
+///
+/// ```swift
+/// final class Count: ResultProcedure<Int>, @unchecked Sendable {
+///     override func execute() { finish(returning: 42) }
+/// }
+/// let count = Count(name: "count")
+/// queue.addProcedure(count)
+/// print(try await count.value())
+/// ```
 // Sendable by hand, as `Procedure`: the result is behind a lock.
 open class ResultProcedure<Output: Sendable>: Procedure, @unchecked Sendable {
     private let result = Lock<Result<Output, any Error>?>(nil)

@@ -16,6 +16,12 @@ import Synchronization
 /// The queue logs through its ``logger``: what happens to each procedure at debug level, and
 /// misuse (configuring a procedure after adding it, adding it to a second queue, finishing it
 /// outside its work body) as warnings.
+///
+/// ```swift
+/// let work = ProcedureQueue(name: "backups", maxConcurrentCount: 2)
+/// work.addProcedure(BlockProcedure(name: "backup") { try runBackup() })
+/// await work.waitUntilAllFinished()
+/// ```
 // Sendable by hand: every stored property is a `let` of a lock, an atomic or a Sendable value.
 public final class ProcedureQueue: @unchecked Sendable {
     /// How a queue's work bodies use the thread they run on.

@@ -4,6 +4,14 @@ import Locking
 /// until `maxCount` iterations ran, `makeIteration` returns nil, or the handler stops it.
 /// Its error is the last iteration's; its ``Procedure/progress``, the current iteration's. Iterations are any
 /// procedure type; the handler sees them as that type.
+///
+/// ```swift
+/// // Polls five times, a minute apart.
+/// let poll = RepeatProcedure(name: "poll", maxCount: 5, wait: .constant(.seconds(60))) { iteration in
+///     BlockProcedure(name: "poll \(iteration)") { print("polling") }
+/// }
+/// queue.addProcedure(poll)
+/// ```
 // Sendable by hand, as `Procedure`: Sendable `let`s, and the attempt driver behind a lock.
 public final class RepeatProcedure: Procedure, @unchecked Sendable {
     private let makeIteration: @Sendable (Int) -> Procedure?

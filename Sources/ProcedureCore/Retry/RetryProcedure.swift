@@ -7,6 +7,14 @@ import Locking
 /// Attempts are whatever the factory makes: ``ResultProcedure`` subclasses (an ``AsyncProcedure``)
 /// for a typed output, or any procedure (a ``BlockProcedure``) for a `RetryProcedure<Void>`. The
 /// handler sees attempts as that type.
+///
+/// ```swift
+/// let size = RetryProcedure<Int>(name: "size", maxAttempts: 3, wait: .constant(.seconds(1))) { attempt in
+///     AsyncProcedure { try await fetchSize(of: urls[0]) }
+/// }
+/// queue.addProcedure(size)
+/// print(try await size.value())
+/// ```
 public final class RetryProcedure<Output: Sendable>: ResultProcedure<Output>, @unchecked Sendable {
     private let makeAttempt: @Sendable (Int) -> Procedure
     private let maxAttempts: Int
@@ -95,8 +103,8 @@ extension RetryProcedure {
     ///   - dependency: The step whose output every attempt takes.
     ///   - maxAttempts: Attempts at most, the first included (at least 1).
     ///   - wait: The wait before each retry.
-    ///   - handler: Told about each failed attempt that has a next one (see
-    ///     ``init(name:maxAttempts:wait:handler:makeAttempt:)``).
+    ///   - handler: Told about each failed attempt that has a next one, with that next attempt to
+    ///     configure; returns whether and when to retry. Not called after the last allowed attempt.
     ///   - makeAttempt: Makes the procedure for attempt number 1, 2, ... from the input.
     public convenience init<Input: Sendable, Attempt: ResultProcedure<Output>>(
         name: String? = nil,

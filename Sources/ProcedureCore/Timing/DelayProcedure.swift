@@ -2,6 +2,12 @@ import Locking
 
 /// A procedure that finishes after a delay, without blocking a thread. Cancelling it
 /// finishes it at once. Make it a dependency to delay other work.
+///
+/// ```swift
+/// let pause = DelayProcedure(name: "settle", .seconds(5))
+/// export.addDependency(pause)  // the export starts five seconds after the pause is enqueued
+/// queue.addProcedures([pause, export])
+/// ```
 public final class DelayProcedure: Procedure, @unchecked Sendable {
     /// How long it waits once executing; for a deadline, the time from creation to the deadline.
     public let delay: Duration

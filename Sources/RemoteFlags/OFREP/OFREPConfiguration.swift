@@ -1,6 +1,13 @@
 import FeatureFlags
 
 /// Where an ``OFREPProvider`` finds its flag management system, and how it asks.
+///
+/// ```swift
+/// import RemoteFlags
+///
+/// let configuration = OFREPConfiguration(endpoint: "https://flags.example.com", pollInterval: .seconds(60))
+/// _ = configuration
+/// ```
 public struct OFREPConfiguration: Sendable {
     /// The base URL, before `/ofrep` (`https://flags.example.com`).
     public var endpoint: String

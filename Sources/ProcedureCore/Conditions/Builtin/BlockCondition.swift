@@ -1,4 +1,9 @@
 /// A condition made of a synchronous closure.
+///
+/// ```swift
+/// let enoughSpace = BlockCondition(name: "enough free space") { _ in freeSpace() > 1 << 30 }
+/// export.addCondition(enoughSpace)
+/// ```
 public struct BlockCondition: SynchronousCondition {
     // One shared reference keeps the value within an existential's inline buffer, so adding
     // the same condition to many procedures copies a pointer instead of boxing each copy.

@@ -2,6 +2,13 @@
 /// without being cancelled. A cancelled dependency, a vetoed one among them (cancelled, with the
 /// conditions' error), is ``NoCancelledDependencies``' to judge, so with both a veto is reported
 /// once. Dependencies produced by conditions are not checked.
+///
+/// ```swift
+/// let report = BlockProcedure(name: "report") { print("exported") }
+/// report.addDependency(export)
+/// report.addCondition(NoFailedDependencies())  // runs only if the export succeeded
+/// queue.addProcedures([export, report])
+/// ```
 public struct NoFailedDependencies: SynchronousCondition {
     /// Creates the condition.
     public init() {}
@@ -20,6 +27,13 @@ public struct NoFailedDependencies: SynchronousCondition {
 
 /// Fails, naming them, when any of the procedure's own dependencies was cancelled, vetoed by its
 /// conditions included. Dependencies produced by conditions are not checked.
+///
+/// ```swift
+/// let cleanUp = BlockProcedure(name: "clean up") {}
+/// cleanUp.addDependency(export)
+/// cleanUp.addCondition(NoCancelledDependencies())  // skipped if the export was cancelled
+/// queue.addProcedures([export, cleanUp])
+/// ```
 public struct NoCancelledDependencies: SynchronousCondition {
     /// Creates the condition.
     public init() {}

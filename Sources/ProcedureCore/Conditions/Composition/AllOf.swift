@@ -1,5 +1,9 @@
 /// Satisfied when every part is satisfied. Every part is checked, so an explanation lists
 /// all that is missing; produced dependencies run only while the whole can still pass.
+///
+/// ```swift
+/// export.addCondition(AllOf(AuthorizedFor(admin), onACPower))
+/// ```
 public struct AllOf: ProcedureCondition, ComposedCondition {
     /// The parts.
     public var conditions: [any ProcedureCondition] { group.conditions }

@@ -1,5 +1,10 @@
 /// Satisfied when at least one part is satisfied, like systemd's `|` triggering conditions.
 /// An empty list is never satisfied (fail closed).
+///
+/// ```swift
+/// // Runs on AC power, or on battery while it is not low.
+/// export.addCondition(AnyOf(onACPower, Negated(batteryLow)))
+/// ```
 public struct AnyOf: ProcedureCondition, ComposedCondition {
     /// The alternatives.
     public var conditions: [any ProcedureCondition] { group.conditions }

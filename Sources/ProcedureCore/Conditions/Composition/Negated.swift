@@ -1,6 +1,10 @@
 /// Satisfied exactly when the wrapped condition is not. When the wrapped condition is
 /// satisfied, it fails with a reason naming it. It keeps the wrapped condition's produced
 /// dependency; wrap it in ``Silent`` to check without asking.
+///
+/// ```swift
+/// export.addCondition(Negated(batteryLow))  // runs only while the battery is not low
+/// ```
 public struct Negated: ProcedureCondition, ComposedCondition {
     /// The wrapped condition.
     public let condition: any ProcedureCondition

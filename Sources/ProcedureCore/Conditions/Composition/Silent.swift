@@ -1,6 +1,11 @@
 /// Evaluates the wrapped condition without its produced dependency: it never requests
 /// authorization or prompts, it only reads the current state. Whatever could only pass by
 /// asking counts as not satisfied.
+///
+/// ```swift
+/// // Uses a login kept from earlier; never asks for one.
+/// export.addCondition(Silent(AuthorizedFor(admin)))
+/// ```
 public struct Silent: ProcedureCondition, ComposedCondition {
     /// The wrapped condition.
     public let condition: any ProcedureCondition
