@@ -22,6 +22,15 @@ package final class EventBroadcast<Element: Sendable>: Sendable {
         for continuation in continuations { continuation.yield(event) }
     }
 
+    /// Ends every subscriber's stream (its consumer's loop ends); later subscribers are not affected.
+    package func finishAll() {
+        let continuations = subscribers.withLock { state in
+            defer { state.continuations = [:] }
+            return Array(state.continuations.values)
+        }
+        for continuation in continuations { continuation.finish() }
+    }
+
     /// How many subscribers are listening: a stream whose consumer stopped (or was released) is
     /// no longer one.
     package var subscriberCount: Int { subscribers.withLock { $0.continuations.count } }

@@ -39,6 +39,11 @@ public protocol FeatureProvider: Sendable {
     /// Resolves an object (JSON) flag.
     func resolveObjectEvaluation(_ key: String, default defaultValue: FlagValue, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<FlagValue>
+
+    /// Records that something worth measuring happened (``FlagClient/track(_:context:details:)``).
+    /// `context` is the merged evaluation context. The default does nothing: a provider that
+    /// does not track need not say so.
+    func track(_ eventName: String, context: FlagEvaluationContext?, details: TrackingEventDetails?)
 }
 
 extension FeatureProvider {
@@ -46,6 +51,30 @@ extension FeatureProvider {
     public func initialize(context: FlagEvaluationContext) async throws {}
     public func shutdown() async {}
     public func providerEvents() -> AsyncStream<ProviderEvent> { AsyncStream { $0.finish() } }
+    public func track(_ eventName: String, context: FlagEvaluationContext?, details: TrackingEventDetails?) {}
+}
+
+/// What a tracking event carries besides its name (OpenFeature's tracking event details, 6.2):
+/// an optional value (a price, a duration) and fields of any flag value.
+///
+/// ```swift
+/// let purchase = TrackingEventDetails(value: 99.77, fields: ["currency": "EUR", "items": 3])
+/// api.client().track("checkout", details: purchase)
+/// ```
+public struct TrackingEventDetails: Sendable, Hashable {
+    /// The event's value, when it has one (6.2.1).
+    public var value: Double?
+    /// Anything else about the event, by name (6.2.2).
+    public var fields: [String: FlagValue]
+
+    /// Creates details.
+    /// - Parameters:
+    ///   - value: The event's value, when it has one.
+    ///   - fields: Anything else about the event, by name.
+    public init(value: Double? = nil, fields: [String: FlagValue] = [:]) {
+        self.value = value
+        self.fields = fields
+    }
 }
 
 /// What a provider says about itself.

@@ -3,8 +3,9 @@ import Locking
 /// Evaluates flags through an ``OpenFeatureAPI``'s provider, with OpenFeature's evaluation
 /// context merging and hooks. Get one from ``OpenFeatureAPI/client(domain:context:hooks:)``.
 ///
-/// The context an evaluation sees is the API's global context, overlaid by the client's, by
-/// the call's, then by what `before` hooks return: later levels win, attribute by attribute,
+/// The context an evaluation sees is the API's global context, overlaid by the transaction's
+/// (``OpenFeatureAPI/withTransactionContext(_:isolation:operation:)``), the client's, the call's,
+/// then by what `before` hooks return: later levels win, attribute by attribute,
 /// and so does their targeting key. Evaluation never throws; problems come back as the caller's
 /// default with reason `ERROR` and an error code (`PROVIDER_NOT_READY` before the provider has
 /// initialized, `PROVIDER_FATAL` after it failed for good).
@@ -140,7 +141,7 @@ public final class FlagClient: Sendable {
     ) -> FlagEvaluationDetails<T> {
         let snapshot = api.snapshot(domain: domain)
         let client = settings.withLock { $0 }
-        let merged = Self.merge(snapshot.context, client.context, invocation)
+        let merged = Self.merge(snapshot.context, snapshot.transaction, client.context, invocation)
         let providerHooks = snapshot.provider.hooks
         let hooks =
             snapshot.hooks.isEmpty && client.hooks.isEmpty && options.hooks.isEmpty && providerHooks.isEmpty
@@ -154,7 +155,7 @@ public final class FlagClient: Sendable {
             switch snapshot.status {
             case .notReady: failure(.providerNotReady, "provider \(snapshot.provider.metadata.name) is not ready")
             case .fatal: failure(.providerFatal, "provider \(snapshot.provider.metadata.name) failed for good")
-            default: resolve(snapshot.provider, context)
+            default: Self.enforced(resolve(snapshot.provider, context), key: key, default: defaultValue)
             }
         }
         // Without hooks nothing can observe the evaluation: no hook context, no erasure.
@@ -164,12 +165,19 @@ public final class FlagClient: Sendable {
             flagKey: key, kind: kind, defaultValue: wrap(defaultValue),
             evaluationContext: merged ?? FlagEvaluationContext(),
             clientDomain: domain, providerMetadata: snapshot.provider.metadata)
+        // Each hook's own data, the same object through all of its stages of this evaluation (4.3.2).
+        let data = hooks.map { _ in HookData() }
+        func context(of index: Int) -> HookContext {
+            var context = hookContext
+            context.hookData = data[index]
+            return context
+        }
         let hints = options.hints
         var details: FlagEvaluationDetails<T>
         var problem: (any Error)?
         do {
-            for hook in hooks {
-                if let added = try hook.before(hookContext, hints: hints) {
+            for (index, hook) in hooks.enumerated() {
+                if let added = try hook.before(context(of: index), hints: hints) {
                     hookContext.evaluationContext = added.merged(over: hookContext.evaluationContext)
                 }
             }
@@ -179,7 +187,9 @@ public final class FlagClient: Sendable {
             } else {
                 do {
                     let erased = details.map(wrap)
-                    for hook in hooks.reversed() { try hook.after(hookContext, details: erased, hints: hints) }
+                    for index in hooks.indices.reversed() {
+                        try hooks[index].after(context(of: index), details: erased, hints: hints)
+                    }
                 } catch {
                     problem = HookFailure(stage: "after", underlying: error)
                     details = failure(.general, "\(problem!)")
@@ -190,19 +200,71 @@ public final class FlagClient: Sendable {
             details = failure(.general, "\(problem!)")
         }
         if let problem {
-            for hook in hooks.reversed() { hook.error(hookContext, error: problem, hints: hints) }
+            for index in hooks.indices.reversed() {
+                hooks[index].error(context(of: index), error: problem, hints: hints)
+            }
         }
         let erased = details.map(wrap)
-        for hook in hooks.reversed() { hook.finally(hookContext, details: erased, hints: hints) }
+        for index in hooks.indices.reversed() {
+            hooks[index].finally(context(of: index), details: erased, hints: hints)
+        }
         return details
+    }
+
+    /// What the specification has the SDK guarantee whatever the provider put in its answer: the
+    /// key asked for (1.4.5), and on an error code the caller's default with reason `ERROR`
+    /// (1.4.8, 1.4.9, 1.4.10), no variant, the provider's code, message and metadata kept.
+    private static func enforced<T>(_ details: FlagEvaluationDetails<T>, key: String, default defaultValue: T)
+        -> FlagEvaluationDetails<T>
+    {
+        guard details.errorCode != nil || details.flagKey != key else { return details }
+        var result = details
+        result.flagKey = key
+        if details.errorCode != nil {
+            result.value = defaultValue
+            result.variant = nil
+            result.reason = .error
+        }
+        return result
+    }
+
+    // MARK: Tracking
+
+    /// Tells the provider that the subject did something worth measuring (OpenFeature's tracking,
+    /// 6.1): an experiment's goal reached, a purchase, a page seen.
+    ///
+    /// The context the provider receives is merged as an evaluation's is (global, transaction,
+    /// client, then `context`; 6.1.3). A provider that does not track does nothing (6.1.4); so
+    /// does one that is not ready.
+    ///
+    /// ```swift
+    /// let client = api.client()
+    /// client.track("checkout", details: TrackingEventDetails(value: 99.77, fields: ["currency": "EUR"]))
+    /// ```
+    /// - Parameters:
+    ///   - eventName: What happened.
+    ///   - context: The evaluation context of this event, over the client's.
+    ///   - details: A value and fields describing the event.
+    public func track(
+        _ eventName: String, context: FlagEvaluationContext? = nil, details: TrackingEventDetails? = nil
+    ) {
+        let snapshot = api.snapshot(domain: domain)
+        guard snapshot.status != .notReady, snapshot.status != .fatal else { return }
+        let client = settings.withLock { $0.context }
+        let merged = Self.merge(snapshot.context, snapshot.transaction, client, context)
+        snapshot.provider.track(eventName, context: merged, details: details)
     }
 
     /// Global, client and call contexts merged; nil when all are empty, so a provider can skip
     /// laying an empty context over its own.
     private static func merge(
-        _ global: FlagEvaluationContext, _ client: FlagEvaluationContext, _ invocation: FlagEvaluationContext?
+        _ global: FlagEvaluationContext, _ transaction: FlagEvaluationContext?, _ client: FlagEvaluationContext,
+        _ invocation: FlagEvaluationContext?
     ) -> FlagEvaluationContext? {
         var merged: FlagEvaluationContext? = isEmpty(global) ? nil : global
+        if let transaction, !isEmpty(transaction) {
+            merged = merged.map { transaction.merged(over: $0) } ?? transaction
+        }
         if !isEmpty(client) { merged = merged.map { client.merged(over: $0) } ?? client }
         if let invocation, !isEmpty(invocation) { merged = merged.map { invocation.merged(over: $0) } ?? invocation }
         return merged

@@ -1,3 +1,5 @@
+import Locking
+
 /// Code that runs around every evaluation, as OpenFeature's hooks do: to add context, log,
 /// measure or validate. Every method has a default that does nothing.
 ///
@@ -52,6 +54,41 @@ public struct HookContext: Sendable {
     public var clientDomain: String?
     /// The provider asked.
     public var providerMetadata: ProviderMetadata
+    /// This hook's data for this evaluation: what its `before` stage stores, its `after`, `error`
+    /// and `finally` stages read (a start time, a span). Each hook has its own, made fresh for
+    /// every evaluation and shared by no other hook.
+    public var hookData = HookData()
+}
+
+/// A hook's own values for one evaluation, carried from one of its stages to the next
+/// (OpenFeature's hook data, 4.6.1).
+///
+/// ```swift
+/// struct Timing: FlagHook {
+///     func before(_ context: HookContext, hints: HookHints) throws -> FlagEvaluationContext? {
+///         context.hookData["started"] = .number(Date().timeIntervalSince1970)
+///         return nil
+///     }
+///     func finally(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints) {
+///         let started = context.hookData["started"]?.numberValue ?? 0
+///         print("\(context.flagKey) took \(Date().timeIntervalSince1970 - started) s")
+///     }
+/// }
+/// ```
+public final class HookData: Sendable {
+    private let values = Lock<[String: FlagValue]>([:])
+
+    /// Empty data.
+    public init() {}
+
+    /// The value stored under `key`, or nil; storing nil removes it.
+    public subscript(key: String) -> FlagValue? {
+        get { values.withLock { $0[key] } }
+        set { values.withLock { $0[key] = newValue } }
+    }
+
+    /// Every value stored, by key.
+    public var all: [String: FlagValue] { values.withLock { $0 } }
 }
 
 /// Values a caller passes to the hooks of one evaluation.

@@ -33,6 +33,7 @@ public final class OpenFeatureAPI: Sendable {
         var context = FlagEvaluationContext()
         var hooks: [any FlagHook] = []
         var generation = 0
+        var propagator: any TransactionContextPropagator = TaskLocalTransactionContextPropagator()
     }
 
     /// What a client reads once per evaluation.
@@ -40,6 +41,7 @@ public final class OpenFeatureAPI: Sendable {
         var provider: any FeatureProvider
         var status: ProviderStatus
         var context: FlagEvaluationContext
+        var transaction: FlagEvaluationContext?
         var hooks: [any FlagHook]
     }
 
@@ -84,7 +86,10 @@ public final class OpenFeatureAPI: Sendable {
         } catch {
             let fatal = (error as? ProviderError)?.isFatal == true
             update(domain: domain, generation: generation) { $0.status = fatal ? .fatal : .error }
-            emit(ProviderEvent(.error, message: "\(error)", isFatal: fatal), from: provider, domain: domain)
+            emit(
+                ProviderEvent(
+                    .error, message: "\(error)", isFatal: fatal, errorCode: fatal ? .providerFatal : .general),
+                from: provider, domain: domain)
         }
     }
 
@@ -98,13 +103,20 @@ public final class OpenFeatureAPI: Sendable {
         binding(domain: domain).status
     }
 
-    /// Shuts every provider down and forgets them, the context and the hooks.
+    /// Shuts every provider down and resets the API (1.6.1, 1.6.2): the providers, the global
+    /// context and hooks are forgotten, every event stream handed out ends, and clients are
+    /// `NOT_READY` (their evaluations return the default with `PROVIDER_NOT_READY`) until a
+    /// provider is set again. The transaction context propagator is kept.
     public func shutdown() async {
         let bindings = state.withLock { state -> [Binding] in
             let all = [state.defaultBinding] + Array(state.domains.values)
+            let propagator = state.propagator
             state = State()
+            state.defaultBinding.status = .notReady
+            state.propagator = propagator
             return all
         }
+        broadcast.finishAll()
         for binding in bindings {
             binding.listener?.cancel()
             await binding.provider.shutdown()
@@ -120,6 +132,50 @@ public final class OpenFeatureAPI: Sendable {
 
     /// The global evaluation context.
     public var evaluationContext: FlagEvaluationContext { state.withLock { $0.context } }
+
+    /// Sets how the transaction's context travels with the work of one request (3.3.1.1). The
+    /// default, ``TaskLocalTransactionContextPropagator``, carries it in a task-local value.
+    public func setTransactionContextPropagator(_ propagator: any TransactionContextPropagator) {
+        state.withLock { $0.propagator = propagator }
+    }
+
+    /// The context of the current transaction, between the global context and a client's in every
+    /// evaluation made inside it (3.2.3), or nil outside one.
+    public var transactionContext: FlagEvaluationContext? {
+        state.withLock { $0.propagator }.currentContext()
+    }
+
+    /// Runs `operation` with `context` as the transaction's (3.3.1.2.1): every evaluation inside it,
+    /// in this task and the tasks it starts, sees it. Swift's task-local values stand in for the
+    /// specification's "set the transaction context": they are set for a scope, not assigned.
+    ///
+    /// ```swift
+    /// try await api.withTransactionContext(FlagEvaluationContext(targetingKey: userID)) {
+    ///     if api.client().boolean("new-export", default: false) { enableNewExport() }
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - context: The transaction's context.
+    ///   - isolation: Where `operation` runs: the caller's isolation.
+    ///   - operation: The transaction's work.
+    public func withTransactionContext<Result>(
+        _ context: FlagEvaluationContext, isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        let propagator = state.withLock { $0.propagator }
+        return try await propagator.withContext(context, isolation: isolation, operation: operation)
+    }
+
+    /// Runs synchronous `operation` with `context` as the transaction's (see the asynchronous form).
+    /// - Parameters:
+    ///   - context: The transaction's context.
+    ///   - operation: The transaction's work.
+    public func withTransactionContext<Result>(
+        _ context: FlagEvaluationContext, operation: () throws -> Result
+    ) rethrows -> Result {
+        let propagator = state.withLock { $0.propagator }
+        return try propagator.withContext(context, operation: operation)
+    }
 
     /// Adds hooks that run for every evaluation, before the client's.
     public func addHooks(_ hooks: [any FlagHook]) {
@@ -149,17 +205,28 @@ public final class OpenFeatureAPI: Sendable {
     // MARK: Internals
 
     func snapshot(domain: String?) -> Snapshot {
-        state.withLock { state in
+        let (snapshot, propagator) = state.withLock { state in
             let binding = domain.flatMap { state.domains[$0] } ?? state.defaultBinding
-            return Snapshot(
-                provider: binding.provider, status: binding.status, context: state.context, hooks: state.hooks)
+            return (
+                Snapshot(
+                    provider: binding.provider, status: binding.status, context: state.context, transaction: nil,
+                    hooks: state.hooks),
+                state.propagator
+            )
         }
+        var result = snapshot
+        // Read outside the lock: a propagator is the user's code.
+        result.transaction = propagator.currentContext()
+        return result
     }
 
-    /// Events of the provider a client of `domain` uses.
+    /// Events of the provider a client of `domain` uses: the domain's own provider while it has
+    /// one, the default provider otherwise, decided for each event as the binding changes (5.1.2, 5.1.3).
     func events(forClientOf domain: String?) -> AsyncStream<ProviderEvent> {
-        let bound = state.withLock { state in domain.map { state.domains[$0] != nil } ?? false }
-        return events { source in bound ? source == domain : source == nil }
+        events { [weak self] source in
+            let bound = domain.map { domain in self?.state.withLock { $0.domains[domain] != nil } ?? false } ?? false
+            return bound ? source == domain : source == nil
+        }
     }
 
     private func events(where accepts: @escaping @Sendable (String?) -> Bool) -> AsyncStream<ProviderEvent> {

@@ -75,22 +75,33 @@ public struct ProviderEvent: Sendable, Hashable, CustomStringConvertible {
     public var message: String?
     /// For ``Kind/error``: whether the provider can never recover.
     public var isFatal: Bool
+    /// For ``Kind/error``: the error code evaluations get while it lasts (5.1.5).
+    public var errorCode: FlagErrorCode?
 
     /// Creates an event.
+    /// - Parameters:
+    ///   - kind: What happened.
+    ///   - providerName: The provider's name; the API fills it in when it forwards the event.
+    ///   - flagsChanged: The flags that changed, for a configuration change.
+    ///   - message: Words for people.
+    ///   - isFatal: For an error: whether the provider can never recover.
+    ///   - errorCode: For an error: its code (``FlagErrorCode/providerFatal`` when fatal and none is given).
     public init(
         _ kind: Kind, providerName: String = "", flagsChanged: [String] = [], message: String? = nil,
-        isFatal: Bool = false
+        isFatal: Bool = false, errorCode: FlagErrorCode? = nil
     ) {
         self.kind = kind
         self.providerName = providerName
         self.flagsChanged = flagsChanged
         self.message = message
         self.isFatal = isFatal
+        self.errorCode = errorCode ?? (isFatal ? .providerFatal : nil)
     }
 
     public var description: String {
         var text = "\(kind.rawValue) \(providerName)"
         if !flagsChanged.isEmpty { text += " [" + flagsChanged.joined(separator: ", ") + "]" }
+        if let errorCode { text += " (\(errorCode.rawValue))" }
         if let message { text += ": \(message)" }
         return text
     }

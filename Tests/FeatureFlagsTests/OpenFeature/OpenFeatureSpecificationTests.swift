@@ -1,0 +1,280 @@
+import FeatureFlags
+import Locking
+import TestSupport
+import Testing
+
+/// OpenFeature's specification, requirement by requirement: each test names the requirement it
+/// holds the API to.
+@Suite("OpenFeature specification")
+struct OpenFeatureSpecificationTests {
+    /// A provider that answers every flag with what the test scripted, however odd, and records
+    /// what it was asked and what it tracked.
+    final class ScriptedProvider: FeatureProvider {
+        let answer: Lock<FlagEvaluationDetails<FlagValue>?> = Lock(nil)
+        let tracked = Lock<[(name: String, context: FlagEvaluationContext?, details: TrackingEventDetails?)]>([])
+        let received = Lock<FlagEvaluationContext?>(nil)
+        let name: String
+
+        init(name: String = "scripted") { self.name = name }
+
+        var metadata: ProviderMetadata { ProviderMetadata(name: name) }
+
+        func track(_ eventName: String, context: FlagEvaluationContext?, details: TrackingEventDetails?) {
+            tracked.withLock { $0.append((eventName, context, details)) }
+        }
+
+        private func scripted<T>(
+            _ key: String, _ value: T, _ context: FlagEvaluationContext?, _ read: (FlagValue) -> T?
+        )
+            -> FlagEvaluationDetails<T>
+        {
+            received.withLock { $0 = context }
+            guard let answer = answer.withLock({ $0 }) else {
+                return FlagEvaluationDetails(flagKey: key, value: value, reason: .default)
+            }
+            return FlagEvaluationDetails(
+                flagKey: answer.flagKey, value: read(answer.value) ?? value, variant: answer.variant,
+                reason: answer.reason, errorCode: answer.errorCode, errorMessage: answer.errorMessage,
+                flagMetadata: answer.flagMetadata)
+        }
+
+        func resolveBooleanEvaluation(_ key: String, default value: Bool, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Bool>
+        { scripted(key, value, context, \.boolValue) }
+        func resolveStringEvaluation(_ key: String, default value: String, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<String>
+        { scripted(key, value, context, \.stringValue) }
+        func resolveIntegerEvaluation(_ key: String, default value: Int, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Int>
+        { scripted(key, value, context, \.integerValue) }
+        func resolveDoubleEvaluation(_ key: String, default value: Double, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Double>
+        { scripted(key, value, context, \.numberValue) }
+        func resolveObjectEvaluation(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<FlagValue>
+        { scripted(key, value, context) { $0 } }
+    }
+
+    @Test(
+        "1.4.8, 1.4.9, 1.4.10: an error code gets the caller's default and reason ERROR, whatever the provider put beside it"
+    )
+    func errorsGetTheDefault() async {
+        let api = OpenFeatureAPI()
+        let provider = ScriptedProvider()
+        provider.answer.withLock {
+            $0 = FlagEvaluationDetails(
+                flagKey: "f", value: .string("provider's value"), variant: "odd", reason: .targetingMatch,
+                errorCode: .parseError, errorMessage: "bad rule", flagMetadata: ["team": "web"])
+        }
+        await api.setProvider(provider)
+        let details = api.client().stringDetails("f", default: "caller's default")
+        #expect(details.value == "caller's default")
+        #expect(details.reason == .error)
+        #expect(details.variant == nil)
+        #expect(details.errorCode == .parseError)
+        #expect(details.errorMessage == "bad rule")
+        #expect(details.flagMetadata == ["team": "web"], "1.4.14: the provider's metadata is kept")
+        // Without hooks and with them, the same answer.
+        let hooked = api.client(hooks: [CountingHook()]).stringDetails("f", default: "caller's default")
+        #expect(hooked.value == "caller's default" && hooked.reason == .error)
+    }
+
+    @Test("1.4.5: the details carry the key asked for, even when the provider wrote another")
+    func keyAskedFor() async {
+        let api = OpenFeatureAPI()
+        let provider = ScriptedProvider()
+        provider.answer.withLock { $0 = FlagEvaluationDetails(flagKey: "other", value: true, reason: .static) }
+        await api.setProvider(provider)
+        let details = api.client().booleanDetails("asked", default: false)
+        #expect(details.flagKey == "asked")
+        #expect(details.value == true && details.reason == .static)
+    }
+
+    /// Counts its calls; stores in its hook data at `before` and reads it back later.
+    final class CountingHook: FlagHook {
+        let seen = Lock<[String]>([])
+
+        func before(_ context: HookContext, hints: HookHints) throws -> FlagEvaluationContext? {
+            #expect(context.hookData["stage"] == nil, "4.3.2: fresh data for each evaluation")
+            context.hookData["stage"] = .string("before of \(context.flagKey)")
+            return nil
+        }
+
+        func after(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints) throws {
+            seen.withLock { $0.append("after saw \(context.hookData["stage"]?.stringValue ?? "nothing")") }
+        }
+
+        func error(_ context: HookContext, error: any Error, hints: HookHints) {
+            seen.withLock { $0.append("error saw \(context.hookData["stage"]?.stringValue ?? "nothing")") }
+        }
+
+        func finally(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints) {
+            seen.withLock { $0.append("finally saw \(context.hookData["stage"]?.stringValue ?? "nothing")") }
+        }
+    }
+
+    /// Reads another hook's key from its own data: it must not see it.
+    struct SnoopingHook: FlagHook {
+        let seen: OpenFeatureClientTests.Log
+        func finally(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints) {
+            seen.append("snoop saw \(context.hookData["stage"]?.stringValue ?? "nothing")")
+        }
+    }
+
+    @Test("4.1.5, 4.3.2, 4.6.1: a hook's data goes from its before stage to its later ones, and no other hook sees it")
+    func hookData() async {
+        let api = OpenFeatureAPI()
+        await api.setProvider(InMemoryFlagProvider(["f": true]))
+        let hook = CountingHook()
+        let snooped = OpenFeatureClientTests.Log()
+        let client = api.client(hooks: [hook, SnoopingHook(seen: snooped)])
+        _ = client.boolean("f", default: false)
+        _ = client.boolean("missing", default: false)
+        #expect(
+            hook.seen.withLock { $0 } == [
+                "after saw before of f", "finally saw before of f",
+                "error saw before of missing", "finally saw before of missing",
+            ])
+        #expect(snooped.all == ["snoop saw nothing", "snoop saw nothing"])
+    }
+
+    @Test("5.1.5: an error event carries its error code")
+    func errorEventCode() async {
+        let api = OpenFeatureAPI()
+        var events = api.events().makeAsyncIterator()
+        _ = await events.next()  // the no-op provider's ready state
+        await api.setProvider(FailingProvider(fatal: true))
+        let fatal = await events.next()
+        #expect(fatal?.kind == .error && fatal?.errorCode == .providerFatal)
+        await api.setProvider(FailingProvider(fatal: false))
+        let transient = await events.next()
+        #expect(transient?.kind == .error && transient?.errorCode == .general)
+        #expect(ProviderEvent(.error, isFatal: true).errorCode == .providerFatal)
+        #expect(ProviderEvent(.error, errorCode: .parseError).description.contains("PARSE_ERROR"))
+    }
+
+    struct FailingProvider: FeatureProvider {
+        let fatal: Bool
+        var metadata: ProviderMetadata { ProviderMetadata(name: fatal ? "fatal" : "failing") }
+        func initialize(context: FlagEvaluationContext) async throws {
+            throw ProviderError("cannot start", isFatal: fatal)
+        }
+        func resolveBooleanEvaluation(_ key: String, default value: Bool, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Bool>
+        { .init(flagKey: key, value: value, reason: .default) }
+        func resolveStringEvaluation(_ key: String, default value: String, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<String>
+        { .init(flagKey: key, value: value, reason: .default) }
+        func resolveIntegerEvaluation(_ key: String, default value: Int, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Int>
+        { .init(flagKey: key, value: value, reason: .default) }
+        func resolveDoubleEvaluation(_ key: String, default value: Double, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Double>
+        { .init(flagKey: key, value: value, reason: .default) }
+        func resolveObjectEvaluation(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<FlagValue>
+        { .init(flagKey: key, value: value, reason: .default) }
+    }
+
+    @Test("1.6.1, 1.6.2: shutdown shuts providers down, ends every event stream, and leaves clients NOT_READY")
+    func shutdownResets() async {
+        let api = OpenFeatureAPI()
+        let provider = InMemoryFlagProvider(["f": true])
+        await api.setProvider(provider)
+        api.addHooks([CountingHook()])
+        api.setEvaluationContext(FlagEvaluationContext(targetingKey: "global"))
+        let client = api.client()
+        let events = client.events()
+        await api.shutdown()
+        // The stream handed out before the shutdown ends: its loop finishes.
+        var kinds: [ProviderEvent.Kind] = []
+        for await event in events { kinds.append(event.kind) }
+        #expect(kinds == [.ready])
+        #expect(client.providerStatus == .notReady)
+        let details = client.booleanDetails("f", default: false)
+        #expect(details.errorCode == .providerNotReady && details.value == false)
+        #expect(api.evaluationContext.targetingKey == nil)
+        // A provider set afterwards serves again.
+        await api.setProvider(InMemoryFlagProvider(["f": true]))
+        #expect(client.boolean("f", default: false) == true)
+    }
+
+    @Test("5.1.2, 5.1.3: a client's events follow its domain's binding as it changes")
+    func eventsFollowBinding() async {
+        let api = OpenFeatureAPI()
+        let general = InMemoryFlagProvider(["f": true])
+        await api.setProvider(general)
+        let client = api.client(domain: "reports")
+        var events = client.events().makeAsyncIterator()
+        #expect(await events.next()?.providerName == "In-memory Provider")
+        // Bound to the default provider for now: its changes reach the client.
+        general.set("f", to: false)
+        #expect(await events.next()?.flagsChanged == ["f"])
+        // Once the domain has a provider of its own, the default's events no longer do...
+        let own = InMemoryFlagProvider(["g": true])
+        await api.setProvider(own, domain: "reports")
+        general.set("f", to: true)
+        own.set("g", to: false)
+        var next = await events.next()
+        // (the domain provider's ready event comes first)
+        if next?.kind == .ready { next = await events.next() }
+        #expect(next?.flagsChanged == ["g"], "the default provider's change did not reach the domain's client")
+    }
+
+    @Test("3.2.3, 3.3.1.1, 3.3.1.2.1: the transaction's context lies between the global and the client's")
+    func transactionContext() async {
+        let api = OpenFeatureAPI()
+        let provider = ScriptedProvider()
+        await api.setProvider(provider)
+        api.setEvaluationContext(FlagEvaluationContext(attributes: ["level": "global", "global": true]))
+        let client = api.client(context: FlagEvaluationContext(attributes: ["level": "client"]))
+        #expect(api.transactionContext == nil)
+        await api.withTransactionContext(
+            FlagEvaluationContext(targetingKey: "user-7", attributes: ["level": "transaction", "transaction": true])
+        ) {
+            #expect(api.transactionContext?.targetingKey == "user-7")
+            _ = client.boolean("f", default: false)
+            // A child task sees it too.
+            await Task { _ = client.boolean("f", default: false, context: .init(attributes: ["call": true])) }.value
+        }
+        let received = provider.received.withLock { $0 }
+        #expect(received?.targetingKey == "user-7")
+        #expect(received?.attributes["level"] == "client", "the client's context is above the transaction's")
+        #expect(received?.attributes["transaction"] == true && received?.attributes["global"] == true)
+        #expect(received?.attributes["call"] == true)
+        // Outside the transaction, nothing of it remains.
+        _ = client.boolean("f", default: false)
+        #expect(provider.received.withLock { $0 }?.targetingKey == nil)
+    }
+
+    @Test("6.1.1.1, 6.1.3, 6.2.1, 6.2.2: track reaches the provider with the merged context and the details")
+    func tracking() async {
+        let api = OpenFeatureAPI()
+        let provider = ScriptedProvider()
+        await api.setProvider(provider)
+        api.setEvaluationContext(FlagEvaluationContext(attributes: ["region": "eu"]))
+        let client = api.client(context: FlagEvaluationContext(targetingKey: "user-1"))
+        api.withTransactionContext(FlagEvaluationContext(attributes: ["request": "r-9"])) {
+            client.track(
+                "checkout", context: FlagEvaluationContext(attributes: ["page": "cart"]),
+                details: TrackingEventDetails(value: 99.77, fields: ["currency": "EUR"]))
+        }
+        let tracked = provider.tracked.withLock { $0 }
+        #expect(tracked.count == 1)
+        #expect(tracked.first?.name == "checkout")
+        #expect(tracked.first?.context?.targetingKey == "user-1")
+        #expect(tracked.first?.context?.attributes == ["region": "eu", "request": "r-9", "page": "cart"])
+        #expect(tracked.first?.details == TrackingEventDetails(value: 99.77, fields: ["currency": "EUR"]))
+    }
+
+    @Test("6.1.4: tracking with a provider that does not track is a no-op: no error, no evaluation")
+    func trackingWithoutSupport() async {
+        let api = OpenFeatureAPI()
+        let provider = InMemoryFlagProvider(["f": true])
+        await api.setProvider(provider)
+        let client = api.client()
+        client.track("checkout", details: TrackingEventDetails(value: 1))
+        #expect(client.providerStatus == .ready)
+        #expect(client.boolean("f", default: false) == true)
+    }
+}
