@@ -59,6 +59,7 @@ enum FlagResolver {
         case .string(let text): name = text
         case .bool(let value): name = value ? "true" : "false"
         case .number(let number): name = FlagValue.format(number)
+        case .date(let date): name = date.description
         case .list, .structure:
             return .failure(.general, "targeting of flag \"\(flag.key)\" returned \(result), not a variant name")
         }

@@ -63,7 +63,7 @@ public struct FlagEquals: SynchronousCondition {
             case .bool: return client.booleanDetails(key, default: false, context: context).map(FlagValue.bool)
             case .string: return client.stringDetails(key, default: "", context: context).map(FlagValue.string)
             case .number: return client.doubleDetails(key, default: .nan, context: context).map(FlagValue.number)
-            case .null, .list, .structure: return client.objectDetails(key, default: .null, context: context)
+            case .null, .list, .structure, .date: return client.objectDetails(key, default: .null, context: context)
             }
         }
     }

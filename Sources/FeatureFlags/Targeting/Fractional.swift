@@ -33,7 +33,7 @@ enum Fractional {
                 throw TargetingFailure()
             }
             switch name {
-            case .string, .bool, .number, .null: break
+            case .string, .bool, .number, .null, .date: break
             case .list, .structure: throw TargetingFailure()
             }
             var weight: UInt64 = 1

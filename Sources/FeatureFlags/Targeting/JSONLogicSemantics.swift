@@ -13,6 +13,8 @@ enum JSONLogicSemantics {
         case .string(let text): !text.isEmpty
         case .list(let elements): !elements.isEmpty
         case .structure: true
+        // A date reaches a rule as the string a JSON context would carry (FlagValue.jsonValue).
+        case .date: true
         }
     }
 
@@ -33,6 +35,7 @@ enum JSONLogicSemantics {
             if elements.count == 1 { return number(.string(string(elements[0]))) }
             return .nan
         case .structure: return .nan
+        case .date(let date): return number(.string(date.description))
         }
     }
 
@@ -44,6 +47,8 @@ enum JSONLogicSemantics {
         case .list(let elements): return elements.first.map(parseFloat) ?? .nan
         case .string(let text):
             return parseDecimalPrefix(text)
+        case .date(let date):
+            return parseDecimalPrefix(date.description)
         }
     }
 
@@ -94,6 +99,7 @@ enum JSONLogicSemantics {
         case .string(let text): text
         case .list(let elements): elements.map { $0 == .null ? "" : string($0) }.joined(separator: ",")
         case .structure: "[object Object]"
+        case .date(let date): date.description
         }
     }
 

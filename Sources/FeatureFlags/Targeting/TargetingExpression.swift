@@ -72,7 +72,7 @@ struct TargetingScope {
         if let overlay { members.merge(overlay.attributes) { _, mine in mine } }
         if let key = targetingKey { members["targetingKey"] = .string(key) }
         members["$flagd"] = .structure(["flagKey": .string(flagKey), "timestamp": .number(Double(timestamp))])
-        return .structure(members)
+        return FlagValue.structure(members).jsonValue
     }
 
     /// The value at `path`, or nil when there is none; fails when it reads an incomplete attribute.
@@ -99,7 +99,8 @@ struct TargetingScope {
             return Self.walk(properties, rest)
         default:
             guard let value = overlay?.attributes[first] ?? base.attributes[first] else { return nil }
-            return Self.walk(value, rest)
+            // Rules see a context as flagd receives one, in JSON: a date is its RFC 3339 string.
+            return Self.walk(value, rest)?.jsonValue
         }
     }
 

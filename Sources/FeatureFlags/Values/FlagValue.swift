@@ -12,6 +12,10 @@ public enum FlagValue: Sendable, Hashable {
     case list([FlagValue])
     /// A JSON object, by key.
     case structure([String: FlagValue])
+    /// A point in time (OpenFeature's `datetime`), for evaluation contexts and hook hints. JSON
+    /// has no such type: it is written as its RFC 3339 string, which is also what targeting
+    /// rules compare, as flagd's do with a context it received as JSON.
+    case date(FlagDate)
 
     /// The string, if this is one.
     public var stringValue: String? {
@@ -31,6 +35,34 @@ public enum FlagValue: Sendable, Hashable {
         return nil
     }
 
+    /// The point in time, if this is one.
+    public var dateValue: FlagDate? {
+        if case .date(let value) = self { return value }
+        return nil
+    }
+
+    /// The value as JSON has it: a date becomes its RFC 3339 string, in lists and structures too;
+    /// everything else is itself.
+    public var jsonValue: FlagValue {
+        guard containsDate else { return self }
+        switch self {
+        case .date(let date): return .string(date.description)
+        case .list(let values): return .list(values.map(\.jsonValue))
+        case .structure(let members): return .structure(members.mapValues(\.jsonValue))
+        default: return self
+        }
+    }
+
+    /// Whether a date is here or anywhere inside, so that JSON values are not copied for nothing.
+    private var containsDate: Bool {
+        switch self {
+        case .date: true
+        case .list(let values): values.contains { $0.containsDate }
+        case .structure(let members): members.values.contains { $0.containsDate }
+        default: false
+        }
+    }
+
     /// The number as an integer, if this is a number with no fractional part that fits `Int`.
     public var integerValue: Int? {
         guard case .number(let value) = self, value.rounded(.towardZero) == value,
@@ -48,6 +80,7 @@ public enum FlagValue: Sendable, Hashable {
         case .string: "string"
         case .list: "array"
         case .structure: "object"
+        case .date: "date"
         }
     }
 
@@ -88,6 +121,7 @@ extension FlagValue: CustomStringConvertible {
         case .structure(let members):
             let body = members.sorted { $0.key < $1.key }.map { Self.quote($0.key) + ":" + $0.value.description }
             return "{" + body.joined(separator: ",") + "}"
+        case .date(let date): return Self.quote(date.description)
         }
     }
 

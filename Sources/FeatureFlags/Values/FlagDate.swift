@@ -1,0 +1,67 @@
+/// A point in time, as a flag value: OpenFeature's `datetime` in evaluation contexts and hook
+/// hints (3.1.2, 4.2.1).
+///
+/// Kept as seconds since 1970 (UTC) so that this module needs no Foundation; from a `Date`,
+/// `FlagDate(secondsSince1970: date.timeIntervalSince1970)`. Written out (JSON, messages, and
+/// targeting rules, which see what flagd sees of a context serialized to JSON) as an RFC 3339
+/// UTC timestamp.
+///
+/// ```swift
+/// let signedUp = FlagDate(secondsSince1970: 1_764_158_400)
+/// let context = FlagEvaluationContext(targetingKey: userID, attributes: ["signedUp": .date(signedUp)])
+/// print(signedUp)  // 2025-11-26T12:00:00Z
+/// ```
+public struct FlagDate: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Seconds since 1970-01-01T00:00:00Z; negative before it.
+    public let secondsSince1970: Double
+
+    /// The instant `secondsSince1970` seconds after (or before, if negative) 1970-01-01T00:00:00Z.
+    public init(secondsSince1970: Double) {
+        self.secondsSince1970 = secondsSince1970
+    }
+
+    public static func < (lhs: FlagDate, rhs: FlagDate) -> Bool { lhs.secondsSince1970 < rhs.secondsSince1970 }
+
+    /// RFC 3339 in UTC: `2025-11-26T12:00:00Z`, with milliseconds when there are any
+    /// (`2025-11-26T12:00:00.250Z`). An instant outside years 0000 to 9999 (or not finite) is
+    /// written as its number of seconds, since RFC 3339 has no spelling for it.
+    public var description: String {
+        let limit = 253_402_300_800.0  // 10000-01-01T00:00:00Z
+        guard secondsSince1970.isFinite, secondsSince1970 >= -62_167_219_200, secondsSince1970 < limit else {
+            return FlagValue.format(secondsSince1970)
+        }
+        let milliseconds = Int64((secondsSince1970 * 1000).rounded(.down))
+        let (days, millisecondOfDay) = Self.floorDivide(milliseconds, 86_400_000)
+        let (year, month, day) = Self.civilDate(daysSince1970: days)
+        let second = millisecondOfDay / 1000
+        var text =
+            Self.pad(year, 4) + "-" + Self.pad(month, 2) + "-" + Self.pad(day, 2) + "T" + Self.pad(second / 3600, 2)
+            + ":" + Self.pad(second / 60 % 60, 2) + ":" + Self.pad(second % 60, 2)
+        if millisecondOfDay % 1000 != 0 { text += "." + Self.pad(millisecondOfDay % 1000, 3) }
+        return text + "Z"
+    }
+
+    private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let remainder = (value % divisor + divisor) % divisor
+        return ((value - remainder) / divisor, remainder)
+    }
+
+    /// The proleptic Gregorian date of a day count: the calendar repeats every 400 years
+    /// (146,097 days), counted here from 0000-03-01 so that the leap day ends each year.
+    private static func civilDate(daysSince1970: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let days = daysSince1970 + 719_468  // days from 0000-03-01 to 1970-01-01
+        let era = (days >= 0 ? days : days - 146_096) / 146_097
+        let dayOfEra = days - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153  // 0 is March
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}
