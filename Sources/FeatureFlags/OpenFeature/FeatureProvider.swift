@@ -17,6 +17,10 @@ public protocol FeatureProvider: Sendable {
     /// Prepares the provider once, before its first evaluation through ``OpenFeatureAPI``; a
     /// thrown error leaves it in the error state (a ``ProviderError`` can say it is fatal).
     func initialize(context: FlagEvaluationContext) async throws
+    /// Prepares the provider for `domain` (nil for the default provider), as
+    /// ``initialize(context:)`` does; the default calls that. A provider may announce its own
+    /// ready or error event while it initializes: the API then does not announce one too.
+    func initialize(context: FlagEvaluationContext, domain: String?) async throws
     /// Releases what ``initialize(context:)`` acquired.
     func shutdown() async
     /// What happens to the provider from now on: configuration changes, errors, staleness.
@@ -49,6 +53,9 @@ public protocol FeatureProvider: Sendable {
 extension FeatureProvider {
     public var hooks: [any FlagHook] { [] }
     public func initialize(context: FlagEvaluationContext) async throws {}
+    public func initialize(context: FlagEvaluationContext, domain: String?) async throws {
+        try await initialize(context: context)
+    }
     public func shutdown() async {}
     public func providerEvents() -> AsyncStream<ProviderEvent> { AsyncStream { $0.finish() } }
     public func track(_ eventName: String, context: FlagEvaluationContext?, details: TrackingEventDetails?) {}

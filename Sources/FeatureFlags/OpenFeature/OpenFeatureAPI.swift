@@ -25,6 +25,12 @@ public final class OpenFeatureAPI: Sendable {
         var status: ProviderStatus
         var generation: Int
         var listener: Task<Void, Never>?
+        /// While `initialize` runs: whether the provider announced its own ready or error event.
+        var initializing = false
+        var providerAnnounced = false
+        /// The ready or error event the API announced for the initialization: the same event from
+        /// the provider, arriving later, is the same news and is not passed on a second time.
+        var announced: ProviderEvent.Kind?
     }
 
     private struct State: Sendable {
@@ -56,9 +62,20 @@ public final class OpenFeatureAPI: Sendable {
     /// Makes `provider` the default (or the one for `domain`), initializes it with the global
     /// context and returns when it is ready or has failed. The provider it replaces is shut down.
     public func setProvider(_ provider: any FeatureProvider, domain: String? = nil) async {
+        // One provider instance serves one API instance (1.8.4): its state and events are that API's.
+        if let owner = ProviderRegistry.owner(of: provider), owner !== self {
+            var refusal = ProviderEvent(
+                .error, message: "this provider instance is registered with another OpenFeature API instance",
+                errorCode: .general)
+            refusal.providerName = provider.metadata.name
+            broadcast.send((domain, refusal))
+            return
+        }
+        ProviderRegistry.register(provider, with: self)
         let (generation, replaced, context) = state.withLock { state -> (Int, Binding?, FlagEvaluationContext) in
             state.generation += 1
-            let binding = Binding(provider: provider, status: .notReady, generation: state.generation)
+            var binding = Binding(provider: provider, status: .notReady, generation: state.generation)
+            binding.initializing = true
             let old: Binding?
             if let domain {
                 old = state.domains.updateValue(binding, forKey: domain)
@@ -70,7 +87,10 @@ public final class OpenFeatureAPI: Sendable {
         }
         if let replaced {
             replaced.listener?.cancel()
-            if !isStillBound(replaced.provider) { await replaced.provider.shutdown() }
+            if !isStillBound(replaced.provider) {
+                ProviderRegistry.unregister(replaced.provider, from: self)
+                await replaced.provider.shutdown()
+            }
         }
         let events = provider.providerEvents()
         let listener = Task { [weak self] in
@@ -80,17 +100,38 @@ public final class OpenFeatureAPI: Sendable {
         }
         update(domain: domain, generation: generation) { $0.listener = listener }
         do {
-            try await provider.initialize(context: context)
-            update(domain: domain, generation: generation) { $0.status = .ready }
-            emit(ProviderEvent(.ready), from: provider, domain: domain)
+            try await provider.initialize(context: context, domain: domain)
+            if finishInitialization(domain: domain, generation: generation, status: .ready, announcing: .ready) {
+                emit(ProviderEvent(.ready), from: provider, domain: domain)
+            }
         } catch {
             let fatal = (error as? ProviderError)?.isFatal == true
-            update(domain: domain, generation: generation) { $0.status = fatal ? .fatal : .error }
-            emit(
-                ProviderEvent(
-                    .error, message: "\(error)", isFatal: fatal, errorCode: fatal ? .providerFatal : .general),
-                from: provider, domain: domain)
+            if finishInitialization(
+                domain: domain, generation: generation, status: fatal ? .fatal : .error, announcing: .error)
+            {
+                emit(
+                    ProviderEvent(
+                        .error, message: "\(error)", isFatal: fatal, errorCode: fatal ? .providerFatal : .general),
+                    from: provider, domain: domain)
+            }
         }
+    }
+
+    /// Records the end of `initialize`: the state it leaves, unless the provider announced its own
+    /// (5.3.1, 5.3.2: the handlers run once for the news, whoever tells it). Returns whether the
+    /// API announces it.
+    private func finishInitialization(
+        domain: String?, generation: Int, status: ProviderStatus, announcing kind: ProviderEvent.Kind
+    ) -> Bool {
+        var announces = false
+        update(domain: domain, generation: generation) { binding in
+            binding.initializing = false
+            guard !binding.providerAnnounced else { return }
+            binding.status = status
+            binding.announced = kind
+            announces = true
+        }
+        return announces
     }
 
     /// The provider evaluations for `domain` go to (the default one when the domain has none).
@@ -119,6 +160,7 @@ public final class OpenFeatureAPI: Sendable {
         broadcast.finishAll()
         for binding in bindings {
             binding.listener?.cancel()
+            ProviderRegistry.unregister(binding.provider, from: self)
             await binding.provider.shutdown()
         }
     }
@@ -281,7 +323,16 @@ public final class OpenFeatureAPI: Sendable {
 
     private func received(_ event: ProviderEvent, domain: String?, generation: Int) {
         let provider = binding(domain: domain).provider
+        var passesOn = true
         update(domain: domain, generation: generation) { binding in
+            // The provider's own word on its initialization, after the API already said the same.
+            if let announced = binding.announced, announced == event.kind {
+                binding.announced = nil
+                passesOn = false
+                return
+            }
+            binding.announced = nil
+            if binding.initializing, event.kind == .ready || event.kind == .error { binding.providerAnnounced = true }
             switch event.kind {
             case .ready: binding.status = .ready
             case .error: binding.status = event.isFatal ? .fatal : .error
@@ -289,7 +340,7 @@ public final class OpenFeatureAPI: Sendable {
             default: break  // a configuration change, or a kind of event that changes no state
             }
         }
-        emit(event, from: provider, domain: domain)
+        if passesOn { emit(event, from: provider, domain: domain) }
     }
 
     private func emit(_ event: ProviderEvent, from provider: any FeatureProvider, domain: String?) {
@@ -341,4 +392,40 @@ struct NoOpFlagProvider: FeatureProvider {
     func resolveObjectEvaluation(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
         -> FlagEvaluationDetails<FlagValue>
     { none(key, value) }
+}
+
+/// Which API instance each provider instance (a class) is registered with, so that one is never
+/// registered with two (1.8.4). Value-type providers have no identity and are not tracked; an
+/// API released without shutting down lets go of its providers with it.
+enum ProviderRegistry {
+    private struct Owner {
+        weak var api: OpenFeatureAPI?
+    }
+
+    private static let owners = Lock<[ObjectIdentifier: Owner]>([:])
+
+    static func owner(of provider: any FeatureProvider) -> OpenFeatureAPI? {
+        guard let identity = identity(of: provider) else { return nil }
+        return owners.withLock { $0[identity]?.api }
+    }
+
+    static func register(_ provider: any FeatureProvider, with api: OpenFeatureAPI) {
+        guard let identity = identity(of: provider) else { return }
+        owners.withLock { owners in
+            owners[identity] = Owner(api: api)
+            // Entries of released APIs go as new ones come, so the table stays as small as what is bound.
+            owners = owners.filter { $0.value.api != nil }
+        }
+    }
+
+    static func unregister(_ provider: any FeatureProvider, from api: OpenFeatureAPI) {
+        guard let identity = identity(of: provider) else { return }
+        owners.withLock { owners in
+            if owners[identity]?.api === api { owners[identity] = nil }
+        }
+    }
+
+    private static func identity(of provider: any FeatureProvider) -> ObjectIdentifier? {
+        type(of: provider) is AnyClass ? ObjectIdentifier(provider as AnyObject) : nil
+    }
 }

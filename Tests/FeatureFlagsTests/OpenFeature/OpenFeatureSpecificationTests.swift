@@ -277,4 +277,104 @@ struct OpenFeatureSpecificationTests {
         #expect(client.providerStatus == .ready)
         #expect(client.boolean("f", default: false) == true)
     }
+
+    /// A provider that says its own READY (v0.9's providers emit their lifecycle events) and
+    /// remembers the domain it was initialized for.
+    final class AnnouncingProvider: FeatureProvider {
+        let domains = Lock<[String?]>([])
+        let announcesDuringInitialization: Bool
+        private let stream: AsyncStream<ProviderEvent>
+        let continuation: AsyncStream<ProviderEvent>.Continuation
+
+        init(announcesDuringInitialization: Bool) {
+            self.announcesDuringInitialization = announcesDuringInitialization
+            (stream, continuation) = AsyncStream.makeStream()
+        }
+
+        var metadata: ProviderMetadata { ProviderMetadata(name: "announcing") }
+        func providerEvents() -> AsyncStream<ProviderEvent> { stream }
+
+        func initialize(context: FlagEvaluationContext, domain: String?) async throws {
+            domains.withLock { $0.append(domain) }
+            if announcesDuringInitialization { continuation.yield(ProviderEvent(.ready)) }
+        }
+
+        func resolveBooleanEvaluation(_ key: String, default value: Bool, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Bool>
+        { .init(flagKey: key, value: true, reason: .static) }
+        func resolveStringEvaluation(_ key: String, default value: String, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<String>
+        { .init(flagKey: key, value: value, reason: .default) }
+        func resolveIntegerEvaluation(_ key: String, default value: Int, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Int>
+        { .init(flagKey: key, value: value, reason: .default) }
+        func resolveDoubleEvaluation(_ key: String, default value: Double, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<Double>
+        { .init(flagKey: key, value: value, reason: .default) }
+        func resolveObjectEvaluation(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
+            -> FlagEvaluationDetails<FlagValue>
+        { .init(flagKey: key, value: value, reason: .default) }
+    }
+
+    @Test("1.1.2.2, 2.4.1: initialize is told the domain the provider is bound to")
+    func initializeGetsDomain() async {
+        let api = OpenFeatureAPI()
+        let general = AnnouncingProvider(announcesDuringInitialization: false)
+        let reports = AnnouncingProvider(announcesDuringInitialization: false)
+        await api.setProvider(general)
+        await api.setProvider(reports, domain: "reports")
+        #expect(general.domains.withLock { $0 } == [nil])
+        #expect(reports.domains.withLock { $0 } == ["reports"])
+    }
+
+    @Test(
+        "5.3.1: handlers hear one READY per initialization, whether the provider announces it or the API does",
+        arguments: [true, false])
+    func oneReady(providerAnnounces: Bool) async {
+        let api = OpenFeatureAPI()
+        var events = api.events().makeAsyncIterator()
+        #expect(await events.next()?.providerName == "No-op Provider")
+        let provider = AnnouncingProvider(announcesDuringInitialization: providerAnnounces)
+        await api.setProvider(provider)
+        let ready = await events.next()
+        #expect(ready?.kind == .ready && ready?.providerName == "announcing")
+        // The provider's next news comes after whatever it said before: a second READY would be here.
+        provider.continuation.yield(ProviderEvent(.configurationChanged, flagsChanged: ["f"]))
+        #expect(await events.next()?.kind == .configurationChanged)
+        #expect(api.providerStatus() == .ready)
+    }
+
+    @Test("1.8.4: one provider instance is not registered with two API instances")
+    func oneAPIPerProvider() async {
+        let first = OpenFeatureAPI()
+        let second = OpenFeatureAPI()
+        let provider = InMemoryFlagProvider(["f": true])
+        await first.setProvider(provider)
+        var events = second.events().makeAsyncIterator()
+        _ = await events.next()  // the no-op provider's state
+        await second.setProvider(provider)
+        let refusal = await events.next()
+        #expect(refusal?.kind == .error && refusal?.errorCode == .general)
+        #expect(refusal?.message?.contains("another OpenFeature API instance") == true)
+        #expect(second.provider().metadata.name == "No-op Provider", "the second API kept what it had")
+        #expect(second.client().boolean("f", default: false) == false)
+        // Once the first lets go of it, the second may take it.
+        await first.shutdown()
+        await second.setProvider(provider)
+        #expect(second.client().boolean("f", default: false) == true)
+    }
+
+    @Test("1.8.1, 1.8.2: separate API instances keep providers, contexts, hooks and events apart")
+    func isolatedInstances() async {
+        let first = OpenFeatureAPI()
+        let second = OpenFeatureAPI()
+        await first.setProvider(InMemoryFlagProvider(["f": true]))
+        first.setEvaluationContext(FlagEvaluationContext(targetingKey: "first"))
+        first.addHooks([CountingHook()])
+        #expect(first.client().boolean("f", default: false) == true)
+        #expect(second.client().boolean("f", default: false) == false)
+        #expect(second.evaluationContext.targetingKey == nil)
+        #expect(second.provider().metadata.name == "No-op Provider")
+        #expect(OpenFeatureAPI.shared !== first)
+    }
 }
