@@ -61,6 +61,14 @@ extension FeatureProvider {
     public func track(_ eventName: String, context: FlagEvaluationContext?, details: TrackingEventDetails?) {}
 }
 
+/// Why ``FlagClient/track(_:context:details:)`` did not hand an event to the provider.
+public struct TrackingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was wrong.
+    public let description: String
+
+    init(_ description: String) { self.description = description }
+}
+
 /// What a tracking event carries besides its name (OpenFeature's tracking event details, 6.2):
 /// an optional value (a price, a duration) and fields of any flag value.
 ///

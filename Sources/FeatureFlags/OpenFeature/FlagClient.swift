@@ -234,25 +234,35 @@ public final class FlagClient: Sendable {
     /// 6.1): an experiment's goal reached, a purchase, a page seen.
     ///
     /// The context the provider receives is merged as an evaluation's is (global, transaction,
-    /// client, then `context`; 6.1.3). A provider that does not track does nothing (6.1.4); so
-    /// does one that is not ready.
+    /// client, then `context`; 6.1.3). A provider that does not track does nothing (6.1.4). It
+    /// never throws: what went wrong comes back, for a caller that wants to know, and the event
+    /// is not passed on: an empty name (the specification's tracking scenarios), or a provider
+    /// not ready or failed for good. (Its other invalid name, a null one, cannot be written in Swift.)
     ///
     /// ```swift
     /// let client = api.client()
     /// client.track("checkout", details: TrackingEventDetails(value: 99.77, fields: ["currency": "EUR"]))
     /// ```
     /// - Parameters:
-    ///   - eventName: What happened.
+    ///   - eventName: What happened; not empty.
     ///   - context: The evaluation context of this event, over the client's.
     ///   - details: A value and fields describing the event.
+    /// - Returns: Success once the provider was handed the event, or why it was not.
+    @discardableResult
     public func track(
         _ eventName: String, context: FlagEvaluationContext? = nil, details: TrackingEventDetails? = nil
-    ) {
+    ) -> Result<Void, TrackingError> {
+        guard !eventName.isEmpty else { return .failure(TrackingError("a tracking event needs a name")) }
         let snapshot = api.snapshot(domain: domain)
-        guard snapshot.status != .notReady, snapshot.status != .fatal else { return }
+        switch snapshot.status {
+        case .notReady: return .failure(TrackingError("provider \(snapshot.provider.metadata.name) is not ready"))
+        case .fatal: return .failure(TrackingError("provider \(snapshot.provider.metadata.name) failed for good"))
+        default: break
+        }
         let client = settings.withLock { $0.context }
         let merged = Self.merge(snapshot.context, snapshot.transaction, client, context)
         snapshot.provider.track(eventName, context: merged, details: details)
+        return .success(())
     }
 
     /// Global, client and call contexts merged; nil when all are empty, so a provider can skip

@@ -200,6 +200,7 @@ public final class OpenFeatureAPI: Sendable {
     ///   - context: The transaction's context.
     ///   - isolation: Where `operation` runs: the caller's isolation.
     ///   - operation: The transaction's work.
+    @discardableResult
     public func withTransactionContext<Result>(
         _ context: FlagEvaluationContext, isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> Result
@@ -212,6 +213,7 @@ public final class OpenFeatureAPI: Sendable {
     /// - Parameters:
     ///   - context: The transaction's context.
     ///   - operation: The transaction's work.
+    @discardableResult
     public func withTransactionContext<Result>(
         _ context: FlagEvaluationContext, operation: () throws -> Result
     ) rethrows -> Result {

@@ -378,3 +378,48 @@ struct OpenFeatureSpecificationTests {
         #expect(OpenFeatureAPI.shared !== first)
     }
 }
+
+/// The scenarios of OpenFeature's `tracking.feature` (specification/assets/gherkin).
+@Suite("OpenFeature gherkin: tracking")
+struct TrackingFeatureTests {
+    /// "Given a provider is registered"
+    static func registered() async -> (FlagClient, OpenFeatureSpecificationTests.ScriptedProvider) {
+        let api = OpenFeatureAPI()
+        let provider = OpenFeatureSpecificationTests.ScriptedProvider(name: "tracking")
+        await api.setProvider(provider)
+        return (api.client(), provider)
+    }
+
+    @Test("Invalid event names: nothing is tracked, and the tracking operation errors")
+    func invalidName() async {
+        let (client, provider) = await Self.registered()
+        // The feature's other example, a null name, cannot be written: `eventName` is a String.
+        guard case .failure(let error) = client.track("") else {
+            Issue.record("an empty event name was accepted")
+            return
+        }
+        #expect(error.description.contains("name"))
+        #expect(provider.tracked.withLock { $0 }.isEmpty)
+    }
+
+    @Test("Provider's track functionality is called")
+    func providerCalled() async {
+        let (client, provider) = await Self.registered()
+        guard case .success = client.track("the-event") else {
+            Issue.record("tracking failed")
+            return
+        }
+        #expect(provider.tracked.withLock { $0.map(\.name) } == ["the-event"])
+    }
+
+    @Test("6.1: tracking while the provider is not ready is refused, not passed on")
+    func notReady() async {
+        let api = OpenFeatureAPI()
+        await api.shutdown()
+        guard case .failure(let error) = api.client().track("early") else {
+            Issue.record("tracking with no ready provider succeeded")
+            return
+        }
+        #expect(error.description.contains("not ready"))
+    }
+}
