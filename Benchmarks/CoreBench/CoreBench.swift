@@ -368,6 +368,11 @@ struct CoreBench {
             for _ in 0..<rounds { _ = await GatingWorkloads.gatedProcedures(100_000, capability: admin) }
         case "one": for _ in 0..<rounds { _ = await Workloads.conditionedProcedures(100_000, conditions: 1) }
         case "batch": for _ in 0..<rounds { _ = await Workloads.batchProcedure(10_000, width: 8) }
+        case "client":
+            let api = OpenFeatureAPI()
+            await api.setProvider(GatingWorkloads.makeStore())
+            let client = api.client()
+            for _ in 0..<rounds { _ = GatingWorkloads.staticFlag(client, 1_000_000) }
         case "make":
             // One thread, no queue: what making a procedure with MAKE_CONDITIONS (0, 1 or 2)
             // conditions costs. One count per process: the heap a count leaves behind slows the next.
@@ -412,7 +417,7 @@ struct CoreBench {
                 }
                 print(String(format: "%@: %.1f ns per check", name as NSString, seconds * 1e9 / 1_000_000))
             }
-        default: print("workloads: noop, conditions, one, gated, flag, make, evaluate")
+        default: print("workloads: noop, conditions, one, gated, batch, client, make, evaluate")
         }
     }
 

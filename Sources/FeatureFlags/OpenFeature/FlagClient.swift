@@ -214,18 +214,17 @@ public final class FlagClient: Sendable {
     /// What the specification has the SDK guarantee whatever the provider put in its answer: the
     /// key asked for (1.4.5), and on an error code the caller's default with reason `ERROR`
     /// (1.4.8, 1.4.9, 1.4.10), no variant, the provider's code, message and metadata kept.
-    private static func enforced<T>(_ details: FlagEvaluationDetails<T>, key: String, default defaultValue: T)
-        -> FlagEvaluationDetails<T>
-    {
-        guard details.errorCode != nil || details.flagKey != key else { return details }
-        var result = details
-        result.flagKey = key
+    private static func enforced<T>(
+        _ details: consuming FlagEvaluationDetails<T>, key: String, default defaultValue: T
+    ) -> FlagEvaluationDetails<T> {
         if details.errorCode != nil {
-            result.value = defaultValue
-            result.variant = nil
-            result.reason = .error
+            details.value = defaultValue
+            details.variant = nil
+            details.reason = .error
         }
-        return result
+        // Most providers echo the key they were given: compared before assigning, no copy is made.
+        if details.flagKey != key { details.flagKey = key }
+        return details
     }
 
     // MARK: Tracking

@@ -57,13 +57,17 @@ public final class OpenFeatureAPI: Sendable {
     /// Creates an API of its own, with no provider.
     public init() {}
 
+    deinit {
+        ProviderRegistry.unregisterAll(from: ObjectIdentifier(self))
+    }
+
     // MARK: Providers
 
     /// Makes `provider` the default (or the one for `domain`), initializes it with the global
     /// context and returns when it is ready or has failed. The provider it replaces is shut down.
     public func setProvider(_ provider: any FeatureProvider, domain: String? = nil) async {
         // One provider instance serves one API instance (1.8.4): its state and events are that API's.
-        if let owner = ProviderRegistry.owner(of: provider), owner !== self {
+        if ProviderRegistry.isRegistered(provider, elsewhere: self) {
             var refusal = ProviderEvent(
                 .error, message: "this provider instance is registered with another OpenFeature API instance",
                 errorCode: .general)
@@ -249,26 +253,28 @@ public final class OpenFeatureAPI: Sendable {
     // MARK: Internals
 
     func snapshot(domain: String?) -> Snapshot {
-        let (snapshot, propagator) = state.withLock { state in
-            let binding = domain.flatMap { state.domains[$0] } ?? state.defaultBinding
+        // Only what an evaluation reads, so the lock copies no more than it must.
+        let (provider, status, context, hooks, propagator) = state.withLock { state in
+            if let domain, let binding = state.domains[domain] {
+                return (binding.provider, binding.status, state.context, state.hooks, state.propagator)
+            }
             return (
-                Snapshot(
-                    provider: binding.provider, status: binding.status, context: state.context, transaction: nil,
-                    hooks: state.hooks),
-                state.propagator
+                state.defaultBinding.provider, state.defaultBinding.status, state.context, state.hooks, state.propagator
             )
         }
-        var result = snapshot
         // Read outside the lock: a propagator is the user's code.
-        result.transaction = propagator.currentContext()
-        return result
+        return Snapshot(
+            provider: provider, status: status, context: context, transaction: propagator.currentContext(),
+            hooks: hooks)
     }
 
     /// Events of the provider a client of `domain` uses: the domain's own provider while it has
     /// one, the default provider otherwise, decided for each event as the binding changes (5.1.2, 5.1.3).
     func events(forClientOf domain: String?) -> AsyncStream<ProviderEvent> {
-        events { [weak self] source in
-            let bound = domain.map { domain in self?.state.withLock { $0.domains[domain] != nil } ?? false } ?? false
+        // Strong: the stream's consumer keeps the API it listens to (a weak reference would slow
+        // every retain of the API, evaluations included).
+        events { [self] source in
+            let bound = domain.map { domain in state.withLock { $0.domains[domain] != nil } } ?? false
             return bound ? source == domain : source == nil
         }
     }
@@ -397,34 +403,33 @@ struct NoOpFlagProvider: FeatureProvider {
 }
 
 /// Which API instance each provider instance (a class) is registered with, so that one is never
-/// registered with two (1.8.4). Value-type providers have no identity and are not tracked; an
-/// API released without shutting down lets go of its providers with it.
+/// registered with two (1.8.4). Value-type providers have no identity and are not tracked. Kept
+/// by identity, not by weak reference (a weak reference would slow every retain of the API): an
+/// API lets go of its entries when it shuts down or is released.
 enum ProviderRegistry {
-    private struct Owner {
-        weak var api: OpenFeatureAPI?
-    }
+    private static let owners = Lock<[ObjectIdentifier: ObjectIdentifier]>([:])
 
-    private static let owners = Lock<[ObjectIdentifier: Owner]>([:])
-
-    static func owner(of provider: any FeatureProvider) -> OpenFeatureAPI? {
-        guard let identity = identity(of: provider) else { return nil }
-        return owners.withLock { $0[identity]?.api }
+    /// Whether `provider` is registered with an API other than `api`.
+    static func isRegistered(_ provider: any FeatureProvider, elsewhere than: OpenFeatureAPI) -> Bool {
+        guard let identity = identity(of: provider) else { return false }
+        return owners.withLock { $0[identity].map { $0 != ObjectIdentifier(than) } ?? false }
     }
 
     static func register(_ provider: any FeatureProvider, with api: OpenFeatureAPI) {
         guard let identity = identity(of: provider) else { return }
-        owners.withLock { owners in
-            owners[identity] = Owner(api: api)
-            // Entries of released APIs go as new ones come, so the table stays as small as what is bound.
-            owners = owners.filter { $0.value.api != nil }
-        }
+        owners.withLock { $0[identity] = ObjectIdentifier(api) }
     }
 
     static func unregister(_ provider: any FeatureProvider, from api: OpenFeatureAPI) {
         guard let identity = identity(of: provider) else { return }
         owners.withLock { owners in
-            if owners[identity]?.api === api { owners[identity] = nil }
+            if owners[identity] == ObjectIdentifier(api) { owners[identity] = nil }
         }
+    }
+
+    /// Forgets every provider registered with the API whose identity is `api` (it is being released).
+    static func unregisterAll(from api: ObjectIdentifier) {
+        owners.withLock { owners in owners = owners.filter { $0.value != api } }
     }
 
     private static func identity(of provider: any FeatureProvider) -> ObjectIdentifier? {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How a transaction's evaluation context travels with the work of one request or job
 /// (OpenFeature's transaction context propagator, 3.3), set with
 /// ``OpenFeatureAPI/setTransactionContextPropagator(_:)``.
@@ -30,21 +32,32 @@ public protocol TransactionContextPropagator: Sendable {
 /// ```
 public struct TaskLocalTransactionContextPropagator: TransactionContextPropagator {
     @TaskLocal private static var context: FlagEvaluationContext?
+    /// How many transactions are open in the process: while none is, an evaluation skips the
+    /// task-local lookup (about a tenth of an evaluation through a client).
+    private static let openTransactions = Atomic<Int>(0)
 
     /// The propagator (every instance shares the one task-local value).
     public init() {}
 
-    public func currentContext() -> FlagEvaluationContext? { Self.context }
+    public func currentContext() -> FlagEvaluationContext? {
+        // A scope of this task is counted before its value is bound, so it is never missed here.
+        guard Self.openTransactions.load(ordering: .relaxed) > 0 else { return nil }
+        return Self.context
+    }
 
     public func withContext<Result>(
         _ context: FlagEvaluationContext, isolation: isolated (any Actor)?, operation: () async throws -> Result
     ) async rethrows -> Result {
-        try await Self.$context.withValue(context, operation: operation, isolation: isolation)
+        Self.openTransactions.add(1, ordering: .relaxed)
+        defer { Self.openTransactions.subtract(1, ordering: .relaxed) }
+        return try await Self.$context.withValue(context, operation: operation, isolation: isolation)
     }
 
     public func withContext<Result>(_ context: FlagEvaluationContext, operation: () throws -> Result) rethrows
         -> Result
     {
-        try Self.$context.withValue(context, operation: operation)
+        Self.openTransactions.add(1, ordering: .relaxed)
+        defer { Self.openTransactions.subtract(1, ordering: .relaxed) }
+        return try Self.$context.withValue(context, operation: operation)
     }
 }
