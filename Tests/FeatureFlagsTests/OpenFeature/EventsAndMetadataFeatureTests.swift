@@ -6,7 +6,7 @@ import Testing
 @Suite("OpenFeature gherkin: events and metadata", .timeLimit(.minutes(1)))
 struct EventsAndMetadataFeatureTests {
     /// "A provider which supports events and requires initialization".
-    final class InitializingProvider: FeatureProvider {
+    final class InitializingProvider: DefaultAnsweringProvider {
         let fails: Bool
         init(fails: Bool) { self.fails = fails }
 
@@ -16,21 +16,6 @@ struct EventsAndMetadataFeatureTests {
             if fails { throw ProviderError("cannot reach the flag service") }
         }
 
-        func resolveBooleanEvaluation(_ key: String, default value: Bool, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<Bool>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveStringEvaluation(_ key: String, default value: String, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<String>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveIntegerEvaluation(_ key: String, default value: Int, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<Int>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveDoubleEvaluation(_ key: String, default value: Double, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<Double>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveObjectEvaluation(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<FlagValue>
-        { .init(flagKey: key, value: value, reason: .default) }
     }
 
     /// The first event of `kind` from the provider named `provider`.

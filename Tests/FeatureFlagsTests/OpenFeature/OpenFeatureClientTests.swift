@@ -188,7 +188,7 @@ struct OpenFeatureClientTests {
     }
 
     /// A provider whose initialization waits until the test lets it finish, or fails.
-    final class SlowProvider: FeatureProvider {
+    final class SlowProvider: DefaultAnsweringProvider {
         let entered: AsyncStream<Void>
         private let enteredContinuation: AsyncStream<Void>.Continuation
         let release: AsyncStream<ProviderError?>
@@ -214,18 +214,6 @@ struct OpenFeatureClientTests {
         {
             FlagEvaluationDetails(flagKey: key, value: true, variant: "on", reason: .static)
         }
-        func resolveStringEvaluation(_ key: String, default value: String, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<String>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveIntegerEvaluation(_ key: String, default value: Int, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<Int>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveDoubleEvaluation(_ key: String, default value: Double, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<Double>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveObjectEvaluation(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<FlagValue>
-        { .init(flagKey: key, value: value, reason: .default) }
     }
 
     @Test("states: PROVIDER_NOT_READY while initializing, READY after, with the ready event first for late subscribers")

@@ -153,27 +153,12 @@ struct OpenFeatureSpecificationTests {
         #expect(ProviderEvent(.error, errorCode: .parseError).description.contains("PARSE_ERROR"))
     }
 
-    struct FailingProvider: FeatureProvider {
+    struct FailingProvider: DefaultAnsweringProvider {
         let fatal: Bool
         var metadata: ProviderMetadata { ProviderMetadata(name: fatal ? "fatal" : "failing") }
         func initialize(context: FlagEvaluationContext) async throws {
             throw ProviderError("cannot start", isFatal: fatal)
         }
-        func resolveBooleanEvaluation(_ key: String, default value: Bool, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<Bool>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveStringEvaluation(_ key: String, default value: String, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<String>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveIntegerEvaluation(_ key: String, default value: Int, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<Int>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveDoubleEvaluation(_ key: String, default value: Double, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<Double>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveObjectEvaluation(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<FlagValue>
-        { .init(flagKey: key, value: value, reason: .default) }
     }
 
     @Test("1.6.1, 1.6.2: shutdown shuts providers down, ends every event stream, and leaves clients NOT_READY")
@@ -280,7 +265,7 @@ struct OpenFeatureSpecificationTests {
 
     /// A provider that says its own READY (v0.9's providers emit their lifecycle events) and
     /// remembers the domain it was initialized for.
-    final class AnnouncingProvider: FeatureProvider {
+    final class AnnouncingProvider: DefaultAnsweringProvider {
         let domains = Lock<[String?]>([])
         let announcesDuringInitialization: Bool
         private let stream: AsyncStream<ProviderEvent>
@@ -302,18 +287,6 @@ struct OpenFeatureSpecificationTests {
         func resolveBooleanEvaluation(_ key: String, default value: Bool, context: FlagEvaluationContext?)
             -> FlagEvaluationDetails<Bool>
         { .init(flagKey: key, value: true, reason: .static) }
-        func resolveStringEvaluation(_ key: String, default value: String, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<String>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveIntegerEvaluation(_ key: String, default value: Int, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<Int>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveDoubleEvaluation(_ key: String, default value: Double, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<Double>
-        { .init(flagKey: key, value: value, reason: .default) }
-        func resolveObjectEvaluation(_ key: String, default value: FlagValue, context: FlagEvaluationContext?)
-            -> FlagEvaluationDetails<FlagValue>
-        { .init(flagKey: key, value: value, reason: .default) }
     }
 
     @Test("1.1.2.2, 2.4.1: initialize is told the domain the provider is bound to")
