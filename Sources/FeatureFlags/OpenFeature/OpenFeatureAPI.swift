@@ -65,6 +65,8 @@ public final class OpenFeatureAPI: Sendable {
 
     /// Makes `provider` the default (or the one for `domain`), initializes it with the global
     /// context and returns when it is ready or has failed. The provider it replaces is shut down.
+    /// A provider instance that another API instance holds is refused: this API keeps what it had
+    /// and reports a `PROVIDER_ERROR` event (1.8.4).
     public func setProvider(_ provider: any FeatureProvider, domain: String? = nil) async {
         // One provider instance serves one API instance (1.8.4): its state and events are that API's.
         if ProviderRegistry.isRegistered(provider, elsewhere: self) {
@@ -155,10 +157,12 @@ public final class OpenFeatureAPI: Sendable {
     public func shutdown() async {
         let bindings = state.withLock { state -> [Binding] in
             let all = [state.defaultBinding] + Array(state.domains.values)
-            let propagator = state.propagator
+            let (propagator, generation) = (state.propagator, state.generation)
             state = State()
             state.defaultBinding.status = .notReady
             state.propagator = propagator
+            // Kept counting, so a provider still initializing from before cannot pass for a later one.
+            state.generation = generation
             return all
         }
         broadcast.finishAll()

@@ -184,6 +184,23 @@ struct OpenFeatureSpecificationTests {
         #expect(client.boolean("f", default: false) == true)
     }
 
+    @Test("1.6.2: a provider still initializing when the API shut down does not touch the provider set after")
+    func staleInitializationAfterShutdown() async {
+        let api = OpenFeatureAPI()
+        let slow = OpenFeatureClientTests.SlowProvider()
+        let setting = Task { await api.setProvider(slow) }
+        var entered = slow.entered.makeAsyncIterator()
+        _ = await entered.next()
+        await api.shutdown()
+        await api.setProvider(InMemoryFlagProvider(["f": true]))
+        #expect(api.providerStatus() == .ready)
+        // The old provider's initialization now fails: it is no longer bound, so nothing changes.
+        slow.releaseContinuation.yield(ProviderError("too late", isFatal: true))
+        await setting.value
+        #expect(api.providerStatus() == .ready)
+        #expect(api.client().boolean("f", default: false) == true)
+    }
+
     @Test("5.1.2, 5.1.3: a client's events follow its domain's binding as it changes")
     func eventsFollowBinding() async {
         let api = OpenFeatureAPI()
