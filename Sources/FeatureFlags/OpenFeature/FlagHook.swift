@@ -40,24 +40,26 @@ public enum FlagValueKind: String, Sendable, Hashable {
     case object
 }
 
-/// What a hook knows about the evaluation it runs around.
+/// What a hook knows about the evaluation it runs around. The flag key, type, default value and
+/// the client's and provider's metadata cannot be changed (4.1.3, 4.2.2.2, 4.2.2.3); a `before`
+/// hook changes the evaluation context by returning context to merge, never by assignment (4.1.4.1).
 public struct HookContext: Sendable {
     /// The flag evaluated.
-    public var flagKey: String
+    public let flagKey: String
     /// The type asked for.
-    public var kind: FlagValueKind
+    public let kind: FlagValueKind
     /// The caller's default.
-    public var defaultValue: FlagValue
+    public let defaultValue: FlagValue
     /// The merged evaluation context, including what earlier `before` hooks added.
-    public var evaluationContext: FlagEvaluationContext
+    public internal(set) var evaluationContext: FlagEvaluationContext
     /// The client's domain, when it has one.
-    public var clientDomain: String?
+    public let clientDomain: String?
     /// The provider asked.
-    public var providerMetadata: ProviderMetadata
+    public let providerMetadata: ProviderMetadata
     /// This hook's data for this evaluation: what its `before` stage stores, its `after`, `error`
     /// and `finally` stages read (a start time, a span). Each hook has its own, made fresh for
     /// every evaluation and shared by no other hook.
-    public var hookData = HookData()
+    public internal(set) var hookData = HookData()
 }
 
 /// A hook's own values for one evaluation, carried from one of its stages to the next
