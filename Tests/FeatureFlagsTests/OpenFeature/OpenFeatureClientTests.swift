@@ -95,7 +95,7 @@ struct OpenFeatureClientTests {
         { answer(key, value, context) { $0 } }
     }
 
-    @Test("context: global, then client, then call, then before hooks; later levels win, targeting key too")
+    @Test("3.2.3: context: global, then client, then call, then before hooks; later levels win, targeting key too")
     func contextMerging() async {
         let api = OpenFeatureAPI()
         let provider = EchoProvider()
@@ -216,7 +216,9 @@ struct OpenFeatureClientTests {
         }
     }
 
-    @Test("states: PROVIDER_NOT_READY while initializing, READY after, with the ready event first for late subscribers")
+    @Test(
+        "1.7.1, 1.7.6, 5.3.3: PROVIDER_NOT_READY while initializing, READY after, the ready event first for late subscribers"
+    )
     func notReadyThenReady() async {
         let api = OpenFeatureAPI()
         let provider = SlowProvider()
@@ -239,7 +241,7 @@ struct OpenFeatureClientTests {
     }
 
     @Test(
-        "a provider that fails to initialize is ERROR (still asked) or FATAL (PROVIDER_FATAL)",
+        "1.7.7, 5.3.2: a provider that fails to initialize is ERROR (still asked) or FATAL (PROVIDER_FATAL)",
         arguments: [false, true])
     func failedInitialization(fatal: Bool) async {
         let api = OpenFeatureAPI()
@@ -263,7 +265,7 @@ struct OpenFeatureClientTests {
     }
 
     @Test(
-        "events: configuration changes reach the client; domains get their own provider; a replaced provider is shut down"
+        "1.1.2.3, 1.1.3, 5.1.2: configuration changes reach the client; domains get their own provider; a replaced provider is shut down"
     )
     func eventsAndDomains() async {
         let api = OpenFeatureAPI()
