@@ -96,7 +96,10 @@ let package = Package(
         // Feature flags from flagd-format files (JSON or YAML), as capabilities and conditions.
         .target(
             name: "FeatureFlags",
-            dependencies: ["Capabilities", "ProcedureCore", "ConfigurationFiles", "Locking", "Plumbing"],
+            dependencies: [
+                "Capabilities", "ProcedureCore", "ConfigurationFiles", "Locking", "Plumbing",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Flags from a central service: flagd's HTTP sync as a flag source, and an OFREP provider.

@@ -1,4 +1,5 @@
 import Locking
+import Logging
 
 /// Evaluates flags through an ``OpenFeatureAPI``'s provider, with OpenFeature's evaluation
 /// context merging and hooks. Get one from ``OpenFeatureAPI/client(domain:context:hooks:)``.
@@ -159,7 +160,7 @@ public final class FlagClient: Sendable {
             }
         }
         // Without hooks nothing can observe the evaluation: no hook context, no erasure.
-        guard !hooks.isEmpty else { return ask(merged) }
+        guard !hooks.isEmpty else { return logged(ask(merged)) }
 
         var hookContext = HookContext(
             flagKey: key, kind: kind, defaultValue: wrap(defaultValue),
@@ -208,6 +209,17 @@ public final class FlagClient: Sendable {
         for index in hooks.indices.reversed() {
             hooks[index].finally(context(of: index), details: erased, hints: hints)
         }
+        return logged(details)
+    }
+
+    /// Logs an evaluation that came back with an error code (1.4.11), when the API has a logger;
+    /// the lock is taken only then, so a good evaluation pays nothing for it.
+    private func logged<T>(_ details: FlagEvaluationDetails<T>) -> FlagEvaluationDetails<T> {
+        guard let code = details.errorCode, let logger = api.logger else { return details }
+        let detail = details.errorMessage.map { ": \($0)" } ?? ""
+        logger.warning(
+            "flag \(details.flagKey) evaluated to the caller's default: \(code)\(detail)",
+            metadata: ["flag": "\(details.flagKey)", "domain": "\(domain ?? "")"])
         return details
     }
 

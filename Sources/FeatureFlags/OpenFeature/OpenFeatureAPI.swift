@@ -1,5 +1,6 @@
 import Capabilities
 import Locking
+public import Logging
 import Plumbing
 
 /// OpenFeature's API object: the providers (a default one and one per domain), the global
@@ -40,6 +41,7 @@ public final class OpenFeatureAPI: Sendable {
         var hooks: [any FlagHook] = []
         var generation = 0
         var propagator: any TransactionContextPropagator = TaskLocalTransactionContextPropagator()
+        var logger: Logger?
     }
 
     /// What a client reads once per evaluation.
@@ -151,16 +153,17 @@ public final class OpenFeatureAPI: Sendable {
     }
 
     /// Shuts every provider down and resets the API (1.6.1, 1.6.2): the providers, the global
-    /// context and hooks are forgotten, every event stream handed out ends, and clients are
+    /// context and hooks are forgotten (the logger and the transaction propagator are kept), every event stream handed out ends, and clients are
     /// `NOT_READY` (their evaluations return the default with `PROVIDER_NOT_READY`) until a
-    /// provider is set again. The transaction context propagator is kept.
+    /// provider is set again.
     public func shutdown() async {
         let bindings = state.withLock { state -> [Binding] in
             let all = [state.defaultBinding] + Array(state.domains.values)
-            let (propagator, generation) = (state.propagator, state.generation)
+            let (propagator, generation, logger) = (state.propagator, state.generation, state.logger)
             state = State()
             state.defaultBinding.status = .notReady
             state.propagator = propagator
+            state.logger = logger
             // Kept counting, so a provider still initializing from before cannot pass for a later one.
             state.generation = generation
             return all
@@ -182,6 +185,14 @@ public final class OpenFeatureAPI: Sendable {
 
     /// The global evaluation context.
     public var evaluationContext: FlagEvaluationContext { state.withLock { $0.context } }
+
+    /// Where clients log an evaluation that went wrong (1.4.11): a warning naming the flag, the
+    /// error code and the message, with the caller's default returned all the same. Nil (the
+    /// default) logs nothing; a service passes the logger it bootstrapped.
+    public var logger: Logger? {
+        get { state.withLock { $0.logger } }
+        set { state.withLock { $0.logger = newValue } }
+    }
 
     /// Sets how the transaction's context travels with the work of one request (3.3.1.1). The
     /// default, ``TaskLocalTransactionContextPropagator``, carries it in a task-local value.

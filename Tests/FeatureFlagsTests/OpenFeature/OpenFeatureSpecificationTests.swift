@@ -79,6 +79,21 @@ struct OpenFeatureSpecificationTests {
         #expect(hooked.value == "caller's default" && hooked.reason == .error)
     }
 
+    @Test("1.4.11: an evaluation that went wrong is logged with its flag, code and message; a good one is not")
+    func abnormalEvaluationsLogged() async {
+        let api = OpenFeatureAPI()
+        let capture = LogCapture()
+        api.logger = capture.logger(level: .warning)
+        await api.setProvider(InMemoryFlagProvider(["f": true]))
+        let client = api.client(domain: "reports")
+        #expect(client.boolean("f", default: false) == true)
+        #expect(capture.messages(at: .warning).isEmpty)
+        #expect(client.boolean("missing", default: false) == false)
+        let logged = capture.messages(at: .warning)
+        #expect(logged.count == 1)
+        #expect(logged.first?.contains("flag missing evaluated to the caller's default: FLAG_NOT_FOUND") == true)
+    }
+
     @Test("1.4.5: the details carry the key asked for, even when the provider wrote another")
     func keyAskedFor() async {
         let api = OpenFeatureAPI()
