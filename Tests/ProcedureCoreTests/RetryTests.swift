@@ -131,6 +131,24 @@ struct RetryTests {
         queue.cancelAll()
         await queue.waitUntilAllFinished()
     }
+
+    @Test("a finished retry is released: its driver's link to it, for the attempts' progress, ends with it")
+    func releasedWhenFinished() async {
+        weak var released: RetryProcedure<Int>?
+        do {
+            let retry = RetryProcedure<Int>(name: "released", maxAttempts: 2) { number in
+                AsyncProcedure { progress in
+                    progress.report(completed: 1, of: 1)
+                    if number == 1 { throw TestError("first") }
+                    return number
+                }
+            }
+            released = retry
+            await run(retry)
+            #expect(retry.error == nil)
+        }
+        #expect(released == nil, "the retry was kept alive after it finished")
+    }
 }
 
 /// Retry and repeat over any procedure factory, with typed handlers (rule 32).

@@ -46,8 +46,10 @@ final class AttemptDriver: Sendable {
         var timer: OneShotTimer?
         var isCancelled = false
         var isDone = false
-        /// The retry or repeat, which shows the current attempt's progress as its own.
-        weak var owner: Procedure?
+        /// The retry or repeat, which shows the current attempt's progress as its own. Strong: the
+        /// owner lets go of its driver when it finishes, which ends the cycle (a weak reference would
+        /// give every retry a side table, and every retain of it the runtime's slow path).
+        var owner: Procedure?
     }
 
     private let queue = ProcedureQueue(name: "attempts")
@@ -108,7 +110,7 @@ final class AttemptDriver: Sendable {
         procedure.addObserver(
             BlockObserver(
                 didFinish: { [self] procedure, error in attemptDidFinish(procedure, attempt: attempt, error: error) },
-                didReportProgress: { [weak owner] _, progress in owner?.reportProgress(progress) }))
+                didReportProgress: { _, progress in owner?.reportProgress(progress) }))
         queue.addProcedure(procedure)
     }
 
@@ -153,6 +155,7 @@ final class AttemptDriver: Sendable {
         let last = state.withLock { state -> Procedure?? in
             guard !state.isDone else { return .none }
             state.isDone = true
+            state.owner = nil
             return .some(state.last)
         }
         if case .some(let last) = last { onDone(last) }
