@@ -19,9 +19,9 @@ public enum ProcessThreads {
         let deadline = ContinuousClock.now + limit
         while count(named: name) > 0 {
             guard ContinuousClock.now < deadline else { return false }
-            // allowed: a detached thread's exit has nothing to wait on; this polls for the observed
-            // state, and the outcome never depends on how long the pause is.
-            try? await Task.sleep(for: .milliseconds(1))
+            // A detached thread's exit has nothing to wait on: this polls for the observed state,
+            // and the outcome never depends on how long the pause is.
+            try? await Task.sleep(for: .milliseconds(1))  // allowed: polling a thread's exit, see above
         }
         return true
     }

@@ -153,11 +153,8 @@ public final class FlagClient: Sendable {
                 flagKey: key, value: defaultValue, reason: .error, errorCode: code, errorMessage: message)
         }
         func ask(_ context: FlagEvaluationContext?) -> FlagEvaluationDetails<T> {
-            switch snapshot.status {
-            case .notReady: failure(.providerNotReady, "provider \(snapshot.provider.metadata.name) is not ready")
-            case .fatal: failure(.providerFatal, "provider \(snapshot.provider.metadata.name) failed for good")
-            default: Self.enforced(resolve(snapshot.provider, context), key: key, default: defaultValue)
-            }
+            if let (code, message) = Self.shortCircuit(snapshot) { return failure(code, message) }
+            return Self.enforced(resolve(snapshot.provider, context), key: key, default: defaultValue)
         }
         // Without hooks nothing can observe the evaluation: no hook context, no erasure.
         guard !hooks.isEmpty else { return logged(ask(merged)) }
@@ -223,6 +220,16 @@ public final class FlagClient: Sendable {
         return details
     }
 
+    /// Why the provider is not asked at all, for an evaluation or a tracking event: not ready yet
+    /// (1.7.6) or failed for good (1.7.7); nil when it is asked.
+    private static func shortCircuit(_ snapshot: OpenFeatureAPI.Snapshot) -> (FlagErrorCode, String)? {
+        switch snapshot.status {
+        case .notReady: (.providerNotReady, "provider \(snapshot.provider.metadata.name) is not ready")
+        case .fatal: (.providerFatal, "provider \(snapshot.provider.metadata.name) failed for good")
+        default: nil
+        }
+    }
+
     /// What the specification has the SDK guarantee whatever the provider put in its answer: the
     /// key asked for (1.4.5), and on an error code the caller's default with reason `ERROR`
     /// (1.4.8, 1.4.9, 1.4.10), no variant, the provider's code, message and metadata kept.
@@ -265,11 +272,7 @@ public final class FlagClient: Sendable {
     ) -> Result<Void, TrackingError> {
         guard !eventName.isEmpty else { return .failure(TrackingError("a tracking event needs a name")) }
         let snapshot = api.snapshot(domain: domain)
-        switch snapshot.status {
-        case .notReady: return .failure(TrackingError("provider \(snapshot.provider.metadata.name) is not ready"))
-        case .fatal: return .failure(TrackingError("provider \(snapshot.provider.metadata.name) failed for good"))
-        default: break
-        }
+        if let (_, message) = Self.shortCircuit(snapshot) { return .failure(TrackingError(message)) }
         let client = settings.withLock { $0.context }
         let merged = Self.merge(snapshot.context, snapshot.transaction, client, context)
         snapshot.provider.track(eventName, context: merged, details: details)
