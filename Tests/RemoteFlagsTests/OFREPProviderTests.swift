@@ -116,6 +116,42 @@ struct OFREPProviderTests {
         #expect(paused.errorCode == .general && server.requests.count == count, "no request while paused")
     }
 
+    @Test(
+        "2.8.2, 2.8.3: READY before initialize returns; ERROR before it throws, PROVIDER_FATAL when refused for good; one each through the API"
+    )
+    func lifecycleEvents() async throws {
+        let server = try OFREPTestServer(document: Self.document)
+        let ready = provider(server)
+        #expect(ready.emitsLifecycleEvents)
+        var readyEvents = ready.providerEvents().makeAsyncIterator()
+        try await ready.initialize(context: FlagEvaluationContext())
+        #expect(await readyEvents.next()?.kind == .ready)
+
+        // Rate limited: an error it may recover from.
+        server.retryAfter = "120"
+        let limited = provider(server)
+        var limitedEvents = limited.providerEvents().makeAsyncIterator()
+        await #expect(throws: ProviderError.self) { try await limited.initialize(context: FlagEvaluationContext()) }
+        let transient = await limitedEvents.next()
+        #expect(transient?.kind == .error && transient?.errorCode == .general)
+        server.retryAfter = nil
+
+        // Unauthorized: it never will.
+        server.bearerToken = "secret"
+        let refused = provider(server)
+        let api = OpenFeatureAPI()
+        var events = api.events().makeAsyncIterator()
+        _ = await events.next()  // the no-op provider's state
+        await api.setProvider(refused)
+        #expect(api.providerStatus() == .fatal)
+        let fatal = await events.next()
+        #expect(fatal?.kind == .error && fatal?.errorCode == .providerFatal)
+        server.bearerToken = nil
+        await api.setProvider(provider(server))
+        #expect(api.providerStatus() == .ready)
+        #expect(await events.next()?.kind == .ready, "the next event is the new provider's, not a second ERROR")
+    }
+
     @Test("a context with an incomplete attribute is never sent: INVALID_CONTEXT")
     func incompleteContext() async throws {
         let server = try OFREPTestServer(document: Self.document)

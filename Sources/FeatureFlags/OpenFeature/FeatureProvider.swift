@@ -14,12 +14,22 @@ public protocol FeatureProvider: Sendable {
     /// Hooks the provider runs on every evaluation, after the API's, the client's and the call's.
     var hooks: [any FlagHook] { get }
 
+    /// Whether the provider announces its own lifecycle events (OpenFeature 2.8.1–2.8.3, the
+    /// opt-in of its appendix E): a `PROVIDER_READY` sent before `initialize` returns, a
+    /// `PROVIDER_ERROR` before it throws (with ``FlagErrorCode/providerFatal`` when it can never
+    /// recover). The API then takes the provider's state from its events alone, announces
+    /// nothing for it, and `setProvider` returns once that event has arrived.
+    ///
+    /// The default, `false`, is the older way, which the specification deprecates: the API
+    /// announces ready or error when `initialize` returns or throws (once, even if the provider
+    /// also announced). A provider with nothing to initialize needs neither (2.8.5).
+    var emitsLifecycleEvents: Bool { get }
+
     /// Prepares the provider once, before its first evaluation through ``OpenFeatureAPI``; a
     /// thrown error leaves it in the error state (a ``ProviderError`` can say it is fatal).
     func initialize(context: FlagEvaluationContext) async throws
     /// Prepares the provider for `domain` (nil for the default provider), as
-    /// ``initialize(context:)`` does; the default calls that. A provider may announce its own
-    /// ready or error event while it initializes: the API then does not announce one too.
+    /// ``initialize(context:)`` does; the default calls that.
     func initialize(context: FlagEvaluationContext, domain: String?) async throws
     /// Releases what ``initialize(context:)`` acquired.
     func shutdown() async
@@ -52,6 +62,7 @@ public protocol FeatureProvider: Sendable {
 
 extension FeatureProvider {
     public var hooks: [any FlagHook] { [] }
+    public var emitsLifecycleEvents: Bool { false }
     public func initialize(context: FlagEvaluationContext) async throws {}
     public func initialize(context: FlagEvaluationContext, domain: String?) async throws {
         try await initialize(context: context)

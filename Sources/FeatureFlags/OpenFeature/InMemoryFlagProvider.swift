@@ -29,6 +29,14 @@ public final class InMemoryFlagProvider: FeatureProvider {
 
     public var metadata: ProviderMetadata { ProviderMetadata(name: "In-memory Provider") }
 
+    /// Announces its own lifecycle: ready, as it initializes.
+    public var emitsLifecycleEvents: Bool { true }
+
+    /// Has nothing to prepare: announces that it is ready (2.8.2).
+    public func initialize(context: FlagEvaluationContext) async throws {
+        broadcast.send(ProviderEvent(.ready))
+    }
+
     /// Serves `value` for `key` from now on (nil removes the flag), and announces the change.
     public func set(_ key: String, to value: FlagValue?) {
         entries.withLock { $0[key] = value.map(Entry.value) }

@@ -26,12 +26,18 @@ public final class OpenFeatureAPI: Sendable {
         var status: ProviderStatus
         var generation: Int
         var listener: Task<Void, Never>?
-        /// While `initialize` runs: whether the provider announced its own ready or error event.
+        /// Whether the provider announces its own lifecycle events (read once, when it is set).
+        var emitsLifecycleEvents = false
+        /// Until the initialization's ready or error event: whether the provider announced it.
         var initializing = false
         var providerAnnounced = false
         /// The ready or error event the API announced for the initialization: the same event from
         /// the provider, arriving later, is the same news and is not passed on a second time.
         var announced: ProviderEvent.Kind?
+        /// `setProvider`, waiting for the lifecycle event of a provider that announces its own.
+        var lifecycleWaiter: CheckedContinuation<Void, Never>?
+        /// Whether the provider's event stream ended (no lifecycle event can come any more).
+        var eventsEnded = false
     }
 
     private struct State: Sendable {
@@ -66,7 +72,10 @@ public final class OpenFeatureAPI: Sendable {
     // MARK: Providers
 
     /// Makes `provider` the default (or the one for `domain`), initializes it with the global
-    /// context and returns when it is ready or has failed. The provider it replaces is shut down.
+    /// context and returns when it is ready or has failed: for a provider that announces its own
+    /// lifecycle (``FeatureProvider/emitsLifecycleEvents``), once its ready or error event has
+    /// arrived, which 2.8.2 and 2.8.3 have it send before `initialize` ends. The provider it
+    /// replaces is shut down.
     /// A provider instance that another API instance holds is refused: this API keeps what it had
     /// and reports a `PROVIDER_ERROR` event (1.8.4).
     public func setProvider(_ provider: any FeatureProvider, domain: String? = nil) async {
@@ -80,10 +89,12 @@ public final class OpenFeatureAPI: Sendable {
             return
         }
         ProviderRegistry.register(provider, with: self)
+        let emitsLifecycleEvents = provider.emitsLifecycleEvents
         let (generation, replaced, context) = state.withLock { state -> (Int, Binding?, FlagEvaluationContext) in
             state.generation += 1
             var binding = Binding(provider: provider, status: .notReady, generation: state.generation)
             binding.initializing = true
+            binding.emitsLifecycleEvents = emitsLifecycleEvents
             let old: Binding?
             if let domain {
                 old = state.domains.updateValue(binding, forKey: domain)
@@ -95,6 +106,7 @@ public final class OpenFeatureAPI: Sendable {
         }
         if let replaced {
             replaced.listener?.cancel()
+            replaced.lifecycleWaiter?.resume()
             if !isStillBound(replaced.provider) {
                 ProviderRegistry.unregister(replaced.provider, from: self)
                 await replaced.provider.shutdown()
@@ -105,24 +117,70 @@ public final class OpenFeatureAPI: Sendable {
             for await event in events {
                 self?.received(event, domain: domain, generation: generation)
             }
+            self?.eventsEnded(domain: domain, generation: generation)
         }
         update(domain: domain, generation: generation) { $0.listener = listener }
+        let failure: (any Error)?
         do {
             try await provider.initialize(context: context, domain: domain)
+            failure = nil
+        } catch {
+            failure = error
+        }
+        if emitsLifecycleEvents {
+            // What initialization came to is the provider's to say (2.8.1–2.8.3); its return is
+            // only the signal that the event is on its way.
+            await awaitLifecycleEvent(domain: domain, generation: generation)
+        } else {
+            announceInitialization(failure: failure, of: provider, domain: domain, generation: generation)
+        }
+    }
+
+    /// The older way (a provider that does not announce its lifecycle): the API announces ready or
+    /// error for the initialization, unless the provider did after all.
+    private func announceInitialization(
+        failure: (any Error)?, of provider: any FeatureProvider, domain: String?, generation: Int
+    ) {
+        guard let failure else {
             if finishInitialization(domain: domain, generation: generation, status: .ready, announcing: .ready) {
                 emit(ProviderEvent(.ready), from: provider, domain: domain)
             }
-        } catch {
-            let fatal = (error as? ProviderError)?.isFatal == true
-            if finishInitialization(
-                domain: domain, generation: generation, status: fatal ? .fatal : .error, announcing: .error)
-            {
-                emit(
-                    ProviderEvent(
-                        .error, message: "\(error)", isFatal: fatal, errorCode: fatal ? .providerFatal : .general),
-                    from: provider, domain: domain)
-            }
+            return
         }
+        let fatal = (failure as? ProviderError)?.isFatal == true
+        if finishInitialization(
+            domain: domain, generation: generation, status: fatal ? .fatal : .error, announcing: .error)
+        {
+            emit(
+                ProviderEvent(
+                    .error, message: "\(failure)", isFatal: fatal, errorCode: fatal ? .providerFatal : .general),
+                from: provider, domain: domain)
+        }
+    }
+
+    /// Waits for the ready or error event of a provider that announces its own lifecycle: at once
+    /// when it came already, else until it does, its event stream ends, or the provider is replaced
+    /// or shut down.
+    private func awaitLifecycleEvent(domain: String?, generation: Int) async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            var waits = false
+            update(domain: domain, generation: generation) { binding in
+                guard !binding.providerAnnounced, !binding.eventsEnded else { return }
+                binding.lifecycleWaiter = waiter
+                waits = true
+            }
+            if !waits { waiter.resume() }
+        }
+    }
+
+    private func eventsEnded(domain: String?, generation: Int) {
+        var waiter: CheckedContinuation<Void, Never>?
+        update(domain: domain, generation: generation) { binding in
+            binding.eventsEnded = true
+            waiter = binding.lifecycleWaiter
+            binding.lifecycleWaiter = nil
+        }
+        waiter?.resume()
     }
 
     /// Records the end of `initialize`: the state it leaves, unless the provider announced its own
@@ -171,6 +229,7 @@ public final class OpenFeatureAPI: Sendable {
         broadcast.finishAll()
         for binding in bindings {
             binding.listener?.cancel()
+            binding.lifecycleWaiter?.resume()
             ProviderRegistry.unregister(binding.provider, from: self)
             await binding.provider.shutdown()
         }
@@ -347,23 +406,36 @@ public final class OpenFeatureAPI: Sendable {
     private func received(_ event: ProviderEvent, domain: String?, generation: Int) {
         let provider = binding(domain: domain).provider
         var passesOn = true
+        var waiter: CheckedContinuation<Void, Never>?
+        let lifecycle = event.kind == .ready || event.kind == .error
         update(domain: domain, generation: generation) { binding in
-            // The provider's own word on its initialization, after the API already said the same.
-            if let announced = binding.announced, announced == event.kind {
+            if binding.emitsLifecycleEvents {
+                // Its events alone say where it stands (5.3.5); the first ready or error ends its initialization.
+                if binding.initializing, lifecycle {
+                    binding.initializing = false
+                    binding.providerAnnounced = true
+                    waiter = binding.lifecycleWaiter
+                    binding.lifecycleWaiter = nil
+                }
+            } else {
+                // The provider's own word on its initialization, after the API already said the same.
+                if let announced = binding.announced, announced == event.kind {
+                    binding.announced = nil
+                    passesOn = false
+                    return
+                }
                 binding.announced = nil
-                passesOn = false
-                return
+                if binding.initializing, lifecycle { binding.providerAnnounced = true }
             }
-            binding.announced = nil
-            if binding.initializing, event.kind == .ready || event.kind == .error { binding.providerAnnounced = true }
             switch event.kind {
             case .ready: binding.status = .ready
-            case .error: binding.status = event.isFatal ? .fatal : .error
+            case .error: binding.status = event.isFatal || event.errorCode == .providerFatal ? .fatal : .error
             case .stale: binding.status = .stale
             default: break  // a configuration change, or a kind of event that changes no state
             }
         }
         if passesOn { emit(event, from: provider, domain: domain) }
+        waiter?.resume()
     }
 
     private func emit(_ event: ProviderEvent, from provider: any FeatureProvider, domain: String?) {

@@ -4,19 +4,32 @@ import ConfigurationFiles
 extension FlagStore: FeatureProvider {
     public var metadata: ProviderMetadata { ProviderMetadata(name: "flagd file") }
 
+    /// Announces its own lifecycle: ready, or the error of its files, before ``initialize(context:)`` ends.
+    public var emitsLifecycleEvents: Bool { true }
+
     /// Fails when a file cannot be read at all; the flags of the others (and that file's last
-    /// good flags) are served all the same, as OpenFeature's error state allows.
+    /// good flags) are served all the same, as OpenFeature's error state allows. Announces
+    /// `PROVIDER_READY` or `PROVIDER_ERROR` before it returns or throws (2.8.2, 2.8.3).
     public func initialize(context: FlagEvaluationContext) async throws {
         let failures = loadFailures
-        guard failures.isEmpty else { throw ProviderError(failures.map(\.description).joined(separator: "\n")) }
+        guard failures.isEmpty else {
+            let message = failures.map(\.description).joined(separator: "\n")
+            lifecycleEvents.send(ProviderEvent(.error, message: message, errorCode: .general))
+            throw ProviderError(message)
+        }
+        lifecycleEvents.send(ProviderEvent(.ready))
     }
 
-    /// Reloads become `PROVIDER_CONFIGURATION_CHANGED`; a file or remote source that stops
-    /// loading makes the provider stale (its last good flags are served) until it loads again,
-    /// and a remote source past its staleness limit is `PROVIDER_ERROR`.
+    /// Its initialization's ready or error; then reloads become `PROVIDER_CONFIGURATION_CHANGED`;
+    /// a file or remote source that stops loading makes the provider stale (its last good flags are
+    /// served) until it loads again, and a remote source past its staleness limit is `PROVIDER_ERROR`.
     public func providerEvents() -> AsyncStream<ProviderEvent> {
         let upstream = events()
+        let lifecycle = lifecycleEvents.subscribe()
         return AsyncStream { continuation in
+            let announcer = Task {
+                for await event in lifecycle { continuation.yield(event) }
+            }
             // Weak: the store's own broadcast keeps this stream going, so a strong reference would keep the store alive.
             let forwarder = Task { [weak self] in
                 var stale = false
@@ -42,9 +55,13 @@ extension FlagStore: FeatureProvider {
                         continuation.yield(ProviderEvent(.error, message: reason))
                     }
                 }
+                announcer.cancel()
                 continuation.finish()
             }
-            continuation.onTermination = { _ in forwarder.cancel() }
+            continuation.onTermination = { _ in
+                forwarder.cancel()
+                announcer.cancel()
+            }
         }
     }
 

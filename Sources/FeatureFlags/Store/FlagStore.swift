@@ -98,6 +98,8 @@ public final class FlagStore: Sendable {
     /// Notified after every change, for capabilities built on this store.
     package let changed = CapabilityChangeSignal()
     private let broadcast = EventBroadcast<FlagStoreEvent>()
+    /// The store's own word on its initialization as an OpenFeature provider (FlagStore+Provider).
+    let lifecycleEvents = EventBroadcast<ProviderEvent>()
 
     /// Loads `files` now and, when `watch` is true, follows their changes.
     /// - Parameters:

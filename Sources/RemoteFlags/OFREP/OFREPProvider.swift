@@ -78,13 +78,20 @@ public final class OFREPProvider: FeatureProvider {
 
     public var metadata: ProviderMetadata { ProviderMetadata(name: "OFREP \(configuration.endpoint)") }
 
-    /// Evaluates every flag for `context` (the static context) and starts polling.
+    /// Announces its own lifecycle: ready or error, before ``initialize(context:)`` ends.
+    public var emitsLifecycleEvents: Bool { true }
+
+    /// Evaluates every flag for `context` (the static context) and starts polling; announces
+    /// `PROVIDER_READY` before it returns, `PROVIDER_ERROR` before it throws (2.8.2, 2.8.3).
     /// - Throws: `ProviderError` when the bulk evaluation fails (fatal for 401 and 403).
     public func initialize(context: FlagEvaluationContext) async throws {
         state.withLock { $0.staticContext = context }
         if case .failed(let message, let fatal) = await refreshBulk() {
+            // A fatal failure was announced as it happened, with PROVIDER_FATAL.
+            if !fatal { broadcast.send(ProviderEvent(.error, message: message, errorCode: .general)) }
             throw ProviderError(message, isFatal: fatal)
         }
+        defer { broadcast.send(ProviderEvent(.ready)) }
         guard let interval = configuration.pollInterval else { return }
         let poller = Task { [weak self] in
             while !Task.isCancelled {
@@ -180,8 +187,9 @@ public final class OFREPProvider: FeatureProvider {
                     let changed = keys.filter { state.cache[$0] != evaluations[$0] }.sorted()
                     state.cache = evaluations
                     state.entityTag = response.headers.first(name: "ETag")
-                    state.initialized = true
-                    return changed
+                    // The first evaluations are no change: the initialization's READY announces them.
+                    defer { state.initialized = true }
+                    return state.initialized ? changed : []
                 }
                 if !changed.isEmpty { broadcast.send(ProviderEvent(.configurationChanged, flagsChanged: changed)) }
                 return .loaded
