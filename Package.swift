@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "Capabilities", targets: ["Capabilities"]),
         .library(name: "CapabilityTesting", targets: ["CapabilityTesting"]),
         .library(name: "FeatureFlags", targets: ["FeatureFlags"]),
+        .library(name: "OpenFeatureIsolation", targets: ["OpenFeatureIsolation"]),
         .library(name: "LinuxBackends", targets: ["LinuxBackends"]),
         .library(name: "LinuxPolicy", targets: ["LinuxPolicy"]),
         .library(name: "CapabilityPolicy", targets: ["CapabilityPolicy"]),
@@ -102,6 +103,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // OpenFeature's isolated API instances (1.8): the factory, apart from the singleton on purpose.
+        .target(name: "OpenFeatureIsolation", dependencies: ["FeatureFlags"], swiftSettings: swiftSettings),
         // Flags from a central service: flagd's HTTP sync as a flag source, and an OFREP provider.
         // The only module that builds an HTTP client; the core and the file-based modules do not.
         .target(
@@ -216,7 +219,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport", "Locking"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "ConfigurationFiles", "CapabilityTesting", "TestSupport", "Locking"], swiftSettings: swiftSettings),
+            name: "FeatureFlagsTests", dependencies: ["FeatureFlags", "OpenFeatureIsolation", "ConfigurationFiles", "CapabilityTesting", "TestSupport", "Locking"], swiftSettings: swiftSettings),
         // Runs one capability in a process of its own, so tests can give it other credentials or namespaces.
         .executableTarget(
             name: "capability-probe", dependencies: ["Capabilities", "LinuxBackends", "Locking", "CLinuxSupport"], path: "Tests/CapabilityProbe", swiftSettings: swiftSettings),

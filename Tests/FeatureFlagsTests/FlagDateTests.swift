@@ -51,6 +51,13 @@ struct FlagDateTests {
         let late = FlagEvaluationContext(attributes: ["signedUp": .date(FlagDate(secondsSince1970: 1_760_000_000))])
         #expect(flags.value("early-adopter", default: false, context: early) == true)
         #expect(flags.value("early-adopter", default: true, context: late) == false)
+        // A date that is no instant at all is refused as a NaN number is, never compared as the string "NaN".
+        for seconds in [Double.nan, .infinity] {
+            let broken = FlagEvaluationContext(attributes: ["signedUp": .date(FlagDate(secondsSince1970: seconds))])
+            let details = flags.evaluation("early-adopter", default: true, context: broken)
+            #expect(details.errorCode == .invalidContext && details.value == true, "\(details)")
+            #expect(details.errorMessage?.contains("signedUp") == true)
+        }
     }
 
     /// Records the hints and context its before stage saw.

@@ -41,11 +41,13 @@ public struct FlagEvaluationContext: Sendable, Hashable {
         return merged
     }
 
-    /// The first attribute that JSON cannot carry (NaN or an infinity), as a path.
+    /// The first attribute that JSON cannot carry (NaN or an infinity, a number or a date's
+    /// seconds), as a path.
     package func firstInvalidAttribute() -> String? {
         func check(_ value: FlagValue, _ path: String) -> String? {
             switch value {
             case .number(let number): return number.isFinite ? nil : path
+            case .date(let date): return date.secondsSince1970.isFinite ? nil : path
             case .list(let elements):
                 for (index, element) in elements.enumerated() {
                     if let bad = check(element, "\(path)[\(index)]") { return bad }

@@ -37,7 +37,8 @@ enum FlagResolver {
         guard let targeting = flag.targeting else { return defaultResolution(flag, reason: .static) }
 
         if let path = overlay?.firstInvalidAttribute() ?? baseProblem {
-            return .failure(.invalidContext, "context attribute \"\(path)\" is not a finite number")
+            return .failure(
+                .invalidContext, "context attribute \"\(path)\" is not finite (JSON has no NaN or infinity)")
         }
         let scope = TargetingScope(
             overlay: overlay, base: base, flagKey: flag.key, timestamp: flag.readsTimestamp ? now() : 0, element: nil)

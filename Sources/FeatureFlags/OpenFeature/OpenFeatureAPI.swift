@@ -14,9 +14,10 @@ import Plumbing
 /// if client.boolean("new-export", default: false, context: .init(attributes: ["tier": "gold"])) { enableNewExport() }
 /// ```
 ///
-/// ``shared`` is the process-wide instance OpenFeature's specification asks for; separate
-/// instances keep tests and embedded uses apart. Until a provider is set, evaluations return
-/// the caller's default with reason `DEFAULT`.
+/// ``shared`` is the process-wide instance OpenFeature's specification asks for; an isolated
+/// instance, for tests and embedded uses that must not share it, comes from
+/// `makeIsolatedOpenFeatureAPI()` in the `OpenFeatureIsolation` module (1.8). Until a provider
+/// is set, evaluations return the caller's default with reason `DEFAULT`.
 public final class OpenFeatureAPI: Sendable {
     /// The process-wide API.
     public static let shared = OpenFeatureAPI()
@@ -62,8 +63,9 @@ public final class OpenFeatureAPI: Sendable {
     private let state = Lock(State())
     private let broadcast = EventBroadcast<(domain: String?, event: ProviderEvent)>()
 
-    /// Creates an API of its own, with no provider.
-    public init() {}
+    /// Creates an API of its own, with no provider. Outside this package, an isolated instance
+    /// comes from `makeIsolatedOpenFeatureAPI()` in `OpenFeatureIsolation` (1.8.3).
+    package init() {}
 
     deinit {
         ProviderRegistry.unregisterAll(from: ObjectIdentifier(self))

@@ -324,7 +324,7 @@ public final class OFREPProvider: FeatureProvider {
         }
         // JSON has no NaN or infinity: such a number would make the request body invalid.
         if let path = context.firstInvalidAttribute() {
-            return "the context attribute \(path) is not a finite number: not sent to the service"
+            return "the context attribute \(path) is not finite (JSON has no NaN or infinity): not sent to the service"
         }
         return nil
     }

@@ -1,5 +1,6 @@
 import FeatureFlags
 import Locking
+import OpenFeatureIsolation
 import TestSupport
 import Testing
 
@@ -369,10 +370,12 @@ struct OpenFeatureSpecificationTests {
         #expect(second.client().boolean("f", default: false) == true)
     }
 
-    @Test("1.8.1, 1.8.2: separate API instances keep providers, contexts, hooks and events apart")
+    @Test(
+        "1.8.1, 1.8.2, 1.8.3: the factory of OpenFeatureIsolation makes instances that keep providers, contexts, hooks and events apart"
+    )
     func isolatedInstances() async {
-        let first = OpenFeatureAPI()
-        let second = OpenFeatureAPI()
+        let first = makeIsolatedOpenFeatureAPI()
+        let second = makeIsolatedOpenFeatureAPI()
         await first.setProvider(InMemoryFlagProvider(["f": true]))
         first.setEvaluationContext(FlagEvaluationContext(targetingKey: "first"))
         first.addHooks([CountingHook()])
@@ -380,7 +383,16 @@ struct OpenFeatureSpecificationTests {
         #expect(second.client().boolean("f", default: false) == false)
         #expect(second.evaluationContext.targetingKey == nil)
         #expect(second.provider().metadata.name == "No-op Provider")
-        #expect(OpenFeatureAPI.shared !== first)
+        #expect(OpenFeatureAPI.shared !== first && first !== second)
+        // Events too: the second hears nothing of the first's provider.
+        var secondEvents = second.events().makeAsyncIterator()
+        #expect(await secondEvents.next()?.providerName == "No-op Provider")
+        let changing = InMemoryFlagProvider(["g": true])
+        await first.setProvider(changing, domain: "reports")
+        changing.set("g", to: false)
+        await second.setProvider(ScriptedProvider(name: "second's"))
+        #expect(await secondEvents.next()?.providerName == "second's", "nothing of the first's came before")
+        #expect(second.provider(domain: "reports").metadata.name == "second's", "its own default, no domain binding")
     }
 }
 
