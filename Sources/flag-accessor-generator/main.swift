@@ -159,9 +159,14 @@ guard generator.errors.isEmpty else {
     FileHandle.standardError.write(Data((generator.errors.joined(separator: "\n") + "\n").utf8))
     exit(1)
 }
+// Written beside the output and renamed over it, so a reader never sees half a file. (Foundation's
+// `atomically: true` on Linux leaves a directory behind in TMPDIR on every write.)
+let partial = output + ".partial-\(getpid())"
 do {
-    try source.write(toFile: output, atomically: true, encoding: .utf8)
+    try source.write(toFile: partial, atomically: false, encoding: .utf8)
+    guard rename(partial, output) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
 } catch {
+    unlink(partial)
     FileHandle.standardError.write(Data("\(output):1:1: error: cannot write: \(error)\n".utf8))
     exit(1)
 }

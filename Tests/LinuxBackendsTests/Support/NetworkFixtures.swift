@@ -90,7 +90,7 @@ final class NetworkNamespace {
             madeEtcNetns = true
         }
         try FileManager.default.createDirectory(atPath: etcDirectory, withIntermediateDirectories: false)
-        try text.write(toFile: etcDirectory + "/resolv.conf", atomically: true, encoding: .utf8)
+        try text.write(toFile: etcDirectory + "/resolv.conf", atomically: false, encoding: .utf8)
     }
 
     /// Runs `ip -n NAME arguments`.
