@@ -95,7 +95,9 @@ struct OpenFeatureClientTests {
         { answer(key, value, context) { $0 } }
     }
 
-    @Test("3.2.3: context: global, then client, then call, then before hooks; later levels win, targeting key too")
+    @Test(
+        "3.2.1.1, 3.2.3: context: global, then client, then call, then before hooks; later levels win, targeting key too"
+    )
     func contextMerging() async {
         let api = OpenFeatureAPI()
         let provider = EchoProvider()
@@ -122,7 +124,9 @@ struct OpenFeatureClientTests {
         #expect(provider.received.withLock { $0 }?.targetingKey == "global")
     }
 
-    @Test("hooks run before API, client, call, provider; after, error and finally in reverse")
+    @Test(
+        "1.5.1, 2.3.1, 4.3.6, 4.3.8, 4.4.1, 4.4.2: hooks run before API, client, call, provider; after, error and finally in reverse"
+    )
     func hookOrder() async {
         let api = OpenFeatureAPI()
         let log = Log()
@@ -143,7 +147,7 @@ struct OpenFeatureClientTests {
     }
 
     @Test(
-        "a before hook that throws: no further before hooks, no provider, the default with GENERAL, error and finally hooks"
+        "4.3.7, 4.4.5, 4.4.6, 4.4.7: a before hook that throws: no further before hooks, no provider, the default with GENERAL, error and finally hooks"
     )
     func beforeHookThrows() async {
         let api = OpenFeatureAPI()
@@ -163,7 +167,7 @@ struct OpenFeatureClientTests {
         #expect(log.all.suffix(2) == ["second.finally(ERROR GENERAL)", "first.finally(ERROR GENERAL)"])
     }
 
-    @Test("an after hook that throws turns the evaluation into the default with GENERAL")
+    @Test("4.4.5, 4.4.6: an after hook that throws turns the evaluation into the default with GENERAL")
     func afterHookThrows() async {
         let api = OpenFeatureAPI()
         let log = Log()
@@ -176,7 +180,7 @@ struct OpenFeatureClientTests {
         #expect(log.all.contains { $0.hasPrefix("outer.error(after hook failed") })
     }
 
-    @Test("a provider's error code runs the error hooks instead of the after hooks")
+    @Test("4.3.7: a provider's error code runs the error hooks instead of the after hooks")
     func providerError() async {
         let api = OpenFeatureAPI()
         let log = Log()
@@ -217,7 +221,7 @@ struct OpenFeatureClientTests {
     }
 
     @Test(
-        "1.7.1, 1.7.6, 5.3.3: PROVIDER_NOT_READY while initializing, READY after, the ready event first for late subscribers"
+        "1.1.2.1, 1.1.2.4, 1.7.1, 1.7.6, 5.3.3: PROVIDER_NOT_READY while initializing, READY after, the ready event first for late subscribers"
     )
     func notReadyThenReady() async {
         let api = OpenFeatureAPI()
@@ -241,7 +245,7 @@ struct OpenFeatureClientTests {
     }
 
     @Test(
-        "1.7.7, 5.3.2: a provider that fails to initialize is ERROR (still asked) or FATAL (PROVIDER_FATAL)",
+        "1.7.4, 1.7.5, 5.3.2: a provider that fails to initialize is ERROR (still asked) or FATAL (PROVIDER_FATAL)",
         arguments: [false, true])
     func failedInitialization(fatal: Bool) async {
         let api = OpenFeatureAPI()
@@ -353,7 +357,7 @@ struct OpenFeatureClientTests {
         #expect(client.boolean("f", default: true) == false)
     }
 
-    @Test("an event of a kind this API does not know is passed on and changes no state")
+    @Test("5.3.5: an event of a kind this API does not know is passed on and changes no state")
     func unknownEventKind() async {
         let api = OpenFeatureAPI()
         let memory = InMemoryFlagProvider(["on": true])

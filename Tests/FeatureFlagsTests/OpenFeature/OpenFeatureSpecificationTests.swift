@@ -57,7 +57,7 @@ struct OpenFeatureSpecificationTests {
     }
 
     @Test(
-        "1.4.8, 1.4.9, 1.4.10: an error code gets the caller's default and reason ERROR, whatever the provider put beside it"
+        "1.4.8, 1.4.9, 1.4.10, 1.4.13, 1.4.14: an error code gets the caller's default and reason ERROR, whatever the provider put beside it"
     )
     func errorsGetTheDefault() async {
         let api = OpenFeatureAPI()
@@ -154,7 +154,7 @@ struct OpenFeatureSpecificationTests {
         #expect(snooped.all == ["snoop saw nothing", "snoop saw nothing"])
     }
 
-    @Test("5.1.5: an error event carries its error code")
+    @Test("1.7.8, 5.1.5: an error event carries its error code")
     func errorEventCode() async {
         let api = OpenFeatureAPI()
         var events = api.events().makeAsyncIterator()
