@@ -29,8 +29,10 @@ public final class OpenFeatureAPI: Sendable {
         var listener: Task<Void, Never>?
         /// Whether the provider announces its own lifecycle events (read once, when it is set).
         var emitsLifecycleEvents = false
-        /// Until the initialization's ready or error event: whether the provider announced it.
+        /// Until the initialization's outcome is known: `initialize` returned (older providers) or
+        /// the provider's ready or error event arrived (those that announce their own).
         var initializing = false
+        /// An older provider's own ready or error event, while it initialized: the API then announces none.
         var providerAnnounced = false
         /// The ready or error event the API announced for the initialization: the same event from
         /// the provider, arriving later, is the same news and is not passed on a second time.
@@ -167,7 +169,7 @@ public final class OpenFeatureAPI: Sendable {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             var waits = false
             update(domain: domain, generation: generation) { binding in
-                guard !binding.providerAnnounced, !binding.eventsEnded else { return }
+                guard binding.initializing, !binding.eventsEnded else { return }
                 binding.lifecycleWaiter = waiter
                 waits = true
             }
@@ -415,7 +417,6 @@ public final class OpenFeatureAPI: Sendable {
                 // Its events alone say where it stands (5.3.5); the first ready or error ends its initialization.
                 if binding.initializing, lifecycle {
                     binding.initializing = false
-                    binding.providerAnnounced = true
                     waiter = binding.lifecycleWaiter
                     binding.lifecycleWaiter = nil
                 }
