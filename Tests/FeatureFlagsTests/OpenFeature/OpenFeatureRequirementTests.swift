@@ -157,6 +157,11 @@ struct OpenFeatureRequirementTests {
         context.attributes["tier"] = "silver"
         #expect(context.attributes["tier"] == "silver" && context.attributes.count == 1)
         #expect(context.targetingKey == "user-1")
+        // Merging keeps one value per key, the later level's, and a level without a targeting key keeps the one below.
+        let base = FlagEvaluationContext(targetingKey: "base", attributes: ["tier": "gold", "region": "eu"])
+        let merged = FlagEvaluationContext(attributes: ["tier": "silver"]).merged(over: base)
+        #expect(merged.attributes == ["tier": "silver", "region": "eu"])
+        #expect(merged.targetingKey == "base")
     }
 
     @Test("4.3.4, 4.3.5, 4.1.4: a before hook's context reaches the before hooks after it and the provider, merged")
