@@ -28,10 +28,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // File descriptors and errno as types, so a descriptor is closed on every path (Docs/Architecture.md).
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-        // HTTP and TLS for remote flag sources (RemoteFlags only).
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // `swift package generate-documentation` (Scripts/check-docs).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -106,17 +102,18 @@ let package = Package(
         // OpenFeature's isolated API instances (1.8): the factory, apart from the singleton on purpose.
         .target(name: "OpenFeatureIsolation", dependencies: ["FeatureFlags"], swiftSettings: swiftSettings),
         // Flags from a central service: flagd's HTTP sync as a flag source, and an OFREP provider.
-        // The only module that builds an HTTP client; the core and the file-based modules do not.
+        // The only module that speaks HTTP, through the system's libcurl (loaded at run time, as libpam
+        // is: TLS and certificate authorities from Debian, with its security updates); the core and the
+        // file-based modules do not.
         .target(
             name: "RemoteFlags",
             dependencies: [
-                "FeatureFlags", "Capabilities", "ConfigurationFiles", "Locking", "Plumbing",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "FeatureFlags", "Capabilities", "ConfigurationFiles", "Locking", "Plumbing", "CCurl",
                 .product(name: "SystemPackage", package: "swift-system"),
             ], swiftSettings: swiftSettings
         ),
+        // libcurl's easy interface as function pointer types, for dlopen (checked against curl/curl.h when installed).
+        .target(name: "CCurl"),
         // Policy files: layered search paths, parsing, gates.
         .target(
             name: "CapabilityPolicy",

@@ -1,10 +1,7 @@
-import AsyncHTTPClient
 import ConfigurationFiles
 public import FeatureFlags
 import Foundation
 import Locking
-import NIOCore
-import NIOHTTP1
 
 /// A flag definition document polled over HTTP, as flagd's HTTP sync does, for a `FlagStore`:
 ///
@@ -198,53 +195,43 @@ public final class HTTPFlagSource: RemoteFlagSource {
         case .success(let made): connection = made
         case .failure(let error): return fail(error)
         }
-        var request = HTTPClientRequest(url: settings.url)
-        request.method = .GET
-        request.headers.add(name: "Accept", value: "application/json, application/yaml")
+        var request = HTTPRequest(url: settings.url, timeout: settings.timeout, maxBodyBytes: TrustedFile.sizeLimit)
+        request.headers.append(("Accept", "application/json, application/yaml"))
         if let tag = state.withLock({ $0.flags == nil ? nil : $0.entityTag }) {
-            request.headers.add(name: "If-None-Match", value: tag)
+            request.headers.append(("If-None-Match", tag))
         }
         if let file = settings.authorizationFile {
             do throws(ConfigurationError) {
-                request.headers.add(name: "Authorization", value: try HTTPConnection.authorization(from: file))
+                request.headers.append(("Authorization", try HTTPConnection.authorization(from: file)))
             } catch {
                 return fail(error)
             }
         }
-        do {
-            let response = try await connection.client.execute(
-                request, timeout: HTTPConnection.timeAmount(settings.timeout))
-            switch response.status.code {
-            case 304:
-                _ = try await response.body.collect(upTo: 64 * 1024)
-                confirm()
-            case 200..<300:
-                let body: ByteBuffer
-                do {
-                    body = try await response.body.collect(upTo: TrustedFile.sizeLimit)
-                } catch is NIOTooManyBytesError {
-                    return fail("the document is larger than \(TrustedFile.sizeLimit) bytes")
-                }
-                guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
-                    return fail("the document is not valid UTF-8")
-                }
-                let format = Self.format(contentType: response.headers.first(name: "Content-Type"))
-                let flags: FlagSet
-                do throws(ConfigurationError) {
-                    flags = try FlagSet.parse(text, file: settings.url, format: format)
-                } catch {
-                    return fail(error)
-                }
-                let resolved = format ?? FlagFileFormat(path: settings.url) ?? FlagFileFormat(sniffing: text)
-                load(flags, text: text, format: resolved, entityTag: response.headers.first(name: "ETag"))
-            default:
-                _ = try? await response.body.collect(upTo: 64 * 1024)
-                // The standard phrase, not the server's: nothing a server sends reaches a terminal unchecked.
-                let code = Int(response.status.code)
-                fail("HTTP \(code) \(HTTPResponseStatus(statusCode: code).reasonPhrase)")
+        let response: HTTPResponse
+        switch await connection.send(request) {
+        case .success(let answer): response = answer
+        case .failure(.cancelled): return
+        case .failure(.tooLarge): return fail("the document is larger than \(TrustedFile.sizeLimit) bytes")
+        case .failure(let error): return fail("cannot get the flags: \(error)")
+        }
+        switch response.status {
+        case 304:
+            confirm()
+        case 200..<300:
+            guard let text = String(validating: response.body, as: UTF8.self) else {
+                return fail("the document is not valid UTF-8")
             }
-        } catch {
-            fail("cannot get the flags: \(HTTPConnection.describe(error))")
+            let format = Self.format(contentType: response.header("Content-Type"))
+            let flags: FlagSet
+            do throws(ConfigurationError) {
+                flags = try FlagSet.parse(text, file: settings.url, format: format)
+            } catch {
+                return fail(error)
+            }
+            let resolved = format ?? FlagFileFormat(path: settings.url) ?? FlagFileFormat(sniffing: text)
+            load(flags, text: text, format: resolved, entityTag: response.header("ETag"))
+        default:
+            fail("HTTP \(response.status) \(HTTPResponse.reasonPhrase(response.status))")
         }
     }
 

@@ -1,11 +1,8 @@
-import AsyncHTTPClient
 import Capabilities
 import ConfigurationFiles
 public import FeatureFlags
 import Foundation
 import Locking
-import NIOCore
-import NIOHTTP1
 import Plumbing
 
 /// An OpenFeature provider that evaluates remotely, over the OpenFeature Remote Evaluation
@@ -166,50 +163,49 @@ public final class OFREPProvider: FeatureProvider {
         }
         let (context, tag) = state.withLock { ($0.staticContext ?? FlagEvaluationContext(), $0.entityTag) }
         if let problem = Self.incompleteness(context) { return .failed(problem, fatal: false) }
-        var request = HTTPClientRequest(
-            url: configuration.endpoint.trimmingTrailingSlashes + "/ofrep/v1/evaluate/flags")
-        request.method = .POST
-        addHeaders(&request.headers)
-        if let tag { request.headers.add(name: "If-None-Match", value: tag) }
-        request.body = .bytes(ByteBuffer(string: Self.body(context)))
-        do {
-            let response = try await connection.client.execute(
-                request, timeout: HTTPConnection.timeAmount(configuration.timeout))
-            let body = try await response.body.collect(upTo: TrustedFile.sizeLimit)
-            let code = Int(response.status.code)
-            switch code {
-            case 200:
-                guard let evaluations = Self.bulkEvaluations(String(buffer: body)) else {
-                    return .failed("the bulk evaluation is not an OFREP answer ({\"flags\": [...]})", fatal: false)
-                }
-                let changed = state.withLock { state -> [String] in
-                    let keys = Set(state.cache.keys).union(evaluations.keys)
-                    let changed = keys.filter { state.cache[$0] != evaluations[$0] }.sorted()
-                    state.cache = evaluations
-                    state.entityTag = response.headers.first(name: "ETag")
-                    // The first evaluations are no change: the initialization's READY announces them.
-                    defer { state.initialized = true }
-                    return state.initialized ? changed : []
-                }
-                if !changed.isEmpty { broadcast.send(ProviderEvent(.configurationChanged, flagsChanged: changed)) }
-                return .loaded
-            case 304:
-                let known = state.withLock { $0.initialized }
-                return known ? .unchanged : .failed("HTTP 304 before any evaluation was loaded", fatal: false)
-            case 400:
-                let (code, details) = Self.failure(String(buffer: body))
-                return .failed("the service refused the bulk evaluation: \(code.rawValue) \(details)", fatal: false)
-            case 401, 403:
-                return .failed(
-                    "the service answered \(code == 401 ? "unauthorized" : "forbidden") (HTTP \(code))", fatal: true)
-            case 429:
-                let until = pause(response.headers.first(name: "Retry-After"))
-                return .failed("rate limited by the service until \(Self.time(until))", fatal: false)
-            default:
-                return .failed("HTTP \(code) \(HTTPResponseStatus(statusCode: code).reasonPhrase)", fatal: false)
+        var request = HTTPRequest(
+            url: configuration.endpoint.trimmingTrailingSlashes + "/ofrep/v1/evaluate/flags", method: .post,
+            timeout: configuration.timeout, maxBodyBytes: TrustedFile.sizeLimit)
+        addHeaders(&request)
+        if let tag { request.headers.append(("If-None-Match", tag)) }
+        request.body = Array(Self.body(context).utf8)
+        let response: HTTPResponse
+        switch await connection.send(request) {
+        case .success(let answer): response = answer
+        case .failure(let error): return .failed("cannot reach the service: \(error)", fatal: false)
+        }
+        let code = response.status
+        let body = response.text
+        switch code {
+        case 200:
+            guard let evaluations = Self.bulkEvaluations(body) else {
+                return .failed("the bulk evaluation is not an OFREP answer ({\"flags\": [...]})", fatal: false)
             }
-        } catch {
-            return .failed("cannot reach the service: \(HTTPConnection.describe(error))", fatal: false)
+            let changed = state.withLock { state -> [String] in
+                let keys = Set(state.cache.keys).union(evaluations.keys)
+                let changed = keys.filter { state.cache[$0] != evaluations[$0] }.sorted()
+                state.cache = evaluations
+                state.entityTag = response.header("ETag")
+                // The first evaluations are no change: the initialization's READY announces them.
+                defer { state.initialized = true }
+                return state.initialized ? changed : []
+            }
+            if !changed.isEmpty { broadcast.send(ProviderEvent(.configurationChanged, flagsChanged: changed)) }
+            return .loaded
+        case 304:
+            let known = state.withLock { $0.initialized }
+            return known ? .unchanged : .failed("HTTP 304 before any evaluation was loaded", fatal: false)
+        case 400:
+            let (code, details) = Self.failure(body)
+            return .failed("the service refused the bulk evaluation: \(code.rawValue) \(details)", fatal: false)
+        case 401, 403:
+            return .failed(
+                "the service answered \(code == 401 ? "unauthorized" : "forbidden") (HTTP \(code))", fatal: true)
+        case 429:
+            let until = pause(response.header("Retry-After"))
+            return .failed("rate limited by the service until \(Self.time(until))", fatal: false)
+        default:
+            return .failed("HTTP \(code) \(HTTPResponse.reasonPhrase(code))", fatal: false)
         }
     }
 
@@ -262,27 +258,17 @@ public final class OFREPProvider: FeatureProvider {
         case .failure(let error): return .failure(.general, error.description)
         }
         let url = configuration.endpoint.trimmingTrailingSlashes + "/ofrep/v1/evaluate/flags/" + Self.pathSegment(key)
-        let request: HTTPClient.Request
-        do {
-            var headers = HTTPHeaders()
-            addHeaders(&headers)
-            request = try HTTPClient.Request(
-                url: url, method: .POST, headers: headers, body: .string(Self.body(context)))
-        } catch {
-            return .failure(.general, "cannot make a request to \(url): \(error)")
+        var request = HTTPRequest(
+            url: url, method: .post, timeout: configuration.timeout, maxBodyBytes: TrustedFile.sizeLimit)
+        addHeaders(&request)
+        request.body = Array(Self.body(context).utf8)
+        let response: HTTPResponse
+        switch connection.perform(request) {
+        case .success(let answer): response = answer
+        case .failure(let error): return .failure(.general, "cannot reach the service: \(error)")
         }
-        let response: HTTPClient.Response
-        do {
-            response = try connection.client.execute(
-                request: request,
-                delegate: ResponseAccumulator(request: request, maxBodySize: TrustedFile.sizeLimit),
-                deadline: .now() + HTTPConnection.timeAmount(configuration.timeout)
-            ).wait()
-        } catch {
-            return .failure(.general, "cannot reach the service: \(HTTPConnection.describe(error))")
-        }
-        let text = response.body.map { String(buffer: $0) } ?? ""
-        let code = Int(response.status.code)
+        let text = response.text
+        let code = response.status
         switch code {
         case 200:
             guard let root = try? JSONDocumentReader.read(text, file: "OFREP"),
@@ -300,19 +286,19 @@ public final class OFREPProvider: FeatureProvider {
         case 401: return .failure(.general, "unauthorized")
         case 403: return .failure(.general, "forbidden")
         case 429:
-            let until = pause(response.headers.first(name: "Retry-After"))
+            let until = pause(response.header("Retry-After"))
             return .failure(.general, "rate limited by the service until \(Self.time(until))")
         default:
-            return .failure(.general, "HTTP \(code) \(HTTPResponseStatus(statusCode: code).reasonPhrase)")
+            return .failure(.general, "HTTP \(code) \(HTTPResponse.reasonPhrase(code))")
         }
     }
 
     // MARK: Helpers
 
-    private func addHeaders(_ headers: inout HTTPHeaders) {
-        headers.add(name: "Content-Type", value: "application/json")
-        headers.add(name: "Accept", value: "application/json")
-        for header in configuration.headers { headers.replaceOrAdd(name: header.name, value: header.value) }
+    private func addHeaders(_ request: inout HTTPRequest) {
+        request.headers.append(("Content-Type", "application/json"))
+        request.headers.append(("Accept", "application/json"))
+        for header in configuration.headers { request.setHeader(header.name, header.value) }
     }
 
     /// Why `context` must not be sent: an attribute that could not be built completely would
