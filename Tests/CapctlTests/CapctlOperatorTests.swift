@@ -170,7 +170,8 @@ struct CapctlOperatorTests {
         }
         try tree.write("etc/policy.yaml", "gates:\n\topen: { require: x }\n")
         #expect(
-            try tree.capctl(["validate"]).output.contains("policy.yaml:2:1: a tab character: YAML indents with spaces"))
+            try tree.capctl(["validate"]).output.contains(
+                "policy.yaml:2:1: a tab before a line's content: this reader refuses tabs where indentation stands"))
     }
 
     @Test("a search path or --policy naming nothing that exists is an error, not an empty policy")

@@ -26,6 +26,11 @@ struct JSONDocumentReaderTests {
             ("[]", "[]"),
             (#""\u0000""#, #""\u0000""#),
             ("1E+2", "100"),
+            // 2^53 is the largest integer every smaller one of which a Double holds exactly.
+            (
+                "[9007199254740992, -9007199254740992, 9007199254740993.0, 1e300]",
+                "[9007199254740992.0,-9007199254740992.0,9007199254740992.0,1e+300]"
+            ),
         ])
     func values(text: String, expected: String) throws {
         #expect(try Self.read(text) == expected)
@@ -55,6 +60,24 @@ struct JSONDocumentReaderTests {
         ])
     func errors(text: String, expected: String) {
         #expect(Self.failure(text) == expected)
+    }
+
+    @Test("exactIntegers (policies): an integer past 2^53 is refused where it stands; flag files keep JSON's doubles")
+    func exactIntegers() throws {
+        for (text, column) in [("[9007199254740993]", 2), ("-123456789012345678901234567890", 1)] {
+            do {
+                _ = try JSONDocumentReader.read(text, file: "f.json", exactIntegers: true)
+                Issue.record("\(text) was read")
+            } catch {
+                #expect(
+                    error.message.contains("cannot be held exactly") && error.location?.column == column, "\(error)")
+            }
+        }
+        #expect(
+            try YAMLDocumentReaderTests.render(
+                JSONDocumentReader.read("[9007199254740992, 1e300]", file: "f.json", exactIntegers: true))
+                == "[9007199254740992.0,1e+300]")
+        #expect(try Self.read("[9007199254740993]") == "[9007199254740992.0]")
     }
 
     @Test("nesting stops at 256 levels, in arrays and objects, without exhausting the stack")

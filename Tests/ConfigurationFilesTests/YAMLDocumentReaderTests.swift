@@ -33,6 +33,28 @@ struct YAMLDocumentReaderTests {
         }
     }
 
+    @Test("exactIntegers (policies): an integer past 2^53 is refused, never rounded; flag files read it as a double")
+    func exactIntegers() throws {
+        let message = "cannot be held exactly (integers go up to 2^53, 9007199254740992); quote it to keep it as text"
+        for (text, column) in [
+            ("a: 9007199254740993\n", 4), ("a: [0x20000000000001]\n", 5), ("a: -99999999999999999999\n", 4),
+        ] {
+            #expect(throws: ConfigurationError.self) {
+                try YAMLDocumentReader.read(text, file: "f.yaml", exactIntegers: true)
+            }
+            do {
+                _ = try YAMLDocumentReader.read(text, file: "f.yaml", exactIntegers: true)
+            } catch {
+                #expect(error.message.hasSuffix(message) && error.location?.column == column, "\(error)")
+            }
+        }
+        #expect(
+            try Self.render(YAMLDocumentReader.read("a: 9007199254740992\n", file: "f.yaml", exactIntegers: true))
+                == #"{"a":9007199254740992.0}"#)
+        // flagd reads a flag file's numbers as doubles: so does a flag file here.
+        #expect(try Self.read("a: 9007199254740993\n") == #"{"a":9007199254740992.0}"#)
+    }
+
     @Test(
         "the specification's chapter 2 examples read as it says",
         arguments: [
@@ -151,6 +173,12 @@ struct YAMLDocumentReaderTests {
             ),
             // Numbers: what is not a number by the core schema stays a string
             ("[1_000, 0b1, 1.2.3, -0.5, .5, 1e3, 0x, 12abc]", #"["1_000","0b1","1.2.3",-0.5,0.5,1000,"0x","12abc"]"#),
+            // The core schema's 0x and 0o take digits only: a sign makes a string (Int(radix:) would take it).
+            ("[0x-1, 0o+7, 0x+F, 0o-0, 0xff, 0o17]", #"["0x-1","0o+7","0x+F","0o-0",255,15]"#),
+            (
+                "[9007199254740992, -9007199254740992, 0x20000000000000]",
+                "[9007199254740992.0,-9007199254740992.0,9007199254740992.0]"
+            ),
             // Colons and hashes inside plain values
             (
                 "url: http://example.com:8080/a#b\nratio: 1:2\ntag: a#b\n",
@@ -175,7 +203,7 @@ struct YAMLDocumentReaderTests {
             // Flow: trailing commas, nesting over lines, JSON-style keys, a key without value, single pairs
             ("{ \"a\":1, b: [x, {c: d}, ], e, }", #"{"a":1,"b":["x",{"c":"d"}],"e":null}"#),
             ("[a: 1, \"b\": [2]]", #"[{"a":1},{"b":[2]}]"#),
-            ("a: [1,\n  2, # two\n  3]\nb: {\n}\n", #"{"a":[1,2,3],"b":{}}"#),
+            ("a: [1,\n  2, # two\n  3]\nb: {\n }\n", #"{"a":[1,2,3],"b":{}}"#),
             ("[a:b, c]", #"["a:b","c"]"#),
             // Compact collections in sequences
             ("- - a\n  - b\n- c: 1\n  d: 2\n-\n", #"[["a","b"],{"c":1,"d":2},null]"#),
@@ -199,8 +227,14 @@ struct YAMLDocumentReaderTests {
         arguments: [
             ("", "1:1: the document is empty"),
             ("# only a comment\n", "1:1: the document is empty"),
-            ("a: 1\n\tb: 2\n", "2:1: a tab character: YAML indents with spaces, never tabs"),
-            ("a:\n  b: 1\n \tc: 2\n", "3:2: a tab character: YAML indents with spaces, never tabs"),
+            (
+                "a: 1\n\tb: 2\n",
+                "2:1: a tab before a line's content: this reader refuses tabs where indentation stands (their width is ambiguous); indent with spaces"
+            ),
+            (
+                "a:\n  b: 1\n \tc: 2\n",
+                "3:2: a tab before a line's content: this reader refuses tabs where indentation stands (their width is ambiguous); indent with spaces"
+            ),
             ("a: 1\na: 2\n", "2:1: duplicate key \"a\" (first defined at line 1, column 1)"),
             ("{a: 1, a: 2}", "1:8: duplicate key \"a\" (first defined at line 1, column 2)"),
             (
@@ -221,13 +255,34 @@ struct YAMLDocumentReaderTests {
             ("a:\n  - 1\n    - 2\n", "no error: {\"a\":[\"1 - 2\"]}"),
             ("a: 1\n- b\n", "2:1: a sequence entry where a mapping key was expected"),
             ("a: - b\n", "1:4: a sequence cannot start on its key's line: put each '- ' entry on a line of its own"),
-            ("a: \"open\nb: 1\n", "1:4: a quoted value is not closed"),
+            (
+                "a: \"open\nb: 1\n",
+                "1:4: a quoted value is not closed before line 2, which is indented less than 1 space(s) "
+                    + "(a quoted value's lines are indented more than its block)"
+            ),
+            ("a: \"open\n", "1:4: a quoted value is not closed"),
             ("a: 'x' y\n", "1:8: unexpected text after the value"),
-            ("a: [1, 2\nb: 3\n", "1:4: this flow collection is not closed"),
+            (
+                "a: [1, 2\nb: 3\n",
+                "1:4: this flow collection is not closed before line 2, which is indented less than 1 space(s) "
+                    + "(a flow collection's lines are indented more than its block)"
+            ),
+            // The closing bracket too (the YAML test suite's 9C9N).
+            (
+                "b: {\n}\n",
+                "1:4: this flow collection is not closed before line 2, which is indented less than 1 space(s) "
+                    + "(a flow collection's lines are indented more than its block)"
+            ),
             ("a: [\"1\" 2]\n", "1:9: expected ',' or ']' here"),
             ("a: [1,, 2]\n", "1:7: an empty entry: two commas in a row"),
-            ("[a]: 1\n", "1:4: mapping keys must be plain strings"),
-            ("{[a]: 1}\n", "1:2: mapping keys must be plain strings"),
+            (
+                "[a]: 1\n",
+                "1:4: a collection cannot be a mapping key (complex keys are not supported): keys are strings"
+            ),
+            (
+                "{[a]: 1}\n",
+                "1:2: a collection cannot be a mapping key (complex keys are not supported): keys are strings"
+            ),
             ("? a\n: b\n", "1:1: explicit keys ('? ') are not supported: write 'key: value'"),
             ("a: \"\\q\"\n", "1:5: unknown escape '\\q' in a double-quoted value"),
             ("a: \"\\uD800\"\n", "1:5: the escape names no Unicode character"),
@@ -236,7 +291,27 @@ struct YAMLDocumentReaderTests {
             ("a: %x\n", "1:4: '%' cannot start a plain value; quote the value"),
             ("a: @x\n", "1:4: '@' is reserved in YAML and cannot start a value; quote the value"),
             ("a: 1\n---\nb: 2\n", "2:1: a file holds one YAML document; a second one starts here"),
-            ("%YAML 2.0\n---\na: 1\n", "1:1: this reader understands YAML 1.x only"),
+            (
+                "%YAML 2.0\n---\na: 1\n",
+                "1:1: %YAML 2.0 is refused: this reader reads YAML 1.2 only (YAML 1.1 reads yes, no, on and off as "
+                    + "Booleans, 1.2 as strings); drop the directive and write 1.2"
+            ),
+            // Refused, never read by other rules than its author's (on: would be true in 1.1).
+            (
+                "%YAML 1.1\n---\na: on\n",
+                "1:1: %YAML 1.1 is refused: this reader reads YAML 1.2 only (YAML 1.1 reads yes, no, on and off as "
+                    + "Booleans, 1.2 as strings); drop the directive and write 1.2"
+            ),
+            ("%YAML 1.2 foo\n---\na: 1\n", "1:1: a %YAML directive takes one version, such as 1.2, and nothing else"),
+            ("%YAML 1.2\n%YAML 1.2\n---\na: 1\n", "2:1: a second %YAML directive"),
+            ("...\n", "1:1: the document is empty: '...' ends it before anything"),
+            ("a: 1\n...\nb: 2\n", "3:1: a file holds one YAML document; a second one starts here"),
+            (
+                "--- a: 1\n",
+                "1:5: a block mapping or sequence cannot start on the '---' line: begin it on the next line"
+            ),
+            ("[a, b,#c]\n", "1:7: '#' cannot start a plain value; quote the value"),
+            ("[-]\n", "1:2: '-' alone is not a plain value here; quote the value"),
             ("%TAG ! tag:example.com,2000:\n---\na: 1\n", "1:1: YAML tags are not allowed: use plain values"),
             ("%YAML 1.2\na: 1\n", "2:1: a directive must be followed by '---', the start of the document"),
             ("a: \u{7}\n", "1:4: a control character (byte 7) is not allowed in YAML"),

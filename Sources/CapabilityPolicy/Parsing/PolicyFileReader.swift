@@ -24,7 +24,8 @@ struct PolicyFileReader {
         do throws(ConfigurationError) {
             root =
                 file.asciiLowercased.hasSuffix(".json")
-                ? try JSONDocumentReader.read(text, file: file) : try YAMLDocumentReader.read(text, file: file)
+                ? try JSONDocumentReader.read(text, file: file, exactIntegers: true)
+                : try YAMLDocumentReader.read(text, file: file, exactIntegers: true)
         } catch {
             errors.append(error)
             return Policy()

@@ -7,12 +7,18 @@ package struct JSONDocumentReader {
     private var line = 1
     private var column = 1
     private var depth = 0
+    private let exactIntegers: Bool
 
     /// Deep enough for any real flag file; deeper input is refused instead of overflowing the stack.
     private static let maximumDepth = 256
 
-    package static func read(_ text: String, file: String) throws(ConfigurationError) -> DocumentNode {
-        var reader = JSONDocumentReader(bytes: Array(text.utf8), file: file)
+    /// - Parameter exactIntegers: Refuse an integer beyond 2^53, which a `Double` would round
+    ///   (``ExactIntegers``): for policies, whose numbers are counts, ids and limits. Flag files
+    ///   leave it off: their numbers are JSON's doubles, as flagd reads them.
+    package static func read(_ text: String, file: String, exactIntegers: Bool = false) throws(ConfigurationError)
+        -> DocumentNode
+    {
+        var reader = JSONDocumentReader(bytes: Array(text.utf8), file: file, exactIntegers: exactIntegers)
         reader.skipWhitespace()
         let node = try reader.readValue()
         reader.skipWhitespace()
@@ -22,9 +28,10 @@ package struct JSONDocumentReader {
         return node
     }
 
-    private init(bytes: [UInt8], file: String) {
+    private init(bytes: [UInt8], file: String, exactIntegers: Bool) {
         self.bytes = bytes
         self.file = file
+        self.exactIntegers = exactIntegers
         // A byte-order mark is not part of the document.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
@@ -195,7 +202,9 @@ package struct JSONDocumentReader {
         }
         if current == UInt8(ascii: "-") { advance() }
         let leadingZero = current == UInt8(ascii: "0")
+        let digitsStart = index
         let integerDigits = digits(&self)
+        let integerEnd = index
         guard integerDigits > 0 else { throw error("invalid number: expected a digit", at: start) }
         guard !(leadingZero && integerDigits > 1) else {
             throw error("invalid number: leading zeros are not allowed", at: start)
@@ -210,6 +219,9 @@ package struct JSONDocumentReader {
             guard digits(&self) > 0 else { throw error("invalid number: expected a digit in the exponent", at: start) }
         }
         let text = String(decoding: bytes[first..<index], as: UTF8.self)
+        if exactIntegers, integerEnd == index, !ExactIntegers.fits(decimalDigits: bytes[digitsStart..<integerEnd]) {
+            throw error(ExactIntegers.message(text), at: start)
+        }
         guard let value = Double(text), value.isFinite else { throw error("number \(text) is out of range", at: start) }
         return value
     }

@@ -4,16 +4,44 @@
 /// `true`/`false` are Booleans, so a variant named `on` or `off` stays a string. Quoted and
 /// block scalars are strings. Anchors, aliases and tags are refused (``YAMLParser``).
 package enum YAMLDocumentReader {
-    package static func read(_ text: String, file: String) throws(ConfigurationError) -> DocumentNode {
-        var parser = YAMLParser(text: text, file: file)
+    /// - Parameter exactIntegers: Refuse an integer beyond 2^53, which a `Double` would round
+    ///   (``ExactIntegers``): for policies. Flag files leave it off, as flagd does.
+    package static func read(_ text: String, file: String, exactIntegers: Bool = false) throws(ConfigurationError)
+        -> DocumentNode
+    {
+        var parser = YAMLParser(text: text, file: file, exactIntegers: exactIntegers)
         return try parser.parseDocument()
     }
 
     /// As deep as the JSON reader goes: far beyond any real file, far below the stack's limit.
     static let maximumDepth = 256
 
-    /// The YAML 1.2 core schema's reading of a plain scalar, or nil for a string.
-    static func coreSchema(_ text: String) -> DocumentNode.Kind? {
+    /// The YAML 1.2 core schema's reading of a plain scalar, or nil for a string; an integer
+    /// beyond what a `Double` holds exactly is an error (``ExactIntegers``).
+    static func coreSchema(_ text: String) -> Result<DocumentNode.Kind?, ExactIntegersError> {
+        let kind = coreSchemaKind(text)
+        guard case .number = kind else { return .success(kind) }
+        var digits = Substring(text)
+        var radix = 10
+        if digits.hasPrefix("0x") || digits.hasPrefix("0o") {
+            radix = digits.hasPrefix("0x") ? 16 : 8
+            digits = digits.dropFirst(2)
+        } else if digits.first == "+" || digits.first == "-" {
+            digits = digits.dropFirst()
+        }
+        guard digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) || radix != 10 else { return .success(kind) }
+        if radix == 10 {
+            return ExactIntegers.fits(decimalDigits: digits.utf8) ? .success(kind) : .failure(ExactIntegersError())
+        }
+        guard let value = UInt64(digits, radix: radix), value <= ExactIntegers.limit else {
+            return .failure(ExactIntegersError())
+        }
+        return .success(kind)
+    }
+
+    struct ExactIntegersError: Error {}
+
+    private static func coreSchemaKind(_ text: String) -> DocumentNode.Kind? {
         switch text {
         case "", "~", "null", "Null", "NULL": return .null
         case "true", "True", "TRUE": return .bool(true)
@@ -22,8 +50,14 @@ package enum YAMLDocumentReader {
             return nil  // not representable in JSON; flagd's JSON model has no such numbers
         default: break
         }
-        if text.hasPrefix("0x"), let value = Int(text.dropFirst(2), radix: 16) { return .number(Double(value)) }
-        if text.hasPrefix("0o"), let value = Int(text.dropFirst(2), radix: 8) { return .number(Double(value)) }
+        // `0x` and `0o` take digits only: `0x-1` and `0o+7` are strings (Int(radix:) would take the sign).
+        for (prefix, radix, digits) in [("0x", 16, "0123456789abcdefABCDEF"), ("0o", 8, "01234567")]
+        where text.hasPrefix(prefix) {
+            let rest = text.dropFirst(2)
+            guard !rest.isEmpty, rest.allSatisfy({ digits.contains($0) }) else { return nil }
+            guard let value = UInt64(rest, radix: radix) else { return .number(Double.infinity) }
+            return .number(Double(value))
+        }
         guard let first = text.unicodeScalars.first, "+-.0123456789".unicodeScalars.contains(first),
             text.unicodeScalars.allSatisfy({ "+-.0123456789eE".unicodeScalars.contains($0) }),
             let value = Double(text), value.isFinite

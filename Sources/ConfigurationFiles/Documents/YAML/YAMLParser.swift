@@ -23,9 +23,13 @@ struct YAMLParser {
         case sequenceEntry
     }
 
-    init(text: String, file: String) {
+    /// Whether an integer beyond 2^53 is an error rather than a rounded number.
+    let exactIntegers: Bool
+
+    init(text: String, file: String, exactIntegers: Bool = false) {
         bytes = Array(text.utf8)
         self.file = file
+        self.exactIntegers = exactIntegers
         // A byte-order mark is not part of the document.
         position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var starts = [position]
@@ -47,18 +51,30 @@ struct YAMLParser {
     mutating func parseDocument() throws(ConfigurationError) -> DocumentNode {
         try refuseControlCharacters()
         var sawDirective = false
+        var sawVersion = false
         while true {
             guard try moveToNextLine(sameLineAllowed: true) else {
                 throw ConfigurationError("the document is empty", at: location(lineStarts[0]))
             }
             guard column(position) == 0, bytes[position] == .percent else { break }
-            try readDirective()
+            try readDirective(sawVersion: &sawVersion)
             sawDirective = true
+        }
+        // `...` before any document ends a stream of none.
+        if !sawDirective, isDocumentMarker(.period, at: position) {
+            throw error("the document is empty: '...' ends it before anything", at: position)
         }
         let root: DocumentNode
         if isDocumentMarker(.minus, at: position) {
             let marker = position
             position += 3
+            skipBlanks()
+            // A block mapping or sequence starts on a line of its own, never on the '---' line.
+            if isImplicitKey(at: position) || isSequenceEntry(at: position) {
+                throw error(
+                    "a block mapping or sequence cannot start on the '---' line: begin it on the next line",
+                    at: position)
+            }
             root = try parseNode(after: marker + 3, parentIndent: -1, depth: 0, context: .document)
         } else if sawDirective {
             throw error("a directive must be followed by '---', the start of the document", at: position)
@@ -69,6 +85,8 @@ struct YAMLParser {
         if isDocumentMarker(.period, at: position) {
             position += 3
             guard try moveToNextLine() else { return root }
+            // After '...' anything but comments is a second document.
+            throw error("a file holds one YAML document; a second one starts here", at: position)
         }
         if isDocumentMarker(.minus, at: position) || bytes[position] == .percent {
             throw error("a file holds one YAML document; a second one starts here", at: position)
@@ -76,16 +94,32 @@ struct YAMLParser {
         throw error("this line's indentation matches no block above it", at: position)
     }
 
-    /// `%YAML 1.x` is accepted, `%TAG` refused (tags are), and other directives ignored, as the
-    /// specification asks of reserved ones.
-    private mutating func readDirective() throws(ConfigurationError) {
+    /// `%YAML 1.2` is accepted once; another version is refused, 1.1 among them (it would read
+    /// `yes`, `on` and `Y` as Booleans, and this reader would not: refused rather than read
+    /// otherwise than its author meant). `%TAG` is refused (tags are), and other directives
+    /// ignored, as the specification asks of reserved ones.
+    private mutating func readDirective(sawVersion: inout Bool) throws(ConfigurationError) {
         let start = position
-        let line = restOfLine()
+        var line = restOfLine()
+        // A comment ends the directive where a blank precedes it.
+        if let hash = line.firstIndex(where: { $0 == "#" }), hash > line.startIndex,
+            line[line.index(before: hash)] == " " || line[line.index(before: hash)] == "\t"
+        {
+            line = String(line[..<hash])
+        }
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
         switch words.first {
         case "%YAML":
-            guard words.count >= 2, words[1].hasPrefix("1.") else {
-                throw error("this reader understands YAML 1.x only", at: start)
+            guard !sawVersion else { throw error("a second %YAML directive", at: start) }
+            sawVersion = true
+            guard words.count == 2, let version = Self.version(words[1]) else {
+                throw error("a %YAML directive takes one version, such as 1.2, and nothing else", at: start)
+            }
+            guard version == (1, 2) else {
+                throw error(
+                    "%YAML \(version.major).\(version.minor) is refused: this reader reads YAML 1.2 only (YAML 1.1 "
+                        + "reads yes, no, on and off as Booleans, 1.2 as strings); drop the directive and write 1.2",
+                    at: start)
             }
         case "%TAG":
             throw error("YAML tags are not allowed: use plain values", at: start)
@@ -93,6 +127,15 @@ struct YAMLParser {
             break
         }
         position = endOfLine(from: position)
+    }
+
+    /// `MAJOR.MINOR`, decimal digits each.
+    private static func version(_ text: Substring) -> (major: Int, minor: Int)? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigitCharacter) }),
+            let major = Int(parts[0]), let minor = Int(parts[1])
+        else { return nil }
+        return (major, minor)
     }
 
     /// C0 and C1 control characters (but tab, line feed, carriage return and next line) are not
@@ -121,7 +164,12 @@ struct YAMLParser {
     mutating func parseNode(after indicatorEnd: Int, parentIndent: Int, depth: Int, context: Context)
         throws(ConfigurationError) -> DocumentNode
     {
+        let blanks = position
         skipBlanks()
+        // A compact collection after '- ' is indented by the blanks before it: spaces only.
+        if bytes[blanks..<position].contains(.tab), isSequenceEntry(at: position) || isImplicitKey(at: position) {
+            throw error("a tab before a nested collection: YAML indents with spaces, never tabs", at: blanks)
+        }
         if position < bytes.count, !isBreak(bytes[position]), bytes[position] != .hash {
             return try parseInline(parentIndent: parentIndent, depth: depth, context: context)
         }
@@ -165,7 +213,7 @@ struct YAMLParser {
         case .verticalBar, .greaterThan:
             return try parseBlockScalar(parentIndent: parentIndent)
         case .openBracket, .openBrace:
-            let node = try parseFlowCollection(depth: depth)
+            let node = try parseFlowCollection(depth: depth, minimumIndent: parentIndent + 1)
             try refuseKey(after: start)
             return node
         default:
@@ -183,13 +231,26 @@ struct YAMLParser {
         }
         let node: DocumentNode
         if bytes[position] == .singleQuote || bytes[position] == .doubleQuote {
-            node = DocumentNode(kind: .string(try parseQuotedScalar()), location: location(start))
+            node = DocumentNode(
+                kind: .string(try parseQuotedScalar(minimumIndent: parentIndent + 1)), location: location(start))
         } else {
             let text = try parsePlainScalar(parentIndent: parentIndent, flow: false)
-            node = DocumentNode(kind: YAMLDocumentReader.coreSchema(text) ?? .string(text), location: location(start))
+            node = DocumentNode(kind: try typed(text, at: start), location: location(start))
         }
         try refuseKey(after: start)
         return node
+    }
+
+    /// A plain scalar's node kind by the core schema; an integer too large to hold exactly is an error.
+    func typed(_ text: String, at offset: Int) throws(ConfigurationError) -> DocumentNode.Kind {
+        switch YAMLDocumentReader.coreSchema(text) {
+        case .success(let kind): return kind ?? .string(text)
+        case .failure:
+            guard exactIntegers else {
+                return Double(text).flatMap { $0.isFinite ? .number($0) : nil } ?? .string(text)
+            }
+            throw error(ExactIntegers.message(text), at: offset)
+        }
     }
 
     /// `key: value` where a value was expected: a mapping cannot start inside a mapping's value
@@ -200,7 +261,7 @@ struct YAMLParser {
         if position < bytes.count, bytes[position] == .colon, isBlankOrEnd(at: position + 1) {
             throw error(
                 isFlowStart(bytes[start])
-                    ? "mapping keys must be plain strings"
+                    ? "a collection cannot be a mapping key (complex keys are not supported): keys are strings"
                     : "a value cannot hold 'key: value' on its key's line (a mapping goes on the lines below, indented)",
                 at: position)
         }
@@ -238,7 +299,7 @@ struct YAMLParser {
             try refuseNodeProperties()
             let key: String
             if bytes[position] == .singleQuote || bytes[position] == .doubleQuote {
-                key = try parseQuotedScalar()
+                key = try parseQuotedScalar(minimumIndent: indent + 1)
             } else {
                 key = try parsePlainScalar(parentIndent: Int.max, flow: false)
             }
@@ -300,7 +361,8 @@ struct YAMLParser {
         case .question where isBlankOrEnd(at: position + 1):
             throw error("explicit keys ('? ') are not supported: write 'key: value'", at: position)
         case .colon where isBlankOrEnd(at: position + 1):
-            throw error("a mapping key is missing before ':'", at: position)
+            throw error(
+                "a mapping key is missing before ':' (an empty key is not supported: keys are strings)", at: position)
         case .atSign, .backtick:
             throw error(
                 "'\(Character(Unicode.Scalar(bytes[position])))' is reserved in YAML and cannot start a value; quote the value",
@@ -334,7 +396,9 @@ struct YAMLParser {
             } else if !isBreak(byte) {
                 if atLineStart {
                     if position != indentEnd {
-                        throw error("a tab character: YAML indents with spaces, never tabs", at: indentEnd)
+                        throw error(
+                            "a tab before a line's content: this reader refuses tabs where indentation stands (their width "
+                                + "is ambiguous); indent with spaces", at: indentEnd)
                     }
                     return true
                 }
@@ -474,6 +538,10 @@ struct YAMLParser {
     func error(_ message: String, at offset: Int) -> ConfigurationError {
         ConfigurationError(message, at: location(offset))
     }
+}
+
+extension Character {
+    fileprivate var isASCIIDigitCharacter: Bool { ("0"..."9").contains(self) }
 }
 
 extension UInt8 {
