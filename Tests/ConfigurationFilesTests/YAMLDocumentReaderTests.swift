@@ -33,6 +33,25 @@ struct YAMLDocumentReaderTests {
         }
     }
 
+    /// Linear in the input: a column was once counted from the line's start for every node, so a
+    /// 400 KB policy on one line took over 30 s. 4 MB (the trusted reader's limit) on one line now
+    /// reads well inside the limit (quadratic reading would take about an hour); the time per byte
+    /// at 100 KB, 1 MB and 4 MB is core-bench's `--yaml` row.
+    @Test("a 4 MB document on one line reads in linear time", .timeLimit(.minutes(1)))
+    func oneLongLine() throws {
+        var text = "{"
+        var count = 0
+        while text.utf8.count < 4_000_000 {
+            text += "key\(count): [value\(count), \(count)], "
+            count += 1
+        }
+        text += "last: 1}\n"
+        let node = try YAMLDocumentReader.read(text, file: "long.yaml")
+        guard case .object(let members) = node.kind else { Issue.record("not a mapping"); return }
+        #expect(members.count == count + 1)
+        #expect(members.last?.value.location.column == text.utf8.count - 2)
+    }
+
     @Test("exactIntegers (policies): an integer past 2^53 is refused, never rounded; flag files read it as a double")
     func exactIntegers() throws {
         let message = "cannot be held exactly (integers go up to 2^53, 9007199254740992); quote it to keep it as text"

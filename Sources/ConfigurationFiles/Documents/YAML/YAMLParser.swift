@@ -15,6 +15,9 @@ struct YAMLParser {
     var position: Int
     /// The offset at which each line starts (the first after a byte-order mark), for locations.
     private let lineStarts: [Int]
+    /// The last location computed: columns count characters from there on, so a document on one
+    /// long line costs time linear in its length, not in its length times its nodes.
+    private let lastLocation = LocationMemo()
 
     /// Where a node stands: the parent's rules for what may follow on the same line.
     enum Context {
@@ -525,19 +528,44 @@ struct YAMLParser {
 
     /// The 1-based line and column (in characters) of an offset.
     func location(_ offset: Int) -> FileLocation {
-        let low = lineIndex(of: offset)
+        let line = lineIndex(of: offset)
+        let target = min(offset, bytes.count)
         var column = 1
-        var index = lineStarts[low]
-        while index < min(offset, bytes.count) {
+        var index = lineStarts[line]
+        if lastLocation.line == line {
+            if lastLocation.offset <= target {
+                column = lastLocation.column
+                index = lastLocation.offset
+            } else if lastLocation.offset - target < target - index {
+                // Back from the last one: a collection's own location, asked after its entries'.
+                column = lastLocation.column
+                index = lastLocation.offset
+                while index > target {
+                    index -= 1
+                    if bytes[index] & 0xC0 != 0x80 { column -= 1 }
+                }
+            }
+        }
+        while index < target {
             if bytes[index] & 0xC0 != 0x80 { column += 1 }
             index += 1
         }
-        return FileLocation(file: file, line: low + 1, column: column)
+        lastLocation.line = line
+        lastLocation.offset = index
+        lastLocation.column = column
+        return FileLocation(file: file, line: line + 1, column: column)
     }
 
     func error(_ message: String, at offset: Int) -> ConfigurationError {
         ConfigurationError(message, at: location(offset))
     }
+}
+
+/// Where ``YAMLParser/location(_:)`` last counted to; the parser is used by one thread.
+private final class LocationMemo {
+    var line = -1
+    var offset = 0
+    var column = 1
 }
 
 extension Character {
