@@ -47,7 +47,10 @@ struct YAMLDocumentReaderTests {
         }
         text += "last: 1}\n"
         let node = try YAMLDocumentReader.read(text, file: "long.yaml")
-        guard case .object(let members) = node.kind else { Issue.record("not a mapping"); return }
+        guard case .object(let members) = node.kind else {
+            Issue.record("not a mapping")
+            return
+        }
         #expect(members.count == count + 1)
         #expect(members.last?.value.location.column == text.utf8.count - 2)
     }
