@@ -229,7 +229,9 @@ let package = Package(
         ),
         .testTarget(
             name: "RemoteFlagsTests",
-            dependencies: ["RemoteFlags", "FeatureFlags", "ConfigurationFiles", "TestSupport", "Locking"],
+            dependencies: [
+                "RemoteFlags", "FeatureFlags", "ConfigurationFiles", "CapabilityPolicy", "TestSupport", "Locking",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "DownloadWorkflowTests",

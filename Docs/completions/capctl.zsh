@@ -102,7 +102,7 @@ _capctl_check() {
         '--explain[Print every requirement with passed, failed or not checked, and why.]'
         '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
-        '--for-process[Decide for this process (root only).]:pid:'
+        '--for-process[Decide for this process (root only)\: its pid, its start time (field 22 of /proc/PID/stat) and its uid, refused unless all three still hold.]:pid,start-time,uid:'
         '--for-user[Decide for this user (root only).]:name:'
         '--exec-condition[Exit as systemd'\''s ExecCondition= expects\: 0 when the gate holds, 1 (skip the unit) when it does not, 255 (fail the unit) on a policy or usage error.]'
         '--version[Show the version.]'

@@ -188,6 +188,54 @@ int clinux_socket_peer_pidfd(int fd) {
     return pidfd;
 }
 
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+
+int clinux_refuse_peer_pidfd(void) {
+#if defined(__x86_64__)
+    const unsigned architecture = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+    const unsigned architecture = AUDIT_ARCH_AARCH64;
+#else
+    return ENOSYS;
+#endif
+    // getsockopt(fd, level, name, ...): the low 32 bits of arguments 1 and 2 (little-endian).
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, architecture, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getsockopt, 0, 5),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOL_SOCKET, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SO_PEERPIDFD, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOPROTOOPT & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog program = {.len = sizeof filter / sizeof filter[0], .filter = filter};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) return errno;
+    return 0;
+}
+
+#include <sys/stat.h>
+
+int clinux_file_identity(const char *path, unsigned long long *device, unsigned long long *inode) {
+    struct stat information;
+    if (stat(path, &information) != 0) return errno;
+    *device = (unsigned long long)information.st_dev;
+    *inode = (unsigned long long)information.st_ino;
+    return 0;
+}
+
+int clinux_accept_cloexec(int fd) {
+    return accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+}
+
 int clinux_pidfd_open(int pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
 }

@@ -78,10 +78,14 @@ public struct Capctl: AsyncParsableCommand {
     }
 
     /// Exits with `status`, or with what it means to systemd under `check --exec-condition`.
+    ///
+    /// Read from the command line itself, not from a parsed request: a command line that does not
+    /// parse (a misspelt subcommand or option, `--exec-condition=yes`) has none, and its usage
+    /// error (64) would read as "skip the unit" to systemd. So wherever the option is spelled before
+    /// a `--` (after which a `run` command's own arguments stand), any status but 0 and 1 is 255.
     private static func finish(_ status: Int32) -> Never {
-        // Only check has the option; the word elsewhere (a run command's argument) maps nothing.
         let arguments = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
-        let asCondition = arguments.first == "check" && arguments.contains("--exec-condition")
+        let asCondition = arguments.contains { $0 == "--exec-condition" || $0.hasPrefix("--exec-condition=") }
         Glibc.exit(asCondition ? CheckCommand.execConditionStatus(status) : status)
     }
 

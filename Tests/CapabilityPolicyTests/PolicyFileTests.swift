@@ -100,6 +100,106 @@ struct PolicyFileTests {
         #expect(first("capabilities: [a, b]\n").contains("must be a mapping"))
     }
 
+    /// YAML 1.2 reads `yes`, `on` and `Y` as strings; a comparison of a Boolean flag with one
+    /// never matched, so `{ not: maint-on }` opened while maintenance was on, and the policy
+    /// loaded. Now the comparison is checked against the flag's variants when the policy loads.
+    @Test(
+        "equals: a value of no variant's type is a load error at its position, with what was meant",
+        arguments: [
+            ("yes", #"with a string ("yes"), but its variants are boolean"#, "write equals: true (YAML 1.2 reads"),
+            ("on", #"with a string ("on"), but its variants are boolean"#, "write equals: true (YAML 1.2 reads"),
+            ("\"true\"", #"with a string ("true"), but its variants are boolean"#, "write equals: true without quotes"),
+            ("Off", #"with a string ("Off"), but its variants are boolean"#, "write equals: false (YAML 1.2"),
+            ("1", #"with a number (1), but its variants are boolean"#, "it would never match"),
+        ])
+    func comparisonTypes(equals: String, problem: String, hint: String) {
+        let found = errors(
+            """
+            capabilities:
+              maint-on: { kind: flag, flag: maintenance, equals: \(equals) }
+            gates:
+              deploy: { require: { not: maint-on } }
+            flags:
+              inline:
+                flags:
+                  maintenance: { state: ENABLED, variants: { "on": true, "off": false }, defaultVariant: "on" }
+            """)
+        #expect(found.count == 1)
+        #expect(found.first?.location?.line == 2 && found.first?.location?.column == 54, "\(found)")
+        #expect(found.first?.message.contains(problem) == true, "\(found)")
+        #expect(found.first?.message.contains(hint) == true, "\(found)")
+    }
+
+    /// A `|` block keeps its last line break: `path: |` named "/srv/data\n", another file than the
+    /// one shown. Values that name things are one line.
+    @Test(
+        "a path, a PAM service, a URL or a name ending in a line break is refused at its position",
+        arguments: [
+            ("capabilities:\n  a:\n    kind: file\n    path: |\n      /srv/data\n", 4, 11, "path"),
+            ("capabilities:\n  a: { kind: pam, service: \"login\\n\" }\n", 2, 28, "service"),
+            ("capabilities:\n  a:\n    kind: user\n    user: >\n      root\n", 4, 11, "user"),
+            ("flags:\n  http:\n    - url: \"https://flags.example.com/f.json\\n\"\n", 3, 12, "url"),
+            ("flags:\n  files: [\"/etc/flags.json\\n\"]\n", 2, 11, "files"),
+            ("capabilities:\n  a: { kind: group, group: \"wheel\\nx\" }\n", 2, 28, "group"),
+            ("capabilities:\n  a: { kind: file, path: \"/tmp/a\\0b\" }\n", 2, 26, "path"),
+        ])
+    func lineBreaksInNames(text: String, line: Int, column: Int, key: String) {
+        let found = errors(text)
+        #expect(found.first?.location?.line == line && found.first?.location?.column == column, "\(found)")
+        #expect(found.first?.message.hasPrefix("\"\(key)\" in ") == true, "\(found)")
+        #expect(found.first?.message.contains("is one line") == true, "\(found)")
+    }
+
+    @Test("a gate's flag: must name a flag with a Boolean variant; matching types load")
+    func gateFlagTypes() throws {
+        let found = errors(
+            """
+            gates:
+              g: { require: { flag: color } }
+            flags:
+              inline:
+                flags:
+                  color: { state: ENABLED, variants: { red: red, blue: blue }, defaultVariant: red }
+            """)
+        #expect(
+            found.first?.message.contains("compares flag \"color\" with a boolean (true), but its variants are string")
+                == true, "\(found)")
+        _ = try load(
+            """
+            capabilities:
+              red: { kind: flag, flag: color, equals: red }
+              on: { kind: flag, flag: beta, equals: true }
+            gates:
+              g: { require: { all-of: [red, on, { flag: beta }] } }
+            flags:
+              inline:
+                flags:
+                  color: { state: ENABLED, variants: { red: red, blue: blue }, defaultVariant: red }
+                  beta: { state: ENABLED, variants: { "on": true, "off": false }, defaultVariant: "on" }
+            """)
+    }
+
+    /// What loading cannot see (a flag a service serves) is caught when it is evaluated: a value
+    /// of another type is undecided, never "not held", so `not` cannot open on it.
+    @Test("a flag of another type than equals is undecided at evaluation, so not: cannot open")
+    func comparisonTypeAtEvaluation() async throws {
+        let flags = FlagStore(
+            flagSets: [
+                try FlagSet.parse(
+                    #"{"flags": {"maintenance": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}"#,
+                    file: "flags.json", format: .json)
+            ], files: [], watch: false, context: FlagEvaluationContext())
+        let capability = FeatureFlag("maintenance", in: flags, equals: "yes")
+        let status = try await capability.status()
+        #expect(status.kind == .unavailable, "a Boolean flag compared with \"yes\" was \(status)")
+        #expect(status.cause == .misconfigured)
+        #expect(status.reason.contains(#"compared with a string ("yes")"#), "\(status.reason)")
+        let procedure = BlockProcedure {}
+        procedure.addCondition(Negated(FlagEquals("maintenance", "yes", in: flags)))
+        await run(procedure)
+        #expect(procedure.error != nil, "not(maintenance == \"yes\") let the work run")
+    }
+
     @Test("every error of a file is reported, not only the first")
     func allErrors() {
         let found = errors(

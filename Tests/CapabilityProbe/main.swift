@@ -13,6 +13,8 @@
 //         authorize-cancel cancels the authorizing task at the first prompt instead of answering.
 //         polkit's messages go to standard error as `message: TEXT`. `timeout:MS` bounds status().
 //     capability-probe connect PATH            connects to a Unix socket, prints `connected`, then waits for end of input
+//     capability-probe peer PATH [without-peer-pidfd]   accepts one connection; prints the peer subject and
+//         CAP_NET_BIND_SERVICE's status for it; without-peer-pidfd makes SO_PEERPIDFD fail first (seccomp)
 //     capability-probe polkit-impostor       owns org.freedesktop.PolicyKit1 on the system bus and answers every
 //         CheckAuthorization "not authorized", as a fake polkitd would to open `not:` gates; prints `owner` once it
 //         owns the name, then serves until killed
@@ -161,6 +163,29 @@ case "connect":
     print("connected")
     fflush(nil)
     while readLine() != nil {}
+case "peer":
+    // Accepts one connection on a new socket at PATH and prints the peer as Subject.peer sees it
+    // (`uid=U pid=P|none`), then CAP_NET_BIND_SERVICE's status for it. With `without-peer-pidfd`,
+    // getsockopt(SO_PEERPIDFD) fails first, as on a kernel before 6.5.
+    guard arguments.count >= 2 else { fail("usage: capability-probe peer PATH [without-peer-pidfd]") }
+    if arguments.count > 2, arguments[2] == "without-peer-pidfd" {
+        let refused = clinux_refuse_peer_pidfd()
+        guard refused == 0 else { fail("cannot install the seccomp filter: \(String(cString: strerror(refused)))") }
+    }
+    let listening = clinux_unix_socket(arguments[1], Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_LISTEN)
+    guard listening >= 0 else { fail("cannot listen on \(arguments[1])") }
+    chmod(arguments[1], 0o777)
+    print("listening")
+    fflush(nil)
+    let connection = accept(listening, nil, nil)
+    guard connection >= 0 else { fail("accept failed") }
+    do {
+        let subject = try Subject.peer(of: connection)
+        print("uid=\(subject.uid) pid=\(subject.pid.map(String.init) ?? "none")")
+        printStatus(try await ProcessCapability("CAP_NET_BIND_SERVICE").forSubject(subject).resolveStatus())
+    } catch {
+        fail("\(error)")
+    }
 case "polkit-impostor":
     #if !DEBUG
         fail("polkit-impostor needs a debug build")

@@ -122,6 +122,50 @@ struct CapctlOperatorTests {
         #expect(try tree.capctl(["validate"]).output.contains("\"final\" must be true or false, found a string"))
     }
 
+    /// A final system gate on a flag its service does not (yet) serve is undecided; an inline flag
+    /// of the same key in the user's layer used to fill it in and open the gate. What a final
+    /// system policy names resolves in the system layers only.
+    @Test("final: the per-user layer cannot fill in a system gate's flag or name; its own gates may use them")
+    func finalSystemResolvesAlone() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            final: true
+            flags:
+              http:
+                - url: http://127.0.0.1:9/flags.json
+                  timeout: 1s
+            gates:
+              deploy: { require: { flag: deploy-allowed } }
+            """)
+        try tree.write(
+            "config/capctl/policy.yaml",
+            """
+            flags:
+              inline:
+                flags:
+                  deploy-allowed: { state: ENABLED, variants: { "yes": true, "no": false }, defaultVariant: "yes" }
+            gates:
+              mine: { require: { flag: deploy-allowed } }
+            """)
+        let system = try tree.capctl(["check", "deploy", "--non-interactive"])
+        #expect(system.status == 1, "the user's flag opened the final system gate: \(system.output)\(system.error)")
+        #expect(system.output.contains("undecided"), "\(system.output)")
+        let own = try tree.capctl(["check", "mine", "--non-interactive"])
+        #expect(own.status == 0, "\(own.output)\(own.error)")
+        // Names too: a final system gate cannot use a capability only the user's layer defines.
+        try tree.write("etc/policy.yaml", "final: true\ngates:\n  deploy: { require: helper }\n")
+        try tree.write("config/capctl/policy.yaml", "capabilities:\n  helper: { kind: file, path: /tmp }\n")
+        let named = try tree.capctl(["validate"])
+        #expect(named.status != 0, "\(named.output)")
+        #expect(
+            named.output.contains(
+                "gate \"deploy\" of the final system policy uses capability \"helper\", which only the per-user layer defines"
+            ),
+            "\(named.output)")
+    }
+
     @Test("validate --installed checks a drop-in with the installed layers; alone, it points there")
     func validateInstalled() throws {
         let tree = try PolicyTree()
@@ -247,6 +291,12 @@ struct CapctlOperatorTests {
         #expect(systemd(try tree.capctl(["check", "as-nobody"] + arguments).status) == "skip")
         #expect(systemd(try tree.capctl(["check", "no-such-gate"] + arguments).status) == "fail")
         #expect(systemd(try tree.capctl(["check", "open", "--no-such-option"] + arguments).status) == "fail")
+        // Usage errors in any spelling capctl recognizes: a misspelt subcommand, a value given to the
+        // flag, the option before the subcommand. 64 would have read as "skip".
+        #expect(systemd(try tree.capctl(["chekc", "open"] + arguments).status) == "fail")
+        #expect(
+            systemd(try tree.capctl(["check", "open", "--non-interactive", "--exec-condition=yes"]).status) == "fail")
+        #expect(systemd(try tree.capctl(["--exec-condition", "check", "open", "--non-interactive"]).status) == "fail")
         // Plain check (78) would have skipped a unit whose policy is broken: the option is what makes it fail.
         try tree.write("etc/policy.yaml", "gates:\n  open: { require: missing }\n")
         #expect(try tree.capctl(["check", "open", "--non-interactive"]).status == 78)

@@ -82,11 +82,13 @@ struct CapctlRemoteFlagsTests {
         #expect(expired.status == 1, "\(expired.output)\(expired.error)")
         #expect(expired.output.contains("export: undecided"), "\(expired.output)")
         #expect(expired.output.contains("past max-staleness"), "\(expired.output)")
-        // Stamped two hours ahead (the clock set back since): no trustworthy age, so expired too.
+        // Stamped two hours ahead (the clock set back since): no trustworthy age, so not believed.
         aged["fetched"] = (copy["fetched"] as? Double ?? 0) + 7200
         try JSONSerialization.data(withJSONObject: aged).write(to: URL(fileURLWithPath: copyPath))
         let future = try tree.capctl(["check", "export"])
-        #expect(future.status == 1 && future.output.contains("the clock changed"), "\(future.output)")
+        #expect(future.status == 1 && future.output.contains("export: undecided"), "\(future.output)")
+        let listed = try tree.capctl(["flags", "sources"])
+        #expect(listed.output.contains("the clock changed"), "\(listed.output)")
     }
 
     @Test(

@@ -58,8 +58,8 @@ struct CapctlSubjectTests {
         let tree = try tree(secret: file)
         let nobody = try await nobodyProcess()
         defer { nobody.stop() }
-        let forNobody = ["--for-process", String(nobody.pid)]
-        let forRoot = ["--for-process", String(getpid())]
+        let forNobody = ["--for-process", try #require(DaemonProcess.processReference(nobody.pid))]
+        let forRoot = ["--for-process", try #require(DaemonProcess.processReference(getpid()))]
         // capctl itself runs as root and could read the file: the subject cannot.
         for (gate, nobodyStatus, rootStatus) in [
             ("root", 1, 0), ("group", 0, 1), ("secret", 1, 0), ("bind", 1, 0), ("staff", 0, 1),
@@ -130,8 +130,68 @@ struct CapctlSubjectTests {
         #expect(refused.status == 77, "\(refused.output)\(refused.error)")
         #expect(refused.error.contains("only root may ask"), "\(refused.error)")
         #expect(try tree.capctl(["check", "root", "--for-user", "no-such-user-xyz"]).status == 64)
-        #expect(try tree.capctl(["check", "root", "--for-process", "999999999"]).status == 64)
-        #expect(try tree.capctl(["check", "root", "--for-process", "1", "--for-user", "root"]).status == 64)
+        #expect(try tree.capctl(["check", "root", "--for-process", "999999999,1,0"]).status == 64)
+        #expect(try tree.capctl(["check", "root", "--for-process", "1,1,0", "--for-user", "root"]).status == 64)
+    }
+
+    /// pkcheck's CVE-2013-4288: a client hands over its pid, then execs a setuid program; it keeps
+    /// its pid and start time and was decided as root (`check root --for-process PID` exited 0).
+    /// A process is named by pid, start time and uid, and refused on any mismatch.
+    @Test("a process that exec'd a setuid program is never decided as root; a bare pid is refused")
+    func setuidExec() async throws {
+        let tree = try tree(secret: "/etc/shadow")
+        let work = try TemporaryDirectory(prefix: "setuid-exec")
+        chmod(work.path, 0o777)
+        let fifo = work.path(of: "stdin")
+        #expect(mkfifo(fifo, 0o666) == 0)
+        chmod(fifo, 0o666)
+        // As uid 65534: say who it is, then become su (setuid root), which waits for a password.
+        let client = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
+                #"echo "ready $$,$(cut -d' ' -f22 /proc/$$/stat),$(id -u)"; exec /bin/su -c true root <> "$0""#, fifo,
+            ], environment: ["PATH": "/usr/bin:/bin"])
+        defer { client.stop() }
+        let announced = try #require(await client.nextLine())
+        let seen = String(announced.dropFirst("ready ".count))
+        #expect(seen.hasSuffix(",65534"), "\(announced)")
+        #expect(await client.waitForOutput(containing: "Password:"), "su did not start")
+        #expect(DaemonProcess.processReference(client.pid)?.hasSuffix(",0") == true, "su runs as root now")
+        // What the caller saw: refused, the uid no longer matches.
+        let pinned = try tree.capctl(["check", "root", "--for-process", seen])
+        #expect(pinned.status == 64, "\(pinned.output)\(pinned.error)")
+        #expect(pinned.error.contains("it runs as uid 0, not 65534"), "\(pinned.error)")
+        // A bare pid: refused as a form, never read at check time.
+        let bare = try tree.capctl(["check", "root", "--for-process", String(client.pid)])
+        #expect(bare.status == 64, "\(bare.output)\(bare.error)")
+        #expect(bare.error.contains("PID,START-TIME,UID"), "\(bare.error)")
+        // Another start time: another process, refused.
+        let parts = seen.split(separator: ",")
+        let older = "\(parts[0]),\(UInt64(parts[1])! - 1),\(parts[2])"
+        let other = try tree.capctl(["check", "root", "--for-process", older])
+        #expect(other.status == 64 && other.error.contains("is not the one named"), "\(other.error)")
+    }
+
+    /// After `unshare --user --map-root-user`, any user is "root" with a full CapEff inside its
+    /// namespace; that grants nothing on the host, and was decided as holding every capability.
+    @Test("a process in a user namespace of its own holds no capability here, whatever its CapEff says")
+    func userNamespace() async throws {
+        let tree = try tree(secret: "/etc/shadow")
+        let client = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/unshare", "--user",
+                "--map-root-user", "/bin/sh", "-c", #"grep CapEff /proc/self/status; echo ready; exec sleep 60"#,
+            ], environment: ["PATH": "/usr/bin:/bin"])
+        defer { client.stop() }
+        let capabilities = try #require(await client.nextLine())
+        #expect(capabilities.hasSuffix("ffffffffff"), "inside its namespace it holds every capability: \(capabilities)")
+        #expect(await client.nextLine() == "ready")
+        let reference = try #require(DaemonProcess.processReference(client.pid))
+        #expect(reference.hasSuffix(",65534"), "the host sees uid 65534: \(reference)")
+        let bind = try tree.capctl(["check", "bind", "--explain", "--for-process", reference])
+        #expect(bind.status == 1, "\(bind.output)\(bind.error)")
+        #expect(bind.output.contains("user namespace of its own"), "\(bind.output)")
+        #expect(try tree.capctl(["check", "root", "--for-process", reference]).status == 1)
     }
 
     @Test(
@@ -168,11 +228,11 @@ struct CapctlSubjectTests {
         let environment = ["DBUS_SYSTEM_BUS_ADDRESS": fixture.busAddress]
         for pid in [nobody.pid, getpid()] {
             for (index, action) in actions.keys.sorted().enumerated() {
+                let reference = try #require(DaemonProcess.processReference(pid))
                 let pkcheck = try tree.run(
-                    ["/usr/bin/pkcheck", "--action-id", action, "--process", String(pid)], extraEnvironment: environment
-                )
+                    ["/usr/bin/pkcheck", "--action-id", action, "--process", reference], extraEnvironment: environment)
                 let check = try tree.run(
-                    [PolicyTree.capctl, "check", "g\(index)", "--for-process", String(pid)],
+                    [PolicyTree.capctl, "check", "g\(index)", "--for-process", reference],
                     extraEnvironment: environment)
                 #expect(
                     check.status == pkcheck.status,

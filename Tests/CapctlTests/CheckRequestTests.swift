@@ -17,7 +17,7 @@ struct CheckRequestTests {
         ["maintenance", "--explain", "--exec-condition", "--password-stdin"],
         ["maintenance", "--policy", "/etc/a.yaml", "--policy=b.yaml", "--non-interactive"],
         ["--context", "user=alice", "--context=tier=3", "maintenance", "--targeting-key", "host-7"],
-        ["maintenance", "--for-process", "4242", "--json"],
+        ["maintenance", "--for-process", "4242,17,1000", "--json"],
         ["maintenance", "--for-user=alice"],
         ["maintenance", "--context", "note=a=b"],
         ["gate.with-dots_and-dashes"],
@@ -31,9 +31,13 @@ struct CheckRequestTests {
         ["maintenance", "-h"],
         ["maintenance", "--json", "--json"],
         ["maintenance", "other"],
-        ["maintenance", "--for-process", "4242", "--for-user", "alice"],
+        ["maintenance", "--for-process", "4242,17,1000", "--for-user", "alice"],
         ["maintenance", "--for-process", "pid"],
-        ["maintenance", "--for-process", "99999999999"],
+        // A bare pid is refused, in the argument parser's words.
+        ["maintenance", "--for-process", "4242"],
+        ["maintenance", "--for-process", "99999999999,1,0"],
+        ["maintenance", "--for-process", "4242,,1000"],
+        ["maintenance", "--for-process", "-4242,1,0"],
         ["maintenance", "--policy"],
         ["maintenance", "--policy", "--json"],
         ["maintenance", "--targeting-key", "a", "--targeting-key", "b"],
@@ -64,14 +68,15 @@ struct CheckRequestTests {
     func fields() throws {
         let request = try #require(
             CheckRequest(fastParsing: [
-                "g", "--policy", "p1", "--policy=p2", "--context", "a=1", "--targeting-key", "k", "--for-process", "7",
+                "g", "--policy", "p1", "--policy=p2", "--context", "a=1", "--targeting-key", "k", "--for-process",
+                "7,8,9",
                 "--json", "--non-interactive", "--password-stdin", "--explain", "--exec-condition",
             ]))
         var expected = CheckRequest(gate: "g")
         expected.policy = ["p1", "p2"]
         expected.context = ["a=1"]
         expected.targetingKey = "k"
-        expected.process = 7
+        expected.process = ProcessReference(pid: 7, startTime: 8, uid: 9)
         expected.json = true
         expected.nonInteractive = true
         expected.passwordStdin = true

@@ -55,6 +55,38 @@ struct SubjectTests {
         #expect(throws: SubjectError.self) { try Subject.process(client.pid) }
     }
 
+    /// Debian 12's kernel (6.1) has no SO_PEERPIDFD. A pid opened after accept() may already be
+    /// another process's (the client exited, root took the pid), so without SO_PEERPIDFD the peer
+    /// is decided from SO_PEERCRED alone: no process, and what needs one is undecided. Tested on
+    /// this kernel by making getsockopt(SO_PEERPIDFD) fail in the server (seccomp).
+    @Test("without SO_PEERPIDFD a peer has no process: its capabilities are undecided, never another's")
+    func withoutPeerPidfd() async throws {
+        for refused in [false, true] {
+            let directory = try TemporaryDirectory(prefix: "peer-pidfd")
+            chmod(directory.path, 0o755)
+            let path = directory.path + "/socket"
+            let server = try DaemonProcess(
+                [builtProductForAnyUser("capability-probe"), "peer", path] + (refused ? ["without-peer-pidfd"] : []),
+                environment: [:])
+            defer { server.stop() }
+            #expect(await server.nextLine() == "listening")
+            // A root client: were its pid trusted, CAP_NET_BIND_SERVICE would be held.
+            let client = try DaemonProcess(
+                [builtProductForAnyUser("capability-probe"), "connect", path], environment: [:])
+            defer { client.stop() }
+            #expect(await client.nextLine() == "connected")
+            let peer = await server.nextLine()
+            let status = await server.nextLine() ?? ""
+            if refused {
+                #expect(peer == "uid=0 pid=none", "\(peer ?? "nothing")")
+                #expect(status.hasPrefix("unavailable\t"), "\(status)")
+            } else {
+                #expect(peer == "uid=0 pid=\(client.pid)", "\(peer ?? "nothing")")
+                #expect(status.hasPrefix("authorized\t"), "\(status)")
+            }
+        }
+    }
+
     @Test("a client on a terminal in a login session: its terminal, session and login session are the kernel's")
     func terminalAndSession() async throws {
         let (server, path, directory) = try listener()

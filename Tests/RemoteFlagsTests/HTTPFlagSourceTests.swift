@@ -1,3 +1,4 @@
+import CapabilityPolicy
 import ConfigurationFiles
 import FeatureFlags
 import Foundation
@@ -218,6 +219,62 @@ struct HTTPFlagSourceTests {
         #expect(
             refused.status.note?.contains("written by anyone") == true, "\(String(describing: refused.status.note))")
         #expect(refusedFlags.evaluation("color", default: "none").errorCode != nil)
+        chmod(settings.cacheFile!, 0o644)
+
+        // A copy stamped after now (the clock was set back since it was written) has no age that
+        // can be trusted: it was taken as age 0 for up to 300 s, outliving max-staleness. Not believed.
+        let text = try String(contentsOfFile: settings.cacheFile!, encoding: .utf8)
+        let stamped = try #require(text.firstMatch(of: /"fetched"\s*:\s*([0-9.e+]+)/))
+        let future = Date().timeIntervalSince1970 + 200
+        try text.replacingCharacters(in: stamped.range, with: "\"fetched\":\(future)")
+            .write(toFile: settings.cacheFile!, atomically: false, encoding: .utf8)
+        let (dated, datedFlags) = store(settings)
+        #expect(dated.status.condition == .loading, "\(dated.status)")
+        #expect(dated.status.note?.contains("after now") == true, "\(String(describing: dated.status.note))")
+        #expect(datedFlags.evaluation("color", default: "none").errorCode != nil)
+    }
+
+    /// Docs/Policy.md's complete service and the GatedService example turn file watching off; that
+    /// used to stop polling the flag service too, so `maintenance` turned on at the service was
+    /// never seen (the stale "off" stayed). Polling a service is a setting of its own.
+    @Test("a policy's flag service is polled with file watching off; only pollsFlagServices: false stops it")
+    func pollingApartFromWatching() async throws {
+        let server = try NginxFixture()
+        try server.serve("flags.json", Self.document("blue"))
+        let directory = try TemporaryDirectory(prefix: "polled-policy")
+        chmod(directory.path, 0o755)
+        var environment = PolicyEnvironment.portable
+        environment.httpFlagSource = { HTTPFlagSource($0) }
+        func makePolicy(keepingCopyIn copy: String) throws -> Policy {
+            let file = try directory.write(
+                """
+                flags:
+                  http:
+                    - url: \(server.url("flags.json"))
+                      ca-file: \(server.certificate.certificatePath)
+                      interval: 1s
+                      jitter: 0
+                      cache-file: \(directory.path(of: copy))
+                """, to: copy + ".policy.yaml", mode: 0o644)
+            return try PolicyLoader.load(files: [file], environment: environment)
+        }
+        let policy = try makePolicy(keepingCopyIn: "polled.json")
+        let loaded = try LoadedPolicy(policy, options: PolicyOptions(watchesFlagFiles: false))
+        var events = loaded.flags.events().makeAsyncIterator()
+        while let event = await events.next() { if case .loaded = event { break } }
+        #expect(loaded.flags.value("color", default: "none") == "blue")
+        try server.serve("flags.json", Self.document("red", padding: 3))
+        while let event = await events.next() {
+            if case .loaded = event, loaded.flags.value("color", default: "none") == "red" { break }
+        }
+        #expect(loaded.flags.value("color", default: "none") == "red")
+        // One decision and done: not polled, asked only when told.
+        let once = try LoadedPolicy(
+            makePolicy(keepingCopyIn: "once.json"),
+            options: PolicyOptions(watchesFlagFiles: false, pollsFlagServices: false))
+        #expect(once.flags.evaluation("color", default: "none").errorCode != nil, "nothing asked yet")
+        await once.flags.refreshRemoteSources()
+        #expect(once.flags.value("color", default: "none") == "red")
     }
 
     @Test("a store that does not follow its source still lets its flags expire on time")

@@ -66,6 +66,44 @@ public final class DaemonProcess: @unchecked Sendable {
         }
     }
 
+    /// Reads output until it contains `text` (a prompt written without a line break); false once
+    /// the child closed its output first. What was read stays for ``readLineBlocking()``.
+    public func waitForOutput(containing text: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let wanted = Array(text.utf8)
+                while true {
+                    if self.buffer.count >= wanted.count,
+                        (0...(self.buffer.count - wanted.count)).contains(where: {
+                            self.buffer[$0..<($0 + wanted.count)].elementsEqual(wanted)
+                        })
+                    {
+                        return continuation.resume(returning: true)
+                    }
+                    var chunk = [UInt8](repeating: 0, count: 4096)
+                    let count = chunk.withUnsafeMutableBytes { read(self.output, $0.baseAddress, $0.count) }
+                    if count < 0, errno == EINTR { continue }
+                    if count <= 0 { return continuation.resume(returning: false) }
+                    self.buffer.append(contentsOf: chunk[..<count])
+                }
+            }
+        }
+    }
+
+    /// `PID,START-TIME,UID` of a process, as `capctl check --for-process` and `pkcheck --process`
+    /// take it: field 22 of /proc/PID/stat and the effective uid of /proc/PID/status.
+    public static func processReference(_ pid: Int32) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")"),
+            let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let uidLine = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        let uids = uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " })
+        guard fields.count > 19, uids.count > 2 else { return nil }
+        return "\(pid),\(fields[19]),\(uids[2])"
+    }
+
     /// Kills the child with SIGKILL and reaps it.
     public func stop() {
         guard !reaped else { return }

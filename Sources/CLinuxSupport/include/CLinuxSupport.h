@@ -65,6 +65,17 @@ int clinux_socket_peer_groups(int fd, unsigned *groups, int capacity, int *count
 /// A pidfd for the socket's peer (SO_PEERPIDFD, Linux 6.5), or -1 with errno (ENOPROTOOPT where missing).
 int clinux_socket_peer_pidfd(int fd);
 
+/// Makes this process's kernel behave, for SO_PEERPIDFD, as one before Linux 6.5: from now on
+/// getsockopt(SOL_SOCKET, SO_PEERPIDFD) fails with ENOPROTOOPT (a seccomp filter; sets
+/// no_new_privs). For tests of the older path on a newer kernel. 0, or an errno.
+int clinux_refuse_peer_pidfd(void);
+
+/// The device and inode `path` names (stat, following links: for /proc/PID/ns/*, the namespace). 0 or an errno.
+int clinux_file_identity(const char *path, unsigned long long *device, unsigned long long *inode);
+
+/// accept4(fd, NULL, NULL, SOCK_CLOEXEC): the connection is close-on-exec from the start.
+int clinux_accept_cloexec(int fd);
+
 /// A pidfd for `pid` (pidfd_open, Linux 5.3), or -1 with errno.
 int clinux_pidfd_open(int pid);
 

@@ -8,20 +8,23 @@ import FeatureFlags
 enum PolicyValidator {
     static func check(_ policy: Policy) -> [ConfigurationError] {
         var errors: [ConfigurationError] = []
-        var knownFlags: Set<String>?
+        var definitions: [String: FlagDefinition]?
+        var knownFlags: Set<String> { Set(definitions.map { Array($0.keys) } ?? []) }
         let hasFlagService = policy.flagSources.contains { $0.url != nil }
+        /// The flags the policy's files and inline sets define (a service's are known only when asked).
+        func definedFlags() -> [String: FlagDefinition] {
+            if let definitions { return definitions }
+            let store = FlagStore(
+                sources: policy.flagSources.filter { $0.url == nil }, watch: false, context: FlagEvaluationContext())
+            definitions = store.flags
+            // A flag file that cannot be read is an error here; problems of single flags are
+            // not (those flags evaluate as in flagd), and `capctl validate` reports them.
+            for problem in store.loadFailures { errors.append(problem) }
+            return store.flags
+        }
         func flagExists(_ key: String) -> Bool {
-            if hasFlagService { return true }
-            if knownFlags == nil {
-                let store = FlagStore(
-                    sources: policy.flagSources.filter { $0.url == nil }, watch: false,
-                    context: FlagEvaluationContext())
-                knownFlags = Set(store.flags.keys)
-                // A flag file that cannot be read is an error here; problems of single flags are
-                // not (those flags evaluate as in flagd), and `capctl validate` reports them.
-                for problem in store.loadFailures { errors.append(problem) }
-            }
-            return knownFlags!.contains(key)
+            let defined = definedFlags()
+            return hasFlagService || defined[key] != nil
         }
         for gate in policy.gates.values.sorted(by: { $0.location.line < $1.location.line }) {
             for reference in gate.expression.references {
@@ -41,27 +44,123 @@ enum PolicyValidator {
                 case "flag" where !flagExists(reference.name):
                     errors.append(
                         ConfigurationError(
-                            "gate \"\(gate.name)\" uses flag \"\(reference.name)\", which no flag source defines\(suggestion(reference.name, among: knownFlags ?? []))",
+                            "gate \"\(gate.name)\" uses flag \"\(reference.name)\", which no flag source defines\(suggestion(reference.name, among: knownFlags))",
                             at: reference.location))
+                case "flag":
+                    // `flag: KEY` in a gate holds while the flag is true: a flag with no Boolean variant never is.
+                    if let definition = definedFlags()[reference.name],
+                        let problem = mismatch(definition, expected: .bool(true), flag: reference.name)
+                    {
+                        errors.append(
+                            ConfigurationError("gate \"\(gate.name)\" \(problem)", at: reference.location))
+                    }
                 default:
                     break
                 }
             }
         }
         for declaration in policy.capabilities.values {
-            if declaration.kind == "flag", let key = declaration.settings.string("flag"), !flagExists(key) {
+            guard declaration.kind == "flag", let key = declaration.settings.string("flag") else { continue }
+            if !flagExists(key) {
                 errors.append(
                     ConfigurationError(
-                        "capability \"\(declaration.name)\" uses flag \"\(key)\", which no flag source defines\(suggestion(key, among: knownFlags ?? []))",
+                        "capability \"\(declaration.name)\" uses flag \"\(key)\", which no flag source defines\(suggestion(key, among: knownFlags))",
                         at: declaration.location))
+            } else if let definition = definedFlags()[key],
+                let problem = mismatch(definition, expected: declaration.settings.value("equals") ?? true, flag: key)
+            {
+                errors.append(
+                    ConfigurationError(
+                        "capability \"\(declaration.name)\" \(problem)",
+                        at: declaration.settingLocations["equals"] ?? declaration.location))
             }
         }
+        errors += finalSystemReferences(policy)
         errors += cycles(policy)
         return errors.sorted {
             ($0.file, $0.location?.line ?? 0, $0.location?.column ?? 0) < (
                 $1.file, $1.location?.line ?? 0, $1.location?.column ?? 0
             )
         }
+    }
+
+    /// Under a final system policy, what the system's gates and capabilities name resolves in the
+    /// system layers only: a name or a flag only the per-user layer supplies would let a user fill
+    /// in (and open) a gate the administrator made final.
+    static func finalSystemReferences(_ policy: Policy) -> [ConfigurationError] {
+        guard policy.finalLocation != nil, let sources = policy.systemFlagSources else {
+            return finalNameReferences(policy)
+        }
+        var errors = finalNameReferences(policy)
+        let hasService = sources.contains { $0.url != nil }
+        let store = FlagStore(
+            sources: sources.filter { $0.url == nil }, watch: false, context: FlagEvaluationContext())
+        let systemFlags = store.flags
+        func check(_ key: String, _ what: String, at location: FileLocation) {
+            guard !hasService, systemFlags[key] == nil else { return }
+            errors.append(
+                ConfigurationError(
+                    "\(what) of the final system policy uses flag \"\(key)\", which no system flag source defines "
+                        + "(the per-user layer cannot supply it)", at: location))
+        }
+        for gate in policy.gates.values where !gate.fromUserLayer {
+            for reference in gate.expression.references where reference.kind == "flag" {
+                check(reference.name, "gate \"\(gate.name)\"", at: reference.location)
+            }
+        }
+        for declaration in policy.capabilities.values where !declaration.fromUserLayer && declaration.kind == "flag" {
+            if let key = declaration.settings.string("flag") {
+                check(key, "capability \"\(declaration.name)\"", at: declaration.location)
+            }
+        }
+        return errors
+    }
+
+    private static func finalNameReferences(_ policy: Policy) -> [ConfigurationError] {
+        guard policy.finalLocation != nil else { return [] }
+        var errors: [ConfigurationError] = []
+        for gate in policy.gates.values where !gate.fromUserLayer {
+            for reference in gate.expression.references {
+                let userOnly =
+                    switch reference.kind {
+                    case "capability": policy.capabilities[reference.name]?.fromUserLayer == true
+                    case "gate": policy.gates[reference.name]?.fromUserLayer == true
+                    default: false
+                    }
+                if userOnly {
+                    errors.append(
+                        ConfigurationError(
+                            "gate \"\(gate.name)\" of the final system policy uses \(reference.kind) \"\(reference.name)\", "
+                                + "which only the per-user layer defines: a final system policy's names resolve in the system layers",
+                            at: reference.location))
+                }
+            }
+        }
+        return errors
+    }
+
+    /// Why comparing flag `flag` with `expected` could never hold: no variant of the flag has the
+    /// value's type (`equals: yes` against a Boolean flag, which YAML 1.2 reads as the string
+    /// "yes"). Under `not`, such a comparison would open the gate for every value of the flag.
+    static func mismatch(_ definition: FlagDefinition, expected: FlagValue, flag: String) -> String? {
+        let types = Set(definition.variants.values.map(\.typeName))
+        guard !types.isEmpty, !types.contains(expected.typeName) else { return nil }
+        let variants = definition.variants.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        var message =
+            "compares flag \"\(flag)\" with \(expected.describedType) (\(expected)), but its variants are "
+            + "\(types.sorted().joined(separator: " and ")) (\(variants.joined(separator: ", "))): it would never match"
+        if case .string(let text) = expected, types.contains("boolean") {
+            let words = [
+                "yes": true, "no": false, "on": true, "off": false, "y": true, "n": false, "true": true, "false": false,
+            ]
+            if let meant = words[text.lowercased()] {
+                message +=
+                    text.lowercased() == "true" || text.lowercased() == "false"
+                    ? "; write equals: \(meant) without quotes (quoted, it is a string)"
+                    : "; write equals: \(meant) (YAML 1.2 reads \(text) as a string, not a Boolean)"
+            }
+        }
+        return message
     }
 
     /// The most conditions one gate may expand to, counting every use of another gate in full:

@@ -12,4 +12,8 @@ public struct CapabilityDeclaration: Sendable {
     public let summary: String?
     /// Where it is defined.
     public let location: FileLocation
+    /// Where each setting's value stands, for errors found when the policy is checked as a whole.
+    var settingLocations: [String: FileLocation] = [:]
+    /// Whether the per-user layer defined it (which matters under a final system policy).
+    var fromUserLayer = false
 }

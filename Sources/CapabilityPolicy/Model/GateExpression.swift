@@ -52,4 +52,7 @@ public struct GateDeclaration: Sendable {
     public let summary: String?
     /// Where it is defined.
     public let location: FileLocation
+    /// Whether the per-user layer defined it (which matters under a final system policy, whose
+    /// own gates resolve names and flags in the system layers only).
+    var fromUserLayer = false
 }

@@ -21,6 +21,8 @@ public struct Policy: Sendable {
     public internal(set) var flagSources: [FlagSource] = []
     /// Where each of ``flagSources`` was named, in the same order.
     public internal(set) var flagSourceLocations: [FileLocation] = []
+    /// Whether the per-user layer named each of ``flagSources``, in the same order.
+    var flagSourcesFromUserLayer: [Bool] = []
     /// Flag definition files (flagd format), in precedence order.
     public var flagFiles: [String] { flagSources.compactMap(\.path) }
     /// Capabilities, gates, settings and flag sources a later file defined again, replacing an earlier definition.
@@ -48,6 +50,15 @@ public struct Policy: Sendable {
     mutating func addFlagSource(_ source: FlagSource, at location: FileLocation) {
         flagSources.append(source)
         flagSourceLocations.append(location)
+        flagSourcesFromUserLayer.append(false)
+    }
+
+    /// The flag sources of the system layers alone: what a final system policy's own gates and
+    /// capabilities read, so the per-user layer cannot supply a flag the system's sources do not
+    /// (yet) serve. Nil when the policy is not final or the user's layer names no source.
+    var systemFlagSources: [FlagSource]? {
+        guard finalLocation != nil, flagSourcesFromUserLayer.contains(true) else { return nil }
+        return zip(flagSources, flagSourcesFromUserLayer).filter { !$0.1 }.map(\.0)
     }
 
     /// Applies a later file's definitions over this policy's. A fragment of the per-user layer
@@ -55,7 +66,8 @@ public struct Policy: Sendable {
     mutating func apply(_ fragment: Policy, fromUserLayer: Bool = false) {
         let keepsSystem = fromUserLayer && finalLocation != nil
         if !fromUserLayer, finalLocation == nil { finalLocation = fragment.finalLocation }
-        for (name, later) in fragment.capabilities.sorted(by: { $0.key < $1.key }) {
+        for (name, var later) in fragment.capabilities.sorted(by: { $0.key < $1.key }) {
+            later.fromUserLayer = fromUserLayer
             guard let earlier = capabilities[name] else {
                 capabilities[name] = later
                 continue
@@ -69,7 +81,8 @@ public struct Policy: Sendable {
                 capabilities[name] = later
             }
         }
-        for (name, later) in fragment.gates.sorted(by: { $0.key < $1.key }) {
+        for (name, var later) in fragment.gates.sorted(by: { $0.key < $1.key }) {
+            later.fromUserLayer = fromUserLayer
             guard let earlier = gates[name] else {
                 gates[name] = later
                 continue
@@ -97,7 +110,7 @@ public struct Policy: Sendable {
                 audit = later
             }
         }
-        applyFlagSources(of: fragment, belowOthers: keepsSystem)
+        applyFlagSources(of: fragment, belowOthers: keepsSystem, fromUserLayer: fromUserLayer)
         files += fragment.files
         rejectedCapabilities.formUnion(fragment.rejectedCapabilities)
         rejectedGates.formUnion(fragment.rejectedGates)
@@ -106,7 +119,7 @@ public struct Policy: Sendable {
     /// A file or a flag service named again by a later layer takes that layer's place; under a
     /// final system policy the user's sources go first instead (lowest precedence), so they can add
     /// flags but not replace the system's, and a source the system names stays where it is.
-    private mutating func applyFlagSources(of fragment: Policy, belowOthers: Bool) {
+    private mutating func applyFlagSources(of fragment: Policy, belowOthers: Bool, fromUserLayer: Bool) {
         var sources: [(FlagSource, FileLocation)] = []
         for (source, location) in zip(fragment.flagSources, fragment.flagSourceLocations) {
             // Named twice in one file: the second naming is the one that counts.
@@ -128,15 +141,18 @@ public struct Policy: Sendable {
                 overrides.append(override)
                 flagSources.remove(at: earlier)
                 flagSourceLocations.remove(at: earlier)
+                flagSourcesFromUserLayer.remove(at: earlier)
             }
             sources.append((source, location))
         }
         if belowOthers {
             flagSources.insert(contentsOf: sources.map(\.0), at: 0)
             flagSourceLocations.insert(contentsOf: sources.map(\.1), at: 0)
+            flagSourcesFromUserLayer.insert(contentsOf: sources.map { _ in fromUserLayer }, at: 0)
         } else {
             flagSources += sources.map(\.0)
             flagSourceLocations += sources.map(\.1)
+            flagSourcesFromUserLayer += sources.map { _ in fromUserLayer }
         }
     }
 

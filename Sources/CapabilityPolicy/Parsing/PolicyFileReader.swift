@@ -130,10 +130,25 @@ struct PolicyFileReader {
         }
     }
 
-    private mutating func string(_ node: DocumentNode?, _ key: String, in what: String) -> String? {
+    /// A non-empty string. Unless `text` (a description, which may run over lines), one line
+    /// without a NUL: a path, a name, a URL or a PAM service that ended in the line
+    /// break a `|` block keeps would name another file, user or service than the one shown.
+    private mutating func string(_ node: DocumentNode?, _ key: String, in what: String, text: Bool = false)
+        -> String?
+    {
         guard let node else { return nil }
         guard case .string(let value) = node.kind, !value.isEmpty else {
             fail("\"\(key)\" in \(what) must be a non-empty string, found \(node.value)", node.location)
+            return nil
+        }
+        // A line break, or a NUL (which ends the string a system call sees), anywhere in the value;
+        // other control characters are kept, and escaped wherever they are shown.
+        let breaks = "\n\r\u{0}\u{85}\u{2028}\u{2029}".unicodeScalars
+        if !text, let found = value.unicodeScalars.first(where: { breaks.contains($0) }) {
+            let which = found == "\u{0}" ? "a NUL character" : "a line break"
+            fail(
+                "\"\(key)\" in \(what) holds \(which)\(value.hasSuffix("\n") ? " at its end (a '|' or '>' block keeps one)" : ""): "
+                    + "a path, a name, a URL or a service is one line; write it on the key's line", node.location)
             return nil
         }
         return value
@@ -210,10 +225,11 @@ struct PolicyFileReader {
         let node = member.value
         var summary: String?
         if let description = node.member("description")?.value {
-            summary = string(description, "description", in: what)
+            summary = string(description, "description", in: what, text: true)
         }
 
         var values: [String: CapabilitySettings.Value] = [:]
+        var locations: [String: FileLocation] = [:]
         var settingsValid = keysKnown
         for setting in kind.settings {
             guard let valueNode = node.member(setting.key)?.value else {
@@ -225,6 +241,7 @@ struct PolicyFileReader {
                 }
                 continue
             }
+            locations[setting.key] = valueNode.location
             if let value = settingValue(valueNode, setting, in: what) {
                 values[setting.key] = value
             } else {
@@ -241,7 +258,8 @@ struct PolicyFileReader {
             return nil
         }
         return CapabilityDeclaration(
-            name: name, kind: kindName, settings: settings, summary: summary, location: member.keyLocation)
+            name: name, kind: kindName, settings: settings, summary: summary, location: member.keyLocation,
+            settingLocations: locations)
     }
 
     /// `node` read as `setting`'s type, or nil after reporting why it is not one.
@@ -302,6 +320,7 @@ struct PolicyFileReader {
                         member.value.location)
                     return nil
                 }
+                if !text.isEmpty, string(member.value, "\(key).\(member.key)", in: what) == nil { return nil }
                 map[member.key] = text
             }
             return .stringMap(map)
@@ -332,8 +351,11 @@ struct PolicyFileReader {
             }
             let directory = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
             for element in elements {
-                guard case .string(let path) = element.kind, !path.isEmpty else {
-                    fail("a flag file must be a path, found \(element.value)", element.location)
+                guard case .string = element.kind, let path = string(element, "files", in: "\"flags\"") else {
+                    if case .string = element.kind {
+                    } else {
+                        fail("a flag file must be a path, found \(element.value)", element.location)
+                    }
                     continue
                 }
                 policy.addFlagSource(.file(path.hasPrefix("/") ? path : directory + "/" + path), at: element.location)
@@ -484,7 +506,7 @@ struct PolicyFileReader {
         }
         var summary: String?
         if let description = member.value.member("description") {
-            summary = string(description.value, "description", in: what)
+            summary = string(description.value, "description", in: what, text: true)
         }
         guard let expression = readExpression(require.value) else { return nil }
         return GateDeclaration(name: member.key, expression: expression, summary: summary, location: member.keyLocation)

@@ -16,6 +16,11 @@ public final class LoadedPolicy: Sendable {
     public let policy: Policy
     /// The policy's flags (its flag files, inline flags and flag services).
     public let flags: FlagStore
+    /// Under a final system policy whose per-user layer names flag sources: the system layers'
+    /// sources alone, which the system's own gates and capabilities read, so a user's flag cannot
+    /// stand in for one the system's service does not (yet) serve. Its flag services are followed
+    /// apart from ``flags``' (each store follows its own).
+    private let systemFlags: FlagStore?
     private let capabilities: [String: any CapabilityType]
 
     /// Builds every capability of `policy` and loads its flags, with the environment the policy
@@ -25,17 +30,30 @@ public final class LoadedPolicy: Sendable {
         let environment = policy.environment
         let flags = FlagStore(
             sources: environment.connectedFlagSources(policy), watch: options.watchesFlagFiles,
+            pollsServices: options.pollsFlagServices,
             context: options.flagContext ?? environment.hostContext)
         self.flags = flags
+        var systemPolicy = policy
+        if let sources = policy.systemFlagSources {
+            systemPolicy.flagSources = sources
+            systemFlags = FlagStore(
+                sources: environment.connectedFlagSources(systemPolicy), watch: options.watchesFlagFiles,
+                pollsServices: options.pollsFlagServices,
+                context: options.flagContext ?? environment.hostContext)
+        } else {
+            systemFlags = nil
+        }
         var built: [String: any CapabilityType] = [:]
         var errors: [ConfigurationError] = []
         let context = CapabilityKindContext(options: options, flags: flags)
+        let systemContext = systemFlags.map { CapabilityKindContext(options: options, flags: $0) } ?? context
         for (name, declaration) in policy.capabilities {
             do throws(CapabilityConfigurationError) {
                 guard let kind = environment.kind(named: declaration.kind) else {
                     throw CapabilityConfigurationError("no capability kind \"\(declaration.kind)\" is registered")
                 }
-                built[name] = try kind.makeCapability(declaration.settings, in: context)
+                built[name] = try kind.makeCapability(
+                    declaration.settings, in: declaration.fromUserLayer ? context : systemContext)
             } catch {
                 errors.append(ConfigurationError("capability \"\(name)\": \(error.message)", at: declaration.location))
             }
@@ -57,7 +75,7 @@ public final class LoadedPolicy: Sendable {
             throw ConfigurationError(
                 "no capability \"\(name)\" in the policy" + Self.known(capabilities.keys, near: name))
         }
-        return Self.capability(capability, context: flagContext(context, subject), flags: flags, subject: subject)
+        return Self.capability(capability, context: flagContext(context, subject), subject: subject)
     }
 
     /// The flag context for `subject`: its identity laid over the host's, the caller's over that.
@@ -70,11 +88,11 @@ public final class LoadedPolicy: Sendable {
     /// `capability` evaluated with `context` when it is a flag capability and there is one, and
     /// for `subject` when there is one.
     private static func capability(
-        _ capability: any CapabilityType, context: FlagEvaluationContext?, flags: FlagStore, subject: Subject?
+        _ capability: any CapabilityType, context: FlagEvaluationContext?, subject: Subject?
     ) -> any CapabilityType {
         if let flag = capability as? FeatureFlag {
             guard let context else { return capability }
-            return FeatureFlag(flag.key, in: flags, equals: flag.expected, context: context)
+            return FeatureFlag(flag.key, in: flag.store, equals: flag.expected, context: context)
         }
         return subject.map { capability.evaluated(for: $0) } ?? capability
     }
@@ -104,6 +122,8 @@ public final class LoadedPolicy: Sendable {
     private struct Target {
         let context: FlagEvaluationContext?
         let subject: Subject?
+        /// The store the gate being built reads its `flag:` references from (its layer's).
+        var flags: FlagStore? = nil
     }
 
     /// Each gate is built once, however often other gates use it (loading bounded how large the
@@ -114,8 +134,12 @@ public final class LoadedPolicy: Sendable {
         if let done = built[name] { return done }
         // Every reference was checked, and cycles refused, when the policy loaded.
         let label = "gate \(name)"
+        let declaration = policy.gates[name]!
+        let context = Target(
+            context: context.context, subject: context.subject,
+            flags: declaration.fromUserLayer ? flags : (systemFlags ?? flags))
         let gate: any ProcedureCondition =
-            switch policy.gates[name]!.expression {
+            switch declaration.expression {
             case .allOf(let parts):
                 AllOf(name: label, parts.map { condition(for: $0, context: context, built: &built) })
             case .anyOf(let parts):
@@ -132,10 +156,10 @@ public final class LoadedPolicy: Sendable {
         switch expression {
         case .capability(let name, _):
             return AuthorizedFor(
-                Self.capability(capabilities[name]!, context: context.context, flags: flags, subject: context.subject),
+                Self.capability(capabilities[name]!, context: context.context, subject: context.subject),
                 label: name)
         case .flag(let key, _):
-            return FlagIsOn(key, in: flags, context: context.context)
+            return FlagIsOn(key, in: context.flags ?? flags, context: context.context)
         case .gate(let name, _):
             return condition(forGate: name, context: context, built: &built)
         case .allOf(let parts):

@@ -11,16 +11,25 @@ public import FeatureFlags
 /// _ = store
 /// ```
 public struct PolicyOptions: Sendable {
-    /// Whether flag files are watched for changes.
+    /// Whether flag files are watched for changes (inotify).
     public var watchesFlagFiles: Bool
+    /// Whether flag services (`flags: { http: [...] }`) are asked again every `interval`. Apart
+    /// from ``watchesFlagFiles``: a service that turns off file watching still sees a service's
+    /// flags change. Off only for one decision and done (capctl asks each service once, when its
+    /// last answer is older than `interval`). Whatever this says, a source's flags go stale by
+    /// its `max-staleness` and its gates become undecided, never the last value for ever.
+    public var pollsFlagServices: Bool
     /// The context the policy's flags are evaluated with; nil for the policy environment's
     /// ``PolicyEnvironment/hostContext``.
     public var flagContext: FlagEvaluationContext?
     private var values: [ObjectIdentifier: any Sendable] = [:]
 
-    /// Options with watched flag files and the host's flag context.
-    public init(watchesFlagFiles: Bool = true, flagContext: FlagEvaluationContext? = nil) {
+    /// Options with watched flag files, polled flag services and the host's flag context.
+    public init(
+        watchesFlagFiles: Bool = true, pollsFlagServices: Bool = true, flagContext: FlagEvaluationContext? = nil
+    ) {
         self.watchesFlagFiles = watchesFlagFiles
+        self.pollsFlagServices = pollsFlagServices
         self.flagContext = flagContext
     }
 

@@ -9,7 +9,10 @@ import SystemPackage
 /// or replaced by a symbolic link (how Kubernetes swaps mounted config files).
 ///
 /// The parent directory is watched rather than the file, so a file replaced by rename is
-/// still followed.
+/// still followed. Nothing is lost silently: when the kernel's event queue overflowed, every file
+/// and directory is reported (read them all again); when a watched directory is removed, moved
+/// or replaced, its files are reported (their reload finds them gone, or reads the new ones) and
+/// the path is watched again where it can be.
 // Sendable by hand: the dispatch source is only created, resumed and cancelled, all thread-safe.
 package final class DirectoryWatcher: @unchecked Sendable {
     private let source: any DispatchSourceRead
@@ -33,7 +36,8 @@ package final class DirectoryWatcher: @unchecked Sendable {
         // Closed here on a failure below, and by the source's cancel handler once it exists.
         let descriptor = FileDescriptor(rawValue: rawDescriptor)
         var directories: [Int32: (directory: String, files: [String])] = [:]
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF)
+        let mask = UInt32(
+            IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF | IN_MOVE_SELF)
         for file in files {
             let directory = Self.directory(of: file)
             let wd = inotify_add_watch(descriptor.rawValue, directory, mask)
@@ -50,11 +54,11 @@ package final class DirectoryWatcher: @unchecked Sendable {
             if wd >= 0 { everyEntry[wd] = directory }
         }
         self.queue = queue
-        let watched = directories
-        let watchedWhole = everyEntry
+        let table = WatchTable(files: directories, wholeDirectories: everyEntry)
         source = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
         source.setEventHandler {
             var changed: Set<String> = []
+            var lost: [Int32] = []
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
                 // Non-blocking: EAGAIN (thrown) ends the batch, as does end of input.
@@ -70,8 +74,19 @@ package final class DirectoryWatcher: @unchecked Sendable {
                     let name = String(
                         decoding: buffer[nameStart..<(nameStart + length)].prefix { $0 != 0 }, as: UTF8.self)
                     offset = nameStart + length
-                    if let directory = watchedWhole[wd] { changed.insert(directory) }
-                    guard let entry = watched[wd] else { continue }
+                    if eventMask & UInt32(IN_Q_OVERFLOW) != 0 {
+                        // Events were dropped: any file may have changed.
+                        changed.formUnion(table.everything)
+                        continue
+                    }
+                    if eventMask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                        // The directory itself went away (or moved): what it held may be gone or new.
+                        changed.formUnion(table.paths(of: wd))
+                        lost.append(wd)
+                        continue
+                    }
+                    if let directory = table.wholeDirectories[wd] { changed.insert(directory) }
+                    guard let entry = table.files[wd] else { continue }
                     if eventMask & UInt32(IN_CREATE) != 0, !Self.isSymbolicLink(entry.directory + "/" + name) {
                         continue
                     }
@@ -80,6 +95,7 @@ package final class DirectoryWatcher: @unchecked Sendable {
                     }
                 }
             }
+            for wd in Set(lost) { table.watchAgain(wd, descriptor: descriptor.rawValue, mask: mask) }
             if !changed.isEmpty { onChange(changed.sorted()) }
         }
         let closed = closed
@@ -106,6 +122,40 @@ package final class DirectoryWatcher: @unchecked Sendable {
     deinit {
         // Without stop(), the instance is closed on `queue` soon after.
         source.cancel()
+    }
+
+    /// Which directory each watch descriptor stands for; touched on the watcher's queue only.
+    private final class WatchTable: @unchecked Sendable {
+        var files: [Int32: (directory: String, files: [String])]
+        var wholeDirectories: [Int32: String]
+
+        init(files: [Int32: (directory: String, files: [String])], wholeDirectories: [Int32: String]) {
+            self.files = files
+            self.wholeDirectories = wholeDirectories
+        }
+
+        var everything: Set<String> {
+            Set(files.values.flatMap(\.files)).union(wholeDirectories.values)
+        }
+
+        func paths(of wd: Int32) -> [String] {
+            (files[wd]?.files ?? []) + (wholeDirectories[wd].map { [$0] } ?? [])
+        }
+
+        /// The path of a lost watch, watched again (a directory moved away and another put in its
+        /// place); while it does not exist, its files stay reported as gone by their reload.
+        func watchAgain(_ wd: Int32, descriptor: Int32, mask: UInt32) {
+            if let entry = files.removeValue(forKey: wd) {
+                inotify_rm_watch(descriptor, wd)
+                let again = inotify_add_watch(descriptor, entry.directory, mask)
+                if again >= 0 { files[again, default: (entry.directory, [])].files += entry.files }
+            }
+            if let directory = wholeDirectories.removeValue(forKey: wd) {
+                inotify_rm_watch(descriptor, wd)
+                let again = inotify_add_watch(descriptor, directory, mask)
+                if again >= 0 { wholeDirectories[again] = directory }
+            }
+        }
     }
 
     private static func directory(of path: String) -> String {

@@ -58,6 +58,13 @@ public struct FeatureFlag: CapabilityType {
             guard details.variant != nil else {
                 return .denied("flag \(key) defers to the code default, which is off (\(how))")
             }
+            // Another type can never be equal: a misconfiguration, undecided, never "not held" (under
+            // `not`, that would open the gate whatever the flag says).
+            guard details.value.typeName == expected.typeName else {
+                return .unavailable(
+                    "flag \(key) is \(details.value.describedType) (\(details.value)), compared with \(expected.describedType) (\(expected))",
+                    cause: .misconfigured)
+            }
             if details.value == expected { return .authorized("flag \(key) is \(details.value) (\(how))") }
             return .denied("flag \(key) is \(details.value), needs \(expected) (\(how))")
         }

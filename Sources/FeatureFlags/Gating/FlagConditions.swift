@@ -73,6 +73,12 @@ public struct FlagEquals: SynchronousCondition {
     public func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
         let details = evaluate()
         if details.reason == .error { return .undecided(details.description) }
+        // Another type can never be equal: undecided, so `Negated` cannot turn it into a pass.
+        if details.variant != nil, details.value.typeName != expected.typeName {
+            return .undecided(
+                "\(key) is \(details.value.describedType) (\(details.value)), compared with \(expected.describedType) (\(expected))"
+            )
+        }
         if details.variant != nil, JSONLogicSemantics.strictEquals(details.value, expected) {
             return .satisfied(details.description)
         }

@@ -121,8 +121,13 @@ public final class FlagStore: Sendable {
     /// - Parameters:
     ///   - sources: Flag sets and flag definition files, lowest precedence first.
     ///   - watch: Whether to reload files when they change.
+    ///   - pollsServices: Whether remote sources are asked again on their own schedule; nil for
+    ///     the same as `watch`. Either way their flags expire by their own limit.
     ///   - context: The context every evaluation starts from.
-    public init(sources: [FlagSource], watch: Bool = true, context: FlagEvaluationContext = FlagEvaluationContext()) {
+    public init(
+        sources: [FlagSource], watch: Bool = true, pollsServices: Bool? = nil,
+        context: FlagEvaluationContext = FlagEvaluationContext()
+    ) {
         let relay = Relay()
         self.sources = sources.map { source in
             switch source {
@@ -147,7 +152,7 @@ public final class FlagStore: Sendable {
         baseContextProblem = context.firstInvalidAttribute()
         relay.connect(self)
         for case .remote(let source) in self.sources {
-            source.start(follow: watch) { event in relay.store?.apply(event, from: source.location) }
+            source.start(follow: pollsServices ?? watch) { event in relay.store?.apply(event, from: source.location) }
         }
         if watch, !files.isEmpty {
             // One watcher for every file; a file that cannot be watched is still read now and on

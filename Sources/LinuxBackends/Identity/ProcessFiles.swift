@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Glibc
 
 /// What /proc says of a process.
@@ -33,6 +34,32 @@ package enum ProcessFiles {
     static func startTime(of process: String) -> UInt64? { stat(of: process)?.startTime }
 
     static func startTime(of pid: Int32) -> UInt64? { startTime(of: String(pid)) }
+
+    /// Whether a process runs in the user namespace this one runs in (on a host, the initial
+    /// one). Capabilities in `/proc/PID/status` are relative to the process's own user namespace:
+    /// after `unshare --user --map-root-user` any user shows a full `CapEff` that grants nothing
+    /// here. `/proc/PID/ns/user` names the namespace (its inode); reading it of another user's
+    /// process needs the right to trace it, so a caller without it cannot tell.
+    package enum UserNamespace: Equatable {
+        case same
+        case other
+        case unknown(String)
+    }
+
+    package static func userNamespace(of pid: Int32) -> UserNamespace {
+        var own: (device: UInt64, inode: UInt64) = (0, 0)
+        var theirs: (device: UInt64, inode: UInt64) = (0, 0)
+        let ownCode = clinux_file_identity("/proc/self/ns/user", &own.device, &own.inode)
+        guard ownCode == 0 else {
+            return .unknown("cannot read this process's user namespace: \(String(cString: strerror(ownCode)))")
+        }
+        let theirCode = clinux_file_identity("/proc/\(pid)/ns/user", &theirs.device, &theirs.inode)
+        guard theirCode == 0 else {
+            return .unknown(
+                "cannot tell which user namespace process \(pid) runs in: \(String(cString: strerror(theirCode)))")
+        }
+        return own == theirs ? .same : .other
+    }
 
     /// The audit login session (`/proc/PID/sessionid`, set by pam_loginuid at login), nil when unset.
     static func loginSession(of pid: Int32) -> UInt32? {

@@ -11,7 +11,9 @@ import ConfigurationFiles
 ///
 /// For a subject, the subject process's effective set (`/proc/PID/status`), read between two
 /// readings of its start time so a reused pid is never mistaken for it; a subject without a
-/// process (a user by name) is unavailable.
+/// process (a user by name) is unavailable. Capabilities count only in this process's user
+/// namespace (on a host, the initial one): a subject in a user namespace of its own holds none
+/// here, whatever its `CapEff` says, and one whose namespace cannot be read is unavailable.
 ///
 /// ```swift
 /// export.addCondition(AuthorizedFor(try ProcessCapability("cap_net_bind_service")))
@@ -70,8 +72,19 @@ public struct ProcessCapability: SubjectCapability {
             return .unavailable("\(subject) is no process, so it holds no \(capability)", cause: .misconfigured)
         }
         guard ProcessFiles.startTime(of: pid) == started, let status = ProcessFiles.status(of: pid),
-            let mask = status.effectiveCapabilities, ProcessFiles.startTime(of: pid) == started
+            let mask = status.effectiveCapabilities, case let namespace = ProcessFiles.userNamespace(of: pid),
+            ProcessFiles.startTime(of: pid) == started
         else { return .unavailable("\(subject) has ended", cause: .resourceMissing) }
+        switch namespace {
+        case .same: break
+        case .other:
+            // Its effective set counts in its own user namespace only, not on this host.
+            return .denied(
+                "\(capability) is not held by \(subject) here: it runs in a user namespace of its own, where its capabilities grant nothing on this host"
+            )
+        case .unknown(let reason):
+            return .unavailable(reason, cause: .error)
+        }
         if LinuxCapabilitySet(mask: mask).contains(number) {
             return .authorized("\(capability) is in the effective set of \(subject)")
         }

@@ -63,9 +63,10 @@ public final class ClientListener: Sendable {
     /// Waits for the next client and identifies it.
     public func accept() throws(ServiceError) -> ClientConnection {
         while true {
-            let connection = Glibc.accept(descriptor, nil, nil)
+            // Close-on-exec from the start: between accept() and fcntl() a concurrent exec would
+            // hand the client's connection to the program it runs.
+            let connection = clinux_accept_cloexec(descriptor)
             if connection >= 0 {
-                _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
                 var limit = timeval(tv_sec: Self.clientTimeout, tv_usec: 0)
                 setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
                 setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))

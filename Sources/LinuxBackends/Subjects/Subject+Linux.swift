@@ -13,8 +13,13 @@ public struct SubjectError: Error, Sendable, CustomStringConvertible {
 extension Subject {
     /// The process at the other end of a connected Unix socket, as the kernel recorded it when
     /// the connection was made (`SO_PEERCRED`; supplementary groups from `SO_PEERGROUPS`). Its
-    /// start time is read through a pidfd (`SO_PEERPIDFD`, else `pidfd_open`) checked to still
-    /// name the peer afterwards; a peer that has already exited is a subject without a process.
+    /// start time is read through the pidfd the kernel gives for the peer (`SO_PEERPIDFD`, Linux
+    /// 6.5), checked to still name the peer afterwards; a peer that has already exited is a
+    /// subject without a process. Where the kernel has no `SO_PEERPIDFD` (Debian 12's 6.1), the
+    /// subject has no process either: a pid opened after `accept()` may already be another
+    /// process's (the client exited, a root process took its pid), so it is decided from the
+    /// credentials the kernel recorded at connect time alone, and what needs a process is
+    /// undecided.
     public static func peer(of socket: Int32) throws(SubjectError) -> Subject {
         var pid: Int32 = 0
         var uid: UInt32 = 0
@@ -24,8 +29,7 @@ extension Subject {
             throw SubjectError("cannot read the socket peer's credentials: \(String(cString: strerror(code)))")
         }
         let groups = try peerGroups(socket)
-        var pidfd = clinux_socket_peer_pidfd(socket)
-        if pidfd < 0, pid > 0 { pidfd = clinux_pidfd_open(pid) }
+        let pidfd = clinux_socket_peer_pidfd(socket)
         defer { if pidfd >= 0 { try? FileDescriptor(rawValue: pidfd).close() } }
         var stat: ProcessFiles.Stat?
         var loginSession: UInt32?
@@ -43,9 +47,31 @@ extension Subject {
             source: .socketPeer)
     }
 
-    /// A running process, by its id: the effective user and groups the kernel holds for it
-    /// (`/proc/PID/status`), read between two readings of its start time through a pidfd, so a
-    /// pid reused meanwhile is refused rather than mistaken for the process.
+    /// A running process named by its id, its start time and its effective user, as polkit's
+    /// `pkcheck --process pid,start-time,uid` names one: refused unless the process with that pid
+    /// started at `startTime` (clock ticks since boot, field 22 of `/proc/PID/stat`) and runs as
+    /// `uid` now. A bare pid is not a subject: a client that execs a setuid program keeps its pid
+    /// and start time and would be decided as root (CVE-2013-4288); the uid its caller saw (from
+    /// `SO_PEERCRED`, say) pins what it may be decided as.
+    public static func process(_ pid: Int32, startTime: UInt64, uid: UInt32) throws(SubjectError) -> Subject {
+        let subject = try process(pid)
+        guard subject.startTime == startTime else {
+            throw SubjectError(
+                "process \(pid) is not the one named: it started at \(subject.startTime.map(String.init) ?? "an unknown time"), not \(startTime)"
+            )
+        }
+        guard subject.uid == uid else {
+            throw SubjectError("process \(pid) is not the one named: it runs as uid \(subject.uid), not \(uid)")
+        }
+        return subject
+    }
+
+    /// A running process, by its id alone, as it is when read: the effective user and groups the
+    /// kernel holds for it (`/proc/PID/status`), read between two readings of its start time
+    /// through a pidfd, so a pid reused meanwhile is refused rather than mistaken for the process.
+    /// For a process's own diagnostics; to decide for another process, name its start time and
+    /// user too (``process(_:startTime:uid:)``): between choosing the pid and reading it, the
+    /// process may have become root by exec'ing a setuid program.
     public static func process(_ pid: Int32) throws(SubjectError) -> Subject {
         guard pid > 0 else { throw SubjectError("\(pid) is not a process id") }
         let pidfd = clinux_pidfd_open(pid)

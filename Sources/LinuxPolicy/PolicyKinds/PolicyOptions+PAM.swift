@@ -33,9 +33,13 @@ extension PolicyOptions {
         set { self[PAMUserKey.self] = newValue }
     }
 
-    /// Options with a PAM conversation (and user), and whether flag files are watched.
-    public init(pamConversation: any PAMConversation, pamUser: String? = nil, watchesFlagFiles: Bool = true) {
-        self.init(watchesFlagFiles: watchesFlagFiles)
+    /// Options with a PAM conversation (and user), whether flag files are watched and whether
+    /// flag services are polled.
+    public init(
+        pamConversation: any PAMConversation, pamUser: String? = nil, watchesFlagFiles: Bool = true,
+        pollsFlagServices: Bool = true
+    ) {
+        self.init(watchesFlagFiles: watchesFlagFiles, pollsFlagServices: pollsFlagServices)
         self.pamConversation = pamConversation
         self.pamUser = pamUser
     }

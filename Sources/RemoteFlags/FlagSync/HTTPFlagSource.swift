@@ -31,7 +31,11 @@ public final class HTTPFlagSource: RemoteFlagSource {
 
     private struct State: Sendable {
         var flags: FlagSet?
+        /// When the flags were last fetched or confirmed, by the wall clock (for people).
         var lastSuccess: Double?
+        /// The same moment on the monotonic clock, which ages the flags: a clock step cannot make
+        /// them younger than they are.
+        var freshSince: ContinuousClock.Instant?
         var entityTag: String?
         /// The document as served, and its format, for the copy on disk.
         var document: (text: String, format: FlagFileFormat)?
@@ -61,10 +65,24 @@ public final class HTTPFlagSource: RemoteFlagSource {
             case .success(let copy):
                 do throws(ConfigurationError) {
                     initial.flags = try FlagSet.parse(copy.document, file: settings.url, format: copy.format)
+                    // Its age is read once, by the wall clock the copy was stamped with; from then on
+                    // the flags age on the monotonic clock. A copy stamped after now (written before
+                    // the clock was set back) has no age that can be trusted: not believed.
+                    let age = Date().timeIntervalSince1970 - copy.fetched
+                    guard age >= -1 else {
+                        throw ConfigurationError(
+                            "it is stamped \(Int(-age)) s after now (the clock changed since it was written): not believed",
+                            file: path)
+                    }
                     initial.lastSuccess = copy.fetched
+                    initial.freshSince = ContinuousClock.now - .milliseconds(Int64(min(max(age, 0), 1e9) * 1000))
                     initial.entityTag = copy.entityTag
                     initial.document = (copy.document, copy.format)
                 } catch {
+                    initial.flags = nil
+                    initial.lastSuccess = nil
+                    initial.document = nil
+                    initial.entityTag = nil
                     initial.copyProblem = "the last good copy \(path) does not load: \(error)"
                 }
             case .failure(let error):
@@ -108,19 +126,17 @@ public final class HTTPFlagSource: RemoteFlagSource {
 
     /// Why the flags are past their limit, or nil while they are not.
     private func expiry(of state: State, now: Double) -> String? {
-        guard state.flags != nil, let lastSuccess = state.lastSuccess else { return nil }
+        guard state.flags != nil, let freshSince = state.freshSince else { return nil }
         let limit = Double(settings.maxStaleness.components.seconds)
-        let age = now - lastSuccess
-        // A success stamped in the future (a copy written before the clock was set back) has no
-        // age that can be trusted: expired, rather than fresh until the clock catches up.
-        if age < -300 {
-            return
-                "the flags from \(settings.url) were last refreshed at a time after now (the clock changed); a refresh is needed"
-        }
+        let age = Self.seconds(freshSince.duration(to: .now))
         guard age > limit else { return nil }
         let last = state.problem.map { "; last problem: \($0.message)" } ?? ""
         return
             "the flags from \(settings.url) were last refreshed \(Int(age)) s ago, past max-staleness (\(Int(limit)) s)\(last)"
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     public func start(follow: Bool, _ handler: @escaping @Sendable (RemoteFlagSourceEvent) -> Void) {
@@ -136,11 +152,10 @@ public final class HTTPFlagSource: RemoteFlagSource {
 
     public func refresh(onlyIfDue: Bool) async {
         if onlyIfDue {
-            let now = Date().timeIntervalSince1970
             let interval = Double(settings.interval.components.seconds)
             let fresh = state.withLock { state in
                 state.flags != nil && state.problem == nil
-                    && state.lastSuccess.map { now - $0 >= 0 && now - $0 < interval } == true
+                    && state.freshSince.map { Self.seconds($0.duration(to: .now)) < interval } == true
             }
             if fresh { return }
         }
@@ -171,8 +186,8 @@ public final class HTTPFlagSource: RemoteFlagSource {
     private func watchExpiry() async {
         while !Task.isCancelled {
             let now = Date().timeIntervalSince1970
-            let (reason, reported, lastSuccess) = state.withLock { state in
-                (self.expiry(of: state, now: now), state.reportedExpiry, state.lastSuccess)
+            let (reason, reported, freshSince) = state.withLock { state in
+                (self.expiry(of: state, now: now), state.reportedExpiry, state.freshSince)
             }
             if let reason {
                 if !reported {
@@ -183,8 +198,8 @@ public final class HTTPFlagSource: RemoteFlagSource {
                 try? await Task.sleep(for: settings.interval)
                 continue
             }
-            let deadline = (lastSuccess ?? now) + Double(settings.maxStaleness.components.seconds)
-            try? await Task.sleep(for: .seconds(max(deadline - now, 0) + 0.01))
+            let deadline = (freshSince ?? .now) + settings.maxStaleness
+            try? await Task.sleep(until: deadline + .milliseconds(10), clock: .continuous)
         }
     }
 
@@ -248,6 +263,7 @@ public final class HTTPFlagSource: RemoteFlagSource {
         state.withLock { state in
             state.flags = flags
             state.lastSuccess = now
+            state.freshSince = .now
             state.entityTag = entityTag
             state.document = (text, format)
             state.problem = nil
@@ -273,6 +289,7 @@ public final class HTTPFlagSource: RemoteFlagSource {
         let known = state.withLock { state -> Bool in
             guard state.flags != nil else { return false }
             state.lastSuccess = now
+            state.freshSince = .now
             state.problem = nil
             state.reportedExpiry = false
             return true

@@ -75,7 +75,7 @@ extension PolicyOptions {
     static func forPrompting(passwordFromStandardInput: Bool) -> PolicyOptions {
         PolicyOptions(
             pamConversation: passwordFromStandardInput ? StandardInputPassword() : TerminalPAMConversation(),
-            watchesFlagFiles: false)
+            watchesFlagFiles: false, pollsFlagServices: false)
     }
 }
 

@@ -94,7 +94,8 @@ struct CheckCommand: AsyncParsableCommand {
     /// could still pass when interaction is allowed, reading current statuses when it is not.
     static func evaluate(
         gate: String, policyFiles: [String], allowingInteraction: Bool, context: FlagEvaluationContext? = nil,
-        policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false), subject: Subject? = nil
+        policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false, pollsFlagServices: false),
+        subject: Subject? = nil
     ) async throws -> Outcome {
         let policy = try await PolicyContext.load(policyFiles: policyFiles, policyOptions: policyOptions)
         FlagsCommand.warn(about: policy.flags)

@@ -18,7 +18,7 @@ struct CheckRequest: Equatable {
     var explain = false
     var context: [String] = []
     var targetingKey: String?
-    var process: Int32?
+    var process: ProcessReference?
     var user: String?
     var execCondition = false
 
@@ -97,8 +97,8 @@ struct CheckRequest: Equatable {
         case "--targeting-key": targetingKey = value
         case "--for-user": user = value
         default:
-            guard let pid = Int32(value) else { return false }
-            process = pid
+            guard let reference = ProcessReference(argument: value) else { return false }
+            process = reference
         }
         return true
     }

@@ -131,7 +131,10 @@ struct ValidateCommand: AsyncParsableCommand {
     /// read their status from this host (`readsStatusLocally`) are looked at: nothing is asked, no
     /// daemon and no network.
     static func brokenOnThisHost(_ policy: Policy) async -> [String] {
-        guard let loaded = try? LoadedPolicy(policy, options: PolicyOptions(watchesFlagFiles: false)) else { return [] }
+        guard
+            let loaded = try? LoadedPolicy(
+                policy, options: PolicyOptions(watchesFlagFiles: false, pollsFlagServices: false))
+        else { return [] }
         var warnings: [String] = []
         for (name, declaration) in policy.capabilities.sorted(by: { $0.key < $1.key })
         where policy.environment.kind(named: declaration.kind)?.readsStatusLocally == true {

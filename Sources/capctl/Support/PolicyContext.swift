@@ -65,7 +65,10 @@ enum PolicyContext {
     /// Loads the policy, or fails with every error and exit status 78. A command that evaluates
     /// once asks each flag service whose flags are older than its interval first (the last good
     /// copy on disk answers otherwise); one that watches follows them.
-    static func load(_ options: CommonOptions, policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false))
+    static func load(
+        _ options: CommonOptions,
+        policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false, pollsFlagServices: false)
+    )
         async throws -> LoadedPolicy
     {
         try await load(policyFiles: options.policy, policyOptions: policyOptions)
@@ -84,7 +87,7 @@ enum PolicyContext {
         } catch {
             throw CommandFailure(lines: error.errors.map(\.description), status: ExitStatus.configuration)
         }
-        if !policyOptions.watchesFlagFiles { await loaded.flags.refreshRemoteSources(onlyIfDue: true) }
+        if !policyOptions.pollsFlagServices { await loaded.flags.refreshRemoteSources(onlyIfDue: true) }
         return loaded
     }
 
