@@ -123,6 +123,22 @@ struct CapctlRemoteFlagsTests {
             validate.output.contains("policy.yaml:9:12: a flag service's \"url\" must start with https:// or http://"),
             "\(validate.output)")
         #expect(!validate.output.contains("secret@"), "credentials are never quoted back")
+        // A valid declaration validates, service or no service (it exited 78: "no HTTP client").
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            flags:
+              http:
+                - url: https://flags.example.com/a.json
+                  cache-file: \(tree.root)/copies/a.json
+            capabilities:
+              remote: { kind: flag, flag: served-elsewhere }
+            gates:
+              g: { require: remote }
+            """)
+        let valid = try tree.capctl(["validate"])
+        #expect(valid.status == 0, "\(valid.output)\(valid.error)")
+        #expect(valid.output.contains("ok: 1 file(s) checked"), "\(valid.output)")
     }
 
     @Test(
