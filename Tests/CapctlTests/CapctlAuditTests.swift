@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Foundation
 import Glibc
 import TestSupport
@@ -111,6 +112,33 @@ struct CapctlAuditTests {
             [PolicyTree.capctl, "run", "open", "--", "/bin/sh", "-c", "exit 7"],
             extraEnvironment: ["CAPCTL_AUDIT_SOCKET": tree.root + "/no-such-socket"])
         #expect(noLog.status == 7)
+    }
+
+    /// A receiver that stopped reading: its queue full, a blocking send waited for ever and
+    /// `capctl run` hung until killed. Sending waits a bounded time, then the record is counted as
+    /// not delivered and said so; the decision and the command are unchanged.
+    @Test("a full log never holds a gate: the record is not delivered, said so, and the command runs")
+    func fullLog() throws {
+        let tree = try tree()
+        let path = tree.root + "/stuck-log"
+        let receiver = clinux_unix_socket(path, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_BIND)
+        #expect(receiver >= 0)
+        defer { close(receiver) }
+        // Fill its queue from a socket of the test's own, without waiting.
+        let filler = clinux_unix_socket(path, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_CONNECT)
+        #expect(filler >= 0)
+        defer { close(filler) }
+        let datagram = [UInt8](repeating: 0x61, count: 512)
+        var queued = 0
+        while datagram.withUnsafeBytes({ send(filler, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {
+            queued += 1
+        }
+        #expect(errno == EAGAIN && queued > 0, "the receiver's queue is full after \(queued) datagrams")
+        let ran = try tree.run(
+            [PolicyTree.capctl, "run", "open", "--", "/bin/sh", "-c", "exit 7"],
+            extraEnvironment: ["CAPCTL_AUDIT_SOCKET": path])
+        #expect(ran.status == 7, "\(ran.output)\(ran.error)")
+        #expect(ran.error.contains("could not be delivered to \(path) (missing, or full)"), "\(ran.error)")
     }
 
     @Test("validate: a bad audit level is an error at its position; a later file's setting is noted")

@@ -12,8 +12,9 @@ import SystemPackage
 /// `KEY="value"` fields per decision. This is the audit channel; swift-log stays the library's
 /// developer logging.
 ///
-/// Writing never changes a decision: a log that is missing or full is counted
-/// (``failedWrites``) and otherwise ignored.
+/// Writing never changes a decision and never holds one up: a log that is missing, or full for
+/// longer than ``sendTimeoutMilliseconds`` (a receiver that stopped reading), is counted
+/// (``failedWrites``), and the program says so (capctl warns on standard error).
 ///
 /// ```swift
 /// let trail = AuditTrail(level: .all, destination: .syslog(path: "/dev/log"), identifier: "myservice")
@@ -98,16 +99,29 @@ public final class AuditTrail: Sendable {
         if descriptor >= 0 { try? FileDescriptor(rawValue: descriptor).close() }
     }
 
+    /// The longest a record waits for room in a full log before it is counted as not delivered:
+    /// a receiver that stopped reading must never hold a gate.
+    public static let sendTimeoutMilliseconds: Int32 = 1000
+
     /// Sends `line` on the kept connection, connecting (again, once) when there is none or the
-    /// log went away (a syslog daemon restarted).
+    /// log went away (a syslog daemon restarted). Never blocks past ``sendTimeoutMilliseconds``.
     private func send(_ line: String) -> Bool {
         let bytes = Array(line.utf8)
         return connection.withLock { descriptor in
             for _ in 0..<2 {
                 if descriptor < 0 { descriptor = connect() }
                 guard descriptor >= 0 else { return false }
-                let sent = bytes.withUnsafeBytes {
-                    Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                var sent = bytes.withUnsafeBytes {
+                    Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                }
+                if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                    // Full: wait for room, once, for a bounded time; still full, not delivered.
+                    var waiting = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    guard poll(&waiting, 1, Self.sendTimeoutMilliseconds) == 1 else { return false }
+                    sent = bytes.withUnsafeBytes {
+                        Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    }
+                    if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK { return false }
                 }
                 if sent == bytes.count { return true }
                 try? FileDescriptor(rawValue: descriptor).close()

@@ -12,10 +12,19 @@ enum Audit {
         let environment = ProcessEnvironment.variables
         let destination: AuditTrail.Destination =
             environment["CAPCTL_AUDIT_SOCKET"].map { .syslog(path: $0) } ?? .system
-        AuditTrail(
+        let trail = AuditTrail(
             level: level(policy: policy.audit?.level, environment: environment["CAPCTL_AUDIT"]),
-            destination: destination
-        ).record(record)
+            destination: destination)
+        trail.record(record)
+        // Not delivered is said, never taken for delivered; the decision stands either way.
+        if trail.failedWrites > 0 {
+            let place =
+                switch destination {
+                case .system: "the journal or the system log (/dev/log)"
+                case .syslog(let path): path
+                }
+            Capctl.warn("the audit record of this decision could not be delivered to \(place) (missing, or full)")
+        }
     }
 
     /// The policy's level, raised by the environment's when that asks for more. An unknown
