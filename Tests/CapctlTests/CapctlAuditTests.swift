@@ -168,6 +168,34 @@ struct CapctlAuditTests {
         "needs systemd-journald, libpam-wrapper and root (mount namespaces)"),
     .timeLimit(.minutes(1)))
 struct CapctlJournalAuditTests {
+    /// Under a final system policy with `audit:`, an unprivileged caller's CAPCTL_AUDIT_SOCKET sent
+    /// the records only to the caller's socket: what the administrator asked to record never
+    /// reached the system log. It always does now; the socket gets a copy.
+    @Test("under a final system policy, CAPCTL_AUDIT_SOCKET cannot take the records away from the system log")
+    func finalPolicyKeepsTheSystemLog() async throws {
+        let journal = try JournalReceiver()
+        let receiver = try SyslogReceiver()
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            final: true
+            audit: all
+            capabilities:
+              tmp: { kind: file, path: /tmp }
+            gates:
+              open: { require: tmp }
+            """)
+        let run = try tree.run(
+            journal.inside([PolicyTree.capctl, "run", "open", "--", "/bin/true"]),
+            extraEnvironment: ["CAPCTL_AUDIT_SOCKET": receiver.socketPath])
+        #expect(run.status == 0, "\(run.output)\(run.error)")
+        let records = try journal.records(identifier: "capctl")
+        #expect(records.count == 1 && records.first?["CAPCTL_GATE"] == "open", "\(records)")
+        let copy = try #require(await receiver.nextRecord())
+        #expect(copy.contains(#"CAPCTL_GATE="open""#), "\(copy)")
+    }
+
     @Test("records go to the journal when it runs, as fields; no value can forge a field")
     func journalFields() throws {
         let journal = try JournalReceiver()
