@@ -114,7 +114,7 @@ public final class LoadedPolicy: Sendable {
             throw ConfigurationError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys, near: name))
         }
         var built: [String: any ProcedureCondition] = [:]
-        let target = Target(context: flagContext(context, subject), subject: subject)
+        let target = Target(context: flagContext(context, subject), subject: subject, flags: flags)
         return condition(forGate: name, context: target, built: &built)
     }
 
@@ -123,7 +123,7 @@ public final class LoadedPolicy: Sendable {
         let context: FlagEvaluationContext?
         let subject: Subject?
         /// The store the gate being built reads its `flag:` references from (its layer's).
-        var flags: FlagStore? = nil
+        let flags: FlagStore
     }
 
     /// Each gate is built once, however often other gates use it (loading bounded how large the
@@ -159,7 +159,7 @@ public final class LoadedPolicy: Sendable {
                 Self.capability(capabilities[name]!, context: context.context, subject: context.subject),
                 label: name)
         case .flag(let key, _):
-            return FlagIsOn(key, in: context.flags ?? flags, context: context.context)
+            return FlagIsOn(key, in: context.flags, context: context.context)
         case .gate(let name, _):
             return condition(forGate: name, context: context, built: &built)
         case .allOf(let parts):

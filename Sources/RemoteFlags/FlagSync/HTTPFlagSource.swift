@@ -96,17 +96,15 @@ public final class HTTPFlagSource: RemoteFlagSource {
         state.withLock { state in
             for task in state.tasks { task.cancel() }
         }
-        if case .success(let connection) = connection { connection.shutdown() }
     }
 
     public var status: RemoteFlagSourceStatus {
-        let now = Date().timeIntervalSince1970
-        return state.withLock { state in
+        state.withLock { state in
             let condition: RemoteFlagSourceStatus.Condition
             var problem = state.problem
             if state.flags == nil {
                 condition = .loading
-            } else if let expiry = expiry(of: state, now: now) {
+            } else if let expiry = expiry(of: state) {
                 condition = .expired
                 problem = ConfigurationError(expiry, file: settings.url)
             } else {
@@ -125,7 +123,7 @@ public final class HTTPFlagSource: RemoteFlagSource {
     }
 
     /// Why the flags are past their limit, or nil while they are not.
-    private func expiry(of state: State, now: Double) -> String? {
+    private func expiry(of state: State) -> String? {
         guard state.flags != nil, let freshSince = state.freshSince else { return nil }
         let limit = Double(settings.maxStaleness.components.seconds)
         let age = Self.seconds(freshSince.duration(to: .now))
@@ -185,9 +183,8 @@ public final class HTTPFlagSource: RemoteFlagSource {
     /// Sleeps until the flags would pass their limit and reports it once, until a success.
     private func watchExpiry() async {
         while !Task.isCancelled {
-            let now = Date().timeIntervalSince1970
             let (reason, reported, freshSince) = state.withLock { state in
-                (self.expiry(of: state, now: now), state.reportedExpiry, state.freshSince)
+                (self.expiry(of: state), state.reportedExpiry, state.freshSince)
             }
             if let reason {
                 if !reported {

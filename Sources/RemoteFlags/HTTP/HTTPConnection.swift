@@ -26,9 +26,6 @@ final class HTTPConnection: Sendable {
         authorities = Array(text.utf8)
     }
 
-    /// Kept for the sources' lifecycle: nothing is held between requests.
-    func shutdown() {}
-
     /// Sends `request` and waits for the answer on a thread of its own, so the caller's task stays
     /// cancellable; a cancelled wait ends the exchange within about a second.
     func send(_ request: HTTPRequest) async -> Result<HTTPResponse, HTTPTransferError> {

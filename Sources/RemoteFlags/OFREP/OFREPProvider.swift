@@ -70,7 +70,6 @@ public final class OFREPProvider: FeatureProvider {
 
     deinit {
         state.withLock { $0.poller?.cancel() }
-        if case .success(let connection) = connection { connection.shutdown() }
     }
 
     public var metadata: ProviderMetadata { ProviderMetadata(name: "OFREP \(configuration.endpoint)") }
