@@ -8,8 +8,8 @@ import Locking
 /// The limit is for the process's sake: a flood of checks that hang (a client asking about a host
 /// that never answers, again and again) must not start a thread each without end. The callers'
 /// waits stay bounded all the same (`BlockingWork.run` has deadlines and cancellation).
-final class BlockingThreads: Sendable {
-    typealias Job = @Sendable () -> Void
+package final class BlockingThreads: Sendable {
+    package typealias Job = @Sendable () -> Void
 
     private final class Worker: Sendable {
         let wake = DispatchSemaphore(value: 0)
@@ -40,12 +40,12 @@ final class BlockingThreads: Sendable {
     private let state = Lock(State())
 
     /// Threads for blocking calls, at most `limit` of them at once.
-    init(limit: Int = 256) {
+    package init(limit: Int = 256) {
         self.limit = max(1, limit)
     }
 
     /// Runs `job` on a thread of its own, or as soon as one is free when `limit` threads are busy.
-    func run(_ job: @escaping Job) {
+    package func run(_ job: @escaping Job) {
         enum Placement {
             case idle(Worker)
             case newThread

@@ -15,6 +15,11 @@
 //     capability-probe connect PATH            connects to a Unix socket, prints `connected`, then waits for end of input
 //     capability-probe peer PATH [without-peer-pidfd]   accepts one connection; prints the peer subject and
 //         CAP_NET_BIND_SERVICE's status for it; without-peer-pidfd makes SO_PEERPIDFD fail first (seccomp)
+//     capability-probe flood PATH SILENT IDLE   a stalling client's flood of a service socket (gated-daemon): SILENT
+//         connections send `restart flood` and never answer the question (the first is asked before the others
+//         connect); IDLE ones send half a request line. One more connection, answered either way, shows every
+//         earlier one was accepted. Prints `held=H busy=B` (connections the service holds without a reply, and
+//         those refused as busy), `ready`; at SIGUSR1 `open N`: how many of the held ones are still held
 //     capability-probe polkit-impostor       owns org.freedesktop.PolicyKit1 on the system bus and answers every
 //         CheckAuthorization "not authorized", as a fake polkitd would to open `not:` gates; prints `owner` once it
 //         owns the name, then serves until killed
@@ -186,6 +191,75 @@ case "peer":
     } catch {
         fail("\(error)")
     }
+case "flood":
+    guard arguments.count == 4, let silent = Int(arguments[2]), let idle = Int(arguments[3]), silent > 0 else {
+        fail("usage: capability-probe flood PATH SILENT IDLE")
+    }
+    var usr1 = sigset_t()
+    sigemptyset(&usr1)
+    sigaddset(&usr1, SIGUSR1)
+    pthread_sigmask(SIG_BLOCK, &usr1, nil)
+    func connection() -> Int32 {
+        let descriptor = clinux_unix_socket(arguments[1], Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT)
+        guard descriptor >= 0 else { fail("cannot connect to \(arguments[1])") }
+        return descriptor
+    }
+    func send(_ text: String, to descriptor: Int32) {
+        _ = Array(text.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+    func firstLine(of descriptor: Int32) -> String {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(descriptor, &byte, 1) == 1, byte != 10 { line.append(byte) }
+        return String(decoding: line, as: UTF8.self)
+    }
+    /// Nothing to read and not closed: the service holds the connection and has said nothing (more).
+    func heldOpen(_ descriptor: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 0
+    }
+    // The first silent client is asked before the others connect: its conversation is open.
+    let first = connection()
+    send("restart flood\n", to: first)
+    guard firstLine(of: first).hasPrefix("pam-secret: ") else { fail("the first client was not asked") }
+    var held = [first]
+    let others = (1..<silent).map { _ in
+        let descriptor = connection()
+        send("restart flood\n", to: descriptor)
+        return descriptor
+    }
+    let idleDescriptors = (0..<idle).map { _ in
+        let descriptor = connection()
+        send("restart", to: descriptor)
+        return descriptor
+    }
+    // The service accepts in order: once this one is answered, every one before it was accepted.
+    let marker = connection()
+    send("restart marker\n", to: marker)
+    _ = firstLine(of: marker)
+    var busy = 0
+    for descriptor in others + idleDescriptors {
+        if heldOpen(descriptor) {
+            held.append(descriptor)
+            continue
+        }
+        let line = firstLine(of: descriptor)
+        if line.hasPrefix("error: busy: ") {
+            busy += 1
+        } else if line.hasPrefix("pam-secret: ") {
+            held.append(descriptor)  // its turn came (an earlier one of the same session gave up)
+        } else {
+            fail("unexpected line: \(line)")
+        }
+    }
+    print("held=\(held.count) busy=\(busy)")
+    print("ready")
+    fflush(nil)
+    var signal: Int32 = 0
+    sigwait(&usr1, &signal)
+    // A question already read is not "something said": only a reply or a close counts.
+    print("open \(held.filter(heldOpen).count)")
+    fflush(nil)
 case "polkit-impostor":
     #if !DEBUG
         fail("polkit-impostor needs a debug build")

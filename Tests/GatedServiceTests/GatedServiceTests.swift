@@ -32,14 +32,15 @@ struct GatedServiceTests {
         return (run.status, run.standardOutput.trimmingCharacters(in: .newlines))
     }
 
-    /// The client run as uid 65534 with `input` answering the daemon's questions, in a session
+    /// The client run as `uid` (65534) with `input` answering the daemon's questions, in a session
     /// of its own when asked.
     private func clientRun(
-        _ socket: String, _ request: [String], credentials: [String]?, input: String = "", newSession: Bool = false
+        _ socket: String, _ request: [String], credentials: [String]?, input: String = "", newSession: Bool = false,
+        uid: Int = 65534
     ) throws -> ProcessOutput {
         let client = builtProductForAnyUser("gated-client")
         var command =
-            credentials.map { ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534"] + $0 + [client] } ?? [client]
+            credentials.map { ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)"] + $0 + [client] } ?? [client]
         if newSession { command = ["/usr/bin/setsid", "--wait"] + command }
         return try runProcess(command[0], Array(command.dropFirst()) + ["--socket", socket] + request, input: input)
     }
@@ -197,5 +198,48 @@ struct GatedServiceTests {
         let flagged = try client(socket, ["restart", "nginx"], credentials: ["--groups=4343"])
         #expect(flagged.0 == 0, "\(flagged.1)")
         #expect(try client(socket, ["restart", "nginx"], credentials: nil).0 == 0)
+    }
+
+    @Test(
+        "a flood of silent and idle clients costs only their own slots: another client is served while they hang",
+        .enabled(if: PAMTestModules.matrix != nil, "needs libpam-wrapper"))
+    func floodOfStallingClients() async throws {
+        let pam = try PAMServiceDirectory(passwords: ["alice:secret:gated-test"])
+        try pam.matrixService("gated-test")
+        // Every client is asked alice's password: a silent client holds a PAM conversation open.
+        let policy = """
+            capabilities:
+              admin: { kind: pam, service: gated-test, user: alice, service-directory: \(pam.path) }
+            gates:
+              restart-unit: { require: admin }
+            """
+        let (daemon, socket, log, directory) = try await daemon(policy: policy)
+        defer { daemon.stop() }
+        _ = directory
+        // uid 65534 opens 10 connections that never answer their question (the first is being asked,
+        // the others of its session wait their turn) and 20 that never finish their request: 16 (the
+        // per-user limit) are held, the rest refused at once.
+        let flood = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                builtProductForAnyUser("capability-probe"), "flood", socket, "10", "20",
+            ], environment: [:])
+        defer { flood.stop() }
+        #expect(await flood.nextLine() == "held=16 busy=14")
+        #expect(await flood.nextLine() == "ready")
+        // Another user, and root, are served while all 16 are held: nothing of theirs is waited for
+        // (before, the first silent client's conversation held every other login of the gate).
+        let other = try clientRun(
+            socket, ["restart", "nginx"], credentials: ["--clear-groups"], input: "secret\n", uid: 4321)
+        #expect(other.status == 0, "\(other.standardOutput)\(other.standardError)")
+        let root = try clientRun(socket, ["restart", "nginx"], credentials: nil, input: "secret\n")
+        #expect(root.status == 0, "\(root.standardOutput)\(root.standardError)")
+        // ...and the flood's user itself is refused, not queued, while it holds its 16.
+        let same = try clientRun(socket, ["restart", "nginx"], credentials: ["--clear-groups"])
+        #expect(same.standardOutput.hasPrefix("error: busy: uid 65534 has 16 connections open"), "\(same.standardOutput)")
+        kill(flood.pid, SIGUSR1)
+        #expect(await flood.nextLine() == "open 16", "the flood's connections were still held: nobody waited them out")
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2, "\(lines)")
     }
 }

@@ -2,6 +2,7 @@ import CLinuxSupport
 import Foundation
 import Glibc
 import LinuxBackends
+import Locking
 import TestSupport
 import Testing
 
@@ -36,5 +37,54 @@ struct ClientListenerTests {
         #expect(throws: ServiceError.self) { try ClientListener(path: path) }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me")
         #expect(OpenDescriptors.count(referringTo: path) == 0)
+    }
+
+    @Test("past the per-user limit a client is told it is busy and closed, and a released slot serves the next")
+    func perUserLimit() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/service.sock"
+        let listener = try ClientListener(path: path, limits: ClientLimits(perUser: 2, total: 10))
+        var clients = (0..<3).map { _ in clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT) }
+        defer { clients.forEach { _ = Glibc.close($0) } }
+        try #require(clients.allSatisfy { $0 >= 0 })
+        let held = Lock<[ClientConnection]>([try listener.accept(), try listener.accept()])
+        // The next accept refuses the third at once and goes on waiting; a fourth that connects
+        // after a slot was given back is admitted.
+        let next = Lock<Result<ClientConnection, ServiceError>?>(nil)
+        let accepted = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            next.withLock { $0 = Result { () throws(ServiceError) in try listener.accept() } }
+            accepted.signal()
+        }
+        #expect(Self.line(from: clients[2]).hasPrefix("error: busy: uid \(getuid()) has 2 connections open"))
+        #expect(Self.line(from: clients[2]) == "", "and closed")
+        held.withLock { _ = $0.removeFirst() }
+        clients.append(clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT))
+        accepted.wait()
+        let fourth = try #require(try next.withLock { $0 }?.get())
+        #expect(fourth.subject.pid == getpid())
+        #expect(OpenDescriptors.count(socketsAt: path) == 3, "the listener and two connections: the refused one is closed")
+    }
+
+    @Test("a request must be complete within the request timeout, however slowly its bytes come")
+    func requestDeadline() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/service.sock"
+        let listener = try ClientListener(path: path, limits: ClientLimits(requestTimeout: .milliseconds(300)))
+        let client = clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT)
+        try #require(client >= 0)
+        defer { _ = Glibc.close(client) }
+        _ = Array("resta".utf8).withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+        let connection = try listener.accept()
+        let error = #expect(throws: ServiceError.self) { try connection.readRequest() }
+        #expect(error?.description == "the client sent no complete request line in time")
+    }
+
+    /// One line from `descriptor`, without its newline; empty at its end.
+    private static func line(from descriptor: Int32) -> String {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(descriptor, &byte, 1) == 1, byte != 10 { bytes.append(byte) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -10,7 +10,6 @@
 // `error: ...` (Docs/Example.md). The restart here is a line appended to the log: the point is
 // who may ask, which the gate `restart-unit` decides.
 import CapabilityPolicy
-import Dispatch
 import Foundation
 import LinuxBackends
 import LinuxPolicy
@@ -94,12 +93,10 @@ let service = Service(
         destination: value("--audit-socket").map { .syslog(path: $0) } ?? .system, identifier: "gated-daemon"))
 print("listening on \(socketPath)")
 fflush(nil)
-while true {
-    do {
-        let client = try listener.accept()
-        // Each request is read on a thread of its own, so a silent client holds up nobody else.
-        DispatchQueue.global().async { service.serve(client) }
-    } catch {
-        FileHandle.standardError.write(Data("gated-daemon: \(error)\n".utf8))
-    }
+// Each client is served on a thread of its own, within the listener's limits (16 connections per
+// user, 256 in all, 10 s to send a request): a silent client holds up nobody else.
+do {
+    try listener.run { client in service.serve(client) }
+} catch {
+    fail("\(error)")
 }

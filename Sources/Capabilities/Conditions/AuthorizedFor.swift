@@ -30,12 +30,15 @@ public struct AuthorizedFor: ProcedureCondition {
         let requirementText: String
         /// Read once: availability does not change within a process.
         let unavailableReason: String?
+        /// What this gate's authorizations are serialized with (``Authorize``).
+        let serializationKey: String
         let authorized = Lock<[ObjectIdentifier: CapabilityStatus]>([:])
         let pendingCount = Atomic<Int>(0)
 
-        init(_ capability: any CapabilityType, label: String?) {
+        init(_ capability: any CapabilityType, label: String?, serializationKey: String? = nil) {
             self.capability = capability
             self.name = "AuthorizedFor(\(label ?? capability.name))"
+            self.serializationKey = serializationKey ?? capability.name
             self.requirement = capability.requirement
             self.requirementText = capability.requirement.description
             if case .unavailable(let reason) = capability.availability {
@@ -97,8 +100,18 @@ public struct AuthorizedFor: ProcedureCondition {
     /// Creates a condition on `capability` asked about `subject` instead of this process (a
     /// service's client): satisfied when the capability's answer for the subject meets its
     /// requirement; undecided when the capability cannot answer for another subject.
+    /// Its authorizations are serialized per subject (``Subject/keepScope``), not across subjects:
+    /// a client that never answers its question holds up no other client.
     public init(_ capability: some CapabilityType, subject: Subject, label: String? = nil) {
-        gate = Gate(capability.evaluated(for: subject), label: label ?? "\(capability.name) for \(subject)")
+        gate = Gate(
+            capability.evaluated(for: subject), label: label ?? "\(capability.name) for \(subject)",
+            serializationKey: "\(capability.name) for \(subject.serializationScope)")
+    }
+
+    /// Creates a condition on `capability`, already made to answer for `subject` (as a policy
+    /// makes its capabilities), labelled `label`, with its authorizations serialized per subject.
+    package init(_ capability: some CapabilityType, label: String, answeringFor subject: Subject) {
+        gate = Gate(capability, label: label, serializationKey: "\(capability.name) for \(subject.serializationScope)")
     }
 
     /// The capability this condition checks.
@@ -110,7 +123,7 @@ public struct AuthorizedFor: ProcedureCondition {
 
     public func makeDependency(for procedure: Procedure) -> Procedure? {
         let gate = self.gate
-        let authorize = Authorize(gate.capability) { [weak procedure] status in
+        let authorize = Authorize(gate.capability, serializedAs: gate.serializationKey) { [weak procedure] status in
             if let procedure { gate.store(status, for: procedure) }
         }
         // A procedure cancelled before its final check must not leave its result behind.

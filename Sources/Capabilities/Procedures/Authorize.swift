@@ -7,7 +7,9 @@ public import ProcedureCore
 ///
 /// Authorizations of one capability are serialized across every queue (two prompts for the
 /// same password never appear at once), so a second request usually finds the first one's
-/// result kept and does not ask again. The gated work itself is not serialized by this.
+/// result kept and does not ask again. Asked for a subject (a service's client), they are
+/// serialized per subject's scope only: one client that never answers holds up nobody else.
+/// The gated work itself is not serialized by this.
 ///
 /// ```swift
 /// let login = Authorize(admin)  // asks for the login now, not when a gate needs it
@@ -31,12 +33,16 @@ public final class Authorize: AsyncProcedure<CapabilityStatus>, @unchecked Senda
         self.init(capability, reportingTo: nil)
     }
 
-    /// Creates a procedure that also hands its result to `report` before it finishes.
-    init(_ capability: any CapabilityType, reportingTo report: (@Sendable (CapabilityStatus) -> Void)?) {
+    /// Creates a procedure that also hands its result to `report` before it finishes, serialized
+    /// with the other authorizations of `serializedAs` (the capability's name by default).
+    init(
+        _ capability: any CapabilityType, serializedAs key: String? = nil,
+        reportingTo report: (@Sendable (CapabilityStatus) -> Void)?
+    ) {
         self.capability = capability
         self.report = report
         super.init(name: "Authorize(\(capability.name))")
-        addExclusivityCategory(Self.exclusivityCategory(for: capability.name))
+        addExclusivityCategory(Self.exclusivityCategory(for: key ?? capability.name))
     }
 
     public override func run() async throws -> CapabilityStatus {

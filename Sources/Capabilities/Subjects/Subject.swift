@@ -96,6 +96,10 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
         return parts.joined(separator: " ")
     }
 
+    /// What authorizations for this subject are serialized by: its ``keepScope`` (the requests of
+    /// one session take turns, so one login can serve them all), else its user.
+    var serializationScope: String { keepScope ?? "uid=\(uid)" }
+
     /// `nobody(65534), pid 4242 on pts/3`.
     public var description: String {
         let user = userName.map { "\($0)(\(uid))" } ?? "uid \(uid)"

@@ -155,9 +155,11 @@ public final class LoadedPolicy: Sendable {
     ) -> any ProcedureCondition {
         switch expression {
         case .capability(let name, _):
-            return AuthorizedFor(
-                Self.capability(capabilities[name]!, context: context.context, subject: context.subject),
-                label: name)
+            let capability = Self.capability(capabilities[name]!, context: context.context, subject: context.subject)
+            // For a subject, authorizations take turns per subject only: one client's unanswered
+            // login must not hold up another's.
+            return context.subject.map { AuthorizedFor(capability, label: name, answeringFor: $0) }
+                ?? AuthorizedFor(capability, label: name)
         case .flag(let key, _):
             return FlagIsOn(key, in: context.flags, context: context.context)
         case .gate(let name, _):

@@ -1,35 +1,61 @@
 import CLinuxSupport
 import Capabilities
 import Glibc
+import Plumbing
 import SystemPackage
 
 /// Why a service cannot listen, accept or talk to a client.
 public struct ServiceError: Error, Sendable, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
-    init(_ what: String, errno code: Int32) { description = "\(what): \(String(cString: strerror(code)))" }
+    /// The errno behind it, when there is one.
+    let code: Int32?
+    /// About one client only (it could not be identified); the listener goes on.
+    let isClientError: Bool
+
+    init(_ description: String, clientError: Bool = false) {
+        (self.description, code, isClientError) = (description, nil, clientError)
+    }
+
+    init(_ what: String, errno code: Int32) {
+        (description, self.code, isClientError) = ("\(what): \(String(cString: strerror(code)))", code, false)
+    }
+
+    /// The process or the system is out of descriptors or memory for now.
+    var isResourceShortage: Bool {
+        code.map { [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains($0) } ?? false
+    }
 }
 
 /// A Unix socket a privileged service (a root daemon) listens on for unprivileged clients, each
 /// identified by the kernel when it connects (``ClientConnection/subject``), never by what it says.
 ///
+/// ``run(_:)`` serves each client on a thread of its own, within ``ClientLimits``: a client that
+/// says nothing, or never answers its PAM question, holds only its own slot until its own
+/// deadline, and the next client is served at once.
+///
 /// ```swift
 /// let listener = try ClientListener(path: "/run/myservice.sock")
-/// while true {
-///     let client = try listener.accept()
-///     let request = try ServeClientRequest(client, policy: policy, gate: "restart") { client in "restarted" }
-///     queue.addProcedure(request)
+/// try listener.run { client in
+///     guard let request = try? client.readRequest() else { return }
+///     let serve = try? ServeClientRequest(client, policy: policy, gate: "restart") { _ in "restarted" }
+///     serve.map { queue.addProcedure($0) }
 /// }
 /// ```
 public final class ClientListener: Sendable {
     /// The socket's path.
     public let path: String
+    /// What one client, one user and all clients together may hold.
+    public var limits: ClientLimits { admission.limits }
     private let descriptor: Int32
+    private let admission: ClientAdmission
+    /// Threads for clients: each admitted client's handler runs on one, never on Dispatch's or
+    /// Swift's shared pools, where a handler waiting on its client would hold up others.
+    private let clientThreads: BlockingThreads
 
     /// Listens at `path`, a socket file others may connect to (`mode`, 0666 by default: the gate,
-    /// not the file mode, decides who is served). An old socket at the path is replaced; any
-    /// other file there is an error, never removed.
-    public init(path: String, mode: UInt32 = 0o666) throws(ServiceError) {
+    /// not the file mode, decides who is served), serving clients within `limits`. An old socket
+    /// at the path is replaced; any other file there is an error, never removed.
+    public init(path: String, mode: UInt32 = 0o666, limits: ClientLimits = ClientLimits()) throws(ServiceError) {
         guard path.hasPrefix("/"), path.utf8.count < 108 else {
             throw ServiceError("a service socket needs an absolute path under 108 bytes, got \"\(path)\"")
         }
@@ -49,6 +75,8 @@ public final class ClientListener: Sendable {
         }
         self.path = path
         descriptor = socketDescriptor
+        admission = ClientAdmission(limits)
+        clientThreads = BlockingThreads(limit: limits.total)
     }
 
     deinit {
@@ -56,28 +84,62 @@ public final class ClientListener: Sendable {
         unlink(path)
     }
 
-    /// How long a client may take to send its request or read its reply: a client that connects
-    /// and says nothing must not hold a thread of the service for ever.
-    public static let clientTimeout = 10
+    /// How long a client may take to read a line the service sends it (a reply, a PAM question)
+    /// once the socket's buffer is full, in seconds.
+    static let sendTimeout = 10
 
-    /// Waits for the next client and identifies it.
+    /// Waits for the next client within ``limits`` and identifies it. A client past the limits is
+    /// told `error: busy: …` and closed, and the next one is awaited; a client that cannot be
+    /// identified is closed and reported.
     public func accept() throws(ServiceError) -> ClientConnection {
         while true {
             // Close-on-exec from the start: between accept() and fcntl() a concurrent exec would
             // hand the client's connection to the program it runs.
             let connection = clinux_accept_cloexec(descriptor)
-            if connection >= 0 {
-                var limit = timeval(tv_sec: Self.clientTimeout, tv_usec: 0)
-                setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-                setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-                do throws(SubjectError) {
-                    return ClientConnection(descriptor: connection, subject: try Subject.peer(of: connection))
-                } catch {
-                    try? FileDescriptor(rawValue: connection).close()
-                    throw ServiceError("cannot identify a client: \(error)")
-                }
+            guard connection >= 0 else {
+                guard errno == EINTR || errno == ECONNABORTED else { throw ServiceError("cannot accept", errno: errno) }
+                continue
             }
-            guard errno == EINTR || errno == ECONNABORTED else { throw ServiceError("cannot accept", errno: errno) }
+            let deadline = ContinuousClock.now + limits.requestTimeout
+            var limit = timeval(tv_sec: Self.sendTimeout, tv_usec: 0)
+            setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            let subject: Subject
+            do throws(SubjectError) {
+                subject = try Subject.peer(of: connection)
+            } catch {
+                try? FileDescriptor(rawValue: connection).close()
+                throw ServiceError("cannot identify a client: \(error)", clientError: true)
+            }
+            switch admission.admit(uid: subject.uid) {
+            case .success(let slot):
+                return ClientConnection(descriptor: connection, subject: subject, requestDeadline: deadline, slot: slot)
+            case .failure(let busy):
+                // Never waits on the refused client: what does not fit its socket buffer is dropped.
+                let line = Array("error: \(busy)\n".utf8)
+                _ = line.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                try? FileDescriptor(rawValue: connection).close()
+            }
+        }
+    }
+
+    /// Serves clients until accepting fails for good: each admitted client is handed to `handle`
+    /// on a thread of its own, so `handle` may block on its client (``ClientConnection/readRequest()``,
+    /// a PAM conversation) without holding up anyone else. A client that cannot be identified is
+    /// skipped; running out of descriptors is waited out.
+    public func run(_ handle: @escaping @Sendable (ClientConnection) -> Void) throws(ServiceError) -> Never {
+        while true {
+            let client: ClientConnection
+            do {
+                client = try accept()
+            } catch {
+                if error.isClientError { continue }
+                guard error.isResourceShortage else { throw error }
+                // The pending connection stays queued; retrying at once would spin.
+                var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+                nanosleep(&pause, nil)
+                continue
+            }
+            clientThreads.run { handle(client) }
         }
     }
 }

@@ -1,0 +1,59 @@
+import Locking
+
+/// The count behind ``ClientLimits``: who holds how many slots now.
+final class ClientAdmission: Sendable {
+    /// One admitted client's slot, given back when the connection that holds it is released.
+    final class Slot: Sendable {
+        private let admission: ClientAdmission
+        private let uid: UInt32
+
+        fileprivate init(_ admission: ClientAdmission, uid: UInt32) {
+            (self.admission, self.uid) = (admission, uid)
+        }
+
+        deinit { admission.release(uid: uid) }
+    }
+
+    private struct Counts {
+        var byUser: [UInt32: Int] = [:]
+        var total = 0
+    }
+
+    let limits: ClientLimits
+    private let counts = Lock(Counts())
+
+    init(_ limits: ClientLimits) {
+        self.limits = limits
+    }
+
+    /// A slot for a client of `uid`, or why there is none.
+    func admit(uid: UInt32) -> Result<Slot, ServiceError> {
+        let refusal = counts.withLock { counts -> String? in
+            if counts.total >= limits.total {
+                return "the service has \(limits.total) clients already (at most \(limits.total) at once)"
+            }
+            let held = counts.byUser[uid, default: 0]
+            if held >= limits.perUser {
+                return "uid \(uid) has \(held) connections open (at most \(limits.perUser) at once)"
+            }
+            counts.byUser[uid] = held + 1
+            counts.total += 1
+            return nil
+        }
+        if let refusal { return .failure(ServiceError("busy: \(refusal); try again later")) }
+        return .success(Slot(self, uid: uid))
+    }
+
+    /// Connections held now: by `uid`, or by everyone.
+    func held(by uid: UInt32? = nil) -> Int {
+        counts.withLock { counts in uid.map { counts.byUser[$0, default: 0] } ?? counts.total }
+    }
+
+    private func release(uid: UInt32) {
+        counts.withLock { counts in
+            counts.total -= 1
+            let left = counts.byUser[uid, default: 1] - 1
+            counts.byUser[uid] = left == 0 ? nil : left
+        }
+    }
+}
