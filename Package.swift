@@ -228,6 +228,9 @@ let package = Package(
             ], swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LinuxPolicyTests", dependencies: ["LinuxPolicy", "CLinuxSupport", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "RemoteFlagsTests",
             dependencies: [
                 "RemoteFlags", "FeatureFlags", "ConfigurationFiles", "CapabilityPolicy", "TestSupport", "Locking",

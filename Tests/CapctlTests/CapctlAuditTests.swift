@@ -234,4 +234,32 @@ struct CapctlJournalAuditTests {
         #expect(undecided["CAPCTL_USER"] == "nobody")
         #expect(undecided["CAPCTL_COMMAND"]?.contains("x\nCAPCTL_OUTCOME=authorized") == true, "\(undecided)")
     }
+
+    /// libsystemd's sd_journal_sendv reports success when no journal runs (it ignores ENOENT), so
+    /// on a host with libsystemd, no journald and no /dev/log every record was dropped unseen.
+    @Test("no journal and no system log: capctl says the record could not be delivered, and the command runs")
+    func noLogAtAll() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              tmp: { kind: file, path: /tmp }
+            gates:
+              open: { require: tmp }
+            """)
+        // A private /run (no journal socket) and, where the machine has one, /dev/log covered.
+        let setup = """
+            mount -t tmpfs tmpfs /run && { [ ! -e /dev/log ] || mount --bind /dev/null /dev/log; } && exec "$@"
+            """
+        let run = try tree.run(
+            [
+                "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", setup, "sh",
+                PolicyTree.capctl, "run", "open", "--", "/bin/sh", "-c", "exit 7",
+            ],
+            extraEnvironment: [:])
+        #expect(run.status == 7, "\(run.output)\(run.error)")
+        #expect(
+            run.error.contains("could not be delivered to the journal or the system log (/dev/log)"), "\(run.error)")
+    }
 }

@@ -236,7 +236,8 @@ struct GatedServiceTests {
         #expect(root.status == 0, "\(root.standardOutput)\(root.standardError)")
         // ...and the flood's user itself is refused, not queued, while it holds its 16.
         let same = try clientRun(socket, ["restart", "nginx"], credentials: ["--clear-groups"])
-        #expect(same.standardOutput.hasPrefix("error: busy: uid 65534 has 16 connections open"), "\(same.standardOutput)")
+        #expect(
+            same.standardOutput.hasPrefix("error: busy: uid 65534 has 16 connections open"), "\(same.standardOutput)")
         kill(flood.pid, SIGUSR1)
         #expect(await flood.nextLine() == "open 16", "the flood's connections were still held: nobody waited them out")
         let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")

@@ -45,7 +45,7 @@ struct ClientListenerTests {
         let path = directory.path + "/service.sock"
         let listener = try ClientListener(path: path, limits: ClientLimits(perUser: 2, total: 10))
         var clients = (0..<3).map { _ in clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT) }
-        defer { clients.forEach { _ = Glibc.close($0) } }
+        defer { for client in clients { Glibc.close(client) } }
         try #require(clients.allSatisfy { $0 >= 0 })
         let held = Lock<[ClientConnection]>([try listener.accept(), try listener.accept()])
         // The next accept refuses the third at once and goes on waiting; a fourth that connects
@@ -63,7 +63,8 @@ struct ClientListenerTests {
         accepted.wait()
         let fourth = try #require(try next.withLock { $0 }?.get())
         #expect(fourth.subject.pid == getpid())
-        #expect(OpenDescriptors.count(socketsAt: path) == 3, "the listener and two connections: the refused one is closed")
+        #expect(
+            OpenDescriptors.count(socketsAt: path) == 3, "the listener and two connections: the refused one is closed")
     }
 
     @Test("a request must be complete within the request timeout, however slowly its bytes come")

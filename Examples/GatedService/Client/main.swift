@@ -17,6 +17,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 3, arguments[0] == "--socket" else {
     fail("usage: gated-client --socket PATH restart NAME", status: 2)
 }
+// A daemon that refuses the connection (`error: busy: ...`) may close it before the request is
+// written: the write fails with EPIPE rather than end the client, and the reply is still read.
+signal(SIGPIPE, SIG_IGN)
 let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
 var address = sockaddr_un()
 address.sun_family = sa_family_t(AF_UNIX)

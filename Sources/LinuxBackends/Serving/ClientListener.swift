@@ -116,7 +116,9 @@ public final class ClientListener: Sendable {
             case .failure(let busy):
                 // Never waits on the refused client: what does not fit its socket buffer is dropped.
                 let line = Array("error: \(busy)\n".utf8)
-                _ = line.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                _ = line.withUnsafeBytes {
+                    send(connection, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                }
                 try? FileDescriptor(rawValue: connection).close()
             }
         }

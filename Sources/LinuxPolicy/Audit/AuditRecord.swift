@@ -75,7 +75,7 @@ public struct AuditRecord: Sendable, Equatable {
         if let session = subject?.loginSession { fields.append(("CAPCTL_SESSION", String(session))) }
         // Bounded, so a record always fits one datagram of the system log.
         if !reasons.isEmpty { fields.append(("CAPCTL_REASONS", Self.bounded(reasons))) }
-        if !policyFiles.isEmpty { fields.append(("CAPCTL_POLICY", policyFiles.joined(separator: ":"))) }
+        if !policyFiles.isEmpty { fields.append(("CAPCTL_POLICY", Self.bounded(policyFiles.joined(separator: ":")))) }
         if let command { fields.append(("CAPCTL_COMMAND", Self.bounded(command.joined(separator: " ")))) }
         return fields
     }

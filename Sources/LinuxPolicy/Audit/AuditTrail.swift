@@ -1,10 +1,7 @@
-import CLinuxSupport
 public import CapabilityPolicy
 import ConfigurationFiles
 import Glibc
-import LinuxBackends
 import Locking
-import SystemPackage
 
 /// Where gate decisions are written for administrators to read later: the systemd journal when
 /// it runs here, with each part of a record as a field of its own (`journalctl CAPCTL_GATE=export`),
@@ -23,8 +20,8 @@ import SystemPackage
 public final class AuditTrail: Sendable {
     /// Where records go.
     public enum Destination: Sendable, Equatable {
-        /// The journal when it takes the record (it runs here and libsystemd loads), else the
-        /// system log at `/dev/log`.
+        /// The journal when one listens here (`/run/systemd/journal/socket`), else the system log
+        /// at `/dev/log`. A full journal is not left for `/dev/log`: the record is not delivered.
         case system
         /// Only the syslog socket at `path`: a syslog daemon's own, or a test's receiver.
         case syslog(path: String)
@@ -37,31 +34,41 @@ public final class AuditTrail: Sendable {
     /// The program name records carry (`capctl`).
     public let identifier: String
     private let journal: SystemJournal?
-    private let socketPath: String
+    private let syslog: LogSocket
     private let failures = Lock(0)
-    /// A datagram socket connected to the log, kept between records; -1 until the first one.
-    private let connection = Lock<Int32>(-1)
 
     /// A trail recording the decisions `level` asks for, to `destination`.
-    public init(level: AuditLevel = .all, destination: Destination = .system, identifier: String = "capctl") {
+    public convenience init(level: AuditLevel = .all, destination: Destination = .system, identifier: String = "capctl")
+    {
+        switch destination {
+        case .system:
+            self.init(
+                level: level, journalPath: SystemJournal.socketPath, syslogPath: "/dev/log", identifier: identifier,
+                destination: destination)
+        case .syslog(let path):
+            self.init(
+                level: level, journalPath: nil, syslogPath: path, identifier: identifier, destination: destination)
+        }
+    }
+
+    /// A trail to the journal at `journalPath` (none when nil), else the syslog socket at
+    /// `syslogPath`: the system's destination, with other paths for tests.
+    package init(
+        level: AuditLevel, journalPath: String?, syslogPath: String, identifier: String,
+        destination: Destination = .system
+    ) {
         self.level = level
         self.destination = destination
         self.identifier = identifier
-        switch destination {
-        case .system:
-            journal = SystemJournal.system
-            socketPath = "/dev/log"
-        case .syslog(let path):
-            journal = nil
-            socketPath = path
-        }
+        journal = journalPath.map(SystemJournal.init(path:))
+        syslog = LogSocket(path: syslogPath)
     }
 
     /// The identifier of capctl's decision records in the journal (`MESSAGE_ID`), so
     /// `journalctl MESSAGE_ID=…` finds every one whatever program made it.
     public static let journalMessageID = "4f1c7a9e2b6d4c38a5e0d9b7c3f18a26"
 
-    /// How many records could not be written.
+    /// How many records reached no receiver: no log listens, or it stayed full.
     public var failedWrites: Int { failures.withLock { $0 } }
 
     /// Records `record` when the level asks for it.
@@ -80,9 +87,17 @@ public final class AuditTrail: Sendable {
                     ("MESSAGE", message), ("MESSAGE_ID", Self.journalMessageID), ("PRIORITY", String(severity)),
                     ("SYSLOG_FACILITY", "10"), ("SYSLOG_IDENTIFIER", identifier),
                 ] + fields
-            if journal.send(entry) { return }
+            switch journal.send(entry) {
+            case .delivered: return
+            case .full:
+                // Waited once already; where journald runs, /dev/log is its too.
+                failures.withLock { $0 += 1 }
+                return
+            case .noReceiver, .failed: break
+            }
         }
-        if !send("<\(10 * 8 + severity)>\(identifier)[\(getpid())]: \(message)") {
+        let line = Array("<\(10 * 8 + severity)>\(identifier)[\(getpid())]: \(message)".utf8)
+        if syslog.send(line) != .delivered {
             failures.withLock { $0 += 1 }
         }
     }
@@ -94,44 +109,7 @@ public final class AuditTrail: Sendable {
             .joined(separator: " ")
     }
 
-    deinit {
-        let descriptor = connection.withLock { $0 }
-        if descriptor >= 0 { try? FileDescriptor(rawValue: descriptor).close() }
-    }
-
     /// The longest a record waits for room in a full log before it is counted as not delivered:
     /// a receiver that stopped reading must never hold a gate.
-    public static let sendTimeoutMilliseconds: Int32 = 1000
-
-    /// Sends `line` on the kept connection, connecting (again, once) when there is none or the
-    /// log went away (a syslog daemon restarted). Never blocks past ``sendTimeoutMilliseconds``.
-    private func send(_ line: String) -> Bool {
-        let bytes = Array(line.utf8)
-        return connection.withLock { descriptor in
-            for _ in 0..<2 {
-                if descriptor < 0 { descriptor = connect() }
-                guard descriptor >= 0 else { return false }
-                var sent = bytes.withUnsafeBytes {
-                    Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                }
-                if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                    // Full: wait for room, once, for a bounded time; still full, not delivered.
-                    var waiting = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                    guard poll(&waiting, 1, Self.sendTimeoutMilliseconds) == 1 else { return false }
-                    sent = bytes.withUnsafeBytes {
-                        Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                    }
-                    if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK { return false }
-                }
-                if sent == bytes.count { return true }
-                try? FileDescriptor(rawValue: descriptor).close()
-                descriptor = -1
-            }
-            return false
-        }
-    }
-
-    private func connect() -> Int32 {
-        max(-1, clinux_unix_socket(socketPath, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_CONNECT))
-    }
+    public static let sendTimeoutMilliseconds: Int32 = LogSocket.sendTimeoutMilliseconds
 }

@@ -1,43 +1,41 @@
-import Glibc
-import LinuxBackends
+/// The systemd journal, written through its native protocol (systemd.io/JOURNAL_NATIVE_PROTOCOL)
+/// on `/run/systemd/journal/socket`: each field is a journal field of its own, so
+/// `journalctl CAPCTL_GATE=export` finds them and no value can forge another field, whatever
+/// bytes it holds. Spoken here rather than through libsystemd's `sd_journal_sendv`, which blocks
+/// on a full journal and reports success when no journal runs (it ignores ENOENT): a record
+/// must be known to have reached a receiver, within a bounded wait, or be sent elsewhere.
+struct SystemJournal: Sendable {
+    /// Where journald listens for its native protocol.
+    static let socketPath = "/run/systemd/journal/socket"
 
-/// The systemd journal, written through libsystemd's `sd_journal_sendv`, loaded with dlopen as
-/// sd-bus is: the package builds and runs without libsystemd, and records then go to syslog.
-/// Each field is a journal field of its own, so `journalctl CAPCTL_GATE=export` finds them and
-/// no value can forge another field, whatever bytes it holds.
-final class SystemJournal: @unchecked Sendable {
-    // The function pointer never changes after loading; the library is never closed.
-    private typealias SendFunction = @convention(c) (UnsafePointer<iovec>?, Int32) -> Int32
-    private let sendv: SendFunction
+    private let socket: LogSocket
 
-    /// The journal through the default libsystemd, or nil when it does not load.
-    static let system: SystemJournal? = SystemJournal(library: SystemdBusLibrary.defaultPath)
-
-    private init?(library path: String) {
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL), let address = dlsym(handle, "sd_journal_sendv")
-        else { return nil }
-        sendv = unsafeBitCast(address, to: SendFunction.self)
+    init(path: String = Self.socketPath) {
+        socket = LogSocket(path: path)
     }
 
-    /// Sends one entry of `KEY=value` fields; false when the journal did not take it (it does
-    /// not run here, or its socket is full).
-    func send(_ fields: [(String, String)]) -> Bool {
-        // One buffer for every field, and the vectors pointing into it.
+    /// Sends one entry of `KEY=value` fields (keys of capital letters, digits and `_`).
+    /// An entry is one datagram: records are bounded to fit one (the protocol's other form, a
+    /// sealed memfd for larger entries, is never needed).
+    func send(_ fields: [(String, String)]) -> LogSocket.Delivery {
+        socket.send(Self.entry(fields))
+    }
+
+    /// The protocol's serialization: `KEY=value\n`, or, for a value holding a line break,
+    /// `KEY\n`, its length as a 64-bit little-endian integer, the value and `\n`.
+    static func entry(_ fields: [(String, String)]) -> [UInt8] {
         var bytes: [UInt8] = []
-        var ends: [Int] = []
         for (key, value) in fields {
             bytes += key.utf8
-            bytes.append(UInt8(ascii: "="))
-            bytes += value.utf8
-            ends.append(bytes.count)
-        }
-        return bytes.withUnsafeMutableBytes { buffer in
-            var start = 0
-            let vectors = ends.map { end in
-                defer { start = end }
-                return iovec(iov_base: buffer.baseAddress! + start, iov_len: end - start)
+            if value.utf8.contains(UInt8(ascii: "\n")) {
+                bytes.append(UInt8(ascii: "\n"))
+                withUnsafeBytes(of: UInt64(value.utf8.count).littleEndian) { bytes += $0 }
+            } else {
+                bytes.append(UInt8(ascii: "="))
             }
-            return vectors.withUnsafeBufferPointer { sendv($0.baseAddress, Int32($0.count)) } >= 0
+            bytes += value.utf8
+            bytes.append(UInt8(ascii: "\n"))
         }
+        return bytes
     }
 }

@@ -1,0 +1,82 @@
+import CLinuxSupport
+import Glibc
+import Locking
+import SystemPackage
+
+/// A datagram socket connected to a local log (journald's native socket, `/dev/log`), kept
+/// between records and connected again once when the log went away (its daemon restarted).
+/// Sending never blocks past ``sendTimeoutMilliseconds``, and says what became of the record:
+/// a log nobody listens on is told apart from one that is full, so a record that reached no
+/// receiver is never counted as delivered.
+final class LogSocket: Sendable {
+    /// What became of a record.
+    enum Delivery: Equatable {
+        case delivered
+        /// No socket there, or nobody reading it (ENOENT, ECONNREFUSED): another log may take it.
+        case noReceiver
+        /// The receiver stopped reading: nothing was sent within the bounded wait.
+        case full
+        /// Any other error.
+        case failed
+    }
+
+    /// The longest a record waits for room in a full log.
+    static let sendTimeoutMilliseconds: Int32 = 1000
+
+    let path: String
+    /// -1 until the first record, and after the log went away.
+    private let connection = Lock<Int32>(-1)
+
+    init(path: String) {
+        self.path = path
+    }
+
+    deinit {
+        let descriptor = connection.withLock { $0 }
+        if descriptor >= 0 { try? FileDescriptor(rawValue: descriptor).close() }
+    }
+
+    /// Sends `bytes` as one datagram (records are bounded to fit one: `AuditRecord.maximumField`).
+    func send(_ bytes: [UInt8]) -> Delivery {
+        deliver { descriptor in
+            let sent = bytes.withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            return sent == bytes.count ? 0 : (sent < 0 ? errno : EIO)
+        }
+    }
+
+    /// Runs `attempt` (0, or an errno) on the kept connection: once more after waiting for room
+    /// when the log is full, and once on a new connection when the old one went away.
+    private func deliver(_ attempt: (Int32) -> Int32) -> Delivery {
+        connection.withLock { descriptor in
+            var code: Int32 = 0
+            for _ in 0..<2 {
+                if descriptor < 0 {
+                    descriptor = clinux_unix_socket(path, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_CONNECT)
+                    if descriptor < 0 {
+                        let code = -descriptor
+                        descriptor = -1
+                        return [ENOENT, ECONNREFUSED, ENOTDIR, EACCES].contains(code) ? .noReceiver : .failed
+                    }
+                }
+                code = attempt(descriptor)
+                if code == EAGAIN || code == EWOULDBLOCK {
+                    var waiting = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    guard poll(&waiting, 1, Self.sendTimeoutMilliseconds) == 1 else { return .full }
+                    code = attempt(descriptor)
+                    if code == EAGAIN || code == EWOULDBLOCK { return .full }
+                }
+                switch code {
+                case 0: return .delivered
+                case EMSGSIZE: return .failed
+                default:
+                    // The receiver went away (ECONNREFUSED, ENOTCONN): connect again, once.
+                    try? FileDescriptor(rawValue: descriptor).close()
+                    descriptor = -1
+                }
+            }
+            return [ECONNREFUSED, ENOTCONN, ENOENT].contains(code) ? .noReceiver : .failed
+        }
+    }
+}

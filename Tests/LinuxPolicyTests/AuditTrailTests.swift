@@ -1,0 +1,139 @@
+import CLinuxSupport
+import Glibc
+import LinuxPolicy
+import TestSupport
+import Testing
+
+/// Where a record goes, and that one nobody received is never counted as delivered. The logs are
+/// datagram sockets of the test's own at the paths the trail is given, read as journald and a
+/// syslog daemon would.
+@Suite
+struct AuditTrailTests {
+    /// A bound datagram socket at `path`: a log's receiving end.
+    private final class Receiver {
+        let descriptor: Int32
+        init(_ path: String) throws {
+            descriptor = clinux_unix_socket(path, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_BIND)
+            try #require(descriptor >= 0)
+        }
+        deinit { close(descriptor) }
+
+        /// The next datagram, or nil when none is waiting.
+        func next() -> [UInt8]? {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let count = buffer.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
+            return count < 0 ? nil : Array(buffer[..<count])
+        }
+
+        /// Fills the receiver's queue from a socket of the test's own, without waiting.
+        func fill() -> Int32 {
+            let filler = clinux_unix_socket(Self.path(of: descriptor), Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_CONNECT)
+            let datagram = [UInt8](repeating: 0x61, count: 512)
+            while datagram.withUnsafeBytes({ send(filler, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
+            return filler
+        }
+
+        static func path(of descriptor: Int32) -> String {
+            var address = sockaddr_un()
+            var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+            }
+            return withUnsafeBytes(of: address.sun_path) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+    }
+
+    private let record = AuditRecord(
+        action: "run", gate: "open", outcome: .denied, reasons: "line one\nCAPCTL_OUTCOME=authorized")
+
+    @Test("no journal listening: the record goes to the system log, and counts as delivered only there")
+    func noJournalFallsBackToSyslog() throws {
+        let directory = try TemporaryDirectory()
+        let syslog = try Receiver(directory.path + "/log")
+        let trail = AuditTrail(
+            level: .all, journalPath: directory.path + "/no-journal", syslogPath: directory.path + "/log",
+            identifier: "test")
+        trail.record(record)
+        let line = String(decoding: try #require(syslog.next()), as: UTF8.self)
+        #expect(line.hasPrefix("<84>test["), "authpriv.warning: \(line)")
+        #expect(line.contains(#"CAPCTL_REASONS="line one\nCAPCTL_OUTCOME=authorized""#), "\(line)")
+        #expect(trail.failedWrites == 0)
+    }
+
+    @Test("neither a journal nor a system log: the record is counted as not delivered")
+    func noReceiverAtAll() throws {
+        let directory = try TemporaryDirectory()
+        let trail = AuditTrail(
+            level: .all, journalPath: directory.path + "/no-journal", syslogPath: directory.path + "/no-log",
+            identifier: "test")
+        trail.record(record)
+        trail.record(record)
+        #expect(trail.failedWrites == 2)
+        // A socket file nobody reads is no receiver either.
+        let stale = directory.path + "/stale"
+        do { _ = try Receiver(stale) }
+        let staleTrail = AuditTrail(level: .all, journalPath: stale, syslogPath: stale, identifier: "test")
+        staleTrail.record(record)
+        #expect(staleTrail.failedWrites == 1)
+    }
+
+    @Test("the journal takes each part as a field; a value with a line break is sent as the protocol's binary form")
+    func journalEntry() throws {
+        let directory = try TemporaryDirectory()
+        let journal = try Receiver(directory.path + "/journal")
+        let syslog = try Receiver(directory.path + "/log")
+        let trail = AuditTrail(
+            level: .all, journalPath: directory.path + "/journal", syslogPath: directory.path + "/log",
+            identifier: "test")
+        trail.record(record)
+        let entry = try #require(journal.next())
+        #expect(syslog.next() == nil, "delivered once, to the journal")
+        let fields = try Self.decode(entry)
+        #expect(fields["CAPCTL_REASONS"] == "line one\nCAPCTL_OUTCOME=authorized", "\(fields)")
+        #expect(
+            fields["CAPCTL_OUTCOME"] == "denied" && fields["PRIORITY"] == "4" && fields["SYSLOG_IDENTIFIER"] == "test")
+        #expect(fields["MESSAGE_ID"] == AuditTrail.journalMessageID)
+        #expect(trail.failedWrites == 0)
+    }
+
+    @Test("a full journal is waited for a bounded time, then the record is counted as not delivered")
+    func fullJournal() throws {
+        let directory = try TemporaryDirectory()
+        let journal = try Receiver(directory.path + "/journal")
+        let syslog = try Receiver(directory.path + "/log")
+        let filler = journal.fill()
+        defer { close(filler) }
+        let trail = AuditTrail(
+            level: .all, journalPath: directory.path + "/journal", syslogPath: directory.path + "/log",
+            identifier: "test")
+        trail.record(record)
+        #expect(trail.failedWrites == 1)
+        #expect(syslog.next() == nil, "where journald runs, /dev/log is its own: not tried again")
+    }
+
+    /// The native protocol's fields: `KEY=value\n`, or `KEY\n`, a 64-bit little-endian length,
+    /// the value and `\n`.
+    static func decode(_ entry: [UInt8]) throws -> [String: String] {
+        var fields: [String: String] = [:]
+        var index = 0
+        while index < entry.count {
+            let keyEnd = try #require(entry[index...].firstIndex { $0 == UInt8(ascii: "=") || $0 == 10 })
+            let key = String(decoding: entry[index..<keyEnd], as: UTF8.self)
+            if entry[keyEnd] == UInt8(ascii: "=") {
+                let end = try #require(entry[keyEnd...].firstIndex(of: 10))
+                fields[key] = String(decoding: entry[(keyEnd + 1)..<end], as: UTF8.self)
+                index = end + 1
+            } else {
+                let lengthBytes = entry[(keyEnd + 1)..<(keyEnd + 9)]
+                let length = Int(lengthBytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+                let start = keyEnd + 9
+                fields[key] = String(decoding: entry[start..<(start + length)], as: UTF8.self)
+                try #require(entry[start + length] == 10)
+                index = start + length + 1
+            }
+        }
+        return fields
+    }
+}
