@@ -135,7 +135,8 @@ let package = Package(
         // capctl's helper for flag services: the one process of capctl's that links an HTTP client
         // (RemoteFlags), started only for a policy that names a service.
         .executableTarget(
-            name: "capctl-flag-source", dependencies: ["RemoteFlags", "FeatureFlags", "ConfigurationFiles", "Locking"],
+            name: "capctl-flag-source",
+            dependencies: ["RemoteFlags", "FeatureFlags", "ConfigurationFiles", "Locking", "CLinuxSupport"],
             swiftSettings: swiftSettings),
         // The seeds' download workflow as a gated command (Examples/DownloadWorkflow, Docs/Example.md).
         .target(

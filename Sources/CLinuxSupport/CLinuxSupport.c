@@ -319,3 +319,25 @@ int clinux_unix_socket(const char *path, int type, enum clinux_unix_socket_use u
     }
     return fd;
 }
+
+int clinux_forbid_new_privileges(void) {
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : errno;
+}
+
+int clinux_drop_privileges(unsigned uid, unsigned gid) {
+    if (setgroups(0, NULL) != 0) return errno;
+    if (setresgid(gid, gid, gid) != 0) return errno;
+    if (setresuid(uid, uid, uid) != 0) return errno;
+    uid_t real, effective, saved;
+    gid_t real_group, effective_group, saved_group;
+    if (getresuid(&real, &effective, &saved) != 0 || getresgid(&real_group, &effective_group, &saved_group) != 0) {
+        return errno;
+    }
+    if (real != uid || effective != uid || saved != uid || real_group != gid || effective_group != gid ||
+        saved_group != gid || getgroups(0, NULL) != 0) {
+        return EPERM;
+    }
+    // No way back: regaining root must fail.
+    if (uid != 0 && setuid(0) == 0) return EPERM;
+    return 0;
+}

@@ -1,3 +1,4 @@
+import CLinuxSupport
 import ConfigurationFiles
 import FeatureFlags
 import Glibc
@@ -16,12 +17,28 @@ import RemoteFlags
 @main
 struct FlagSourceHelper {
     static func main() async {
+        // What it may never gain, before anything else: no exec can give it privileges.
+        let forbidden = clinux_forbid_new_privileges()
+        guard forbidden == 0 else {
+            Output.error("capctl-flag-source: cannot set no_new_privs: \(String(cString: strerror(forbidden)))")
+            exit(71)
+        }
         let arguments = CommandLine.arguments
         guard arguments.count == 2, let settings = try? RemoteFlagSourceMessage.settings(from: arguments[1]) else {
             Output.error("capctl-flag-source: started by capctl, with the flag source's settings as its one argument")
             exit(64)
         }
-        let source = HTTPFlagSource(settings)
+        // What needs root is read now (the last good copy, the CA file, the token); then, before a
+        // byte comes from the network, root is left for nobody's uid with no groups, as OpenSSH's
+        // privilege separation does. capctl writes the copy from what this process reports.
+        let source = HTTPFlagSource(settings, keepsCopy: false, readsAuthorizationNow: geteuid() == 0)
+        if geteuid() == 0 || getuid() == 0 {
+            let dropped = clinux_drop_privileges(Unprivileged.uid, Unprivileged.gid)
+            guard dropped == 0 else {
+                Output.error("capctl-flag-source: cannot leave root: \(String(cString: strerror(dropped)))")
+                exit(71)
+            }
+        }
         Output.send("started", source)
         while let command = readLine() {
             switch command {
@@ -45,6 +62,17 @@ struct FlagSourceHelper {
         source.stop()
         exit(0)
     }
+}
+
+/// Whom the helper runs as when capctl is root: the user `nobody` where the user database has
+/// one, else uid and gid 65534 (the kernel's overflow ids, nobody's on Debian).
+enum Unprivileged {
+    static let (uid, gid): (UInt32, UInt32) = {
+        guard let entry = getpwnam("nobody"), entry.pointee.pw_uid != 0, entry.pointee.pw_gid != 0 else {
+            return (65534, 65534)
+        }
+        return (entry.pointee.pw_uid, entry.pointee.pw_gid)
+    }()
 }
 
 /// Whole lines on standard output, one writer at a time (events come from the source's tasks).

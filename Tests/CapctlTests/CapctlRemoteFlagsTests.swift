@@ -179,4 +179,104 @@ struct CapctlRemoteFlagsTests {
         let check = try tree.capctl(["check", "export"])
         #expect(check.status == 1 && check.output.contains("export: undecided"), "\(check.output)")
     }
+
+    /// The helper is the one process that parses TLS, HTTP and JSON from the network; it ran with
+    /// capctl's uid (root), groups, capabilities and whole environment.
+    @Test(
+        "under root, the flag service helper runs as nobody with no groups, no capabilities, no_new_privs and no environment"
+    )
+    func helperHoldsNothing() async throws {
+        let server = try NginxFixture()
+        try server.serve("flags.json", Self.document)
+        let tree = try tree(server)
+        var environment = tree.environment
+        environment["https_proxy"] = "http://127.0.0.1:9"
+        environment["SSL_CERT_FILE"] = "/nonexistent"
+        let watch = try DaemonProcess([PolicyTree.capctl, "watch", "export"], environment: environment)
+        defer { watch.stop() }
+        // The gate comes to hold: the helper fetched the flags, the proxy and CA variables ignored.
+        #expect(await watch.waitForOutput(containing: "\texport\tholds"))
+        let helper = try #require(DaemonProcess.children(of: watch.pid).first, "capctl's helper is running")
+        #expect(DaemonProcess.command(of: helper) == "capctl-flag-sou", "\(DaemonProcess.command(of: helper) ?? "")")
+        let status = try String(contentsOfFile: "/proc/\(helper)/status", encoding: .utf8)
+        func field(_ name: String) -> String {
+            status.split(separator: "\n").first { $0.hasPrefix(name + ":") }.map {
+                $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
+            } ?? "?"
+        }
+        #expect(field("Uid") == "65534\t65534\t65534\t65534", "\(field("Uid"))")
+        #expect(field("Gid") == "65534\t65534\t65534\t65534", "\(field("Gid"))")
+        #expect(field("Groups") == "", "\(field("Groups"))")
+        #expect(field("CapEff") == "0000000000000000" && field("CapPrm") == "0000000000000000")
+        #expect(field("NoNewPrivs") == "1")
+        let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(helper)/environ"))
+        #expect(environ.isEmpty, "\(String(decoding: environ, as: UTF8.self))")
+        // capctl, still root, kept the last good copy the helper can no longer write.
+        let copy = try FileManager.default.attributesOfItem(atPath: tree.root + "/copies/flags.json")
+        #expect(copy[.ownerAccountID] as? Int == 0)
+    }
+
+    @Test("for every caller, a flag service helper that others may change is not started")
+    func untrustedHelper() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            flags:
+              http:
+                - url: http://127.0.0.1:9/flags.json
+                  timeout: 1s
+            capabilities:
+              remote: { kind: flag, flag: remote-only }
+            gates:
+              remote: { require: remote }
+            """)
+        let capctl = builtProductForAnyUser("capctl", companions: ["capctl-flag-source"])
+        let helper = (capctl as NSString).deletingLastPathComponent + "/capctl-flag-source"
+        chmod(helper, 0o777)
+        for credentials in [[], ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]] {
+            let run = try tree.run(
+                credentials + [capctl, "check", "remote", "--non-interactive"], extraEnvironment: [:])
+            #expect(run.status == 1, "\(run.output)\(run.error)")
+            #expect(run.output.contains("remote: undecided"), "\(run.output)")
+            #expect(
+                run.output.contains("the flag service helper is not trusted")
+                    && run.output.contains("can be written by anyone"),
+                "\(credentials): \(run.output)")
+        }
+    }
+
+    /// A 300 KB one-line document kept `capctl check` busy 26 s with `timeout: 2s`: capctl waited
+    /// for its helper without bound. Here the helper never answers at all.
+    @Test(
+        "capctl's wait for its flag helper is bounded by the source's timeout: a silent helper leaves the gate undecided"
+    )
+    func silentHelper() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            flags:
+              http:
+                - url: http://127.0.0.1:9/flags.json
+                  timeout: 1s
+            capabilities:
+              remote: { kind: flag, flag: remote-only }
+            gates:
+              remote: { require: remote }
+            """)
+        let capctl = builtProductForAnyUser("capctl")
+        let helper = (capctl as NSString).deletingLastPathComponent + "/capctl-flag-source"
+        // Says it started, then reads every command and answers none.
+        try """
+        #!/bin/sh
+        echo '{"event":"started","status":{"condition":"loading"}}'
+        while read -r command; do :; done
+        """.write(toFile: helper, atomically: false, encoding: .utf8)
+        chmod(helper, 0o755)
+        let run = try tree.run([capctl, "check", "remote", "--non-interactive"], extraEnvironment: [:])
+        #expect(run.status == 1, "\(run.output)\(run.error)")
+        #expect(run.output.contains("remote: undecided"), "\(run.output)")
+        #expect(run.output.contains("did not answer a refresh within 6.0 seconds"), "\(run.output)")
+    }
 }

@@ -127,12 +127,15 @@ public final class DaemonProcess: @unchecked Sendable {
         stop()
     }
 
-    /// The children of `pid` (Linux's /proc/PID/task/PID/children).
+    /// The children of `pid`, whichever of its threads started them (Linux's
+    /// /proc/PID/task/TID/children lists those of one thread).
     public static func children(of pid: Int32) -> [Int32] {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8) else {
-            return []
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return threads.flatMap { thread -> [Int32] in
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/children", encoding: .utf8)
+            else { return [] }
+            return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         }
-        return text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
     /// The state letter of `pid` (R, S, Z, ...), or nil when it is gone.

@@ -94,4 +94,13 @@ int clinux_become_user(const char *name, unsigned uid, unsigned gid);
 int clinux_run_with_file_credentials(unsigned uid, unsigned gid, const unsigned *groups, int count,
                                      void (*body)(void *), void *context);
 
+/// prctl(PR_SET_NO_NEW_PRIVS): from now on no exec (a setuid program, file capabilities) can
+/// give this process or its children more privileges. 0, or an errno.
+int clinux_forbid_new_privileges(void);
+
+/// Leaves root for good: no supplementary groups, then `gid` and `uid` as real, effective and
+/// saved ids (which clears every capability), and checks all of it took. 0, or an errno (EPERM
+/// when a check fails).
+int clinux_drop_privileges(unsigned uid, unsigned gid);
+
 #endif

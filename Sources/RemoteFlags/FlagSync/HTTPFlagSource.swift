@@ -48,11 +48,28 @@ public final class HTTPFlagSource: RemoteFlagSource {
 
     private let state: Lock<State>
     private let connection: Result<HTTPConnection, ConfigurationError>
+    private let keepsCopy: Bool
+    /// The `Authorization` header read when the source was made, when it is not read per request.
+    private let authorization: Result<String, ConfigurationError>?
 
     /// Reads the last good copy (when `settings.cacheFile` names one); nothing is requested until
     /// the store starts the source.
-    public init(_ settings: HTTPFlagSourceSettings) {
+    public convenience init(_ settings: HTTPFlagSourceSettings) {
+        self.init(settings, keepsCopy: true)
+    }
+
+    /// Reads the last good copy, and writes it after each success when `keepsCopy`. With
+    /// `readsAuthorizationNow`, the authorization file is read here, once, rather than before each
+    /// request. capctl's helper does both: it reads as root and then runs unprivileged, and
+    /// capctl writes the copy from what the helper reports.
+    package init(_ settings: HTTPFlagSourceSettings, keepsCopy: Bool, readsAuthorizationNow: Bool = false) {
         self.settings = settings
+        self.keepsCopy = keepsCopy
+        if readsAuthorizationNow, let file = settings.authorizationFile {
+            authorization = Result { () throws(ConfigurationError) in try HTTPConnection.authorization(from: file) }
+        } else {
+            authorization = nil
+        }
         var initial = State()
         do throws(ConfigurationError) {
             connection = .success(try HTTPConnection(certificateAuthorityFile: settings.certificateAuthorityFile))
@@ -214,7 +231,13 @@ public final class HTTPFlagSource: RemoteFlagSource {
         }
         if let file = settings.authorizationFile {
             do throws(ConfigurationError) {
-                request.headers.append(("Authorization", try HTTPConnection.authorization(from: file)))
+                let header: String
+                if let authorization {
+                    header = try authorization.get()
+                } else {
+                    header = try HTTPConnection.authorization(from: file)
+                }
+                request.headers.append(("Authorization", header))
             } catch {
                 return fail(error)
             }
@@ -272,7 +295,7 @@ public final class HTTPFlagSource: RemoteFlagSource {
 
     /// Writes the last good copy, stamped `fetched`, when the settings name a file.
     private func keepCopy(fetched: Double) {
-        guard let path = settings.cacheFile,
+        guard keepsCopy, let path = settings.cacheFile,
             let (document, entityTag) = state.withLock({ state in state.document.map { ($0, state.entityTag) } })
         else { return }
         let copy = LastGoodCopy(

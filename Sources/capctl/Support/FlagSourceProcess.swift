@@ -1,5 +1,6 @@
 import CLinuxSupport
 import ConfigurationFiles
+import Dispatch
 import FeatureFlags
 import Glibc
 import Locking
@@ -10,9 +11,14 @@ import SystemPackage
 /// without flag services starts without SwiftNIO, TLS and Foundation (Docs/Performance.md).
 ///
 /// The helper is found beside the capctl binary (`../libexec/capctl/` as the Debian package
-/// installs it, or the same directory in a build), never through the environment; run as root,
-/// capctl starts it only when it passes the trusted-file checks. It reports every event with
-/// the whole status and the last good document, which is loaded here as a local file would be.
+/// installs it, or the same directory in a build), never through the environment, and started
+/// only when it passes the trusted-file checks (for every caller: nobody but root and the caller
+/// may be able to change it). It is the one process that parses TLS, HTTP and JSON from the
+/// network, so it gets nothing it does not need: an empty environment, no descriptor but its
+/// pipes, no_new_privs, and, under a root capctl, nobody's uid and no groups once it has read
+/// what needs root (the last good copy, the CA file, the token). It reports every event with
+/// the whole status and the last good document, which is loaded here as a local file would be;
+/// under root, capctl writes the last good copy from those reports.
 /// A helper that cannot be started, or that ends, is a problem of the source: its flags are
 /// answered with an error once past their limit, as for a service that cannot be reached.
 final class FlagSourceProcess: RemoteFlagSource {
@@ -25,7 +31,7 @@ final class FlagSourceProcess: RemoteFlagSource {
         var handler: (@Sendable (RemoteFlagSourceEvent) -> Void)?
         var started = false
         /// Refreshes asked for, each waiting for its `refreshed`.
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        var waiting: [RefreshWaiter] = []
         /// The helper's standard input, until the source stops; -1 when there is none.
         var input: Int32 = -1
         var ended = false
@@ -100,20 +106,35 @@ final class FlagSourceProcess: RemoteFlagSource {
         if input >= 0 { Self.send(follow ? "start follow" : "start", to: input) }
     }
 
+    /// Asks the helper for a refresh and waits for it to report one: at most the source's timeout
+    /// and five seconds, after which the helper is taken as gone (a problem of the source).
     func refresh(onlyIfDue: Bool) async {
+        let limit = settings.timeout + .seconds(5)
+        let waiter = RefreshWaiter()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            waiter.set(continuation)
             let input = state.withLock { state -> Int32 in
                 guard !state.ended, state.input >= 0 else { return -1 }
-                state.waiting.append(continuation)
+                state.waiting.append(waiter)
                 return state.input
             }
-            if input >= 0 {
-                Self.send(onlyIfDue ? "refresh if-due" : "refresh", to: input)
-            } else {
-                continuation.resume()
+            guard input >= 0 else {
+                waiter.resume()
+                return
+            }
+            Self.send(onlyIfDue ? "refresh if-due" : "refresh", to: input)
+            Self.timers.asyncAfter(deadline: .now() + .milliseconds(Int(limit.components.seconds) * 1000)) {
+                [weak self] in
+                // Taken first, resumed last: whoever reads the source next sees why.
+                guard let waiting = waiter.take() else { return }
+                self?.end("the flag service helper did not answer a refresh within \(limit)")
+                waiting.resume()
             }
         }
     }
+
+    /// Only for refresh deadlines, which never block.
+    private static let timers = DispatchQueue(label: "capctl.FlagSourceProcess.timers")
 
     func stop() {
         let input = state.withLock { state -> Int32 in
@@ -135,7 +156,7 @@ final class FlagSourceProcess: RemoteFlagSource {
             return end("the flag service helper said something unreadable")
         }
         let (handler, flags, resume) = state.withLock {
-            state -> ((@Sendable (RemoteFlagSourceEvent) -> Void)?, FlagSet?, CheckedContinuation<Void, Never>?) in
+            state -> ((@Sendable (RemoteFlagSourceEvent) -> Void)?, FlagSet?, RefreshWaiter?) in
             var status = update.status
             status.flags = state.status.flags
             if let document = update.document, document.text != state.documentText {
@@ -159,6 +180,20 @@ final class FlagSourceProcess: RemoteFlagSource {
         default: break
         }
         resume?.resume()
+        if update.event == "loaded" || update.event == "confirmed" { keepCopy(update) }
+    }
+
+    /// Under root, writes the last good copy the helper (unprivileged) can no longer write, from
+    /// what it reported; a copy that cannot be written is noted in the status, as the source would.
+    private func keepCopy(_ update: RemoteFlagSourceMessage.Update) {
+        guard geteuid() == 0, let path = settings.cacheFile, let document = update.document,
+            let fetched = update.status.lastSuccess
+        else { return }
+        let copy = LastGoodCopy(
+            url: settings.url, entityTag: update.status.entityTag, fetched: fetched, format: document.format,
+            document: document.text)
+        let problem = copy.write(to: path).map { "the last good copy was not kept: \($0)" }
+        state.withLock { $0.status.note = problem ?? $0.status.note }
     }
 
     /// The helper is gone (or never came): a problem of the source, and no refresh waits for it.
@@ -174,7 +209,7 @@ final class FlagSourceProcess: RemoteFlagSource {
             return (state.ended ? nil : state.handler, state.waiting, state.input)
         }
         if input >= 0 { try? FileDescriptor(rawValue: input).close() }
-        for continuation in waiting { continuation.resume() }
+        for waiter in waiting { waiter.resume() }
         handler?(.failed(error))
     }
 
@@ -195,12 +230,10 @@ final class FlagSourceProcess: RemoteFlagSource {
                 "cannot find the flag service helper capctl-flag-source (looked in \(candidates.joined(separator: " and ")))"
             )
         }
-        if geteuid() == 0 {
-            do throws(TrustedFile.Refusal) {
-                try TrustedFile.check(file: helper)
-            } catch {
-                throw ConfigurationError("the flag service helper is not trusted: \(error)")
-            }
+        do throws(TrustedFile.Refusal) {
+            try TrustedFile.check(file: helper)
+        } catch {
+            throw ConfigurationError("the flag service helper is not trusted: \(error)")
         }
         return helper
     }
@@ -234,8 +267,11 @@ final class FlagSourceProcess: RemoteFlagSource {
         let arguments = [helper, RemoteFlagSourceMessage.encode(settings)]
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        // An empty environment: nothing of the caller's (proxies, SSL_CERT_FILE, LD_*) steers
+        // the helper; what it needs is in its settings.
+        let environment: [UnsafeMutablePointer<CChar>?] = [nil]
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, helper, &actions, nil, argv, environ)
+        let result = posix_spawn(&pid, helper, &actions, nil, argv, environment)
         try? toHelper.readEnd.close()
         try? fromHelper.writeEnd.close()
         guard result == 0 else {
@@ -259,6 +295,28 @@ final class FlagSourceProcess: RemoteFlagSource {
             guard written > 0 else { return }
             bytes = bytes.dropFirst(written)
         }
+    }
+}
+
+/// One refresh's wait, ended once: by the helper's `refreshed`, by its end, or by the deadline.
+private final class RefreshWaiter: Sendable {
+    private let continuation = Lock<CheckedContinuation<Void, Never>?>(nil)
+
+    func set(_ waiting: CheckedContinuation<Void, Never>) {
+        continuation.withLock { $0 = waiting }
+    }
+
+    /// The wait, to be ended by the caller; nil when it had ended already.
+    func take() -> CheckedContinuation<Void, Never>? {
+        continuation.withLock { value in
+            defer { value = nil }
+            return value
+        }
+    }
+
+    /// Ends the wait, unless it had ended already.
+    func resume() {
+        take()?.resume()
     }
 }
 
