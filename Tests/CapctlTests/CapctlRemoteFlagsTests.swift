@@ -262,21 +262,31 @@ struct CapctlRemoteFlagsTests {
                   timeout: 1s
             capabilities:
               remote: { kind: flag, flag: remote-only }
+              scratch: { kind: file, path: /tmp }
             gates:
               remote: { require: remote }
+              local: { require: { all-of: [scratch, { not: { gate: never } }] } }
+              never: { require: { not: scratch } }
             """)
         let capctl = builtProductForAnyUser("capctl")
-        let helper = (capctl as NSString).deletingLastPathComponent + "/capctl-flag-source"
-        // Says it started, then reads every command and answers none.
-        try """
-        #!/bin/sh
-        echo '{"event":"started","status":{"condition":"loading"}}'
-        while read -r command; do :; done
-        """.write(toFile: helper, atomically: false, encoding: .utf8)
+        let directory = (capctl as NSString).deletingLastPathComponent
+        let helper = directory + "/capctl-flag-source"
+        // Leaves a mark that it ran, says it started, then reads every command and answers none.
+        let script = [
+            "#!/bin/sh", ": > \"${0%/*}/helper-started\"",
+            "echo '{\"event\":\"started\",\"status\":{\"condition\":\"loading\"}}'",
+            "while read -r command; do :; done",
+        ]
+        try (script.joined(separator: "\n") + "\n").write(toFile: helper, atomically: false, encoding: .utf8)
         chmod(helper, 0o755)
+        // A gate that reads no flag, through other gates too, starts no flag service and waits for none.
+        let local = try tree.run([capctl, "check", "local", "--non-interactive"], extraEnvironment: [:])
+        #expect(local.status == 0, "\(local.output)\(local.error)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/helper-started"), "the helper was not started")
         let run = try tree.run([capctl, "check", "remote", "--non-interactive"], extraEnvironment: [:])
         #expect(run.status == 1, "\(run.output)\(run.error)")
         #expect(run.output.contains("remote: undecided"), "\(run.output)")
         #expect(run.output.contains("did not answer a refresh within 6.0 seconds"), "\(run.output)")
+        #expect(FileManager.default.fileExists(atPath: directory + "/helper-started"))
     }
 }

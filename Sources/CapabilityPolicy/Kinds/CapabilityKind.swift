@@ -19,6 +19,10 @@ public protocol CapabilityKind: Sendable {
     /// calls, the user database), asking no daemon, network or person: `capctl validate` reads
     /// such statuses to warn of capabilities that cannot work here. False by default.
     var readsStatusLocally: Bool { get }
+    /// Whether a capability of this kind may read the policy's flags (it is handed the flag store
+    /// in ``CapabilityKindContext``). A decision on gates whose capabilities never do waits for no
+    /// flag service. True by default, the safe answer for a kind that does not say.
+    var readsFlags: Bool { get }
 
     /// Checks settings beyond their types when the policy loads (a relative path, an unknown
     /// group), so a mistake is a load error with its position. By default, builds the
@@ -32,6 +36,8 @@ public protocol CapabilityKind: Sendable {
 
 extension CapabilityKind {
     public var readsStatusLocally: Bool { false }
+
+    public var readsFlags: Bool { true }
 
     public func validate(_ settings: CapabilitySettings) throws(CapabilityConfigurationError) {
         _ = try makeCapability(settings, in: CapabilityKindContext(options: PolicyOptions(), flags: nil))

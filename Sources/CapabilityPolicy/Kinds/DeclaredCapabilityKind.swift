@@ -18,19 +18,22 @@ public struct DeclaredCapabilityKind: CapabilityKind {
     public let summary: String
     public let settings: [CapabilitySetting]
     public let readsStatusLocally: Bool
+    public let readsFlags: Bool
     private let make: Make
 
     /// A kind called `name` (the value of `kind:` in policy files), taking `settings`, whose
     /// capability `make` builds. `readsStatusLocally` says its status comes from this host alone
-    /// (see ``CapabilityKind/readsStatusLocally``).
+    /// (see ``CapabilityKind/readsStatusLocally``); `readsFlags: false` that `make` never uses the
+    /// context's flag store (see ``CapabilityKind/readsFlags``).
     public init(
         name: String, summary: String, settings: [CapabilitySetting] = [], readsStatusLocally: Bool = false,
-        make: @escaping Make
+        readsFlags: Bool = true, make: @escaping Make
     ) {
         self.name = name
         self.summary = summary
         self.settings = settings
         self.readsStatusLocally = readsStatusLocally
+        self.readsFlags = readsFlags
         self.make = make
     }
 

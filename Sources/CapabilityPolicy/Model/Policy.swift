@@ -61,6 +61,17 @@ public struct Policy: Sendable {
         return zip(flagSources, flagSourcesFromUserLayer).filter { !$0.1 }.map(\.0)
     }
 
+    /// This policy without its flag services (`flags: { http: }`): what a decision that reads no
+    /// flag is made with.
+    var withoutFlagServices: Policy {
+        var policy = self
+        let kept = flagSources.indices.filter { if case .http = flagSources[$0] { false } else { true } }
+        policy.flagSources = kept.map { flagSources[$0] }
+        policy.flagSourceLocations = kept.map { flagSourceLocations[$0] }
+        policy.flagSourcesFromUserLayer = kept.map { flagSourcesFromUserLayer[$0] }
+        return policy
+    }
+
     /// Applies a later file's definitions over this policy's. A fragment of the per-user layer
     /// replaces nothing of the system's once a system file has said `final: true`.
     mutating func apply(_ fragment: Policy, fromUserLayer: Bool = false) {

@@ -28,6 +28,7 @@ public final class LoadedPolicy: Sendable {
     public init(_ policy: Policy, options: PolicyOptions = PolicyOptions()) throws(PolicyErrors) {
         self.policy = policy
         let environment = policy.environment
+        let policy = options.startsFlagServices ? policy : policy.withoutFlagServices
         let flags = FlagStore(
             sources: environment.connectedFlagSources(policy), watch: options.watchesFlagFiles,
             pollsServices: options.pollsFlagServices,

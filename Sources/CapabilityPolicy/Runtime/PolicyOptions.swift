@@ -19,6 +19,11 @@ public struct PolicyOptions: Sendable {
     /// last answer is older than `interval`). Whatever this says, a source's flags go stale by
     /// its `max-staleness` and its gates become undecided, never the last value for ever.
     public var pollsFlagServices: Bool
+    /// Whether the policy's flag services are connected at all. Off for a program that decides
+    /// only gates that read no flag (``Policy/readsFlags(deciding:)``), so that it neither starts
+    /// nor waits for any service; flags from files and inline sets load either way. A gate that
+    /// does read a flag then finds none of the services' flags: turn this off only as said.
+    public var startsFlagServices = true
     /// The context the policy's flags are evaluated with; nil for the policy environment's
     /// ``PolicyEnvironment/hostContext``.
     public var flagContext: FlagEvaluationContext?

@@ -19,7 +19,8 @@ enum LinuxKinds {
                 "account-check", .boolean, summary: "Whether PAM's account stage runs too (true by default)."),
         ],
         // The service file and its modules are read here; nobody is asked for a status.
-        readsStatusLocally: true
+        readsStatusLocally: true,
+        readsFlags: false
     ) { settings, context throws(CapabilityConfigurationError) in
         let login = try PAMLogin(
             service: settings.string("service") ?? "", user: settings.string("user") ?? context.options.pamUser,
@@ -49,7 +50,8 @@ enum LinuxKinds {
             CapabilitySetting(
                 "keep", .boolean,
                 summary: "Whether polkit's kept authorization (auth_*_keep rules) is reused; true by default."),
-        ]
+        ],
+        readsFlags: false
     ) { settings, context throws(CapabilityConfigurationError) in
         try PolkitAuthorization(
             action: settings.string("action") ?? "", details: settings.stringMap("details") ?? [:],
@@ -68,7 +70,8 @@ enum LinuxKinds {
             CapabilitySetting(
                 "type", .choice(["any", "file", "directory"]), summary: "What the path must be (any by default)."),
         ],
-        readsStatusLocally: true
+        readsStatusLocally: true,
+        readsFlags: false
     ) { settings, _ throws(CapabilityConfigurationError) in
         var access: FileAccess.Access = []
         for name in settings.strings("access") ?? ["read"] {
@@ -91,7 +94,8 @@ enum LinuxKinds {
             CapabilitySetting("host", .string, required: true, summary: "A host name or address."),
             CapabilitySetting("port", .integer(1...65535), required: true, summary: "The TCP port."),
             CapabilitySetting("timeout", .duration, summary: "How long a connection may take (3s by default)."),
-        ]
+        ],
+        readsFlags: false
     ) { settings, _ throws(CapabilityConfigurationError) in
         try HostReachability(
             host: settings.string("host") ?? "", port: settings.integer("port") ?? 0,
@@ -100,7 +104,8 @@ enum LinuxKinds {
 
     /// `kind: network`: a usable interface with a default route.
     static let network = DeclaredCapabilityKind(
-        name: "network", summary: "Held while an interface is up with an address and a default route."
+        name: "network", summary: "Held while an interface is up with an address and a default route.",
+        readsFlags: false
     ) { _, _ in NetworkPath() }
 
     /// `kind: process-capability`: a Linux capability(7) in this process's effective set.
@@ -112,20 +117,23 @@ enum LinuxKinds {
                 "capability", .pattern("^([cC][aA][pP]_)?[a-zA-Z_]+$"), required: true,
                 summary: "The capability's name.")
         ],
-        readsStatusLocally: true
+        readsStatusLocally: true,
+        readsFlags: false
     ) { settings, _ throws(CapabilityConfigurationError) in try ProcessCapability(settings.string("capability") ?? "") }
 
     /// `kind: user`: this process runs as a user.
     static let user = DeclaredCapabilityKind(
         name: "user", summary: "Held while this process runs as a user.",
         settings: [CapabilitySetting("user", .string, required: true, summary: "A user name or number.")],
-        readsStatusLocally: true
+        readsStatusLocally: true,
+        readsFlags: false
     ) { settings, _ throws(CapabilityConfigurationError) in try RunsAsUser(settings.string("user") ?? "") }
 
     /// `kind: group`: this process is a member of a group.
     static let group = DeclaredCapabilityKind(
         name: "group", summary: "Held while this process is a member of a group.",
         settings: [CapabilitySetting("group", .string, required: true, summary: "A group name or number.")],
-        readsStatusLocally: true
+        readsStatusLocally: true,
+        readsFlags: false
     ) { settings, _ throws(CapabilityConfigurationError) in try MemberOfGroup(settings.string("group") ?? "") }
 }

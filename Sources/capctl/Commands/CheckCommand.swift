@@ -97,7 +97,8 @@ struct CheckCommand: AsyncParsableCommand {
         policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false, pollsFlagServices: false),
         subject: Subject? = nil
     ) async throws -> Outcome {
-        let policy = try await PolicyContext.load(policyFiles: policyFiles, policyOptions: policyOptions)
+        let policy = try await PolicyContext.load(
+            policyFiles: policyFiles, policyOptions: policyOptions, deciding: [gate])
         FlagsCommand.warn(about: policy.flags)
         let evaluation: GateEvaluation
         do {

@@ -75,15 +75,20 @@ enum PolicyContext {
     }
 
     /// Loads the policy of the files given with --policy (or of the search path when none were).
-    static func load(policyFiles given: [String], policyOptions: PolicyOptions) async throws -> LoadedPolicy {
+    /// When only the gates `deciding` are decided and none of them reads a flag, no flag service
+    /// is started or waited for: an unrelated service never delays a decision.
+    static func load(
+        policyFiles given: [String], policyOptions: PolicyOptions, deciding: [String]? = nil
+    ) async throws -> LoadedPolicy {
         let files = try files(given: given)
         var policyOptions = policyOptions
         if policyOptions.keptLoginRecords == nil { policyOptions.keptLoginRecords = keptLoginRecords() }
         let loaded: LoadedPolicy
         do throws(PolicyErrors) {
-            loaded = try LoadedPolicy(
-                PolicyLoader.load(files: files, userDirectory: userDirectory(given: given), environment: environment),
-                options: policyOptions)
+            let policy = try PolicyLoader.load(
+                files: files, userDirectory: userDirectory(given: given), environment: environment)
+            if let deciding, !policy.readsFlags(deciding: deciding) { policyOptions.startsFlagServices = false }
+            loaded = try LoadedPolicy(policy, options: policyOptions)
         } catch {
             throw CommandFailure(lines: error.errors.map(\.description), status: ExitStatus.configuration)
         }
