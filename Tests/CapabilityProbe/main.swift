@@ -186,7 +186,7 @@ case "peer":
     guard connection >= 0 else { fail("accept failed") }
     do {
         let subject = try Subject.peer(of: connection)
-        print("uid=\(subject.uid) pid=\(subject.pid.map(String.init) ?? "none")")
+        print("uid=\(subject.uid) pid=\(subject.process.map { String($0.pid) } ?? "none")")
         printStatus(try await ProcessCapability("CAP_NET_BIND_SERVICE").forSubject(subject).resolveStatus())
     } catch {
         fail("\(error)")

@@ -62,7 +62,7 @@ struct ClientListenerTests {
         clients.append(clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT))
         accepted.wait()
         let fourth = try #require(try next.withLock { $0 }?.get())
-        #expect(fourth.subject.pid == getpid())
+        #expect(fourth.subject.process?.pid == getpid())
         #expect(
             OpenDescriptors.count(socketsAt: path) == 3, "the listener and two connections: the refused one is closed")
     }

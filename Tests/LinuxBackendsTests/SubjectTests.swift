@@ -39,19 +39,18 @@ struct SubjectTests {
         #expect(subject.uid == 65534)
         #expect(subject.gid == 65534)
         #expect(Set(subject.supplementaryGroups) == [4242, 4343])
-        #expect(subject.pid == client.pid)
-        #expect(subject.startTime != nil)
-        #expect(subject.source == .socketPeer)
+        #expect(subject.process?.pid == client.pid)
         // The same answers as for the process by its id.
         let process = try Subject.process(client.pid)
-        #expect(process.uid == subject.uid && process.startTime == subject.startTime)
+        #expect(process.uid == subject.uid && process.process?.startTime == subject.process?.startTime)
+        #expect(process == subject)
         #expect(Set(process.supplementaryGroups) == Set(subject.supplementaryGroups))
         // A peer that has exited is a subject without a process: nothing can be asked of a pid
         // that may be reused.
         client.stop()
         let gone = try Subject.peer(of: connection)
         #expect(gone.uid == 65534)
-        #expect(gone.pid == nil && gone.startTime == nil)
+        #expect(gone.process == nil, "a user, with the credentials the kernel recorded")
         #expect(throws: SubjectError.self) { try Subject.process(client.pid) }
     }
 
@@ -108,18 +107,19 @@ struct SubjectTests {
         #expect(connection >= 0)
         defer { close(connection) }
         let subject = try Subject.peer(of: connection)
-        let pid = try #require(subject.pid)
-        let terminal = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/1")
+        let process = try #require(subject.process)
+        let terminal = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.pid)/fd/1")
         #expect(terminal.hasPrefix("/dev/pts/"))
-        #expect(subject.terminal.map { "/dev/" + $0 } == terminal)
-        #expect(subject.session == getsid(pid))
-        #expect(subject.session != getsid(0))
-        let loginSession = try String(contentsOfFile: "/proc/\(pid)/sessionid", encoding: .utf8)
-        #expect(subject.loginSession.map(String.init) == loginSession)
-        #expect(subject.description.hasSuffix(" on \(subject.terminal ?? "?")"))
-        // Without a terminal or a login session, there is none.
+        #expect(process.terminal.map { "/dev/" + $0 } == terminal)
+        let loginSession = try String(contentsOfFile: "/proc/\(process.pid)/sessionid", encoding: .utf8)
+        #expect(process.loginSession.map(String.init) == loginSession)
+        #expect(process.keepScope == "uid=65534 login-session=\(loginSession)", "kept for its login session")
+        #expect(subject.description.hasSuffix(" on \(process.terminal ?? "?")"))
+        // Without a login session: its session (not this process's) and terminal.
         let plain = try Subject.process(getpid())
-        #expect(plain.session == getsid(0))
+        let ownLoginSession = try String(contentsOfFile: "/proc/self/sessionid", encoding: .utf8)
+        let expected = ownLoginSession == "4294967295" ? " session=\(getsid(0)):" : " login-session=\(ownLoginSession)"
+        #expect(plain.keepScope?.contains(expected) == true, "\(plain.keepScope ?? "")")
     }
 
     @Test("capabilities answer for the subject; one that cannot is unavailable, never a pass")
@@ -157,9 +157,7 @@ struct SubjectTests {
         let unasked = try await admin.evaluated(for: nobody).authorize()
         #expect(unasked.kind == .notDetermined && unasked.reason.contains("nobody can answer"), "\(unasked)")
         // A uid without a user name has nobody to authenticate.
-        let nameless = Subject(
-            uid: 4_000_001, gid: 4_000_001, supplementaryGroups: [], pid: nil, startTime: nil, userName: nil,
-            source: .user)
+        let nameless = Subject.user(SubjectUser(uid: 4_000_001, gid: 4_000_001, supplementaryGroups: [], name: nil))
         #expect(await own.evaluated(for: nameless).resolveStatus().kind == .unavailable)
     }
 }

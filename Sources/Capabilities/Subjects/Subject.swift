@@ -1,100 +1,50 @@
 /// Whom a gate is decided for: the client of a privileged service (a root daemon, a setuid
 /// helper), as the kernel identifies it (a Unix socket's peer credentials, a process's /proc
-/// entry) or a user by name, as `sudo -l -U` names one. Never built from anything the client
-/// merely claims: the Linux layer makes subjects (`Subject.peer(of:)`, `Subject.process(_:)`,
-/// `Subject.user(named:)` in `LinuxBackends`).
+/// entry), or a user by name, as `sudo -l -U` names one. Never built from anything the client
+/// merely claims: the Linux layer makes subjects (`Subject.peer(of:)`,
+/// `Subject.process(_:startTime:uid:)`, `Subject.user(named:)` in `LinuxBackends`).
+///
+/// A subject is one of two kinds, each with exactly what it has: a running process (its pid,
+/// start time and credentials), or a user without a process (a user by name, or a socket peer
+/// whose process could not be pinned). What needs a process is undecided for a user.
 ///
 /// A gate evaluated for a subject asks each capability the same question about the subject
 /// (``SubjectCapability``); one that cannot answer for another subject is unavailable, so the
 /// gate is undecided, never open.
-public struct Subject: Sendable, Hashable, CustomStringConvertible {
-    /// How the subject was identified.
-    public enum Source: String, Sendable, Hashable {
-        /// The process at the other end of a Unix socket (`SO_PEERCRED`).
-        case socketPeer
-        /// A process by its id (`/proc/PID`).
-        case process
-        /// A user by name: no process, so only what a user alone decides can be answered.
-        case user
+public enum Subject: Sendable, Hashable, CustomStringConvertible {
+    /// A running process, pinned by its pid and start time.
+    case process(SubjectProcess)
+    /// A user, with no process to ask about.
+    case user(SubjectUser)
+
+    /// The subject's user and groups: a process's effective credentials, or the user's own.
+    public var user: SubjectUser {
+        switch self {
+        case .process(let process): process.user
+        case .user(let user): user
+        }
+    }
+
+    /// The process, when the subject is one.
+    public var process: SubjectProcess? {
+        if case .process(let process) = self { return process }
+        return nil
     }
 
     /// The effective user id, which the kernel checks permissions against.
-    public let uid: UInt32
+    public var uid: UInt32 { user.uid }
     /// The effective group id.
-    public let gid: UInt32
+    public var gid: UInt32 { user.gid }
     /// The supplementary group ids.
-    public let supplementaryGroups: [UInt32]
-    /// The process, when the subject is one.
-    public let pid: Int32?
-    /// The process's start time (clock ticks since boot, `/proc/PID/stat` field 22), which
-    /// names the process together with its pid even after the pid is reused.
-    public let startTime: UInt64?
-    /// The parent process's pid, when the subject is a process whose parent is in sight.
-    public let parentPid: Int32?
-    /// The parent process's start time, which names it together with its pid.
-    public let parentStartTime: UInt64?
-    /// The process's session id (the session leader's pid), when the subject is a process.
-    public let session: Int32?
-    /// The session leader's start time, which names the session together with its id even
-    /// after the id is reused.
-    public let sessionStartTime: UInt64?
-    /// The process's controlling terminal (`pts/3`), when it has one.
-    public let terminal: String?
-    /// The audit login session (`/proc/PID/sessionid`, which pam_loginuid sets at login and
-    /// logind names sessions by), when one is set.
-    public let loginSession: UInt32?
-    /// The user's name, when the user database has one.
-    public let userName: String?
-    /// How the subject was identified.
-    public let source: Source
-
-    /// A subject with these credentials. For the Linux layer, which reads them from the kernel.
-    package init(
-        uid: UInt32, gid: UInt32, supplementaryGroups: [UInt32], pid: Int32?, startTime: UInt64?,
-        parentPid: Int32? = nil, parentStartTime: UInt64? = nil, session: Int32? = nil, sessionStartTime: UInt64? = nil,
-        terminal: String? = nil, loginSession: UInt32? = nil,
-        userName: String?,
-        source: Source
-    ) {
-        self.uid = uid
-        self.gid = gid
-        self.supplementaryGroups = supplementaryGroups
-        self.pid = pid
-        self.startTime = startTime
-        self.parentPid = parentPid
-        self.parentStartTime = parentStartTime
-        self.session = session
-        self.sessionStartTime = sessionStartTime
-        self.terminal = terminal
-        self.loginSession = loginSession
-        self.userName = userName
-        self.source = source
-    }
-
+    public var supplementaryGroups: [UInt32] { user.supplementaryGroups }
     /// The effective group, then the supplementary groups.
-    public var groups: [UInt32] {
-        [gid] + supplementaryGroups.filter { $0 != gid }
-    }
+    public var groups: [UInt32] { user.groups }
+    /// The user's name, when the user database has one.
+    public var userName: String? { user.name }
 
-    /// What a login kept for this subject is kept for, as polkit keeps `auth_admin_keep` per
-    /// session and sudo per terminal: the user, and the audit login session when there is one;
-    /// else the session (its id and its leader's start time) and terminal, with the parent
-    /// process (its id and start time) where there is no terminal or the session leader is out
-    /// of sight, as sudo falls back to `ppid`; else the process itself. Nil for a subject without
-    /// a process (a user by name): nothing is kept for it.
-    public var keepScope: String? {
-        let user = "uid=\(uid)"
-        if let loginSession { return "\(user) login-session=\(loginSession)" }
-        guard let pid, let startTime else { return nil }
-        var parts = [user]
-        if let session, let sessionStartTime { parts.append("session=\(session):\(sessionStartTime)") }
-        if let terminal { parts.append("tty=\(terminal)") }
-        if terminal == nil || sessionStartTime == nil {
-            guard let parentPid, let parentStartTime else { return "\(user) process=\(pid):\(startTime)" }
-            parts.append("parent=\(parentPid):\(parentStartTime)")
-        }
-        return parts.joined(separator: " ")
-    }
+    /// What a login kept for this subject is kept for (``SubjectProcess/keepScope``); nil for a
+    /// user without a process: nothing is kept for it.
+    public var keepScope: String? { process?.keepScope }
 
     /// What authorizations for this subject are serialized by: its ``keepScope`` (the requests of
     /// one session take turns, so one login can serve them all), else its user.
@@ -103,7 +53,63 @@ public struct Subject: Sendable, Hashable, CustomStringConvertible {
     /// `nobody(65534), pid 4242 on pts/3`.
     public var description: String {
         let user = userName.map { "\($0)(\(uid))" } ?? "uid \(uid)"
-        let process = pid.map { "\(user), pid \($0)" } ?? user
-        return terminal.map { "\(process) on \($0)" } ?? process
+        guard let process else { return user }
+        return "\(user), pid \(process.pid)" + (process.terminal.map { " on \($0)" } ?? "")
+    }
+}
+
+/// A user and the groups that count for it, as the kernel holds them for a process or the group
+/// database gives them at login.
+public struct SubjectUser: Sendable, Hashable {
+    /// The effective user id.
+    public let uid: UInt32
+    /// The effective group id.
+    public let gid: UInt32
+    /// The supplementary group ids.
+    public let supplementaryGroups: [UInt32]
+    /// The user's name, when the user database has one.
+    public let name: String?
+
+    /// A user with these ids. For the Linux layer, which reads them from the kernel.
+    package init(uid: UInt32, gid: UInt32, supplementaryGroups: [UInt32], name: String?) {
+        (self.uid, self.gid, self.supplementaryGroups, self.name) = (uid, gid, supplementaryGroups, name)
+    }
+
+    /// The effective group, then the supplementary groups.
+    public var groups: [UInt32] { [gid] + supplementaryGroups.filter { $0 != gid } }
+}
+
+/// A running process as the kernel identified it: its credentials, pid and start time, which
+/// together name it even after the pid is reused, and what a kept login is scoped to.
+public struct SubjectProcess: Sendable, Hashable {
+    /// The process's effective user and groups.
+    public let user: SubjectUser
+    /// The process id.
+    public let pid: Int32
+    /// The start time (clock ticks since boot, `/proc/PID/stat` field 22): with the pid, the
+    /// process's name that no later process can take.
+    public let startTime: UInt64
+    /// The controlling terminal (`pts/3`), when it has one.
+    public let terminal: String?
+    /// The audit login session (`/proc/PID/sessionid`, which pam_loginuid sets at login and
+    /// logind names sessions by), when one is set.
+    public let loginSession: UInt32?
+    /// What a login kept for this process is kept for: its login session, else its session and
+    /// terminal or parent process, as polkit's `auth_admin_keep` and sudo scope theirs. The Linux
+    /// layer's one rule (`KeepScope` in `LinuxBackends`) makes it, for this process and for
+    /// subjects alike.
+    public let keepScope: String
+
+    /// A process with these credentials and names. For the Linux layer, which reads them from
+    /// the kernel.
+    package init(
+        user: SubjectUser, pid: Int32, startTime: UInt64, terminal: String?, loginSession: UInt32?, keepScope: String
+    ) {
+        self.user = user
+        self.pid = pid
+        self.startTime = startTime
+        self.terminal = terminal
+        self.loginSession = loginSession
+        self.keepScope = keepScope
     }
 }

@@ -83,32 +83,13 @@ public struct KeptLoginRecords: Sendable {
         }
     }
 
-    /// This process's scope, as sudo's `timestamp_type` tty: its login session (session id and the
-    /// session leader's start time, so a reused session id is another scope) and its terminal's
-    /// device; with no terminal, or a session leader out of sight (in another PID namespace),
-    /// also the parent process (pid and start time), as sudo falls back to `ppid`. Nil when
-    /// neither can be read, so nothing is kept.
+    /// This process's scope, by the rule a service's clients are scoped by too (`KeepScope`): its
+    /// audit login session; else its session (id and leader's start time, so a reused id is
+    /// another scope) and controlling terminal, with the parent process (pid and start time)
+    /// where there is no terminal or the leader is out of sight, as sudo falls back to `ppid`.
+    /// Nil when none can be read, so nothing is kept.
     public static func currentScope() -> String? {
-        var parts: [String] = []
-        let session = getsid(0)
-        if session > 0, let leaderStart = ProcessFiles.startTime(of: session) {
-            parts.append("session=\(session):\(leaderStart)")
-        }
-        var terminal: String?
-        for descriptor: Int32 in [0, 1, 2] where isatty(descriptor) == 1 {
-            var info = stat()
-            if fstat(descriptor, &info) == 0 {
-                terminal = "tty=\(info.st_rdev)"
-                break
-            }
-        }
-        if let terminal { parts.append(terminal) }
-        if terminal == nil || parts.isEmpty {
-            let parent = getppid()
-            guard parent > 0, let parentStart = ProcessFiles.startTime(of: parent) else { return nil }
-            parts.append("parent=\(parent):\(parentStart)")
-        }
-        return parts.joined(separator: " ")
+        KeepScope.current()
     }
 
     /// How long the record for `key` is still good for, or nil when there is none that counts.

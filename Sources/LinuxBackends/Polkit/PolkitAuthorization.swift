@@ -111,10 +111,10 @@ public struct PolkitAuthorization: SubjectCapability {
         let subjectName = subject?.description
         let polkitSubject: DBusValue?
         if let subject {
-            guard let pid = subject.pid, let startTime = subject.startTime else {
+            guard let process = subject.process else {
                 return .unavailable("polkit decides for processes, and \(subject) is none", cause: .misconfigured)
             }
-            polkitSubject = PolkitSubject.process(pid: pid, startTime: startTime, uid: subject.uid)
+            polkitSubject = PolkitSubject.process(pid: process.pid, startTime: process.startTime, uid: subject.uid)
         } else {
             polkitSubject = nil
         }

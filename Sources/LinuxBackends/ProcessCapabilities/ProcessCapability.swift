@@ -68,7 +68,7 @@ public struct ProcessCapability: SubjectCapability {
     }
 
     private func status(of subject: Subject) -> CapabilityStatus {
-        guard let pid = subject.pid, let started = subject.startTime else {
+        guard let pid = subject.process?.pid, let started = subject.process?.startTime else {
             return .unavailable("\(subject) is no process, so it holds no \(capability)", cause: .misconfigured)
         }
         guard ProcessFiles.startTime(of: pid) == started, let status = ProcessFiles.status(of: pid),

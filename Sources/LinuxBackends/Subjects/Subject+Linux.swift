@@ -29,22 +29,15 @@ extension Subject {
             throw SubjectError("cannot read the socket peer's credentials: \(String(cString: strerror(code)))")
         }
         let groups = try peerGroups(socket)
+        let user = SubjectUser(uid: uid, gid: gid, supplementaryGroups: groups, name: ProcessIdentity.user(uid).name)
         let pidfd = clinux_socket_peer_pidfd(socket)
         defer { if pidfd >= 0 { try? FileDescriptor(rawValue: pidfd).close() } }
-        var stat: ProcessFiles.Stat?
-        var loginSession: UInt32?
-        if pidfd >= 0, let read = ProcessFiles.stat(of: String(pid)) {
-            loginSession = ProcessFiles.loginSession(of: pid)
-            if clinux_pidfd_alive(pidfd) == 1 { stat = read }
-        }
-        let parent = stat.flatMap { Self.parent($0.parent) }
-        return Subject(
-            uid: uid, gid: gid, supplementaryGroups: groups, pid: stat == nil ? nil : pid, startTime: stat?.startTime,
-            parentPid: parent?.pid, parentStartTime: parent?.startTime, session: stat?.session,
-            sessionStartTime: stat.flatMap { Self.sessionStart($0.session) },
-            terminal: stat.flatMap { ProcessFiles.terminalName($0.terminal) },
-            loginSession: stat == nil ? nil : loginSession, userName: ProcessIdentity.user(uid).name,
-            source: .socketPeer)
+        // Read between the pidfd's opening and its check that the peer still runs: the pid was
+        // the peer's all along.
+        guard pidfd >= 0, let stat = ProcessFiles.stat(of: String(pid)),
+            case let loginSession = ProcessFiles.loginSession(of: pid), clinux_pidfd_alive(pidfd) == 1
+        else { return .user(user) }
+        return .process(Self.process(user: user, pid: pid, stat: stat, loginSession: loginSession))
     }
 
     /// A running process named by its id, its start time and its effective user, as polkit's
@@ -55,9 +48,9 @@ extension Subject {
     /// `SO_PEERCRED`, say) pins what it may be decided as.
     public static func process(_ pid: Int32, startTime: UInt64, uid: UInt32) throws(SubjectError) -> Subject {
         let subject = try process(pid)
-        guard subject.startTime == startTime else {
+        guard case .process(let process) = subject, process.startTime == startTime else {
             throw SubjectError(
-                "process \(pid) is not the one named: it started at \(subject.startTime.map(String.init) ?? "an unknown time"), not \(startTime)"
+                "process \(pid) is not the one named: it started at \(subject.process.map { String($0.startTime) } ?? "an unknown time"), not \(startTime)"
             )
         }
         guard subject.uid == uid else {
@@ -85,13 +78,19 @@ extension Subject {
         guard let uid = status.effective("Uid"), let gid = status.effective("Gid") else {
             throw SubjectError("cannot read the credentials of process \(pid)")
         }
-        let parent = Self.parent(after.parent)
-        return Subject(
-            uid: uid, gid: gid, supplementaryGroups: status.groups, pid: pid, startTime: before.startTime,
-            parentPid: parent?.pid, parentStartTime: parent?.startTime,
-            session: after.session, sessionStartTime: Self.sessionStart(after.session),
-            terminal: ProcessFiles.terminalName(after.terminal), loginSession: loginSession,
-            userName: ProcessIdentity.user(uid).name, source: .process)
+        let user = SubjectUser(
+            uid: uid, gid: gid, supplementaryGroups: status.groups, name: ProcessIdentity.user(uid).name)
+        return .process(Self.process(user: user, pid: pid, stat: after, loginSession: loginSession))
+    }
+
+    /// The process `stat` describes, with `user`'s credentials.
+    private static func process(user: SubjectUser, pid: Int32, stat: ProcessFiles.Stat, loginSession: UInt32?)
+        -> SubjectProcess
+    {
+        SubjectProcess(
+            user: user, pid: pid, startTime: stat.startTime, terminal: ProcessFiles.terminalName(stat.terminal),
+            loginSession: loginSession,
+            keepScope: KeepScope.scope(uid: user.uid, pid: pid, stat: stat, loginSession: loginSession))
     }
 
     /// A user by name or numeric id, with the groups the group database gives them at login
@@ -121,20 +120,7 @@ extension Subject {
             guard count <= 65536 else { throw SubjectError("\(name) is in more than 65,536 groups") }
             groups = [gid_t](repeating: 0, count: Int(count))
         }
-        return Subject(
-            uid: uid, gid: gid, supplementaryGroups: Array(groups.prefix(Int(count))), pid: nil, startTime: nil,
-            userName: name, source: .user)
-    }
-
-    /// The parent's pid and start time; nil when it is out of sight (another PID namespace).
-    private static func parent(_ pid: Int32) -> (pid: Int32, startTime: UInt64)? {
-        guard pid > 0, let start = ProcessFiles.startTime(of: pid) else { return nil }
-        return (pid, start)
-    }
-
-    /// The session leader's start time; nil when it has ended or is out of sight (another PID namespace).
-    private static func sessionStart(_ session: Int32) -> UInt64? {
-        session > 0 ? ProcessFiles.startTime(of: session) : nil
+        return .user(SubjectUser(uid: uid, gid: gid, supplementaryGroups: Array(groups.prefix(Int(count))), name: name))
     }
 
     private static func peerGroups(_ socket: Int32) throws(SubjectError) -> [UInt32] {

@@ -69,10 +69,12 @@ public struct AuditRecord: Sendable, Equatable {
         if let name = subject?.userName ?? (subject == nil ? Self.userName(uid) : nil) {
             fields.append(("CAPCTL_USER", name))
         }
-        let pid = subject == nil ? getpid() : subject?.pid
+        let pid = subject == nil ? getpid() : subject?.process?.pid
         if let pid { fields.append(("CAPCTL_PID", String(pid))) }
-        if let tty = subject == nil ? Self.ownTerminal : subject?.terminal { fields.append(("CAPCTL_TTY", tty)) }
-        if let session = subject?.loginSession { fields.append(("CAPCTL_SESSION", String(session))) }
+        if let tty = subject == nil ? Self.ownTerminal : subject?.process?.terminal {
+            fields.append(("CAPCTL_TTY", tty))
+        }
+        if let session = subject?.process?.loginSession { fields.append(("CAPCTL_SESSION", String(session))) }
         // Bounded, so a record always fits one datagram of the system log.
         if !reasons.isEmpty { fields.append(("CAPCTL_REASONS", Self.bounded(reasons))) }
         if !policyFiles.isEmpty { fields.append(("CAPCTL_POLICY", Self.bounded(policyFiles.joined(separator: ":")))) }
