@@ -96,6 +96,7 @@ let package = Package(
             dependencies: [
                 "Capabilities", "ProcedureCore", "ConfigurationFiles", "Locking", "Plumbing",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings
         ),

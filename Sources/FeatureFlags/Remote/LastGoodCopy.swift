@@ -1,5 +1,6 @@
 package import ConfigurationFiles
 import Glibc
+import SystemPackage
 
 /// The last good document of a remote flag source, kept on disk so a host starts (and a command
 /// answers) without the network: written atomically (a temporary file in the same directory,
@@ -65,31 +66,29 @@ package struct LastGoodCopy: Sendable {
         members["etag"] = entityTag.map(FlagValue.string)
         let bytes = Array(FlagValue.structure(members).description.utf8)
         let temporary = path + ".\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { return "cannot create \(temporary): \(String(cString: strerror(errno)))" }
-        var offset = 0
-        var failure: Int32 = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else {
-                failure = written < 0 ? errno : EIO
-                break
-            }
-            offset += written
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(
+                temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        } catch {
+            return "cannot create \(temporary): \(error)"
         }
-        if failure == 0, fsync(descriptor) != 0 { failure = errno }
-        close(descriptor)
-        if failure == 0, rename(temporary, path) != 0 { failure = errno }
-        guard failure == 0 else {
+        do {
+            try descriptor.closeAfter {
+                _ = try bytes.withUnsafeBytes { try descriptor.writeAll($0) }
+                guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            }
+            guard rename(temporary, path) == 0 else { throw Errno(rawValue: errno) }
+        } catch {
             unlink(temporary)
-            return "cannot write \(path): \(String(cString: strerror(failure)))"
+            return "cannot write \(path): \(error)"
         }
         // The rename is durable once the directory is flushed too; a failure here loses nothing.
-        let directoryDescriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
-            close(directoryDescriptor)
+        if let directory = try? FileDescriptor.open(
+            directory.isEmpty ? "/" : directory, .readOnly, options: [.directory, .closeOnExec])
+        {
+            _ = try? directory.closeAfter { fsync(directory.rawValue) }
         }
         return nil
     }

@@ -6,6 +6,12 @@
 /// A client counts from the moment it is accepted until its connection is released: reading its
 /// request, its PAM conversation, the gated work and the reply. A connection past a limit gets one
 /// line, `error: busy: …`, and is closed; nothing else of it is read.
+///
+/// ```swift
+/// // A service with few clients, each allowed 5 s for its request.
+/// let limits = ClientLimits(perUser: 4, total: 64, requestTimeout: .seconds(5))
+/// let listener = try ClientListener(path: "/run/myservice.sock", limits: limits)
+/// ```
 public struct ClientLimits: Sendable, Hashable {
     /// Connections of one user (the peer's uid, as the kernel reports it) at once.
     public var perUser: Int
