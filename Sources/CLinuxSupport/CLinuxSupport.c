@@ -284,8 +284,8 @@ int clinux_run_with_file_credentials(unsigned uid, unsigned gid, const unsigned 
     return run.result;
 }
 
-int clinux_become_user(const char *name, unsigned uid, unsigned gid) {
-    if (initgroups(name, gid) != 0) return errno;
+/// Sets `gid` then `uid` as real, effective and saved ids, and checks they took: 0, or an errno.
+static int set_ids_checked(unsigned uid, unsigned gid) {
     if (setresgid(gid, gid, gid) != 0) return errno;
     if (setresuid(uid, uid, uid) != 0) return errno;
     uid_t real, effective, saved;
@@ -298,6 +298,11 @@ int clinux_become_user(const char *name, unsigned uid, unsigned gid) {
         return EPERM;
     }
     return 0;
+}
+
+int clinux_become_user(const char *name, unsigned uid, unsigned gid) {
+    if (initgroups(name, gid) != 0) return errno;
+    return set_ids_checked(uid, gid);
 }
 
 #include <sys/un.h>
@@ -326,17 +331,9 @@ int clinux_forbid_new_privileges(void) {
 
 int clinux_drop_privileges(unsigned uid, unsigned gid) {
     if (setgroups(0, NULL) != 0) return errno;
-    if (setresgid(gid, gid, gid) != 0) return errno;
-    if (setresuid(uid, uid, uid) != 0) return errno;
-    uid_t real, effective, saved;
-    gid_t real_group, effective_group, saved_group;
-    if (getresuid(&real, &effective, &saved) != 0 || getresgid(&real_group, &effective_group, &saved_group) != 0) {
-        return errno;
-    }
-    if (real != uid || effective != uid || saved != uid || real_group != gid || effective_group != gid ||
-        saved_group != gid || getgroups(0, NULL) != 0) {
-        return EPERM;
-    }
+    int code = set_ids_checked(uid, gid);
+    if (code != 0) return code;
+    if (getgroups(0, NULL) != 0) return EPERM;
     // No way back: regaining root must fail.
     if (uid != 0 && setuid(0) == 0) return EPERM;
     return 0;

@@ -172,6 +172,8 @@ final class FlagSourceProcess: RemoteFlagSource {
             let resume = update.event == "refreshed" && !state.waiting.isEmpty ? state.waiting.removeFirst() : nil
             return (state.handler, status.flags, resume)
         }
+        // Kept before anyone hears of it, as the source itself does.
+        if update.event == "loaded" || update.event == "confirmed" { keepCopy(update) }
         switch update.event {
         case "loaded": if let flags { handler?(.loaded(flags)) }
         case "confirmed": handler?(.confirmed)
@@ -180,7 +182,6 @@ final class FlagSourceProcess: RemoteFlagSource {
         default: break
         }
         resume?.resume()
-        if update.event == "loaded" || update.event == "confirmed" { keepCopy(update) }
     }
 
     /// Under root, writes the last good copy the helper (unprivileged) can no longer write, from
