@@ -230,11 +230,11 @@ struct CoreBench {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("flags.json").path
         try! GatingWorkloads.flagFile.write(toFile: file, atomically: true, encoding: .utf8)
-        let fromFile = FlagStore(files: [file], watch: false, context: .host)
+        let fromFile = FlagStore(files: [file], watchesFiles: false, context: .host)
 
         let documents = RemoteFlagWorkloads.Responder(body: GatingWorkloads.flagFile, contentType: "application/json")
         let source = HTTPFlagSource(HTTPFlagSourceSettings(url: "http://127.0.0.1:\(documents.port)/flags.json"))
-        let fromHTTP = FlagStore(sources: [.remote(source)], watch: false, context: .host)
+        let fromHTTP = FlagStore(sources: [.remote(source)], watchesFiles: false, context: .host)
         await fromHTTP.refreshRemoteSources()
         precondition(source.status.condition == .fresh, "the flags did not come over HTTP: \(source.status)")
 

@@ -6,7 +6,7 @@ func fuzzFlags(_ bytes: [UInt8]) {
     guard let text = String(validating: bytes, as: UTF8.self) else { return }
     for format in [FlagFileFormat.json, .yaml] {
         guard let flagSet = try? FlagSet.parse(text, file: "fuzz", format: format) else { continue }
-        let store = FlagStore(flagSets: [flagSet], files: [], watch: false, context: FlagEvaluationContext())
+        let store = FlagStore(flagSets: [flagSet], files: [], watchesFiles: false, context: FlagEvaluationContext())
         for key in flagSet.flags.keys.sorted() {
             for context in FuzzContexts.all {
                 _ = store.valueDetails(key, default: .null, context: context)

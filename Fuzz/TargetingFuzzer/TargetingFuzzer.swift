@@ -13,7 +13,7 @@ func fuzzTargeting(_ bytes: [UInt8]) {
         "defaultVariant": "a", "targeting": \(rule)}}}
         """
     guard let flagSet = try? FlagSet.parse(document, file: "fuzz", format: .json) else { return }
-    let store = FlagStore(flagSets: [flagSet], files: [], watch: false, context: FlagEvaluationContext())
+    let store = FlagStore(flagSets: [flagSet], files: [], watchesFiles: false, context: FlagEvaluationContext())
     var contexts = FuzzContexts.all
     if parts.count > 1, let node = try? JSONDocumentReader.read(String(parts[0]), file: "context"),
         case .structure(let attributes) = node.value

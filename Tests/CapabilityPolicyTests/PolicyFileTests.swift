@@ -188,7 +188,7 @@ struct PolicyFileTests {
                 try FlagSet.parse(
                     #"{"flags": {"maintenance": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}"#,
                     file: "flags.json", format: .json)
-            ], files: [], watch: false, context: FlagEvaluationContext())
+            ], files: [], watchesFiles: false, context: FlagEvaluationContext())
         let capability = FeatureFlag("maintenance", in: flags, equals: "yes")
         let status = try await capability.status()
         #expect(status.kind == .unavailable, "a Boolean flag compared with \"yes\" was \(status)")

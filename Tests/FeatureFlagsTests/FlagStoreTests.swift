@@ -97,7 +97,7 @@ struct FlagStoreTests {
         let directory = try TemporaryDirectory()
         let broken = try directory.write("{\"flags\": {\"f\": ", to: "broken.json")
         let flags = FlagStore(
-            files: [broken, directory.path + "/missing.json"], watch: false, context: FlagEvaluationContext())
+            files: [broken, directory.path + "/missing.json"], watchesFiles: false, context: FlagEvaluationContext())
         let details = flags.evaluation("f", default: false)
         #expect(details.value == false)
         #expect(details.errorCode == .parseError)
@@ -105,7 +105,7 @@ struct FlagStoreTests {
         #expect(flags.problems.count == 2)
 
         let onlyMissing = FlagStore(
-            files: [directory.path + "/missing.json"], watch: false, context: FlagEvaluationContext())
+            files: [directory.path + "/missing.json"], watchesFiles: false, context: FlagEvaluationContext())
         let missing = onlyMissing.evaluation("f", default: false)
         #expect(missing.errorCode == .general)
         #expect(missing.errorMessage?.contains("No such file") == true)
@@ -121,7 +121,7 @@ struct FlagStoreTests {
               "b": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"}}}
             """, to: "vendor.json")
         let admin = try directory.write(toggleFile("b", on: true), to: "admin.yaml")
-        let flags = FlagStore(files: [vendor, admin], watch: false, context: FlagEvaluationContext())
+        let flags = FlagStore(files: [vendor, admin], watchesFiles: false, context: FlagEvaluationContext())
         #expect(flags.value("a", default: true) == false)
         #expect(flags.value("b", default: false) == true)
         #expect(flags.flags.keys.sorted() == ["a", "b"])
@@ -160,6 +160,6 @@ struct FlagStoreTests {
         let flags = FlagStore(files: [missing], context: FlagEvaluationContext())
         let failure = try #require(flags.watchFailure)
         #expect(failure.description.contains("cannot watch \(directory.path)/no-such-directory"), "\(failure)")
-        #expect(FlagStore(files: [missing], watch: false, context: FlagEvaluationContext()).watchFailure == nil)
+        #expect(FlagStore(files: [missing], watchesFiles: false, context: FlagEvaluationContext()).watchFailure == nil)
     }
 }

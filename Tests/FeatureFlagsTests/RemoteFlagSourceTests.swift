@@ -65,7 +65,7 @@ struct RemoteFlagSourceTests {
     @Test("loaded flags take their place in precedence; expired ones are errors, never the older layer's value")
     func precedenceAndExpiry() {
         let source = ScriptedSource()
-        let store = FlagStore(sources: [.flags(Self.local), .remote(source)], watch: true)
+        let store = FlagStore(sources: [.flags(Self.local), .remote(source)], watchesFiles: true)
         #expect(source.followed == true)
         #expect(!store.value("export", default: true), "nothing loaded yet: the local flag")
         source.send(.loaded(Self.remote)) {
@@ -93,7 +93,7 @@ struct RemoteFlagSourceTests {
     @Test("an HTTP declaration with no client is an error for its flags; a store nobody holds stops its sources")
     func unconnectedAndLifetime() {
         let declared = FlagStore(
-            sources: [.http(HTTPFlagSourceSettings(url: "https://flags.example.com/a.json"))], watch: false)
+            sources: [.http(HTTPFlagSourceSettings(url: "https://flags.example.com/a.json"))], watchesFiles: false)
         let details = declared.evaluation("export", default: true)
         #expect(details.errorCode == .general && details.value == true)
         #expect(declared.loadFailures.first?.message.contains("no HTTP client") == true)
@@ -101,7 +101,7 @@ struct RemoteFlagSourceTests {
         let source = ScriptedSource()
         weak var released: FlagStore?
         do {
-            let store = FlagStore(sources: [.remote(source)], watch: false)
+            let store = FlagStore(sources: [.remote(source)], watchesFiles: false)
             released = store
             #expect(source.followed == false)
         }

@@ -27,7 +27,7 @@ struct HTTPFlagSourceTests {
     /// A source that is only asked when told (no polling), in a store.
     private func store(_ settings: HTTPFlagSourceSettings) -> (HTTPFlagSource, FlagStore) {
         let source = HTTPFlagSource(settings)
-        return (source, FlagStore(sources: [.remote(source)], watch: false))
+        return (source, FlagStore(sources: [.remote(source)], watchesFiles: false))
     }
 
     @Test("200 loads the flags with their ETag; asked again, nginx answers 304 to If-None-Match and they stay fresh")
@@ -163,7 +163,7 @@ struct HTTPFlagSourceTests {
         settings.maxStaleness = .seconds(4)
         settings.jitter = 0
         let source = HTTPFlagSource(settings)
-        let flags = FlagStore(sources: [.remote(source)], watch: true)
+        let flags = FlagStore(sources: [.remote(source)], watchesFiles: true)
         let events = flags.events()
         var iterator = events.makeAsyncIterator()
         // Polling: the first request at once.

@@ -29,7 +29,7 @@ func fail(_ message: String, status: Int32) -> Never {
 guard let serverText = value("--server"), let server = URL(string: serverText), let destination = value("--into") else {
     fail("usage: download-workflow --server URL --into PATH [--flags FILE] [--pam-service S --pam-user U]", status: 2)
 }
-let flags = FlagStore(files: value("--flags").map { [$0] } ?? [], watch: false)
+let flags = FlagStore(files: value("--flags").map { [$0] } ?? [], watchesFiles: false)
 var administrator: (any CapabilityType)?
 if let service = value("--pam-service") {
     let conversation: any PAMConversation =

@@ -15,7 +15,7 @@ enum PolicyValidator {
         func definedFlags() -> [String: FlagDefinition] {
             if let definitions { return definitions }
             let store = FlagStore(
-                sources: policy.flagSources.filter { $0.url == nil }, watch: false, context: FlagEvaluationContext())
+                sources: policy.flagSources.filter { $0.url == nil }, watchesFiles: false, context: FlagEvaluationContext())
             definitions = store.flags
             // A flag file that cannot be read is an error here; problems of single flags are
             // not (those flags evaluate as in flagd), and `capctl validate` reports them.
@@ -94,7 +94,7 @@ enum PolicyValidator {
         var errors = finalNameReferences(policy)
         let hasService = sources.contains { $0.url != nil }
         let store = FlagStore(
-            sources: sources.filter { $0.url == nil }, watch: false, context: FlagEvaluationContext())
+            sources: sources.filter { $0.url == nil }, watchesFiles: false, context: FlagEvaluationContext())
         let systemFlags = store.flags
         func check(_ key: String, _ what: String, at location: FileLocation) {
             guard !hasService, systemFlags[key] == nil else { return }

@@ -30,7 +30,7 @@ public final class LoadedPolicy: Sendable {
         let environment = policy.environment
         let policy = options.startsFlagServices ? policy : policy.withoutFlagServices
         let flags = FlagStore(
-            sources: environment.connectedFlagSources(policy), watch: options.watchesFlagFiles,
+            sources: environment.connectedFlagSources(policy), watchesFiles: options.watchesFlagFiles,
             pollsServices: options.pollsFlagServices,
             context: options.flagContext ?? environment.hostContext)
         self.flags = flags
@@ -38,7 +38,7 @@ public final class LoadedPolicy: Sendable {
         if let sources = policy.systemFlagSources {
             systemPolicy.flagSources = sources
             systemFlags = FlagStore(
-                sources: environment.connectedFlagSources(systemPolicy), watch: options.watchesFlagFiles,
+                sources: environment.connectedFlagSources(systemPolicy), watchesFiles: options.watchesFlagFiles,
                 pollsServices: options.pollsFlagServices,
                 context: options.flagContext ?? environment.hostContext)
         } else {

@@ -18,7 +18,7 @@ import Plumbing
 /// through a ``FlagClient`` for hooks and the API's and client's contexts.
 ///
 /// When several files define the same flag, the later file wins. Each file is watched (unless
-/// `watch` is false): an edit takes effect without a restart, and an edit that does not parse
+/// `watchesFiles` is false): an edit takes effect without a restart, and an edit that does not parse
 /// keeps that file's last good flags and is reported through ``problems`` and ``events()``.
 ///
 /// Evaluation never throws. Problems come back as the caller's default with reason
@@ -101,31 +101,31 @@ public final class FlagStore: Sendable {
     /// The store's own word on its initialization as an OpenFeature provider (FlagStore+Provider).
     let lifecycleEvents = EventBroadcast<ProviderEvent>()
 
-    /// Loads `files` now and, when `watch` is true, follows their changes.
+    /// Loads `files` now and, when `watchesFiles` is true, follows their changes.
     /// - Parameters:
     ///   - flagSets: Flags already read (inline in a policy, for example), before the files in precedence.
     ///   - files: Paths of flag definition files (`.json`, `.yaml` or `.yml`; otherwise the
     ///     content decides). Later files override earlier ones.
-    ///   - watch: Whether to reload files when they change.
+    ///   - watchesFiles: Whether to reload files when they change (inotify).
     ///   - context: The context every evaluation starts from (empty by default; on Linux,
     ///     `FlagEvaluationContext.host` from `LinuxBackends` describes this process).
     public convenience init(
-        flagSets: [FlagSet] = [], files: [String], watch: Bool = true,
+        flagSets: [FlagSet] = [], files: [String], watchesFiles: Bool = true,
         context: FlagEvaluationContext = FlagEvaluationContext()
     ) {
-        self.init(sources: flagSets.map(FlagSource.flags) + files.map(FlagSource.file), watch: watch, context: context)
+        self.init(sources: flagSets.map(FlagSource.flags) + files.map(FlagSource.file), watchesFiles: watchesFiles, context: context)
     }
 
     /// Loads `sources` now, in precedence order (a later source's definition of a flag replaces
-    /// an earlier one's, inline or file alike) and, when `watch` is true, follows the files' changes.
+    /// an earlier one's, inline or file alike) and, when `watchesFiles` is true, follows the files' changes.
     /// - Parameters:
     ///   - sources: Flag sets and flag definition files, lowest precedence first.
-    ///   - watch: Whether to reload files when they change.
+    ///   - watchesFiles: Whether to reload files when they change (inotify).
     ///   - pollsServices: Whether remote sources are asked again on their own schedule; nil for
-    ///     the same as `watch`. Either way their flags expire by their own limit.
+    ///     the same as `watchesFiles`. Either way their flags expire by their own limit.
     ///   - context: The context every evaluation starts from.
     public init(
-        sources: [FlagSource], watch: Bool = true, pollsServices: Bool? = nil,
+        sources: [FlagSource], watchesFiles: Bool = true, pollsServices: Bool? = nil,
         context: FlagEvaluationContext = FlagEvaluationContext()
     ) {
         let relay = Relay()
@@ -152,9 +152,9 @@ public final class FlagStore: Sendable {
         baseContextProblem = context.firstInvalidAttribute()
         relay.connect(self)
         for case .remote(let source) in self.sources {
-            source.start(follow: pollsServices ?? watch) { event in relay.store?.apply(event, from: source.location) }
+            source.start(follow: pollsServices ?? watchesFiles) { event in relay.store?.apply(event, from: source.location) }
         }
-        if watch, !files.isEmpty {
+        if watchesFiles, !files.isEmpty {
             // One watcher for every file; a file that cannot be watched is still read now and on
             // reloadAll(), and the store says it is not followed (watchFailure).
             do throws(ConfigurationError) {
@@ -227,7 +227,7 @@ public final class FlagStore: Sendable {
 
     /// Serves the given flag sets, in order (later ones override earlier ones); nothing is watched.
     public convenience init(_ flagSets: [FlagSet], context: FlagEvaluationContext = FlagEvaluationContext()) {
-        self.init(flagSets: flagSets, files: [], watch: false, context: context)
+        self.init(flagSets: flagSets, files: [], watchesFiles: false, context: context)
     }
 
     /// The flags in effect, by key.

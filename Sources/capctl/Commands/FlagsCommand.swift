@@ -19,7 +19,7 @@ struct FlagsCommand: AsyncParsableCommand {
         if files.isEmpty {
             store = try await PolicyContext.load(options).flags
         } else {
-            store = FlagStore(files: files.map(PolicyContext.absolute), watch: false, context: .host)
+            store = FlagStore(files: files.map(PolicyContext.absolute), watchesFiles: false, context: .host)
         }
         if !store.loadFailures.isEmpty {
             throw CommandFailure(

@@ -90,7 +90,7 @@ struct ValidateCommand: AsyncParsableCommand {
                 // A flag service's declaration was checked as it was read; what it serves is not
                 // the policy's to validate (nothing is asked over the network here).
                 let flags = FlagStore(
-                    sources: policy.flagSources.filter { $0.url == nil }, watch: false,
+                    sources: policy.flagSources.filter { $0.url == nil }, watchesFiles: false,
                     context: FlagEvaluationContext())
                 errors += flags.problems.map(\.description)
             } catch {

@@ -43,7 +43,7 @@ struct FlagdConformanceTests {
     static let store: FlagStore = {
         let directory = try! TemporaryDirectory()
         let path = try! directory.write(conformanceFlags, to: "testkit.flags.json")
-        return FlagStore(files: [path], watch: false, context: FlagEvaluationContext())
+        return FlagStore(files: [path], watchesFiles: false, context: FlagEvaluationContext())
     }()
 
     private static func evaluate(_ row: Row) -> (value: FlagValue, reason: FlagEvaluationReason, error: FlagErrorCode?)

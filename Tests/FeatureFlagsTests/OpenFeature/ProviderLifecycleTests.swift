@@ -149,14 +149,14 @@ struct ProviderLifecycleTests {
     func flagStoreAnnounces() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write(toggleFile("f", on: true), to: "flags.json")
-        let store = FlagStore(files: [file], watch: false, context: FlagEvaluationContext())
+        let store = FlagStore(files: [file], watchesFiles: false, context: FlagEvaluationContext())
         #expect(store.emitsLifecycleEvents)
         var storeEvents = store.providerEvents().makeAsyncIterator()
         try await store.initialize(context: FlagEvaluationContext())
         #expect(await storeEvents.next()?.kind == .ready)
 
         let missing = FlagStore(
-            files: [directory.path + "/missing.json"], watch: false, context: FlagEvaluationContext())
+            files: [directory.path + "/missing.json"], watchesFiles: false, context: FlagEvaluationContext())
         var missingEvents = missing.providerEvents().makeAsyncIterator()
         await #expect(throws: ProviderError.self) { try await missing.initialize(context: FlagEvaluationContext()) }
         let error = await missingEvents.next()
