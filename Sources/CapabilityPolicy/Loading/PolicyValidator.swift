@@ -15,7 +15,8 @@ enum PolicyValidator {
         func definedFlags() -> [String: FlagDefinition] {
             if let definitions { return definitions }
             let store = FlagStore(
-                sources: policy.flagSources.filter { $0.url == nil }, watchesFiles: false, context: FlagEvaluationContext())
+                sources: policy.flagSources.filter { $0.url == nil }, watchesFiles: false,
+                context: FlagEvaluationContext())
             definitions = store.flags
             // A flag file that cannot be read is an error here; problems of single flags are
             // not (those flags evaluate as in flagd), and `capctl validate` reports them.

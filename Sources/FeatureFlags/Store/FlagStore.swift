@@ -113,7 +113,9 @@ public final class FlagStore: Sendable {
         flagSets: [FlagSet] = [], files: [String], watchesFiles: Bool = true,
         context: FlagEvaluationContext = FlagEvaluationContext()
     ) {
-        self.init(sources: flagSets.map(FlagSource.flags) + files.map(FlagSource.file), watchesFiles: watchesFiles, context: context)
+        self.init(
+            sources: flagSets.map(FlagSource.flags) + files.map(FlagSource.file), watchesFiles: watchesFiles,
+            context: context)
     }
 
     /// Loads `sources` now, in precedence order (a later source's definition of a flag replaces
@@ -152,7 +154,9 @@ public final class FlagStore: Sendable {
         baseContextProblem = context.firstInvalidAttribute()
         relay.connect(self)
         for case .remote(let source) in self.sources {
-            source.start(follow: pollsServices ?? watchesFiles) { event in relay.store?.apply(event, from: source.location) }
+            source.start(follow: pollsServices ?? watchesFiles) { event in
+                relay.store?.apply(event, from: source.location)
+            }
         }
         if watchesFiles, !files.isEmpty {
             // One watcher for every file; a file that cannot be watched is still read now and on

@@ -380,7 +380,8 @@ struct OpenFeatureClientTests {
         let good = try directory.write(toggleFile("f", on: true), to: "good.json")
         let api = OpenFeatureAPI()
         await api.setProvider(
-            FlagStore(files: [good, directory.path + "/missing.json"], watchesFiles: false, context: FlagEvaluationContext()))
+            FlagStore(
+                files: [good, directory.path + "/missing.json"], watchesFiles: false, context: FlagEvaluationContext()))
         #expect(api.providerStatus() == .error)
         #expect(api.client().boolean("f", default: false) == true)
     }
