@@ -112,11 +112,15 @@ struct ProcedureQueueTests {
         queue.isSuspended = true
         queue.addBlock { log.record("ran") }
         #expect(queue.unfinishedCount == 1)
-        // The waiter starts while the work cannot run: it can only return after the work did.
+        // The waiter waits while the work cannot run: it can only return after the work did. The
+        // work is let run only once the waiter is in place, so a wait that returned at once would
+        // be seen returning first (a waiter that started late would find nothing to wait for).
         let waiter = Task {
             await queue.waitUntilAllFinished()
             log.record("returned")
         }
+        while queue.waiterCount == 0, log.all.isEmpty { await Task.yield() }
+        #expect(log.all.isEmpty, "the waiter returned before the work could run")
         queue.isSuspended = false
         await waiter.value
         #expect(log.all == ["ran", "returned"])

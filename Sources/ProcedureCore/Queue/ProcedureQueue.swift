@@ -297,6 +297,10 @@ public final class ProcedureQueue: @unchecked Sendable {
         }
     }
 
+    /// How many ``waitUntilAllFinished()`` calls are waiting: for tests that must know a waiter
+    /// is in place before the work it waits for may run.
+    package var waiterCount: Int { state.withLock { $0.waiters.count } }
+
     // MARK: Internal: scheduling
 
     /// The exclusivity arbiter that procedures on this queue use. A group's inner queue gets a
