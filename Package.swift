@@ -101,7 +101,7 @@ let toolTargets: [Target] = [
         name: "capctl",
         dependencies: [
             "LinuxPolicy", "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags",
-            "ProcedureCore", "CLinuxSupport", "CPlatform", "CBuildInfo", "Locking",
+            "ProcedureCore", "Plumbing", "CLinuxSupport", "CPlatform", "CBuildInfo", "Locking",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),

@@ -16,15 +16,6 @@ package final class BlockingThreads: Sendable {
         let handedOver = Lock<Job?>(nil)
     }
 
-    private final class Start {
-        let threads: BlockingThreads
-        let worker: Worker
-        let job: Job
-        init(_ threads: BlockingThreads, _ worker: Worker, _ job: @escaping Job) {
-            (self.threads, self.worker, self.job) = (threads, worker, job)
-        }
-    }
-
     private struct State {
         /// Idle threads, the most recently idle last (it is the one taken: its stack is warm).
         var idle: [Worker] = []
@@ -72,21 +63,14 @@ package final class BlockingThreads: Sendable {
     }
 
     private func start(_ job: @escaping Job) {
-        let start = Unmanaged.passRetained(Start(self, Worker(), job)).toOpaque()
-        let started = cplatform_start_thread(
-            { context in
-                let start = Unmanaged<Start>.fromOpaque(context!).takeRetainedValue()
-                // What `top -H` shows for a thread waiting in a name lookup, a connect or a prompt.
-                cplatform_name_current_thread("BlockingWork")
-                start.threads.serve(start.worker, first: start.job)
-                return nil
-            }, start)
-        if started != 0 {
+        let worker = Worker()
+        // What `top -H` shows for a thread waiting in a name lookup, a connect or a prompt.
+        let started = DetachedThread.start(named: "BlockingWork") { [self] in serve(worker, first: job) }
+        if !started {
             // No thread to be had (a process or memory limit): Dispatch's shared threads are slow to
             // grow, but the job still runs.
-            let start = Unmanaged<Start>.fromOpaque(start).takeRetainedValue()
             state.withLock { $0.threads -= 1 }
-            DispatchQueue.global().async(execute: start.job)
+            DispatchQueue.global().async(execute: job)
         }
     }
 

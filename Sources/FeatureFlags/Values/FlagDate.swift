@@ -25,7 +25,11 @@ public struct FlagDate: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// RFC 3339 in UTC: `2025-11-26T12:00:00Z`, with milliseconds when there are any
     /// (`2025-11-26T12:00:00.250Z`). An instant outside years 0000 to 9999 (or not finite) is
     /// written as its number of seconds, since RFC 3339 has no spelling for it.
-    public var description: String {
+    public var description: String { rfc3339(alwaysMilliseconds: false) }
+
+    /// RFC 3339 in UTC, with milliseconds always (`…:00.000Z`, columns that line up, as capctl's
+    /// `watch` prints times) or only when there are any: the package's one writer of times.
+    package func rfc3339(alwaysMilliseconds: Bool) -> String {
         let limit = 253_402_300_800.0  // 10000-01-01T00:00:00Z
         guard secondsSince1970.isFinite, secondsSince1970 >= -62_167_219_200, secondsSince1970 < limit else {
             return FlagValue.format(secondsSince1970)
@@ -37,7 +41,7 @@ public struct FlagDate: Sendable, Hashable, Comparable, CustomStringConvertible 
         var text =
             Self.pad(year, 4) + "-" + Self.pad(month, 2) + "-" + Self.pad(day, 2) + "T" + Self.pad(second / 3600, 2)
             + ":" + Self.pad(second / 60 % 60, 2) + ":" + Self.pad(second % 60, 2)
-        if millisecondOfDay % 1000 != 0 { text += "." + Self.pad(millisecondOfDay % 1000, 3) }
+        if alwaysMilliseconds || millisecondOfDay % 1000 != 0 { text += "." + Self.pad(millisecondOfDay % 1000, 3) }
         return text + "Z"
     }
 

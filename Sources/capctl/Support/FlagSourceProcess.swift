@@ -4,6 +4,7 @@ import Dispatch
 import FeatureFlags
 import Glibc
 import Locking
+import Plumbing
 import SystemPackage
 
 /// A flag service followed by capctl's helper process, `capctl-flag-source`, which holds

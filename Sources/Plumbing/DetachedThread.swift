@@ -1,0 +1,30 @@
+import CPlatform
+
+/// The one way this package starts a thread of its own: work that blocks (a name lookup, a
+/// prompt, reading a helper's pipe) runs there, never on one of the few threads Swift's tasks and
+/// Dispatch share.
+package enum DetachedThread {
+    private final class Work {
+        let name: String?
+        let body: () -> Void
+        init(_ name: String?, _ body: @escaping () -> Void) { (self.name, self.body) = (name, body) }
+    }
+
+    /// Starts `body` on a new detached thread named `name` (what `top -H` shows); false when no
+    /// thread could be started (a process or memory limit), and `body` is not run.
+    package static func start(named name: String? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
+        let work = Unmanaged.passRetained(Work(name, body)).toOpaque()
+        let result = cplatform_start_thread(
+            { context in
+                let work = Unmanaged<Work>.fromOpaque(context!).takeRetainedValue()
+                if let name = work.name { cplatform_name_current_thread(name) }
+                work.body()
+                return nil
+            }, work)
+        guard result == 0 else {
+            Unmanaged<Work>.fromOpaque(work).release()
+            return false
+        }
+        return true
+    }
+}
