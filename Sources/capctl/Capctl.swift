@@ -31,11 +31,17 @@ public struct Capctl: AsyncParsableCommand {
 
     /// Runs the command line, with capctl's exit statuses.
     public static func runMain() async {
+        // How capctl ends (JSON errors, systemd's statuses) is the parsed request's to say; until
+        // there is one, and for a command line that never parses, the one reading of it made at
+        // start (``Invocation/commandLine``).
+        var ending = Invocation.commandLine
         do {
             if let request = fastCheckRequest() {
+                ending = Invocation(request)
                 try await request.run()
             } else {
                 var command = try parseAsRoot()
+                if let check = command as? CheckCommand { ending = Invocation(check.request) }
                 if var asynchronous = command as? AsyncParsableCommand {
                     try await asynchronous.run()
                 } else {
@@ -43,30 +49,30 @@ public struct Capctl: AsyncParsableCommand {
                 }
             }
         } catch let failure as CommandFailure {
-            if wantsJSON {
+            if ending.json {
                 writeError(
                     CommandFailure.json(lines: failure.lines, status: failure.status.rawValue, details: failure.details)
                 )
             } else {
                 writeError(failure.message)
             }
-            finish(failure.status.rawValue)
+            finish(failure.status.rawValue, ending)
         } catch let code as ExitCode {
             // The command has said what it had to on standard output.
-            finish(code.rawValue)
+            finish(code.rawValue, ending)
         } catch {
             let status = exitCode(for: error)
             // Help and --version print as usual.
             guard status != .success else { exit(withError: error) }
-            if wantsJSON {
+            if ending.json {
                 let lines = fullMessage(for: error).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
                 writeError(CommandFailure.json(lines: lines, status: status.rawValue))
             } else {
                 writeError(fullMessage(for: error))
             }
-            finish(status.rawValue)
+            finish(status.rawValue, ending)
         }
-        finish(0)
+        finish(0, ending)
     }
 
     /// `capctl check` in one of its common forms, read without the argument parser (see
@@ -78,22 +84,12 @@ public struct Capctl: AsyncParsableCommand {
     }
 
     /// Exits with `status`, or with what it means to systemd under `check --exec-condition`.
-    ///
-    /// Read from the command line itself, not from a parsed request: a command line that does not
-    /// parse (a misspelt subcommand or option, `--exec-condition=yes`) has none, and its usage
-    /// error (64) would read as "skip the unit" to systemd. So wherever the option is spelled before
-    /// a `--` (after which a `run` command's own arguments stand), any status but 0 and 1 is 255.
-    private static func finish(_ status: Int32) -> Never {
-        let arguments = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
-        let asCondition = arguments.contains { $0 == "--exec-condition" || $0.hasPrefix("--exec-condition=") }
-        Glibc.exit(asCondition ? CheckCommand.execConditionStatus(status) : status)
+    private static func finish(_ status: Int32, _ ending: Invocation) -> Never {
+        Glibc.exit(ending.execCondition ? CheckCommand.execConditionStatus(status) : status)
     }
 
-    /// Whether the command line asks for JSON (before any `--`), so that errors are JSON too,
-    /// including those found while the command line itself is parsed.
-    static var wantsJSON: Bool {
-        CommandLine.arguments.dropFirst().prefix { $0 != "--" }.contains("--json")
-    }
+    /// Whether errors and warnings are JSON: the command line asks for it (before any `--`).
+    static var wantsJSON: Bool { Invocation.commandLine.json }
 
     private static func writeError(_ text: String) {
         var bytes = Array((text + "\n").utf8)[...]
@@ -111,5 +107,33 @@ public struct Capctl: AsyncParsableCommand {
             wantsJSON
                 ? JSONText.string(.structure(["warning": .string(text)]))
                 : "capctl: warning: " + TerminalText.escaped(text))
+    }
+}
+
+/// What capctl's command line asks of how it ends: JSON errors, and systemd's `ExecCondition=`
+/// statuses.
+struct Invocation {
+    var json: Bool
+    var execCondition: Bool
+
+    /// The one reading of the command line itself, made when capctl starts: for errors found
+    /// while it is parsed, and for one that never parses. A misspelt subcommand or option, or
+    /// `--exec-condition=yes`, has no parsed request, and its usage error (64) would read as "skip
+    /// the unit" to systemd; so wherever `--exec-condition` is spelled before a `--` (after which
+    /// a `run` command's own arguments stand), any status but 0 and 1 is 255.
+    static let commandLine: Invocation = {
+        let arguments = CommandLine.arguments.dropFirst().prefix { $0 != "--" }
+        return Invocation(
+            json: arguments.contains("--json"),
+            execCondition: arguments.contains { $0 == "--exec-condition" || $0.hasPrefix("--exec-condition=") })
+    }()
+
+    init(json: Bool, execCondition: Bool) {
+        (self.json, self.execCondition) = (json, execCondition)
+    }
+
+    /// What a parsed `check` request asks.
+    init(_ request: CheckRequest) {
+        self.init(json: request.json, execCondition: request.execCondition)
     }
 }

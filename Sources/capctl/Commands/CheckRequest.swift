@@ -26,6 +26,17 @@ struct CheckRequest: Equatable {
         self.gate = gate
     }
 
+    /// The flags the fast reader takes, each at most once. `CheckRequestTests` holds this table
+    /// to `CheckCommand`'s own (its `--experimental-dump-help`).
+    static let flags: Set<String> = [
+        "--json", "--non-interactive", "--no-prompt", "--password-stdin", "--explain", "--exec-condition",
+    ]
+
+    /// The options the fast reader takes, each with one value, and whether it may be repeated.
+    static let options: [String: Bool] = [
+        "--policy": true, "--context": true, "--targeting-key": false, "--for-process": false, "--for-user": false,
+    ]
+
     /// The request when `arguments` (those after `check`) hold one gate name and only these
     /// forms: `--json`, `--non-interactive`, `--password-stdin`, `--explain`, `--exec-condition`, each
     /// at most once; `--policy` and `--context` (repeatable), `--targeting-key`, `--for-process`
@@ -51,18 +62,12 @@ struct CheckRequest: Equatable {
             } else {
                 name = argument
             }
-            let repeatable = name == "--policy" || name == "--context"
-            guard repeatable || seen.insert(name).inserted else { return nil }
-            switch name {
-            case "--json", "--non-interactive", "--no-prompt", "--password-stdin", "--explain", "--exec-condition":
-                guard value == nil else { return nil }
+            if Self.flags.contains(name) {
+                guard value == nil, seen.insert(name).inserted else { return nil }
                 request.setFlag(name)
                 continue
-            case "--policy", "--context", "--targeting-key", "--for-process", "--for-user":
-                break
-            default:
-                return nil
             }
+            guard let repeatable = Self.options[name], repeatable || seen.insert(name).inserted else { return nil }
             if value == nil {
                 // The argument parser does not take a value that looks like an option.
                 guard index < arguments.count, !arguments[index].hasPrefix("-") else { return nil }
