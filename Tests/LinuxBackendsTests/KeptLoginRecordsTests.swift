@@ -1,0 +1,109 @@
+import Foundation
+import Glibc
+import LinuxBackends
+import Locking
+import TestSupport
+import Testing
+
+/// Logins kept across processes: what a record is good for, and everything that voids it.
+@Suite
+struct KeptLoginRecordsTests {
+    /// Records in a directory of the test's, on a boot id and a clock the test sets.
+    private final class Fixture: Sendable {
+        let directory: TemporaryDirectory
+        let now = Lock<Int64>(1_000_000_000_000)
+        var records: KeptLoginRecords {
+            KeptLoginRecords(
+                directory: directory.path + "/keep", bootIDPath: directory.path + "/boot_id",
+                clock: { [self] in now.withLock { $0 } })
+        }
+
+        init(boot: String = "boot-a") throws {
+            directory = try TemporaryDirectory(prefix: "kept-records")
+            try directory.write(boot + "\n", to: "boot_id")
+        }
+
+        func advance(seconds: Int64) { now.withLock { $0 += seconds * 1_000_000_000 } }
+        func setBoot(_ boot: String) throws { try directory.write(boot + "\n", to: "boot_id") }
+    }
+
+    private let key = KeptLoginRecords.Key(
+        uid: 1000, capability: "pam:admin", fingerprint: "v1", scope: "uid=1000 tty=pts/1")
+
+    @Test("a record is good for its keep from when it was written, then not")
+    func lifetime() throws {
+        let fixture = try Fixture()
+        let records = fixture.records
+        #expect(records.remaining(key, keep: .seconds(300)) == nil, "nothing kept yet")
+        try records.keep(key, for: .seconds(300))
+        #expect(records.remaining(key, keep: .seconds(300)) == .seconds(300))
+        fixture.advance(seconds: 100)
+        #expect(records.remaining(key, keep: .seconds(300)) == .seconds(200))
+        fixture.advance(seconds: 200)
+        #expect(records.remaining(key, keep: .seconds(300)) == nil, "expired")
+        // The directory was made for this user alone.
+        var info = stat()
+        #expect(stat(fixture.directory.path + "/keep", &info) == 0 && info.st_mode & 0o777 == 0o700)
+    }
+
+    @Test("another user, capability, setting or scope, a shorter keep, another boot, a clock set back: not kept")
+    func whatVoidsARecord() throws {
+        let fixture = try Fixture()
+        let records = fixture.records
+        try records.keep(key, for: .seconds(300))
+        let others = [
+            KeptLoginRecords.Key(uid: 1001, capability: key.capability, fingerprint: key.fingerprint, scope: key.scope),
+            KeptLoginRecords.Key(uid: key.uid, capability: "pam:other", fingerprint: key.fingerprint, scope: key.scope),
+            KeptLoginRecords.Key(uid: key.uid, capability: key.capability, fingerprint: "v2", scope: key.scope),
+            KeptLoginRecords.Key(
+                uid: key.uid, capability: key.capability, fingerprint: key.fingerprint, scope: "uid=1000 tty=pts/2"),
+        ]
+        for other in others { #expect(records.remaining(other, keep: .seconds(300)) == nil, "\(other)") }
+        // The policy now keeps logins for less: a longer record does not count.
+        #expect(records.remaining(key, keep: .seconds(60)) == nil)
+        // A clock set back before the record was written: it cannot be timed.
+        fixture.now.withLock { $0 -= 1_000_000_000 }
+        #expect(records.remaining(key, keep: .seconds(300)) == nil)
+        fixture.now.withLock { $0 += 1_000_000_000 }
+        #expect(records.remaining(key, keep: .seconds(300)) != nil)
+        try fixture.setBoot("boot-b")
+        #expect(records.remaining(key, keep: .seconds(300)) == nil, "written on another boot")
+    }
+
+    @Test(
+        "a record others could have written is not believed, and a directory others may write takes none",
+        .enabled(if: geteuid() == 0, "files of other owners need root to make"))
+    func untrustedRecords() throws {
+        let fixture = try Fixture()
+        let records = fixture.records
+        try records.keep(key, for: .seconds(300))
+        let keep = fixture.directory.path + "/keep"
+        let names = try FileManager.default.contentsOfDirectory(atPath: keep)
+        try #require(names.count == 1 && names[0].hasPrefix("1000-"))
+        let record = keep + "/" + names[0]
+        chown(record, 65534, 65534)
+        #expect(records.remaining(key, keep: .seconds(300)) == nil, "owned by another user")
+        chown(record, 0, 0)
+        chmod(record, 0o666)
+        #expect(records.remaining(key, keep: .seconds(300)) == nil, "writable by others")
+        chmod(record, 0o600)
+        #expect(records.remaining(key, keep: .seconds(300)) != nil)
+        chmod(keep, 0o777)
+        #expect(records.remaining(key, keep: .seconds(300)) == nil, "in a directory others may write")
+        #expect(throws: KeptRecordError.self) { try records.keep(key, for: .seconds(300)) }
+    }
+
+    @Test("forget removes one user's records, and only theirs")
+    func forget() throws {
+        let fixture = try Fixture()
+        let records = fixture.records
+        let other = KeptLoginRecords.Key(uid: 1001, capability: key.capability, fingerprint: "v1", scope: "uid=1001")
+        try records.keep(key, for: .seconds(300))
+        try records.keep(other, for: .seconds(300))
+        #expect(records.forget(uid: 1000) == 1)
+        #expect(records.remaining(key, keep: .seconds(300)) == nil)
+        #expect(records.remaining(other, keep: .seconds(300)) != nil)
+        // No record of uid 10 is taken for uid 100's (the names start "UID-").
+        #expect(records.forget(uid: 100) == 0)
+    }
+}
