@@ -33,7 +33,14 @@ public final class DaemonProcess: @unchecked Sendable {
             for pointer in arguments + variables { free(pointer) }
         }
         var pid: Int32 = 0
-        let status = posix_spawn(&pid, command[0], &actions, nil, arguments, variables)
+        var status = posix_spawn(&pid, command[0], &actions, nil, arguments, variables)
+        // A copy another test thread just wrote (builtProductForAnyUser) is briefly open for writing
+        // in the children other threads are spawning, until they exec: ETXTBSY for a moment only.
+        for _ in 0..<400 where status == ETXTBSY {
+            var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
+            nanosleep(&pause, nil)
+            status = posix_spawn(&pid, command[0], &actions, nil, arguments, variables)
+        }
         close(ends[1])
         guard status == 0 else {
             close(ends[0])

@@ -80,22 +80,33 @@ struct PolkitAgentHelper {
             try? output.parent.close()
             return .failed("cannot run \(path): \(Errno(rawValue: spawned))")
         }
-        let writer = input.parent.rawValue
-        let reader = LineReader(descriptor: output.parent.rawValue, interrupt: interrupt)
+        let writer = LineConnection(owning: input.parent)
+        let reader = LineConnection(owning: output.parent)
+        // Polled, not owned: the caller's.
+        let interruption = interrupt >= 0 ? FileDescriptor(rawValue: interrupt) : nil
         defer {
-            try? input.parent.close()
-            try? output.parent.close()
+            writer.close()
+            reader.close()
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         }
-        guard Self.send(Array((cookie + "\n").utf8), to: writer) else {
+        guard writer.writeLine(cookie) else {
             return .failed("\(path) stopped before it read the cookie")
         }
         var diagnostics: [String] = []
-        while let line = reader.nextLine() {
-            if reader.interrupted {
+        while true {
+            let line: String
+            switch reader.readLine(limit: Self.longestLine, interrupt: interruption) {
+            case .line(let bytes): line = String(decoding: bytes, as: UTF8.self)
+            case .interrupted:
+                // The byte is left for the connection's loop, which asks polkitd to cancel the check.
                 kill(pid, SIGTERM)
                 return .dismissed
+            case .tooLong:
+                kill(pid, SIGTERM)
+                return .failed("\(path) wrote a line longer than \(Self.longestLine) bytes")
+            case .end, .timedOut:
+                return .failed(Self.reason(diagnostics, path))
             }
             let (word, text) = Self.split(line)
             switch word {
@@ -130,8 +141,10 @@ struct PolkitAgentHelper {
                 if diagnostics.count < 8 { diagnostics.append(line) }
             }
         }
-        return .failed(Self.reason(diagnostics, path))
     }
+
+    /// The longest line the helper is expected to write (a prompt, a message, a diagnostic).
+    static let longestLine = 65_536
 
     private static func reason(_ diagnostics: [String], _ path: String) -> String {
         let helper = path.split(separator: "/").last.map(String.init) ?? path
@@ -180,15 +193,15 @@ struct PolkitAgentHelper {
     }
 
     /// Writes one answer line; nil when it cannot be one line the helper reads whole, false when the helper is gone.
-    private static func answer(_ bytes: [UInt8], to fd: Int32) -> Bool? {
+    private static func answer(_ bytes: [UInt8], to writer: LineConnection) -> Bool? {
         guard bytes.count <= longestAnswer, !bytes.contains(10), !bytes.contains(0) else { return nil }
         var line = bytes + [10]
         defer { line.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
-        return send(line, to: fd)
+        return line.withUnsafeBytes { writer.write($0) }
     }
 
     /// Writes a secret's line straight from its buffer, zeroing the copy made for the newline.
-    private static func answer(_ secret: PAMSecret, to fd: Int32) -> Bool? {
+    private static func answer(_ secret: PAMSecret, to writer: LineConnection) -> Bool? {
         guard secret.count <= longestAnswer, let copy = secret.makeCString() else { return nil }
         defer {
             explicit_bzero(copy, secret.count + 1)
@@ -197,76 +210,6 @@ struct PolkitAgentHelper {
         let bytes = UnsafeMutableRawBufferPointer(start: copy, count: secret.count + 1)
         guard !bytes[..<secret.count].contains(10) else { return nil }
         bytes[secret.count] = 10  // the NUL becomes the line's end
-        var sent = 0
-        while sent < bytes.count {
-            let written = Glibc.send(fd, copy + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
-            if written < 0, errno == EINTR { continue }
-            if written <= 0 { return false }
-            sent += written
-        }
-        return true
-    }
-
-    private static func send(_ bytes: [UInt8], to fd: Int32) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var sent = 0
-            while sent < buffer.count {
-                let written = Glibc.send(fd, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
-                if written < 0, errno == EINTR { continue }
-                if written <= 0 { return false }
-                sent += written
-            }
-            return true
-        }
-    }
-}
-
-/// Lines from a descriptor, each at most 64 KiB (a longer one is cut there), until the end or
-/// until `interrupt` becomes readable (then ``interrupted`` is set and an empty line returned).
-private final class LineReader {
-    private let descriptor: Int32
-    private let interrupt: Int32
-    private var buffer: [UInt8] = []
-    private var ended = false
-    private(set) var interrupted = false
-
-    init(descriptor: Int32, interrupt: Int32) {
-        self.descriptor = descriptor
-        self.interrupt = interrupt
-    }
-
-    func nextLine() -> String? {
-        while true {
-            if interrupt >= 0 {
-                // The byte is left for the connection's loop, which asks polkitd to cancel the check.
-                var waiting = [
-                    pollfd(fd: interrupt, events: Int16(POLLIN), revents: 0),
-                    pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                ]
-                if poll(&waiting, 2, buffer.contains(10) ? 0 : -1) > 0, waiting[0].revents != 0 {
-                    interrupted = true
-                    return ""
-                }
-            }
-            if let newline = buffer.firstIndex(of: 10) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            if buffer.count >= 65_536 || (ended && !buffer.isEmpty) {
-                let line = String(decoding: buffer, as: UTF8.self)
-                buffer.removeAll()
-                return line
-            }
-            if ended { return nil }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 {
-                ended = true
-            } else {
-                buffer.append(contentsOf: chunk[..<count])
-            }
-        }
+        return writer.write(UnsafeRawBufferPointer(bytes))
     }
 }

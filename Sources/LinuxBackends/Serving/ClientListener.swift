@@ -46,7 +46,7 @@ public final class ClientListener: Sendable {
     public let path: String
     /// What one client, one user and all clients together may hold.
     public var limits: ClientLimits { admission.limits }
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private let admission: ClientAdmission
     /// Threads for clients: each admitted client's handler runs on one, never on Dispatch's or
     /// Swift's shared pools, where a handler waiting on its client would hold up others.
@@ -74,13 +74,13 @@ public final class ClientListener: Sendable {
             throw ServiceError("cannot set the mode of \(path)", errno: code)
         }
         self.path = path
-        descriptor = socketDescriptor
+        descriptor = FileDescriptor(rawValue: socketDescriptor)
         admission = ClientAdmission(limits)
         clientThreads = BlockingThreads(limit: limits.total)
     }
 
     deinit {
-        try? FileDescriptor(rawValue: descriptor).close()
+        try? descriptor.close()
         unlink(path)
     }
 
@@ -95,11 +95,13 @@ public final class ClientListener: Sendable {
         while true {
             // Close-on-exec from the start: between accept() and fcntl() a concurrent exec would
             // hand the client's connection to the program it runs.
-            let connection = clinux_accept_cloexec(descriptor)
+            let connection = clinux_accept_cloexec(descriptor.rawValue)
             guard connection >= 0 else {
                 guard errno == EINTR || errno == ECONNABORTED else { throw ServiceError("cannot accept", errno: errno) }
                 continue
             }
+            // Owned from here: closed on every path that does not hand it to a client.
+            let owned = LineConnection(owning: FileDescriptor(rawValue: connection))
             let deadline = ContinuousClock.now + limits.requestTimeout
             var limit = timeval(tv_sec: Self.sendTimeout, tv_usec: 0)
             setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
@@ -107,19 +109,17 @@ public final class ClientListener: Sendable {
             do throws(SubjectError) {
                 subject = try Subject.peer(of: connection)
             } catch {
-                try? FileDescriptor(rawValue: connection).close()
                 throw ServiceError("cannot identify a client: \(error)", clientError: true)
             }
             switch admission.admit(uid: subject.uid) {
             case .success(let slot):
-                return ClientConnection(descriptor: connection, subject: subject, requestDeadline: deadline, slot: slot)
+                return ClientConnection(connection: owned, subject: subject, requestDeadline: deadline, slot: slot)
             case .failure(let busy):
                 // Never waits on the refused client: what does not fit its socket buffer is dropped.
                 let line = Array("error: \(busy)\n".utf8)
                 _ = line.withUnsafeBytes {
                     send(connection, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
                 }
-                try? FileDescriptor(rawValue: connection).close()
             }
         }
     }

@@ -33,8 +33,8 @@ final class FlagSourceProcess: RemoteFlagSource {
         var started = false
         /// Refreshes asked for, each waiting for its `refreshed`.
         var waiting: [RefreshWaiter] = []
-        /// The helper's standard input, until the source stops; -1 when there is none.
-        var input: Int32 = -1
+        /// The helper's standard input, until the source stops.
+        var input: LineConnection?
         var ended = false
     }
 
@@ -45,7 +45,7 @@ final class FlagSourceProcess: RemoteFlagSource {
     init(_ settings: HTTPFlagSourceSettings) {
         self.settings = settings
         state = Lock(State(status: RemoteFlagSourceStatus(location: settings.url, condition: .loading)))
-        let helper: (pid: pid_t, input: Int32, output: Int32)
+        let helper: (pid: pid_t, input: LineConnection, output: LineConnection)
         do throws(ConfigurationError) {
             helper = try Self.spawn(try Self.helperPath(), settings: settings)
         } catch {
@@ -56,26 +56,27 @@ final class FlagSourceProcess: RemoteFlagSource {
             return
         }
         state.withLock { $0.input = helper.input }
-        let reader = LineReader(descriptor: helper.output)
-        let seconds = Double(settings.timeout.components.seconds) + 5
-        if let line = reader.nextLine(timeout: seconds) {
-            apply(line)
+        let reader = helper.output
+        // A message holds the whole document: at most the trusted reader's limit, escaped as JSON.
+        let limit = TrustedFile.sizeLimit * 6 + 65_536
+        if case .line(let line) = reader.readLine(limit: limit, until: .now + settings.timeout + .seconds(5)) {
+            apply(String(decoding: line, as: UTF8.self))
         } else {
             end("the flag service helper did not start")
         }
         let started = DetachedThread.start { [weak self] in
-            while let line = reader.nextLine(timeout: nil) {
+            while case .line(let line) = reader.readLine(limit: limit) {
                 guard let self else { break }
-                self.apply(line)
+                self.apply(String(decoding: line, as: UTF8.self))
             }
-            try? FileDescriptor(rawValue: helper.output).close()
+            reader.close()
             self?.end("the flag service helper ended")
             // It has closed its output, so it is ending: reaped, never left a zombie.
             var status: Int32 = 0
             while waitpid(helper.pid, &status, 0) < 0, errno == EINTR {}
         }
         if !started {
-            try? FileDescriptor(rawValue: helper.output).close()
+            reader.close()
             end("cannot start a thread to follow the flag service helper")
         }
     }
@@ -98,13 +99,13 @@ final class FlagSourceProcess: RemoteFlagSource {
     }
 
     func start(follow: Bool, _ handler: @escaping @Sendable (RemoteFlagSourceEvent) -> Void) {
-        let input = state.withLock { state -> Int32 in
+        let input = state.withLock { state -> LineConnection? in
             state.handler = handler
-            guard !state.started else { return -1 }
+            guard !state.started else { return nil }
             state.started = true
             return state.input
         }
-        if input >= 0 { Self.send(follow ? "start follow" : "start", to: input) }
+        input?.writeLine(follow ? "start follow" : "start")
     }
 
     /// Asks the helper for a refresh and waits for it to report one: at most the source's timeout
@@ -114,16 +115,17 @@ final class FlagSourceProcess: RemoteFlagSource {
         let waiter = RefreshWaiter()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             waiter.set(continuation)
-            let input = state.withLock { state -> Int32 in
-                guard !state.ended, state.input >= 0 else { return -1 }
+            let input = state.withLock { state -> LineConnection? in
+                guard !state.ended, let input = state.input else { return nil }
                 state.waiting.append(waiter)
-                return state.input
+                return input
             }
-            guard input >= 0 else {
+            guard let input else {
                 waiter.resume()
                 return
             }
-            Self.send(onlyIfDue ? "refresh if-due" : "refresh", to: input)
+            // A helper that is gone is its reader's to report.
+            input.writeLine(onlyIfDue ? "refresh if-due" : "refresh")
             Self.timers.asyncAfter(deadline: .now() + .milliseconds(Int(limit.components.seconds) * 1000)) {
                 [weak self] in
                 // Taken first, resumed last: whoever reads the source next sees why.
@@ -138,13 +140,13 @@ final class FlagSourceProcess: RemoteFlagSource {
     private static let timers = DispatchQueue(label: "capctl.FlagSourceProcess.timers")
 
     func stop() {
-        let input = state.withLock { state -> Int32 in
+        let input = state.withLock { state -> LineConnection? in
             state.handler = nil
-            defer { state.input = -1 }
+            defer { state.input = nil }
             return state.input
         }
         // The end of its input stops the helper.
-        if input >= 0 { try? FileDescriptor(rawValue: input).close() }
+        input?.close()
     }
 
     // MARK: The helper's lines
@@ -205,12 +207,12 @@ final class FlagSourceProcess: RemoteFlagSource {
             defer {
                 state.ended = true
                 state.waiting = []
-                state.input = -1
+                state.input = nil
             }
             if state.status.problem == nil || !state.ended { state.status.problem = error }
             return (state.ended ? nil : state.handler, state.waiting, state.input)
         }
-        if input >= 0 { try? FileDescriptor(rawValue: input).close() }
+        input?.close()
         for waiter in waiting { waiter.resume() }
         handler?(.failed(error))
     }
@@ -240,30 +242,27 @@ final class FlagSourceProcess: RemoteFlagSource {
         return helper
     }
 
-    /// Starts the helper with pipes on its standard input and output; its standard error is
-    /// capctl's. Returns the write end of its input and the read end of its output.
+    /// Starts the helper with socket pairs on its standard input and output (a socket, not a
+    /// pipe, so writing to a helper that has gone fails with EPIPE rather than killing capctl with
+    /// SIGPIPE); its standard error is capctl's.
     private static func spawn(_ helper: String, settings: HTTPFlagSourceSettings) throws(ConfigurationError) -> (
-        pid: pid_t, input: Int32, output: Int32
+        pid: pid_t, input: LineConnection, output: LineConnection
     ) {
-        let toHelper: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
-        let fromHelper: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        let toHelper: (parent: LineConnection, child: LineConnection)
+        let fromHelper: (parent: LineConnection, child: LineConnection)
         do throws(Errno) {
-            toHelper = try FileDescriptor.pipe(options: .closeOnExec)
-            do throws(Errno) {
-                fromHelper = try FileDescriptor.pipe(options: .closeOnExec)
-            } catch {
-                try? toHelper.readEnd.close()
-                try? toHelper.writeEnd.close()
-                throw error
-            }
+            let input = try FileDescriptor.socketPair()
+            toHelper = (LineConnection(owning: input.0), LineConnection(owning: input.1))
+            let output = try FileDescriptor.socketPair()
+            fromHelper = (LineConnection(owning: output.0), LineConnection(owning: output.1))
         } catch {
             throw spawnError(error.rawValue)
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toHelper.readEnd.rawValue, STDIN_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, fromHelper.writeEnd.rawValue, STDOUT_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, toHelper.child.descriptor.rawValue, STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, fromHelper.child.descriptor.rawValue, STDOUT_FILENO)
         // Nothing else of capctl's (a PAM conversation, a bus connection) reaches the helper.
         clinux_spawn_close_from(&actions, 3)
         let arguments = [helper, RemoteFlagSourceMessage.encode(settings)]
@@ -274,30 +273,16 @@ final class FlagSourceProcess: RemoteFlagSource {
         let environment: [UnsafeMutablePointer<CChar>?] = [nil]
         var pid: pid_t = 0
         let result = posix_spawn(&pid, helper, &actions, nil, argv, environment)
-        try? toHelper.readEnd.close()
-        try? fromHelper.writeEnd.close()
-        guard result == 0 else {
-            try? toHelper.writeEnd.close()
-            try? fromHelper.readEnd.close()
-            throw spawnError(result)
-        }
-        return (pid, toHelper.writeEnd.rawValue, fromHelper.readEnd.rawValue)
+        toHelper.child.close()
+        fromHelper.child.close()
+        guard result == 0 else { throw spawnError(result) }
+        return (pid, toHelper.parent, fromHelper.parent)
     }
 
     private static func spawnError(_ code: Int32) -> ConfigurationError {
         ConfigurationError("cannot start the flag service helper: \(String(cString: strerror(code)))")
     }
 
-    private static func send(_ command: String, to descriptor: Int32) {
-        var bytes = Array((command + "\n").utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0, errno == EINTR { continue }
-            // The helper is gone: its reader reports that.
-            guard written > 0 else { return }
-            bytes = bytes.dropFirst(written)
-        }
-    }
 }
 
 /// One refresh's wait, ended once: by the helper's `refreshed`, by its end, or by the deadline.
@@ -319,40 +304,5 @@ private final class RefreshWaiter: Sendable {
     /// Ends the wait, unless it had ended already.
     func resume() {
         take()?.resume()
-    }
-}
-
-/// Lines from a pipe, waiting at most a given time for each; used by one thread at a time (the
-/// source's initializer, then its reader thread).
-private final class LineReader: @unchecked Sendable {
-    let descriptor: Int32
-    private var buffer: [UInt8] = []
-
-    init(descriptor: Int32) {
-        self.descriptor = descriptor
-    }
-
-    /// The next line without its line feed, or nil at the end, on an error or after `timeout` seconds.
-    func nextLine(timeout: Double?) -> String? {
-        let deadline = timeout.map { Timestamp.secondsSince1970() + $0 }
-        while true {
-            if let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                defer { buffer.removeFirst(end + 1) }
-                return String(decoding: buffer[..<end], as: UTF8.self)
-            }
-            if let deadline {
-                let remaining = deadline - Timestamp.secondsSince1970()
-                guard remaining > 0 else { return nil }
-                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&poller, 1, Int32(min(remaining * 1000, 60_000)) + 1)
-                if ready < 0, errno == EINTR { continue }
-                guard ready > 0 else { continue }
-            }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let count = read(descriptor, &chunk, chunk.count)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            buffer += chunk[..<count]
-        }
     }
 }

@@ -1,0 +1,177 @@
+import Locking
+package import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A descriptor that speaks lines, and owns it: closed exactly once, by ``close()`` or when the
+/// connection is released. The one reader and writer of lines in the package: a service's client
+/// socket, the polkit agent helper's socket, capctl's flag helper's pipes.
+///
+/// Reading is bounded in length and in time (a monotonic deadline for the whole line, however
+/// slowly its bytes come) and reads nothing past the line's end, so what a peer sends next is
+/// left for the next read; writing writes everything or says it could not (on a socket, with
+/// EPIPE rather than SIGPIPE: give a peer that may go away a socket, not a pipe). A line holding a secret is read into the caller's buffer, byte by byte, and nothing
+/// of it stays here.
+package final class LineConnection: Sendable {
+    /// How a read ended.
+    package enum Read: Equatable, Sendable {
+        /// A whole line, without its line feed.
+        case line([UInt8])
+        /// The peer closed (or the read failed) before a line feed; what came of the line is dropped.
+        case end
+        /// The deadline passed first.
+        case timedOut
+        /// The line is longer than the limit; the rest of it is not read.
+        case tooLong
+        /// The interrupt descriptor became readable first.
+        case interrupted
+    }
+
+    /// The descriptor, owned by this connection.
+    package let descriptor: FileDescriptor
+    private let isSocket: Bool
+    private let closed = Lock(false)
+    /// Bytes read past the last line returned; one reader at a time.
+    private let pending = Lock<[UInt8]>([])
+
+    /// A connection owning `descriptor`.
+    package init(owning descriptor: FileDescriptor) {
+        self.descriptor = descriptor
+        var info = stat()
+        isSocket = fstat(descriptor.rawValue, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK
+    }
+
+    deinit { close() }
+
+    /// Closes the descriptor, once; later reads end and writes fail.
+    package func close() {
+        let first = closed.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        if first { try? descriptor.close() }
+    }
+
+    /// The next line of at most `limit` bytes, waiting until `deadline` (nil: as long as it
+    /// takes) or until `interrupt` becomes readable. Reads ahead in chunks (a line of megabytes
+    /// costs a few reads, not one per byte); what came after the line waits for the next read.
+    package func readLine(
+        limit: Int, until deadline: ContinuousClock.Instant? = nil, interrupt: FileDescriptor? = nil
+    ) -> Read {
+        while true {
+            let buffered = pending.withLock { pending -> Read? in
+                if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    guard newline <= limit else { return .tooLong }
+                    let line = Array(pending[..<newline])
+                    pending.removeSubrange(...newline)
+                    return .line(line)
+                }
+                return pending.count > limit ? .tooLong : nil
+            }
+            if let buffered { return buffered }
+            switch waitReadable(until: deadline, interrupt: interrupt) {
+            case .ready: break
+            case .timedOut: return .timedOut
+            case .interrupted: return .interrupted
+            }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor.rawValue, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR || errno == EAGAIN { continue }
+            guard count > 0 else { return .end }
+            pending.withLock { $0 += chunk[..<count] }
+        }
+    }
+
+    /// The next line read into `buffer` (which bounds it): its length, or how the read ended.
+    /// Byte by byte, so no copy of a secret line is left anywhere but in `buffer`, and nothing
+    /// after the line is read.
+    package func readLine(
+        into buffer: UnsafeMutableBufferPointer<UInt8>, until deadline: ContinuousClock.Instant? = nil,
+        interrupt: FileDescriptor? = nil
+    ) -> Result<Int, ReadEnd> {
+        var count = 0
+        var byte: UInt8 = 0
+        defer { explicit_bzero(&byte, 1) }
+        while true {
+            // What an earlier line read ahead comes first.
+            let ahead = pending.withLock { pending -> UInt8? in pending.isEmpty ? nil : pending.removeFirst() }
+            if let ahead {
+                byte = ahead
+            } else {
+                switch waitReadable(until: deadline, interrupt: interrupt) {
+                case .ready: break
+                case .timedOut: return .failure(ReadEnd(.timedOut))
+                case .interrupted: return .failure(ReadEnd(.interrupted))
+                }
+                let got = Glibc.read(descriptor.rawValue, &byte, 1)
+                if got < 0, errno == EINTR || errno == EAGAIN { continue }
+                guard got == 1 else { return .failure(ReadEnd(.end)) }
+            }
+            if byte == UInt8(ascii: "\n") { return .success(count) }
+            guard count < buffer.count else { return .failure(ReadEnd(.tooLong)) }
+            buffer[count] = byte
+            count += 1
+        }
+    }
+
+    /// A ``Read`` that is not a line, as an error.
+    package struct ReadEnd: Error, Equatable {
+        package let read: Read
+        init(_ read: Read) { self.read = read }
+    }
+
+    /// Writes all of `bytes`; false when the peer is gone, the write failed or the connection
+    /// is closed. Under the lock ``close()`` takes, so a write never reaches a descriptor number
+    /// closed meanwhile and given to another file.
+    @discardableResult
+    package func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        closed.withLock { closed in closed ? false : writeAll(bytes) }
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let written =
+                isSocket
+                ? Glibc.send(descriptor.rawValue, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+                : Glibc.write(descriptor.rawValue, bytes.baseAddress! + sent, bytes.count - sent)
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return false }
+            sent += written
+        }
+        return true
+    }
+
+    /// Writes `line` and a line feed; false when the peer is gone.
+    @discardableResult
+    package func writeLine(_ line: String) -> Bool {
+        (Array(line.utf8) + [UInt8(ascii: "\n")]).withUnsafeBytes { write($0) }
+    }
+
+    private enum Wait { case ready, timedOut, interrupted }
+
+    private func waitReadable(until deadline: ContinuousClock.Instant?, interrupt: FileDescriptor?) -> Wait {
+        guard deadline != nil || interrupt != nil else { return .ready }
+        while true {
+            var timeout: Int32 = -1
+            if let deadline {
+                let left = ContinuousClock.now.duration(to: deadline)
+                guard left > .zero else { return .timedOut }
+                let (seconds, attoseconds) = left.components
+                timeout = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            }
+            var entries = [pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)]
+            if let interrupt { entries.append(pollfd(fd: interrupt.rawValue, events: Int16(POLLIN), revents: 0)) }
+            let ready = poll(&entries, nfds_t(entries.count), timeout)
+            if ready < 0, errno == EINTR { continue }
+            // An error shows in the read that follows.
+            if ready < 0 { return .ready }
+            if entries.count > 1, entries[1].revents != 0 { return .interrupted }
+            if ready > 0 { return .ready }
+        }
+    }
+}
