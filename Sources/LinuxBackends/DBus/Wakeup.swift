@@ -7,7 +7,7 @@ import SystemPackage
 /// Wakes a thread waiting in poll(2) from any thread: a byte on a socket pair.
 final class Wakeup: Sendable {
     /// The end a waiting thread polls (-1 when no pair could be made: nothing wakes it then).
-    let descriptor: Int32
+    var descriptor: Int32 { reader?.rawValue ?? -1 }
     private let reader: FileDescriptor?
     private let writer: FileDescriptor?
     private let signalled = Atomic<Bool>(false)
@@ -16,7 +16,6 @@ final class Wakeup: Sendable {
         let pair = try? FileDescriptor.socketPair()
         reader = pair?.0
         writer = pair?.1
-        descriptor = pair?.0.rawValue ?? -1
     }
 
     var wasSignalled: Bool { signalled.load(ordering: .acquiring) }

@@ -24,16 +24,15 @@ final class LogSocket: Sendable {
     static let sendTimeoutMilliseconds: Int32 = 1000
 
     let path: String
-    /// -1 until the first record, and after the log went away.
-    private let connection = Lock<Int32>(-1)
+    /// None until the first record, and after the log went away.
+    private let connection = Lock<FileDescriptor?>(nil)
 
     init(path: String) {
         self.path = path
     }
 
     deinit {
-        let descriptor = connection.withLock { $0 }
-        if descriptor >= 0 { try? FileDescriptor(rawValue: descriptor).close() }
+        try? connection.withLock { $0 }?.close()
     }
 
     /// Sends `bytes` as one datagram (records are bounded to fit one: `AuditRecord.maximumField`).
@@ -49,22 +48,25 @@ final class LogSocket: Sendable {
     /// Runs `attempt` (0, or an errno) on the kept connection: once more after waiting for room
     /// when the log is full, and once on a new connection when the old one went away.
     private func deliver(_ attempt: (Int32) -> Int32) -> Delivery {
-        connection.withLock { descriptor in
+        connection.withLock { kept in
             var code: Int32 = 0
             for _ in 0..<2 {
-                if descriptor < 0 {
-                    descriptor = clinux_unix_socket(path, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_CONNECT)
-                    if descriptor < 0 {
-                        let code = -descriptor
-                        descriptor = -1
-                        return [ENOENT, ECONNREFUSED, ENOTDIR, EACCES].contains(code) ? .noReceiver : .failed
+                let descriptor: FileDescriptor
+                if let kept {
+                    descriptor = kept
+                } else {
+                    let made = clinux_unix_socket(path, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_CONNECT)
+                    guard made >= 0 else {
+                        return [ENOENT, ECONNREFUSED, ENOTDIR, EACCES].contains(-made) ? .noReceiver : .failed
                     }
+                    descriptor = FileDescriptor(rawValue: made)
+                    kept = descriptor
                 }
-                code = attempt(descriptor)
+                code = attempt(descriptor.rawValue)
                 if code == EAGAIN || code == EWOULDBLOCK {
-                    var waiting = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    var waiting = pollfd(fd: descriptor.rawValue, events: Int16(POLLOUT), revents: 0)
                     guard poll(&waiting, 1, Self.sendTimeoutMilliseconds) == 1 else { return .full }
-                    code = attempt(descriptor)
+                    code = attempt(descriptor.rawValue)
                     if code == EAGAIN || code == EWOULDBLOCK { return .full }
                 }
                 switch code {
@@ -72,8 +74,8 @@ final class LogSocket: Sendable {
                 case EMSGSIZE: return .failed
                 default:
                     // The receiver went away (ECONNREFUSED, ENOTCONN): connect again, once.
-                    try? FileDescriptor(rawValue: descriptor).close()
-                    descriptor = -1
+                    try? descriptor.close()
+                    kept = nil
                 }
             }
             return [ECONNREFUSED, ENOTCONN, ENOENT].contains(code) ? .noReceiver : .failed
