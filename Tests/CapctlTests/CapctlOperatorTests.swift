@@ -385,20 +385,7 @@ struct CapctlOperatorTests {
     @Test("without its helper, a flag service's gate is undecided and says why; other gates never need it")
     func missingHelper() throws {
         let alone = builtProductForAnyUser("capctl")
-        let tree = try PolicyTree()
-        try tree.write(
-            "etc/policy.yaml",
-            """
-            flags:
-              http:
-                - url: http://127.0.0.1:9/flags.json
-                  timeout: 1s
-            capabilities:
-              remote: { kind: flag, flag: remote-only }
-              scratch: { kind: file, path: /tmp }
-            gates:
-              remote: { require: remote }
-            """)
+        let tree = try PolicyTree.unreachableService(capabilities: "  scratch: { kind: file, path: /tmp }")
         let remote = try tree.run([alone, "check", "remote", "--non-interactive"], extraEnvironment: [:])
         #expect(remote.status == 1, "\(remote.output)\(remote.error)")
         #expect(remote.output.contains("remote: undecided"), "\(remote.output)")

@@ -34,27 +34,6 @@ struct CapctlRemoteFlagsTests {
         return tree
     }
 
-    /// A policy whose one flag service (on a port nothing listens on) serves the only flag of gate
-    /// `remote`; `more` adds capabilities and gates.
-    private func unreachableServiceTree(capabilities more: String = "", gates: String = "") throws -> PolicyTree {
-        let tree = try PolicyTree()
-        try tree.write(
-            "etc/policy.yaml",
-            """
-            flags:
-              http:
-                - url: http://127.0.0.1:9/flags.json
-                  timeout: 1s
-            capabilities:
-              remote: { kind: flag, flag: remote-only }
-            \(more)
-            gates:
-              remote: { require: remote }
-            \(gates)
-            """)
-        return tree
-    }
-
     @Test("check opens a gate on a remote flag; flags sources and status show URL, state, last success, ETag")
     func gateOnRemoteFlag() throws {
         let server = try NginxFixture()
@@ -239,7 +218,7 @@ struct CapctlRemoteFlagsTests {
 
     @Test("for every caller, a flag service helper that others may change is not started")
     func untrustedHelper() throws {
-        let tree = try unreachableServiceTree()
+        let tree = try PolicyTree.unreachableService()
         let capctl = builtProductForAnyUser("capctl", companions: ["capctl-flag-source"])
         let helper = (capctl as NSString).deletingLastPathComponent + "/capctl-flag-source"
         chmod(helper, 0o777)
@@ -261,7 +240,7 @@ struct CapctlRemoteFlagsTests {
         "capctl's wait for its flag helper is bounded by the source's timeout: a silent helper leaves the gate undecided"
     )
     func silentHelper() throws {
-        let tree = try unreachableServiceTree(
+        let tree = try PolicyTree.unreachableService(
             capabilities: "  scratch: { kind: file, path: /tmp }",
             gates: """
                   local: { require: { all-of: [scratch, { not: { gate: never } }] } }

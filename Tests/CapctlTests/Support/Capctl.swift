@@ -127,3 +127,26 @@ final class PolicyTree {
         try capctl(arguments, as: .root, memoryLimit: memoryLimit)
     }
 }
+
+extension PolicyTree {
+    /// A policy whose one flag service (on a port nothing listens on) serves the only flag of gate
+    /// `remote`; `more` adds capabilities and gates.
+    static func unreachableService(capabilities more: String = "", gates: String = "") throws -> PolicyTree {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            flags:
+              http:
+                - url: http://127.0.0.1:9/flags.json
+                  timeout: 1s
+            capabilities:
+              remote: { kind: flag, flag: remote-only }
+            \(more)
+            gates:
+              remote: { require: remote }
+            \(gates)
+            """)
+        return tree
+    }
+}
