@@ -211,6 +211,12 @@ struct CapctlRemoteFlagsTests {
         #expect(field("NoNewPrivs") == "1")
         let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(helper)/environ"))
         #expect(environ.isEmpty, "\(String(decoding: environ, as: UTF8.self))")
+        // Another process of nobody's cannot look inside it (the token is in its memory): the kernel
+        // made it non-dumpable when it left root, so ptrace access is refused.
+        let peek = try runProcess(
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/cat", "/proc/\(helper)/environ"])
+        #expect(peek.status != 0 && peek.standardError.contains("Permission denied"), "\(peek.standardError)")
         // capctl, still root, kept the last good copy the helper can no longer write.
         let copy = try FileManager.default.attributesOfItem(atPath: tree.root + "/copies/flags.json")
         #expect(copy[.ownerAccountID] as? Int == 0)
