@@ -1,6 +1,4 @@
-import Locking
 public import ProcedureCore
-import Synchronization
 
 /// A condition satisfied when a capability's status meets its requirement.
 ///
@@ -21,8 +19,7 @@ import Synchronization
 /// queue.addProcedure(backup)
 /// ```
 public struct AuthorizedFor: ProcedureCondition {
-    // One shared reference keeps the condition small, and lets the authorization's result
-    // reach the final check of the procedure that asked for it.
+    // One shared reference keeps the condition small.
     private final class Gate: Sendable {
         let capability: any CapabilityType
         let name: String
@@ -32,8 +29,6 @@ public struct AuthorizedFor: ProcedureCondition {
         let unavailableReason: String?
         /// What this gate's authorizations are serialized with (``Authorize``).
         let serializationKey: String
-        let authorized = Lock<[ObjectIdentifier: CapabilityStatus]>([:])
-        let pendingCount = Atomic<Int>(0)
 
         init(_ capability: any CapabilityType, label: String?, serializationKey: String? = nil) {
             self.capability = capability
@@ -46,19 +41,6 @@ public struct AuthorizedFor: ProcedureCondition {
             } else {
                 unavailableReason = nil
             }
-        }
-
-        func store(_ status: CapabilityStatus, for procedure: Procedure) {
-            let added = authorized.withLock { $0.updateValue(status, forKey: ObjectIdentifier(procedure)) == nil }
-            if added { pendingCount.add(1, ordering: .releasing) }
-        }
-
-        /// The status an authorization returned for `procedure`, taken once.
-        func takeAuthorizedStatus(for procedure: Procedure) -> CapabilityStatus? {
-            guard pendingCount.load(ordering: .acquiring) > 0 else { return nil }
-            let taken = authorized.withLock { $0.removeValue(forKey: ObjectIdentifier(procedure)) }
-            if taken != nil { pendingCount.subtract(1, ordering: .releasing) }
-            return taken
         }
 
         func result(for status: consuming CapabilityStatus, allowsInteraction: Bool) -> ConditionResult {
@@ -122,19 +104,13 @@ public struct AuthorizedFor: ProcedureCondition {
     public var producesDependency: Bool { true }
 
     public func makeDependency(for procedure: Procedure) -> Procedure? {
-        let gate = self.gate
-        let authorize = Authorize(gate.capability, serializedAs: gate.serializationKey) { [weak procedure] status in
-            if let procedure { gate.store(status, for: procedure) }
-        }
-        // A procedure cancelled before its final check must not leave its result behind.
-        procedure.addObserver(
-            BlockObserver(didFinish: { finished, _ in _ = gate.takeAuthorizedStatus(for: finished) }))
-        return authorize
+        Authorize(gate.capability, serializedAs: gate.serializationKey)
     }
 
     public func evaluateImmediately(for procedure: Procedure, context: ConditionContext) -> ConditionResult? {
-        if let authorized = gate.takeAuthorizedStatus(for: procedure) {
-            return gate.result(for: authorized, allowsInteraction: false)
+        // After the authorization ran, its output decides: the status it arrived at, handed on.
+        if let authorize = context.producedDependency as? Authorize, case .success(let status)? = authorize.output {
+            return gate.result(for: status, allowsInteraction: false)
         }
         if let reason = gate.unavailableReason {
             return gate.result(for: .unavailable(reason, cause: .backendMissing), allowsInteraction: false)

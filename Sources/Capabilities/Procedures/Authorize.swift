@@ -26,29 +26,22 @@ public final class Authorize: AsyncProcedure<CapabilityStatus>, @unchecked Senda
         "authorization:\(capabilityName)"
     }
 
-    private let report: (@Sendable (CapabilityStatus) -> Void)?
-
     /// Creates a procedure authorizing `capability`.
     public convenience init(_ capability: some CapabilityType) {
-        self.init(capability, reportingTo: nil)
+        self.init(capability, serializedAs: nil)
     }
 
-    /// Creates a procedure that also hands its result to `report` before it finishes, serialized
-    /// with the other authorizations of `serializedAs` (the capability's name by default).
-    init(
-        _ capability: any CapabilityType, serializedAs key: String? = nil,
-        reportingTo report: (@Sendable (CapabilityStatus) -> Void)?
-    ) {
+    /// Creates a procedure serialized with the other authorizations of `serializedAs` (the
+    /// capability's name by default). Its output is the status it arrived at, which the condition
+    /// that produced it decides on.
+    init(_ capability: any CapabilityType, serializedAs key: String?) {
         self.capability = capability
-        self.report = report
         super.init(name: "Authorize(\(capability.name))")
         addExclusivityCategory(Self.exclusivityCategory(for: key ?? capability.name))
     }
 
     public override func run() async throws -> CapabilityStatus {
-        let status = try await requestIfNeeded()
-        report?(status)
-        return status
+        try await requestIfNeeded()
     }
 
     private func requestIfNeeded() async throws -> CapabilityStatus {

@@ -197,7 +197,7 @@ final class ConditionEvaluation: Sendable {
     /// Phase two, for one leaf: runs its dependency, then checks the leaf once more.
     private func ask(_ index: Int) {
         guard let dependency = tree.leaves[index].makeDependency(for: procedure) else {
-            checkAgain(index)
+            checkAgain(index, after: nil)
             return
         }
         let (queue, observers) = procedure.storage.withLock { ($0.queue, $0.observers) }
@@ -215,14 +215,16 @@ final class ConditionEvaluation: Sendable {
                     state.currentDependency = nil
                     return !state.isCancelled
                 }
-                if proceed { checkAgain(index) }
+                if proceed { checkAgain(index, after: dependency) }
             }))
         queue.addProcedure(dependency)
     }
 
-    private func checkAgain(_ index: Int) {
+    /// The final check of one leaf, handed the dependency it produced (finished) when it did.
+    private func checkAgain(_ index: Int, after dependency: Procedure?) {
         tree.leaves[index].evaluate(
-            for: procedure, context: ConditionContext(allowsInteraction: false, evaluation: self)
+            for: procedure,
+            context: ConditionContext(allowsInteraction: false, evaluation: self, producedDependency: dependency)
         ) {
             [self] result in
             let proceed = state.withLock { state -> Bool in

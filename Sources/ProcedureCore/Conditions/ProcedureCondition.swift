@@ -83,6 +83,11 @@ public struct ConditionContext: Sendable {
     /// ``ConditionResult/needsInteraction(_:)``. False otherwise: the answer must then be final.
     public let allowsInteraction: Bool
 
+    /// In the final check after a condition's produced dependency ran (an authorization
+    /// request), that dependency, finished: its output is what the condition decides on, handed
+    /// on rather than read again. Nil otherwise.
+    public let producedDependency: Procedure?
+
     /// The evaluation asking, which tells of its abandonment; nil where nothing can abandon it.
     let evaluation: ConditionEvaluation?
 
@@ -91,9 +96,10 @@ public struct ConditionContext: Sendable {
         self.init(allowsInteraction: allowsInteraction, evaluation: nil)
     }
 
-    init(allowsInteraction: Bool, evaluation: ConditionEvaluation?) {
+    init(allowsInteraction: Bool, evaluation: ConditionEvaluation?, producedDependency: Procedure? = nil) {
         self.allowsInteraction = allowsInteraction
         self.evaluation = evaluation
+        self.producedDependency = producedDependency
     }
 
     /// Runs `handler` if the evaluation is abandoned before it decides (the procedure was
