@@ -207,19 +207,10 @@ public final class LoadedPolicy: Sendable {
 
 /// The result of evaluating a gate.
 public struct GateEvaluation: Sendable {
-    /// How a gate stands.
-    public enum Outcome: Sendable, Equatable {
-        /// It holds now.
-        case satisfied
-        /// It does not hold, and asking would not change that.
-        case failed
-        /// Whether it holds could not be decided (an error, an unavailable backend, a flag that
-        /// cannot be evaluated). It does not hold: gates fail closed.
-        case undecided
-        /// It would hold only if someone were asked and authorized a capability (a password, for
-        /// example); evaluated without interaction, nobody was.
-        case needsInteraction
-    }
+    /// How a gate stands: the core's verdict for its condition, the one vocabulary from the
+    /// condition's result to capctl's exit status (satisfied, failed, undecided,
+    /// needsInteraction).
+    public typealias Outcome = ConditionResult.Verdict
 
     /// The gate's name.
     public let gate: String
@@ -231,15 +222,18 @@ public struct GateEvaluation: Sendable {
     /// Whether the gate holds.
     public var holds: Bool { outcome == .satisfied }
 
+    /// Whether it failed because a person dismissed a prompt it asked (not because they were
+    /// refused): told once, here, from the capability error that carries the dismissal.
+    public let wasDismissed: Bool
+
     init(gate: String, report: ConditionReport) {
         self.gate = gate
         self.explanation = report.explanation
-        self.outcome =
-            switch report.verdict {
-            case .satisfied: .satisfied
-            case .failed: .failed
-            case .undecided: .undecided
-            case .needsInteraction: .needsInteraction
+        self.outcome = report.verdict
+        wasDismissed =
+            report.verdict == .failed
+            && report.explanation.failedLeaves.contains { leaf in
+                (leaf.error as? CapabilityError)?.status.cause == .dismissed
             }
     }
 }

@@ -45,11 +45,7 @@ enum Verdict: String, Sendable {
         case .satisfied: self = .authorized
         case .undecided: self = .undecided
         case .needsInteraction: self = .notDetermined
-        case .failed:
-            let dismissed = evaluation.explanation.failedLeaves.contains { leaf in
-                (leaf.error as? CapabilityError)?.status.cause == .dismissed
-            }
-            self = dismissed ? .dismissed : .denied
+        case .failed: self = evaluation.wasDismissed ? .dismissed : .denied
         }
     }
 
