@@ -180,7 +180,7 @@ public final class LoadedPolicy: Sendable {
     /// current status, each flag with its value. The same evaluation as a procedure gated on
     /// ``condition(forGate:context:subject:)`` gets, with the same explanation, only without running
     /// authorization requests: a gate that could hold only by asking is
-    /// ``GateEvaluation/Outcome/needsInteraction``.
+    /// `needsInteraction` (``GateEvaluation/Outcome``).
     public func evaluate(
         gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil
     ) async throws(ConfigurationError) -> GateEvaluation {

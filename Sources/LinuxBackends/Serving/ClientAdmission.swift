@@ -44,11 +44,6 @@ final class ClientAdmission: Sendable {
         return .success(Slot(self, uid: uid))
     }
 
-    /// Connections held now: by `uid`, or by everyone.
-    func held(by uid: UInt32? = nil) -> Int {
-        counts.withLock { counts in uid.map { counts.byUser[$0, default: 0] } ?? counts.total }
-    }
-
     private func release(uid: UInt32) {
         counts.withLock { counts in
             counts.total -= 1

@@ -36,7 +36,7 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
 /// ```swift
 /// let listener = try ClientListener(path: "/run/myservice.sock")
 /// try listener.run { client in
-///     guard let request = try? client.readRequest() else { return }
+///     guard let request = try? client.readRequest(), request == "restart" else { return }
 ///     let serve = try? ServeClientRequest(client, policy: policy, gate: "restart") { _ in "restarted" }
 ///     serve.map { queue.addProcedure($0) }
 /// }
