@@ -24,15 +24,20 @@ final class LogSocket: Sendable {
     static let sendTimeoutMilliseconds: Int32 = 1000
 
     let path: String
-    /// None until the first record, and after the log went away.
-    private let connection = Lock<FileDescriptor?>(nil)
+    /// None until the first record, and after the log went away. Shared by reference: a record
+    /// sends and waits on the connection it took without holding the lock, so records wait side
+    /// by side on a full log (each at most its own bound), never one behind another.
+    private let connection = Lock<Connection?>(nil)
+
+    /// A connected socket, closed when the last record using it lets go.
+    private final class Connection: Sendable {
+        let descriptor: FileDescriptor
+        init(_ descriptor: FileDescriptor) { self.descriptor = descriptor }
+        deinit { try? descriptor.close() }
+    }
 
     init(path: String) {
         self.path = path
-    }
-
-    deinit {
-        try? connection.withLock { $0 }?.close()
     }
 
     /// Sends `bytes` as one datagram (records are bounded to fit one: `AuditRecord.maximumField`).
@@ -48,37 +53,35 @@ final class LogSocket: Sendable {
     /// Runs `attempt` (0, or an errno) on the kept connection: once more after waiting for room
     /// when the log is full, and once on a new connection when the old one went away.
     private func deliver(_ attempt: (Int32) -> Int32) -> Delivery {
-        connection.withLock { kept in
-            var code: Int32 = 0
-            for _ in 0..<2 {
-                let descriptor: FileDescriptor
-                if let kept {
-                    descriptor = kept
-                } else {
-                    let made = clinux_unix_socket(path, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_CONNECT)
-                    guard made >= 0 else {
-                        return [ENOENT, ECONNREFUSED, ENOTDIR, EACCES].contains(-made) ? .noReceiver : .failed
-                    }
-                    descriptor = FileDescriptor(rawValue: made)
-                    kept = descriptor
+        var code: Int32 = 0
+        for _ in 0..<2 {
+            let taken = connection.withLock { kept -> (Connection?, Delivery) in
+                if let kept { return (kept, .delivered) }
+                let made = clinux_unix_socket(path, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_CONNECT)
+                guard made >= 0 else {
+                    return (nil, [ENOENT, ECONNREFUSED, ENOTDIR, EACCES].contains(-made) ? .noReceiver : .failed)
                 }
-                code = attempt(descriptor.rawValue)
-                if code == EAGAIN || code == EWOULDBLOCK {
-                    var waiting = pollfd(fd: descriptor.rawValue, events: Int16(POLLOUT), revents: 0)
-                    guard poll(&waiting, 1, Self.sendTimeoutMilliseconds) == 1 else { return .full }
-                    code = attempt(descriptor.rawValue)
-                    if code == EAGAIN || code == EWOULDBLOCK { return .full }
-                }
-                switch code {
-                case 0: return .delivered
-                case EMSGSIZE: return .failed
-                default:
-                    // The receiver went away (ECONNREFUSED, ENOTCONN): connect again, once.
-                    try? descriptor.close()
-                    kept = nil
-                }
+                let connection = Connection(FileDescriptor(rawValue: made))
+                kept = connection
+                return (connection, .delivered)
             }
-            return [ECONNREFUSED, ENOTCONN, ENOENT].contains(code) ? .noReceiver : .failed
+            // No connection: the second part says why.
+            guard let current = taken.0 else { return taken.1 }
+            code = attempt(current.descriptor.rawValue)
+            if code == EAGAIN || code == EWOULDBLOCK {
+                var waiting = pollfd(fd: current.descriptor.rawValue, events: Int16(POLLOUT), revents: 0)
+                guard poll(&waiting, 1, Self.sendTimeoutMilliseconds) == 1 else { return .full }
+                code = attempt(current.descriptor.rawValue)
+                if code == EAGAIN || code == EWOULDBLOCK { return .full }
+            }
+            switch code {
+            case 0: return .delivered
+            case EMSGSIZE: return .failed
+            default:
+                // The receiver went away (ECONNREFUSED, ENOTCONN): connect again, once.
+                connection.withLock { kept in if kept === current { kept = nil } }
+            }
         }
+        return [ECONNREFUSED, ENOTCONN, ENOENT].contains(code) ? .noReceiver : .failed
     }
 }
