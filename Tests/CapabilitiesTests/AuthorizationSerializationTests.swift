@@ -8,11 +8,16 @@ import Testing
 /// work is not. And contract 13 for a gate waiting on a person.
 @Suite("Authorization serialization", .timeLimit(.minutes(1)))
 struct AuthorizationSerializationTests {
-    @Test("concurrent gates on one capability ask one at a time, and a kept answer is not asked again")
-    func serializedPrompts() async {
+    /// Without a status in memory (`answersAtOnce` false), the later requests find the answer
+    /// only by reading the status again: they must not use what their gates read before the
+    /// first request asked.
+    @Test(
+        "concurrent gates on one capability ask one at a time, and a kept answer is not asked again",
+        arguments: [true, false])
+    func serializedPrompts(answersAtOnce: Bool) async {
         let firstAsked = Latch()
         let answer = Latch()
-        let admin = ScriptedCapability(name: "admin") {
+        let admin = ScriptedCapability(name: "admin", answersAtOnce: answersAtOnce) {
             firstAsked.open()
             await answer.wait()
         }

@@ -32,12 +32,17 @@ struct AuthorizedForTests {
 
     @Test("notDetermined asks once, and the new status decides", arguments: [true, false])
     func notDeterminedAsks(answersAtOnce: Bool) async {
-        let admin = ScriptedCapability(name: "admin", answersAtOnce: answersAtOnce)
+        // A name of its own: requests of the same name in tests running alongside would make the
+        // authorization read again (AuthorizationTurns).
+        let admin = ScriptedCapability(name: "admin asked once \(answersAtOnce)", answersAtOnce: answersAtOnce)
         admin.answerAuthorizations(.becomes(.authorized("password accepted")))
         let (ran, procedure) = await gate(AuthorizedFor(admin))
         #expect(ran)
         #expect(admin.authorizationCount == 1)
         #expect(procedure.conditionExplanation?.outcome == .passed)
+        // One read per phase: the gate's read is handed to the authorization, which does not
+        // read again (an answer in memory is asked once more, as it may have changed meanwhile).
+        #expect(admin.statusReadCount == (answersAtOnce ? 2 : 1))
     }
 
     @Test("an authorization that is returned but not kept still opens this gate")

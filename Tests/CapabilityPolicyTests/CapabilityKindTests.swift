@@ -134,3 +134,28 @@ extension Result {
         return nil
     }
 }
+
+/// What a kept login is tied to: any changed setting changes it, and no two different settings read alike.
+@Suite("Capability settings' fingerprint")
+struct CapabilitySettingsFingerprintTests {
+    @Test("one text per settings: changed by any value, key or type, never shared by different settings")
+    func fingerprint() {
+        let base = CapabilitySettings(["service": .string("admin"), "keep": .duration(.seconds(300))])
+        #expect(base.fingerprint == CapabilitySettings(base.values).fingerprint)
+        #expect(base.fingerprint == #"{"keep":{"duration":[300,0]},"service":"admin"}"#)
+        let different: [CapabilitySettings] = [
+            CapabilitySettings(["service": .string("admin"), "keep": .duration(.seconds(301))]),
+            CapabilitySettings(["service": .string("admin")]),
+            CapabilitySettings(["service": .string("admin"), "keep": .duration(.milliseconds(300_001))]),
+            // A value that spells another setting in it.
+            CapabilitySettings(["service": .string(#"admin","keep":{"duration":[300,0]}"#)]),
+            CapabilitySettings(["service": .strings(["admin"]), "keep": .duration(.seconds(300))]),
+            CapabilitySettings(["service": .string("admin"), "keep": .integer(300)]),
+            CapabilitySettings(["service": .string("admin"), "keep": .any(.number(300))]),
+            CapabilitySettings(["service": .string("admin"), "keep": .stringMap(["duration": "300"])]),
+            CapabilitySettings(["service": .string("admin"), "keep": .boolean(true)]),
+        ]
+        let texts = different.map(\.fingerprint)
+        #expect(Set(texts + [base.fingerprint]).count == texts.count + 1, "\(texts)")
+    }
+}

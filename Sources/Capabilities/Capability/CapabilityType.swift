@@ -29,6 +29,12 @@ public protocol CapabilityType: Sendable {
     /// The default returns ``status()``, for capabilities that cannot be granted by asking.
     func authorize() async throws -> CapabilityStatus
 
+    /// Requests authorization given `status`, the status just read (notDetermined), so that a
+    /// backend which reads its status before asking need not read it again: ``Authorize`` hands
+    /// on what it read. Defaults to ``authorize()``. Backends that read their status in
+    /// ``authorize()``, and wrappers (which pass it on to their base), implement it.
+    func authorize(after status: CapabilityStatus) async throws -> CapabilityStatus
+
     /// The current status when it is known at once, without I/O or blocking (a kept
     /// authorization, a value held in memory); nil when finding out needs ``status()``.
     /// Gates use it to decide without switching to a task. Defaults to nil.
@@ -45,6 +51,10 @@ extension CapabilityType {
 
     public func authorize() async throws -> CapabilityStatus {
         try await status()
+    }
+
+    public func authorize(after status: CapabilityStatus) async throws -> CapabilityStatus {
+        try await authorize()
     }
 
     public func knownStatus() -> CapabilityStatus? { nil }

@@ -43,7 +43,12 @@ public struct AuthorizedFor: ProcedureCondition {
             }
         }
 
-        func result(for status: consuming CapabilityStatus, allowsInteraction: Bool) -> ConditionResult {
+        /// `turn` is ``AuthorizationTurns``' count for this gate's key taken before `status` was
+        /// read through `status()`, handed on with it when the gate needs interaction. A status
+        /// known in memory is not handed on: the authorization asks memory again at no cost.
+        func result(
+            for status: consuming CapabilityStatus, allowsInteraction: Bool, turn: UInt64? = nil
+        ) -> ConditionResult {
             // Unavailable covers errors too: nothing was decided, so no negation may pass on it.
             if status.kind == .unavailable {
                 return .undecided(
@@ -57,7 +62,10 @@ public struct AuthorizedFor: ProcedureCondition {
                 swap(&reason, &status.reason)
                 return .satisfied(reason)
             }
-            if status.kind == .notDetermined, allowsInteraction { return .needsInteraction(status.reason) }
+            if status.kind == .notDetermined, allowsInteraction {
+                guard let turn else { return .needsInteraction(status.reason) }
+                return .needsInteraction(status.reason, finding: ObservedStatus(status, turn: turn))
+            }
             return .failed(
                 "\(status.kind.rawValue), requires \(requirementText): \(status.reason)",
                 error: CapabilityError.unauthorized(
@@ -107,6 +115,13 @@ public struct AuthorizedFor: ProcedureCondition {
         Authorize(gate.capability, serializedAs: gate.serializationKey)
     }
 
+    /// The authorization, starting from the status the first phase read.
+    public func makeDependency(for procedure: Procedure, after firstAnswer: ConditionResult?) -> Procedure? {
+        Authorize(
+            gate.capability, serializedAs: gate.serializationKey,
+            observed: (firstAnswer?.finding as? ObservedStatus).map { ($0.status, $0.turn) })
+    }
+
     public func evaluateImmediately(for procedure: Procedure, context: ConditionContext) -> ConditionResult? {
         // After the authorization ran, its output decides: the status it arrived at, handed on.
         if let authorize = context.producedDependency as? Authorize, case .success(let status)? = authorize.output {
@@ -129,10 +144,18 @@ public struct AuthorizedFor: ProcedureCondition {
         }
         let (gate, allowsInteraction) = (self.gate, context.allowsInteraction)
         let check = Task {
+            let turn = AuthorizationTurns.current(gate.serializationKey)
             let status = await gate.capability.resolveStatus()
-            completion(gate.result(for: status, allowsInteraction: allowsInteraction))
+            completion(gate.result(for: status, allowsInteraction: allowsInteraction, turn: turn))
         }
         // A cancelled procedure's check stops too (a name lookup, a D-Bus call): its answer would go unheard.
         context.whenAbandoned { check.cancel() }
     }
+}
+
+/// A status a gate read, and the turn it was read at, handed on to the authorization it produces.
+private final class ObservedStatus: Sendable {
+    let status: CapabilityStatus
+    let turn: UInt64
+    init(_ status: CapabilityStatus, turn: UInt64) { (self.status, self.turn) = (status, turn) }
 }

@@ -98,9 +98,18 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     /// keeps the result when it is authorized.
     public func authorize() async throws -> CapabilityStatus {
         if let kept = currentKept() { return kept }
-        let status = try await base.authorize()
-        guard status.kind == .authorized else { return status }
-        keep(status)
+        return kept(try await base.authorize())
+    }
+
+    /// As ``authorize()``, handing `status` on to the base.
+    public func authorize(after status: CapabilityStatus) async throws -> CapabilityStatus {
+        if let kept = currentKept() { return kept }
+        return kept(try await base.authorize(after: status))
+    }
+
+    /// `status`, kept when it is authorized.
+    private func kept(_ status: CapabilityStatus) -> CapabilityStatus {
+        if status.kind == .authorized { keep(status) }
         return status
     }
 

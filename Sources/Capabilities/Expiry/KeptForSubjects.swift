@@ -74,7 +74,16 @@ struct KeptForSubject: CapabilityType {
 
     func authorize() async throws -> CapabilityStatus {
         if let kept = kept() { return kept }
-        let status = try await base.authorize()
+        return kept(try await base.authorize())
+    }
+
+    func authorize(after status: CapabilityStatus) async throws -> CapabilityStatus {
+        if let kept = kept() { return kept }
+        return kept(try await base.authorize(after: status))
+    }
+
+    /// `status`, kept for the subject's scope when it is authorized.
+    private func kept(_ status: CapabilityStatus) -> CapabilityStatus {
         // A subject without a scope (a user by name) has nothing to keep it for.
         guard status.kind == .authorized, let scope, let now = timeline.now() else { return status }
         store.keep(

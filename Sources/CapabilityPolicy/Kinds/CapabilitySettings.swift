@@ -34,6 +34,16 @@ public struct CapabilitySettings: Sendable, Equatable {
         self.values = values
     }
 
+    /// Every setting as one canonical text (compact JSON, keys sorted), which changes whenever
+    /// any setting does: what a record kept under these settings is tied to. Written by hand,
+    /// not by `String(describing:)`, whose reflection cost a third of a `capctl check`.
+    package var fingerprint: String {
+        let members = values.sorted { $0.key < $1.key }.map { key, value in
+            FlagValue.string(key).description + ":" + value.canonicalText
+        }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
     /// The value of `key`, if given.
     public subscript(key: String) -> Value? { values[key] }
 
@@ -77,5 +87,21 @@ public struct CapabilitySettings: Sendable, Equatable {
     public func value(_ key: String) -> FlagValue? {
         if case .any(let value)? = values[key] { return value }
         return nil
+    }
+}
+
+extension CapabilitySettings.Value {
+    /// The value as compact JSON, tagged with its type where JSON would not tell it.
+    fileprivate var canonicalText: String {
+        switch self {
+        case .string(let value): FlagValue.string(value).description
+        case .duration(let value):
+            "{\"duration\":[\(value.components.seconds),\(value.components.attoseconds)]}"
+        case .boolean(let value): value ? "true" : "false"
+        case .integer(let value): "{\"integer\":\(value)}"
+        case .strings(let values): FlagValue.list(values.map(FlagValue.string)).description
+        case .stringMap(let values): FlagValue.structure(values.mapValues(FlagValue.string)).description
+        case .any(let value): "{\"any\":\(value)}"
+        }
     }
 }

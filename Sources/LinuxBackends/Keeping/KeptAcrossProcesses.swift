@@ -73,7 +73,18 @@ public struct KeptAcrossProcesses: CapabilityType {
     public func authorize() async throws -> CapabilityStatus {
         let capability = self
         if let kept = try await BlockingWork.value({ capability.kept() }) { return kept }
-        let status = try await base.authorize()
+        return kept(try await base.authorize())
+    }
+
+    /// As ``authorize()``, without reading the record again: `status` was read through
+    /// ``status()``, which read it (a login kept meanwhile by this process is the base's
+    /// ``knownStatus()``, which ``Authorize`` asks first).
+    public func authorize(after status: CapabilityStatus) async throws -> CapabilityStatus {
+        kept(try await base.authorize(after: status))
+    }
+
+    /// `status`, recorded for later processes when it is authorized.
+    private func kept(_ status: CapabilityStatus) -> CapabilityStatus {
         guard status.kind == .authorized else { return status }
         // A record that cannot be written only means the next process asks again; the reason says so.
         guard let key else {

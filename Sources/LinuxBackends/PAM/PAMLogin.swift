@@ -152,7 +152,12 @@ public struct PAMLogin: CapabilityType {
     /// Runs the PAM transaction on a thread of its own (it blocks while a person types), for at
     /// most ``timeout``; cancelling the calling task stops the wait.
     public func authorize() async throws -> CapabilityStatus {
-        let current = try await status()
+        try await authorize(after: try await status())
+    }
+
+    /// Runs the transaction when `current`, the status just read, is notDetermined; otherwise
+    /// returns it (the service file was checked by that read, and is not walked again).
+    public func authorize(after current: CapabilityStatus) async throws -> CapabilityStatus {
         guard current.kind == .notDetermined, case .success(let library) = PAMLibrary.load(libraryPath) else {
             return current
         }

@@ -150,6 +150,12 @@ public struct PolkitAuthorization: SubjectCapability {
     }
 
     /// Asks polkitd with interaction, through an agent of this process's own.
+    /// For another subject, `status`, the answer just read: its authentication is not asked here.
+    public func authorize(after status: CapabilityStatus) async throws -> CapabilityStatus {
+        if subject != nil { return status }
+        return try await authorize()
+    }
+
     public func authorize() async throws -> CapabilityStatus {
         // Another subject's authentication is not asked on this process's terminal.
         if subject != nil { return try await status() }

@@ -31,9 +31,8 @@ enum LinuxKinds {
         // Records belong to whoever runs the check (as sudo's do); the PAM user is in the capability's name.
         guard let records = context.options.keptLoginRecords else { return kept }
         // Every setting, so a changed policy voids what was kept under the old one.
-        let fingerprint = settings.values.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }
-            .joined(separator: ";")
-        return KeptAcrossProcesses(kept, records: records, uid: geteuid(), fingerprint: fingerprint, keep: keep)
+        return KeptAcrossProcesses(
+            kept, records: records, uid: geteuid(), fingerprint: settings.fingerprint, keep: keep)
     }
 
     /// `kind: polkit`: polkit authorizes this process for an action (Docs/Backends/Polkit.md).

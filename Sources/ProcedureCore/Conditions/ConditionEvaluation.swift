@@ -196,7 +196,8 @@ final class ConditionEvaluation: Sendable {
 
     /// Phase two, for one leaf: runs its dependency, then checks the leaf once more.
     private func ask(_ index: Int) {
-        guard let dependency = tree.leaves[index].makeDependency(for: procedure) else {
+        let firstAnswer = state.withLock { $0.results[index] }
+        guard let dependency = tree.leaves[index].makeDependency(for: procedure, after: firstAnswer) else {
             checkAgain(index, after: nil)
             return
         }

@@ -32,6 +32,11 @@ public struct ConditionResult: Sendable {
     public var reason: String
     /// The underlying error, if one caused a failure or left the condition undecided.
     public var error: (any Error)?
+    /// What the check found, for the dependency the condition produces to start from
+    /// (``ProcedureCondition/makeDependency(for:after:)``): a capability's status read in the
+    /// first phase, so its authorization does not read it again. Nil for most conditions; a
+    /// reference, so that results stay small.
+    public var finding: (any AnyObject & Sendable)?
 
     /// Creates a result.
     public init(verdict: Verdict, reason: String, error: (any Error)? = nil) {
@@ -58,5 +63,12 @@ public struct ConditionResult: Sendable {
     /// The condition could hold after its produced dependency asks.
     public static func needsInteraction(_ reason: String) -> ConditionResult {
         ConditionResult(verdict: .needsInteraction, reason: reason)
+    }
+
+    /// The condition could hold after its produced dependency asks, which starts from `finding`.
+    public static func needsInteraction(_ reason: String, finding: some AnyObject & Sendable) -> ConditionResult {
+        var result = ConditionResult(verdict: .needsInteraction, reason: reason)
+        result.finding = finding
+        return result
     }
 }

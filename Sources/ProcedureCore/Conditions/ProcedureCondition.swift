@@ -30,6 +30,12 @@ public protocol ProcedureCondition: Sendable {
     /// Produces the dependency to run before the final check, or nil. Called at most once per run.
     func makeDependency(for procedure: Procedure) -> Procedure?
 
+    /// Produces the dependency given this condition's first-phase answer (nil when it was not
+    /// asked before its dependency), so the dependency can start from what the check found
+    /// (``ConditionResult/finding``) instead of finding it out again. Defaults to
+    /// ``makeDependency(for:)``; the evaluation calls this one.
+    func makeDependency(for procedure: Procedure, after firstAnswer: ConditionResult?) -> Procedure?
+
     /// Checks the condition and calls `completion` once, on any thread.
     func evaluate(
         for procedure: Procedure,
@@ -47,6 +53,9 @@ extension ProcedureCondition {
     public var producesDependency: Bool { false }
     public var evaluatesBeforeDependency: Bool { true }
     public func makeDependency(for procedure: Procedure) -> Procedure? { nil }
+    public func makeDependency(for procedure: Procedure, after firstAnswer: ConditionResult?) -> Procedure? {
+        makeDependency(for: procedure)
+    }
     public func evaluateImmediately(for procedure: Procedure, context: ConditionContext) -> ConditionResult? { nil }
 }
 
