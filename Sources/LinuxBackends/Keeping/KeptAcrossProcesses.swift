@@ -78,7 +78,7 @@ public struct KeptAcrossProcesses: CapabilityType {
 
     /// As ``authorize()``, without reading the record again: `status` was read through
     /// ``status()``, which read it (a login kept meanwhile by this process is the base's
-    /// ``knownStatus()``, which ``Authorize`` asks first).
+    /// ``knownStatus()``, which `Authorize` asks first).
     public func authorize(after status: CapabilityStatus) async throws -> CapabilityStatus {
         kept(try await base.authorize(after: status))
     }
