@@ -202,7 +202,7 @@ final class ConditionEvaluation: Sendable {
             return
         }
         let (queue, observers) = procedure.storage.withLock { ($0.queue, $0.observers) }
-        dependency.storage.withLock { $0.flags[.isProducedDependency] = true }
+        dependency.storage.withLock { $0.markProducedDependency() }
         let waiting = state.withLock { state -> Bool in
             guard !state.isCancelled, queue != nil else { return false }
             state.currentDependency = dependency

@@ -81,7 +81,7 @@ enum DependencyCycleDetector {
         // A group is never sealed: it can gain children until it finishes.
         // The usual case, a dependency already known to be acyclic or finished, needs no search.
         if !(start is GroupProcedure), startDependencies.allSatisfy({ $0 !== start && isClosed($0) }) {
-            start.storage.withLock { $0.flags[.isSealedAgainstCycles] = true }
+            start.storage.withLock { $0.markSealedAgainstCycles() }
             return nil
         }
         var stack = [Frame(procedure: start, dependencies: startDependencies, contained: startContained)]
@@ -98,7 +98,7 @@ enum DependencyCycleDetector {
                 if frame.reachesOpen {
                     if !stack.isEmpty { stack[stack.count - 1].reachesOpen = true }
                 } else {
-                    frame.procedure.storage.withLock { $0.flags[.isSealedAgainstCycles] = true }
+                    frame.procedure.storage.withLock { $0.markSealedAgainstCycles() }
                 }
                 continue
             }
@@ -106,7 +106,7 @@ enum DependencyCycleDetector {
             stack[top].next += 1
             if dependency === start {
                 let members = stack.map(\.procedure)
-                for member in members { member.storage.withLock { $0.flags[.isOnDependencyCycle] = true } }
+                for member in members { member.storage.withLock { $0.markOnDependencyCycle() } }
                 return members
             }
             let id = ObjectIdentifier(dependency)

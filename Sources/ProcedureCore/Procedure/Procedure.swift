@@ -91,12 +91,12 @@ open class Procedure: @unchecked Sendable {
     ///
     /// - Parameter error: An optional reason, recorded as ``error`` if none was recorded yet.
     public final func cancel(with error: (any Error)? = nil) {
-        let cancellation = storage.withLock { state in
-            let cancellation = state.cancel(error: error)
-            if cancellation != nil { conditionReference.markCancelled() }
-            return cancellation
+        let action = storage.withLock { state in
+            let action = state.cancel(error: error)
+            if case .cancelled = action { conditionReference.markCancelled() }
+            return action
         }
-        guard let cancellation else { return }
+        guard case .cancelled(let cancellation) = action else { return }
         ProcedureLog.debug(
             self, on: cancellation.queue, "cancelled while \(cancellation.phase)" + (error.map { ": \($0)" } ?? ""))
         for observer in cancellation.observers { observer.procedureDidCancel(self, error: error) }
@@ -132,7 +132,7 @@ open class Procedure: @unchecked Sendable {
     public var conditionExplanation: ConditionExplanation? {
         // Answers are written before they are published under the lock, and never after.
         let (list, treeResults) = storage.withLock { state in
-            (state.flags[.hasConditionResults] ? conditionReference.list : nil, state.extras?.conditionTreeResults)
+            (state.flags[.hasConditionResults] ? conditionReference.list : nil, state.conditionTreeResults)
         }
         guard let list else { return nil }
         // The tree is rebuilt rather than kept: conditions cannot change once enqueued.
@@ -143,8 +143,7 @@ open class Procedure: @unchecked Sendable {
     /// Waits until the procedure has finished. Returns at once if it already has.
     public func waitUntilFinished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waiting = storage.withLock { $0.addWaiter(continuation) }
-            if !waiting { continuation.resume() }
+            if case .resumeNow = storage.withLock({ $0.addWaiter(continuation) }) { continuation.resume() }
         }
     }
 
@@ -172,19 +171,14 @@ open class Procedure: @unchecked Sendable {
         case .duplicate: return
         case .added: break
         }
-        let alreadyFinished = dependency.storage.withLock { state -> Bool in
-            if state.state == .finished { return true }
-            state.dependents.append(self)
-            return false
-        }
-        if alreadyFinished { dependencyDidFinish() }
+        if case .alreadyFinished = dependency.storage.withLock({ $0.addDependent(self) }) { dependencyDidFinish() }
     }
 
     /// Removes a dependency added with ``addDependency(_:)``. Ignored once this procedure is on a queue.
     public final func removeDependency(_ dependency: Procedure) {
-        guard storage.withLock({ $0.removeDependency(dependency) }) else { return }
-        let wasWaiting = dependency.storage.withLock { $0.dependents.remove(self) }
-        if wasWaiting { storage.withLock { $0.stopWaiting() } }
+        guard case .removed = storage.withLock({ $0.removeDependency(dependency) }) else { return }
+        guard case .removed = dependency.storage.withLock({ $0.removeDependent(self) }) else { return }
+        _ = storage.withLock { $0.stopWaiting() }
     }
 
     /// Adds a condition that must be satisfied before the procedure executes.
@@ -193,13 +187,12 @@ open class Procedure: @unchecked Sendable {
     public final func addCondition<Condition: ProcedureCondition>(_ condition: Condition) {
         // Generic rather than an existential parameter: the caller passes its condition without
         // a copy, and the list copies it once, into its slot.
-        let added = storage.withLock { state -> Bool in
-            guard state.acceptsConfiguration else { return false }
-            conditionReference.append(condition)
-            state.conditionAdded(isComposition: ConditionTree.isComposition(Condition.self))
-            return true
+        let action = storage.withLock { state in
+            let action = state.addCondition(isComposition: ConditionTree.isComposition(Condition.self))
+            if case .accepted = action { conditionReference.append(condition) }
+            return action
         }
-        if !added { configuredAfterEnqueue("the condition '\(condition.name)'") }
+        if case .refused = action { configuredAfterEnqueue("the condition '\(condition.name)'") }
     }
 
     /// The conditions added so far (kept after finishing, for ``conditionExplanation``).
@@ -211,8 +204,9 @@ open class Procedure: @unchecked Sendable {
     /// names the same category. Adding one once this procedure is on a queue is misuse (see
     /// ``Procedure``): it is cancelled if it has not started.
     public final func addExclusivityCategory(_ category: String) {
-        let added = storage.withLock { $0.addExclusivityCategory(category) }
-        if !added { configuredAfterEnqueue("the exclusivity category '\(category)'") }
+        if case .refused = storage.withLock({ $0.addExclusivityCategory(category) }) {
+            configuredAfterEnqueue("the exclusivity category '\(category)'")
+        }
     }
 
     /// Makes this procedure mutually exclusive with every other procedure that names the same
@@ -232,12 +226,12 @@ open class Procedure: @unchecked Sendable {
     public var priority: ProcedurePriority {
         get { conditionReference.priority }
         set {
-            let accepted = storage.withLock { state -> Bool in
-                guard state.acceptsConfiguration else { return false }
-                conditionReference.setPriority(newValue)
-                return true
+            let action = storage.withLock { state in
+                let action = state.configure()
+                if case .accepted = action { conditionReference.setPriority(newValue) }
+                return action
             }
-            if !accepted {
+            if case .refused = action {
                 let queue = storage.withLock { $0.queue }
                 ProcedureLog.warning(self, on: queue, "priority \(newValue) was set after it was enqueued: ignored")
             }
@@ -250,8 +244,9 @@ open class Procedure: @unchecked Sendable {
     /// Adds an observer. Safe at any time: one added after the procedure finished hears
     /// did-finish at once, on the calling thread.
     public final func addObserver(_ observer: any ProcedureObserver) {
-        let finishedError = storage.withLock { $0.addObserver(observer) }
-        if case .some(let error) = finishedError { observer.procedureDidFinish(self, error: error) }
+        if case .tellFinished(let error) = storage.withLock({ $0.addObserver(observer) }) {
+            observer.procedureDidFinish(self, error: error)
+        }
     }
 
     // MARK: Internal hooks
@@ -272,8 +267,7 @@ open class Procedure: @unchecked Sendable {
             guard let present else { return false }
             observers = present
         } else {
-            let present = storage.withLock { $0.startExecuting() }
-            guard let present else { return false }
+            guard case .execute(let present) = storage.withLock({ $0.startExecuting() }) else { return false }
             observers = present
         }
         ProcedureLog.debug(self, on: queue, "executing")
@@ -324,13 +318,13 @@ extension Procedure {
             DependencyCycleDetector.check(self)
         case .proceed:
             dependenciesDidFinish()
-            return storage.withLock { $0.endEnqueueing() }
+            if case .pushWithBatch = storage.withLock({ $0.endEnqueueing() }) { return true }
         }
         return false
     }
 
     func dependencyDidFinish() {
-        if storage.withLock({ $0.dependencyFinished() }) { dependenciesDidFinish() }
+        if case .beginEvaluation = storage.withLock({ $0.dependencyFinished() }) { dependenciesDidFinish() }
     }
 
     private func dependenciesDidFinish() {
@@ -347,20 +341,21 @@ extension Procedure {
             evaluate(list.tree(containsCompositions: false), checked)
             return nil
         }
-        let observers = storage.withLock { state in
-            let observers = state.conditionsPassedOnWorker()
-            if observers != nil { conditionReference.setEvaluatesOnWorker(false) }
-            return observers
+        let action = storage.withLock { state in
+            let action = state.conditionsPassedOnWorker()
+            if case .execute = action { conditionReference.setEvaluatesOnWorker(false) }
+            return action
         }
-        if observers != nil { ProcedureLog.debug(self, on: queue, "conditions satisfied") }
+        guard case .execute(let observers) = action else { return nil }
+        ProcedureLog.debug(self, on: queue, "conditions satisfied")
         return observers
     }
 
     /// Moves from pending to evaluating conditions. Also called by a resumed queue for parked procedures.
     func beginEvaluation() {
-        let work = storage.withLock { state in state.beginEvaluation().map { ($0, conditionReference.list) } }
-        guard let (start, list) = work else { return }
-        for input in start.inputs {
+        let (start, list) = storage.withLock { state in (state.beginEvaluation(), conditionReference.list) }
+        guard case .evaluate(let inputs, let hasComposedConditions) = start else { return }
+        for input in inputs {
             if let error = input() {
                 cancel(with: error)
                 return
@@ -370,7 +365,7 @@ extension Procedure {
             conditionsDidPass()
             return
         }
-        let tree = list.tree(containsCompositions: start.hasComposedConditions)
+        let tree = list.tree(containsCompositions: hasComposedConditions)
         evaluate(tree, ConditionEvaluation.ImmediateCheck(tree: tree, procedure: self))
     }
 
@@ -386,7 +381,7 @@ extension Procedure {
             [self] record, passed in
             conditionsDidFinishEvaluating(results: record.results, passed: passed)
         }
-        if storage.withLock({ $0.evaluationStarted(evaluation) }) { evaluation.start() }
+        if case .start = storage.withLock({ $0.evaluationStarted(evaluation) }) { evaluation.start() }
     }
 
     private func conditionsDidFinishEvaluating(results: [ConditionResult?], passed: Bool) {
@@ -394,9 +389,9 @@ extension Procedure {
             conditionsDidPass(results: results)
             return
         }
-        let current = storage.withLock { $0.conditionsFailed(results: results, in: conditionReference.list) }
+        let action = storage.withLock { $0.conditionsFailed(results: results, in: conditionReference.list) }
         // The explanation is built from what was just stored, the same way the public property does.
-        if current, let explanation = conditionExplanation {
+        if case .cancel = action, let explanation = conditionExplanation {
             let error = ProcedureError.conditionsNotSatisfied(explanation)
             ProcedureLog.debug(self, on: storage.withLock { $0.queue }, "\(error)")
             cancel(with: error)
@@ -408,7 +403,7 @@ extension Procedure {
         var owner: ProcedureQueue?
         let action = storage.withLock { state -> ProcedureLifecycle.PassAction in
             let action = state.conditionsPassed(results: results, in: conditionReference.list)
-            if case .none = action { return action }
+            if case .stale = action { return action }
             owner = state.queue
             // Ready again after an evaluation that asked: the worker that takes it runs it.
             conditionReference.setEvaluatesOnWorker(false)
@@ -420,7 +415,7 @@ extension Procedure {
 
     private func carryOut(_ action: ProcedureLifecycle.PassAction, grantedLease: ExclusivityLease? = nil) {
         switch action {
-        case .none:
+        case .stale:
             grantedLease?.release()
         case .deferred:
             break
@@ -430,13 +425,15 @@ extension Procedure {
             let lease = ExclusivityLease(categories: categories, scope: queue.exclusivityScope) { [self] lease in
                 carryOut(storage.withLock { $0.exclusivityGranted(lease) }, grantedLease: lease)
             }
-            if storage.withLock({ $0.leaseCreated(lease) }) { lease.acquire() }
+            if case .acquire = storage.withLock({ $0.leaseCreated(lease) }) { lease.acquire() }
         }
     }
 
     /// Finishes a procedure that has not started executing (cancelled, or on a dependency cycle).
     func finishWithoutExecuting(error: (any Error)? = nil) {
-        guard let transition = storage.withLock({ $0.finishWithoutExecuting(error: error) }) else { return }
+        guard case .finishing(let transition) = storage.withLock({ $0.finishWithoutExecuting(error: error) }) else {
+            return
+        }
         transition.evaluation?.cancel()
         complete(transition)
     }

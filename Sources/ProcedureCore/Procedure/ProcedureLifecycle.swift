@@ -1,13 +1,18 @@
-/// A procedure's state and every transition of its life, as one state machine.
+/// A procedure's state and every transition of its life, as one state machine in swift-nio's
+/// shape: what is valid only in some phases travels in that phase's payload, the storage is
+/// private, every event returns an action, and a transition that cannot happen is a
+/// precondition failure rather than a silent guard.
 ///
-/// Each event is a mutating method that checks the state, moves it, and returns an action: what
-/// the caller must do outside the procedure's lock (tell observers, hand the procedure to its
-/// queue, start an evaluation, finish). The machine does no work itself and knows no threads or
-/// locks, so its transitions are tested by calling the events in any order
-/// (Tests/ProcedureCoreTests/ProcedureLifecycleTests.swift). `Procedure` holds it behind its
-/// lock and carries the actions out.
+/// Each event is a mutating method that checks the phase, moves it, and returns what the caller
+/// must do outside the procedure's lock (tell observers, hand the procedure to its queue, start
+/// an evaluation, finish). Events that may legitimately arrive late, because another thread
+/// moved the procedure on first (a cancel racing an evaluation, a lease granted after the
+/// procedure finished), answer with an explicit `stale` or `ignored` action. The machine does
+/// no work itself and knows no threads or locks, so its transitions are tested by calling the
+/// events in every order (Tests/ProcedureCoreTests/ProcedureLifecycleTests.swift). `Procedure`
+/// holds it behind its lock and carries the actions out.
 ///
-/// The states move forward only (``ProcedureState``):
+/// The phases move forward only (``ProcedureState``):
 ///
 /// | From                    | Event                                   | To                      |
 /// |-------------------------|-----------------------------------------|-------------------------|
@@ -16,29 +21,67 @@
 /// | pending                 | `beginEvaluation`                       | evaluatingConditions    |
 /// | evaluatingConditions    | `conditionsPassed`, no exclusivity      | ready                   |
 /// | evaluatingConditions    | `conditionsPassed`, exclusivity         | waitingForExclusivity   |
-/// | waitingForExclusivity   | `exclusivityGranted`                    | ready                   |
+/// | waitingForExclusivity   | `exclusivityGranted`                    | ready (holding the lease) |
 /// | ready, or evaluating    | `startExecuting`, `conditionsPassedOnWorker` | executing          |
 /// | executing               | `finish`                                | finishing or finished   |
 /// | pending ..< executing   | `finishWithoutExecuting` (cancel, cycle, failed conditions) | finishing or finished |
 /// | finishing               | `takeForFinished`                       | finished                |
 ///
-/// Cancelling sets `isCancelled` in any state before finishing; a cancelled procedure never
+/// Cancelling sets `isCancelled` in any phase before finishing; a cancelled procedure never
 /// moves to executing.
 struct ProcedureLifecycle {
-    // The small fields first, so that they share one word.
-    var state: ProcedureState = .initialized
-    var isCancelled = false
-    var flags = Flags()
-    var pendingDependencies: Int32 = 0
-    var error: (any Error)?
-    var dependencies = ProcedureList()
-    var dependents = ProcedureList()
-    var observers: [any ProcedureObserver] = []
-    var queue: ProcedureQueue?
-    /// What most procedures never use, out of line so that the common procedure stays small.
-    var extras: Extras?
+    /// Where the procedure is, with what is valid only there: the evaluation that waits for late
+    /// answers while conditions are evaluated, and the exclusivity lease from the moment it is
+    /// made until the procedure finishes.
+    enum Phase {
+        case initialized
+        case pending
+        case evaluatingConditions(ConditionEvaluation?)
+        case waitingForExclusivity(ExclusivityLease?)
+        case ready(lease: ExclusivityLease?)
+        case executing(lease: ExclusivityLease?)
+        case finishing
+        case finished
 
-    /// Yes-or-no facts about the procedure, one bit each: `state.flags[.isProducedDependency]`.
+        var state: ProcedureState {
+            switch self {
+            case .initialized: .initialized
+            case .pending: .pending
+            case .evaluatingConditions: .evaluatingConditions
+            case .waitingForExclusivity: .waitingForExclusivity
+            case .ready: .ready
+            case .executing: .executing
+            case .finishing: .finishing
+            case .finished: .finished
+            }
+        }
+
+        /// The lease held, in the phases that may hold one.
+        var lease: ExclusivityLease? {
+            switch self {
+            case .waitingForExclusivity(let lease), .ready(let lease), .executing(let lease): lease
+            default: nil
+            }
+        }
+    }
+
+    // The phase (a tag and a reference) first, then the small fields in its second word; the
+    // error is out of line, so the machine stays seven words, as it was with a one-byte state.
+    private(set) var phase: Phase = .initialized
+    private(set) var isCancelled = false
+    private(set) var flags = Flags()
+    private(set) var pendingDependencies: Int32 = 0
+    private(set) var dependencies = ProcedureList()
+    private(set) var dependents = ProcedureList()
+    private(set) var observers: [any ProcedureObserver] = []
+    private(set) var queue: ProcedureQueue?
+    /// What most procedures never use, out of line so that the common procedure stays small.
+    private var extras: Extras?
+
+    /// The public state the phase stands for.
+    var state: ProcedureState { phase.state }
+
+    /// Yes-or-no facts about the procedure, one bit each: `lifecycle.flags[.isProducedDependency]`.
     struct Flags: OptionSet {
         let rawValue: UInt8
         /// Made by a condition of another procedure, not added by the user.
@@ -63,35 +106,24 @@ struct ProcedureLifecycle {
         }
     }
 
-    /// The rarely used part, guarded by the procedure's lock.
-    final class Extras {
+    /// The rarely used part.
+    private final class Extras {
         var name: String?
+        /// The first error recorded: out of line, since most procedures succeed.
+        var error: (any Error)?
         var exclusivityCategories: [String] = []
         var inputs: [@Sendable () -> (any Error)?] = []
         var waiters: [CheckedContinuation<Void, Never>] = []
-        var evaluation: ConditionEvaluation?
-        var exclusivityLease: ExclusivityLease?
         /// For procedures with many dependencies, so the duplicate check stays constant-time.
         var dependencyIdentities: Set<ObjectIdentifier>?
         /// The answers of conditions that include compositions, one per leaf of their tree.
         var conditionTreeResults: [ConditionResult?]?
         /// The last progress reported (Procedure+Progress.swift).
         var progress: ProcedureProgress?
-
-        /// Whether finishing has more to do than tell dependents and the queue.
-        var holdsFinishWork: Bool { !waiters.isEmpty || evaluation != nil || exclusivityLease != nil }
-    }
-
-    // MARK: Stored parts
-
-    /// A name given by the user; out of line, since many procedures go by their type's name.
-    var name: String? {
-        get { extras?.name }
-        set { if newValue != nil || extras != nil { extra.name = newValue } }
     }
 
     /// The out-of-line part, created on first write.
-    var extra: Extras {
+    private var extra: Extras {
         mutating get {
             if let extras { return extras }
             let created = Extras()
@@ -100,23 +132,59 @@ struct ProcedureLifecycle {
         }
     }
 
+    // MARK: Reading
+
+    /// A name given by the user; out of line, since many procedures go by their type's name.
+    /// A label, not part of the machine: it may change at any time.
+    var name: String? {
+        get { extras?.name }
+        set { if newValue != nil || extras != nil { extra.name = newValue } }
+    }
+
+    /// The first error recorded.
+    var error: (any Error)? { extras?.error }
+
+    /// Records `newError` unless an error was recorded first.
+    private mutating func record(_ newError: (any Error)?) {
+        if let newError, extras?.error == nil { extra.error = newError }
+    }
+
     var exclusivityCategories: [String] { extras?.exclusivityCategories ?? [] }
-    var inputs: [@Sendable () -> (any Error)?] { extras?.inputs ?? [] }
-    var waiters: [CheckedContinuation<Void, Never>] { extras?.waiters ?? [] }
-    var evaluation: ConditionEvaluation? {
-        get { extras?.evaluation }
-        set { if newValue != nil || extras != nil { extra.evaluation = newValue } }
+    var conditionTreeResults: [ConditionResult?]? { extras?.conditionTreeResults }
+
+    /// The progress to show: what was reported, complete once the procedure succeeded.
+    var progress: ProcedureProgress {
+        let reported = extras?.progress ?? .notStarted
+        return state == .finished && error == nil && !isCancelled ? reported.completing : reported
     }
-    var exclusivityLease: ExclusivityLease? {
-        get { extras?.exclusivityLease }
-        set { if newValue != nil || extras != nil { extra.exclusivityLease = newValue } }
-    }
+
+    // MARK: Facts others record
+
+    // Facts, not transitions: they change no phase and ask nothing of the caller.
+
+    /// Made by a condition of another procedure.
+    mutating func markProducedDependency() { flags[.isProducedDependency] = true }
+    /// Found on a dependency cycle: it never begins its evaluation.
+    mutating func markOnDependencyCycle() { flags[.isOnDependencyCycle] = true }
+    /// Everything reachable from here is enqueued and acyclic.
+    mutating func markSealedAgainstCycles() { flags[.isSealedAgainstCycles] = true }
 
     // MARK: Configuration
 
-    /// Configuration (dependencies, conditions, exclusivity, inputs) is accepted only before the
-    /// procedure is on a queue; later, the caller treats it as misuse.
-    var acceptsConfiguration: Bool { state == .initialized }
+    /// Configuration (dependencies, conditions, exclusivity, inputs, priority) is accepted only
+    /// before the procedure is on a queue; later, the caller treats it as misuse.
+    enum ConfigurationAction {
+        case accepted
+        case refused(ProcedureState)
+    }
+
+    private var configurationAction: ConfigurationAction {
+        if case .initialized = phase { return .accepted }
+        return .refused(state)
+    }
+
+    /// A setting outside the machine (a priority) is about to change.
+    func configure() -> ConfigurationAction { configurationAction }
 
     enum DependencyAddition { case added, duplicate, refused }
 
@@ -129,9 +197,9 @@ struct ProcedureLifecycle {
     }
 
     /// Records a dependency the procedure now waits for. On `.added` the caller registers this
-    /// procedure as the dependency's dependent (or reports `dependencyFinished` if it already finished).
+    /// procedure as the dependency's dependent (`addDependent`), which may report it finished.
     mutating func addDependency(_ procedure: Procedure) -> DependencyAddition {
-        guard acceptsConfiguration else { return .refused }
+        guard case .accepted = configurationAction else { return .refused }
         guard !dependsOn(procedure) else { return .duplicate }
         dependencies.append(procedure)
         if extras?.dependencyIdentities != nil {
@@ -143,41 +211,93 @@ struct ProcedureLifecycle {
         return .added
     }
 
-    /// Forgets a dependency; true if it was one (the caller then withdraws from its dependents).
-    mutating func removeDependency(_ procedure: Procedure) -> Bool {
-        guard acceptsConfiguration, dependencies.remove(procedure) else { return false }
+    enum DependencyRemoval {
+        /// The caller withdraws from the dependency's dependents, and reports `stopWaiting`
+        /// if it was still waiting there.
+        case removed
+        case notADependency
+        case refused
+    }
+
+    mutating func removeDependency(_ procedure: Procedure) -> DependencyRemoval {
+        guard case .accepted = configurationAction else { return .refused }
+        guard dependencies.remove(procedure) else { return .notADependency }
         extras?.dependencyIdentities?.remove(ObjectIdentifier(procedure))
-        return true
+        return .removed
+    }
+
+    /// How many dependencies are still waited for, after a removal.
+    enum WaitingCount {
+        case waiting(Int32)
     }
 
     /// A removed dependency was still being waited for.
-    mutating func stopWaiting() {
+    mutating func stopWaiting() -> WaitingCount {
+        precondition(pendingDependencies > 0, "stopped waiting for a dependency that was not waited for")
         pendingDependencies -= 1
+        return .waiting(pendingDependencies)
     }
 
-    /// A condition was appended (the caller appends it to the list in the same lock).
-    mutating func conditionAdded(isComposition: Bool) {
-        if isComposition { flags[.hasComposedConditions] = true }
+    enum DependentAddition {
+        case added
+        /// Already finished: the caller reports `dependencyFinished` to the dependent at once.
+        case alreadyFinished
     }
 
-    mutating func addExclusivityCategory(_ category: String) -> Bool {
-        guard acceptsConfiguration else { return false }
-        if !exclusivityCategories.contains(category) { extra.exclusivityCategories.append(category) }
-        return true
+    /// `procedure` waits for this one.
+    mutating func addDependent(_ procedure: Procedure) -> DependentAddition {
+        if case .finished = phase { return .alreadyFinished }
+        dependents.append(procedure)
+        return .added
     }
 
-    /// Adds an observer, or returns the error to report at once if the procedure has finished.
-    mutating func addObserver(_ observer: any ProcedureObserver) -> (any Error)?? {
-        if state == .finished { return .some(error) }
+    enum DependentRemoval { case removed, notWaiting }
+
+    /// `procedure` no longer waits for this one.
+    mutating func removeDependent(_ procedure: Procedure) -> DependentRemoval {
+        dependents.remove(procedure) ? .removed : .notWaiting
+    }
+
+    /// A condition is appended (the caller appends it to the list in the same lock, on `.accepted`).
+    mutating func addCondition(isComposition: Bool) -> ConfigurationAction {
+        let action = configurationAction
+        if case .accepted = action, isComposition { flags[.hasComposedConditions] = true }
+        return action
+    }
+
+    mutating func addExclusivityCategory(_ category: String) -> ConfigurationAction {
+        let action = configurationAction
+        if case .accepted = action, !exclusivityCategories.contains(category) {
+            extra.exclusivityCategories.append(category)
+        }
+        return action
+    }
+
+    /// An input to take from a dependency before the conditions.
+    mutating func addInput(_ input: @escaping @Sendable () -> (any Error)?) -> ConfigurationAction {
+        let action = configurationAction
+        if case .accepted = action { extra.inputs.append(input) }
+        return action
+    }
+
+    enum ObserverAddition {
+        case added
+        /// Finished already: the caller tells the observer at once, with this error.
+        case tellFinished(error: (any Error)?)
+    }
+
+    mutating func addObserver(_ observer: any ProcedureObserver) -> ObserverAddition {
+        if case .finished = phase { return .tellFinished(error: error) }
         observers.append(observer)
-        return .none
+        return .added
     }
 
-    /// Adds a waiter; false if the procedure has finished, and the caller resumes it at once.
-    mutating func addWaiter(_ waiter: CheckedContinuation<Void, Never>) -> Bool {
-        if state == .finished { return false }
+    enum WaiterAddition { case waiting, resumeNow }
+
+    mutating func addWaiter(_ waiter: CheckedContinuation<Void, Never>) -> WaiterAddition {
+        if case .finished = phase { return .resumeNow }
         extra.waiters.append(waiter)
-        return true
+        return .waiting
     }
 
     enum Claim {
@@ -189,7 +309,7 @@ struct ProcedureLifecycle {
     /// Claims the procedure for a queue, unless it is already on one or past initialized.
     mutating func claim(by queue: ProcedureQueue) -> Claim {
         if let current = self.queue { return .onQueue(current) }
-        guard state == .initialized else { return .started(state) }
+        guard case .initialized = phase else { return .started(state) }
         self.queue = queue
         return .claimed
     }
@@ -211,18 +331,21 @@ struct ProcedureLifecycle {
         case proceed
     }
 
-    /// The queue linked the procedure into its list. `hasConditions` says whether it has any;
-    /// `mayEvaluateOnWorker` is false while the queue is suspended.
+    /// The queue that claimed the procedure linked it into its list. `hasConditions` says
+    /// whether it has any; `mayEvaluateOnWorker` is false while the queue is suspended.
     mutating func enqueued(hasConditions: Bool, mayEvaluateOnWorker: Bool) -> EnqueueAction {
-        state = .pending
+        guard case .initialized = phase, queue != nil else {
+            preconditionFailure("enqueued while \(state), \(queue == nil ? "unclaimed" : "claimed")")
+        }
+        phase = .pending
         if isCancelled { return .finishWithoutExecuting }
         guard pendingDependencies == 0 else { return .waitForDependencies }
-        guard inputs.isEmpty, exclusivityCategories.isEmpty else {
+        guard extras?.inputs.isEmpty ?? true, exclusivityCategories.isEmpty else {
             flags[.defersReadyPush] = true
             return .proceed
         }
         if !hasConditions {
-            state = .ready
+            phase = .ready(lease: nil)
             return .ready
         }
         // Plain conditions and nothing else: a worker evaluates them when it takes the procedure
@@ -231,66 +354,101 @@ struct ProcedureLifecycle {
             flags[.defersReadyPush] = true
             return .proceed
         }
-        state = .evaluatingConditions
+        phase = .evaluatingConditions(nil)
         return .readyToEvaluateOnWorker
     }
 
-    /// Ends the deferral `.proceed` began; true if the procedure became ready meanwhile, and the
-    /// queue pushes it with its batch.
-    mutating func endEnqueueing() -> Bool {
+    enum EndEnqueueAction {
+        /// It became ready meanwhile: the queue pushes it with its batch.
+        case pushWithBatch
+        case nothing
+    }
+
+    /// Ends the deferral `.proceed` began.
+    mutating func endEnqueueing() -> EndEnqueueAction {
+        precondition(flags[.defersReadyPush], "endEnqueueing without a deferral")
         flags[.defersReadyPush] = false
         defer { flags[.hasDeferredReadyPush] = false }
-        return flags[.hasDeferredReadyPush]
+        return flags[.hasDeferredReadyPush] ? .pushWithBatch : .nothing
     }
 
-    /// One dependency finished; true when it was the last and the evaluation may begin.
-    mutating func dependencyFinished() -> Bool {
+    enum DependencyFinishedAction {
+        /// It was the last, and the evaluation may begin.
+        case beginEvaluation
+        case keepWaiting
+    }
+
+    /// One dependency finished.
+    mutating func dependencyFinished() -> DependencyFinishedAction {
+        precondition(pendingDependencies > 0, "a dependency finished that was not waited for")
         pendingDependencies -= 1
-        return pendingDependencies == 0 && state == .pending && !isCancelled
+        guard pendingDependencies == 0, case .pending = phase, !isCancelled else { return .keepWaiting }
+        return .beginEvaluation
     }
 
-    /// What an evaluation begins with: inputs to take first, then the conditions.
-    struct EvaluationStart {
-        var inputs: [@Sendable () -> (any Error)?]
-        var hasComposedConditions: Bool
+    enum EvaluationStart {
+        /// Take `inputs` first, then evaluate the conditions.
+        case evaluate(inputs: [@Sendable () -> (any Error)?], hasComposedConditions: Bool)
+        /// No longer pending (cancelled and finishing, or begun already), or on a dependency cycle.
+        case stale
     }
 
-    /// Moves from pending to evaluating conditions, unless cancelled or on a dependency cycle.
-    mutating func beginEvaluation() -> EvaluationStart? {
-        guard state == .pending, !isCancelled, !flags[.isOnDependencyCycle] else { return nil }
-        state = .evaluatingConditions
-        let inputs = self.inputs
+    /// Moves from pending to evaluating conditions.
+    mutating func beginEvaluation() -> EvaluationStart {
+        guard case .pending = phase, !isCancelled, !flags[.isOnDependencyCycle] else { return .stale }
+        phase = .evaluatingConditions(nil)
+        let inputs = extras?.inputs ?? []
         extras?.inputs = []
-        return EvaluationStart(inputs: inputs, hasComposedConditions: flags[.hasComposedConditions])
+        return .evaluate(inputs: inputs, hasComposedConditions: flags[.hasComposedConditions])
     }
 
-    /// An evaluation object was made to wait for late answers; false if it is no longer wanted.
-    mutating func evaluationStarted(_ evaluation: ConditionEvaluation) -> Bool {
-        guard state == .evaluatingConditions else { return false }
-        self.evaluation = evaluation
-        return true
+    enum EvaluationAction {
+        case start
+        /// No longer evaluating (cancelled meanwhile): the evaluation is not wanted.
+        case discard
     }
 
-    /// A worker's evaluation of plain conditions passed at once: executing, and the observers to
-    /// tell, unless it was cancelled meanwhile.
-    mutating func conditionsPassedOnWorker() -> [any ProcedureObserver]? {
-        guard state == .evaluatingConditions, !isCancelled else { return nil }
+    /// An evaluation object was made to wait for late answers.
+    mutating func evaluationStarted(_ evaluation: ConditionEvaluation) -> EvaluationAction {
+        guard case .evaluatingConditions(let current) = phase else { return .discard }
+        precondition(current == nil, "a second evaluation started")
+        phase = .evaluatingConditions(evaluation)
+        return .start
+    }
+
+    enum StartAction {
+        /// Executing: tell these observers, then run the body.
+        case execute([any ProcedureObserver])
+        /// Not to be started: cancelled (its cancel is finishing it) or no longer in that phase.
+        case stale
+    }
+
+    /// A worker's evaluation of plain conditions passed at once.
+    mutating func conditionsPassedOnWorker() -> StartAction {
+        guard case .evaluatingConditions = phase, !isCancelled else { return .stale }
         flags[.hasConditionResults] = true
-        state = .executing
-        return observers
+        phase = .executing(lease: nil)
+        return .execute(observers)
     }
 
-    /// The conditions failed; true if the caller should now cancel with their explanation.
-    mutating func conditionsFailed(results: [ConditionResult?], in list: ConditionList?) -> Bool {
-        guard state == .evaluatingConditions else { return false }
+    enum FailAction {
+        /// Cancel with the explanation of what was just published.
+        case cancel
+        case stale
+    }
+
+    /// The conditions failed.
+    mutating func conditionsFailed(results: [ConditionResult?], in list: ConditionList?) -> FailAction {
+        guard case .evaluatingConditions = phase else { return .stale }
         publishConditionResults(results, in: list)
-        evaluation = nil
-        return true
+        phase = .evaluatingConditions(nil)
+        return .cancel
     }
 
     enum PassAction {
-        /// No longer evaluating (cancelled meanwhile): nothing to do.
-        case none
+        /// No longer evaluating (cancelled meanwhile), or a lease granted too late: nothing to
+        /// do but release a granted lease.
+        case stale
         /// Ready during enqueueing: the queue pushes it with its batch.
         case deferred
         /// Ready: hand it to the queue.
@@ -301,33 +459,38 @@ struct ProcedureLifecycle {
 
     /// The conditions passed (`results` is nil when there were none).
     mutating func conditionsPassed(results: [ConditionResult?]?, in list: ConditionList?) -> PassAction {
-        guard state == .evaluatingConditions, let queue else { return .none }
-        if let results {
-            publishConditionResults(results, in: list)
-            evaluation = nil
-        }
+        guard case .evaluatingConditions = phase else { return .stale }
+        guard let queue else { preconditionFailure("evaluating conditions off a queue") }
+        if let results { publishConditionResults(results, in: list) }
         guard exclusivityCategories.isEmpty else {
-            state = .waitingForExclusivity
+            phase = .waitingForExclusivity(nil)
             return .acquireExclusivity(exclusivityCategories, queue)
         }
-        return becomeReady(queue)
+        return becomeReady(queue, lease: nil)
     }
 
-    /// A lease was made for the exclusivity wait; false if it is no longer wanted.
-    mutating func leaseCreated(_ lease: ExclusivityLease) -> Bool {
-        guard state == .waitingForExclusivity else { return false }
-        exclusivityLease = lease
-        return true
+    enum LeaseAction {
+        case acquire
+        /// No longer waiting (cancelled meanwhile): never acquired, so nothing to release.
+        case discard
     }
 
-    /// The lease was granted. `.none` means it is stale (the procedure moved on): release it.
+    /// A lease was made for the exclusivity wait.
+    mutating func leaseCreated(_ lease: ExclusivityLease) -> LeaseAction {
+        guard case .waitingForExclusivity(let current) = phase else { return .discard }
+        precondition(current == nil, "a second lease made")
+        phase = .waitingForExclusivity(lease)
+        return .acquire
+    }
+
+    /// The lease was granted. `.stale` means the procedure moved on: release the lease.
     mutating func exclusivityGranted(_ lease: ExclusivityLease) -> PassAction {
-        guard state == .waitingForExclusivity, exclusivityLease === lease, let queue else { return .none }
-        return becomeReady(queue)
+        guard case .waitingForExclusivity(let current) = phase, current === lease, let queue else { return .stale }
+        return becomeReady(queue, lease: lease)
     }
 
-    private mutating func becomeReady(_ queue: ProcedureQueue) -> PassAction {
-        state = .ready
+    private mutating func becomeReady(_ queue: ProcedureQueue, lease: ExclusivityLease?) -> PassAction {
+        phase = .ready(lease: lease)
         if flags[.defersReadyPush] {
             flags[.hasDeferredReadyPush] = true
             return .deferred
@@ -335,21 +498,35 @@ struct ProcedureLifecycle {
         return .ready(queue)
     }
 
-    /// A worker took the procedure from the ready list: executing, and the observers to tell,
-    /// unless its cancel has begun (which is finishing it).
-    mutating func startExecuting() -> [any ProcedureObserver]? {
-        guard state == .ready, !isCancelled else { return nil }
-        state = .executing
-        return observers
+    /// A worker took the procedure from the ready list.
+    mutating func startExecuting() -> StartAction {
+        guard case .ready(let lease) = phase, !isCancelled else { return .stale }
+        phase = .executing(lease: lease)
+        return .execute(observers)
     }
 
-    mutating func publishConditionResults(_ results: [ConditionResult?], in list: ConditionList?) {
+    private mutating func publishConditionResults(_ results: [ConditionResult?], in list: ConditionList?) {
         if flags[.hasComposedConditions] {
             extra.conditionTreeResults = results
         } else {
             list?.store(results)
         }
         flags[.hasConditionResults] = true
+    }
+
+    enum ProgressAction {
+        /// Tell these observers, and pass it on to the group.
+        case tell([any ProcedureObserver], group: GroupProcedure?)
+        /// Finishing or finished: a late report is dropped.
+        case drop
+    }
+
+    /// Progress was reported: kept until the procedure finishes.
+    mutating func progressReported(_ progress: ProcedureProgress) -> ProgressAction {
+        guard state < .finishing else { return .drop }
+        extra.progress = progress
+        // Produced dependencies run on a group's queue without being its children.
+        return .tell(observers, group: flags[.isProducedDependency] ? nil : queue?.group)
     }
 
     // MARK: Ending
@@ -363,13 +540,18 @@ struct ProcedureLifecycle {
         var finishesNow: Bool { phase != .executing && phase != .initialized }
     }
 
-    /// Records the cancellation; nil if already cancelled or finishing (a second call is ignored).
-    /// The caller marks the condition list cancelled in the same lock.
-    mutating func cancel(error newError: (any Error)?) -> Cancellation? {
-        guard state < .finishing, !isCancelled else { return nil }
+    enum CancelAction {
+        /// The caller marks the condition list cancelled in the same lock, then tells observers.
+        case cancelled(Cancellation)
+        /// Already cancelled, or finishing: a second call is ignored.
+        case ignored
+    }
+
+    mutating func cancel(error newError: (any Error)?) -> CancelAction {
+        guard state < .finishing, !isCancelled else { return .ignored }
         isCancelled = true
-        if error == nil, let newError { error = newError }
-        return Cancellation(phase: state, observers: observers, queue: queue)
+        record(newError)
+        return .cancelled(Cancellation(phase: state, observers: observers, queue: queue))
     }
 
     enum FinishAction {
@@ -383,12 +565,12 @@ struct ProcedureLifecycle {
 
     /// The work body finished.
     mutating func finish(error newError: (any Error)?) -> FinishAction {
-        guard state == .executing else { return .refused(state) }
-        guard observers.isEmpty, extras?.holdsFinishWork != true else {
+        guard case .executing(let lease) = phase else { return .refused(state) }
+        guard observers.isEmpty, lease == nil, extras?.waiters.isEmpty ?? true else {
             return .finishing(beginFinishing(error: newError))
         }
-        if error == nil, let newError { error = newError }
-        state = .finished
+        record(newError)
+        phase = .finished
         var queue: ProcedureQueue?
         var dependents = ProcedureList()
         // Swapped out rather than copied, so the procedure lets go of them without extra retains.
@@ -398,48 +580,38 @@ struct ProcedureLifecycle {
         return .finished(queue: queue, dependents: dependents, error: error)
     }
 
-    /// Finishes a procedure that has not started executing (cancelled, on a dependency cycle);
-    /// nil if it already started or finished, or is not on a queue yet.
-    mutating func finishWithoutExecuting(error newError: (any Error)?) -> FinishTransition? {
-        guard state >= .pending, state < .executing else { return nil }
-        return beginFinishing(error: newError)
+    enum FinishWithoutExecutingAction {
+        case finishing(FinishTransition)
+        /// Started or finished already, or not on a queue yet.
+        case ignored
+    }
+
+    /// Finishes a procedure that has not started executing (cancelled, on a dependency cycle).
+    mutating func finishWithoutExecuting(error newError: (any Error)?) -> FinishWithoutExecutingAction {
+        guard state >= .pending, state < .executing else { return .ignored }
+        return .finishing(beginFinishing(error: newError))
     }
 
     private mutating func beginFinishing(error newError: (any Error)?) -> FinishTransition {
+        var evaluation: ConditionEvaluation?
+        if case .evaluatingConditions(let current) = phase { evaluation = current }
         let wasExecuting = state == .executing
-        state = .finishing
-        if error == nil, let newError { error = newError }
+        let lease = phase.lease
+        phase = .finishing
+        record(newError)
         var transition = FinishTransition(
-            wasExecuting: wasExecuting, observers: observers, error: error,
-            evaluation: evaluation, lease: exclusivityLease)
-        evaluation = nil
-        exclusivityLease = nil
+            wasExecuting: wasExecuting, observers: observers, error: error, evaluation: evaluation, lease: lease)
         // With nobody to tell about will-finish, finishing and finished are one step.
         if observers.isEmpty { transition.finished = takeForFinished() }
         return transition
     }
 
-    /// Progress was reported: kept until the procedure finishes. Returns the observers to tell
-    /// and the group to pass it on to, or nil once finishing (a late report is dropped).
-    mutating func progressReported(
-        _ progress: ProcedureProgress
-    ) -> (observers: [any ProcedureObserver], group: GroupProcedure?)? {
-        guard state < .finishing else { return nil }
-        extra.progress = progress
-        // Produced dependencies run on a group's queue without being its children.
-        return (observers, flags[.isProducedDependency] ? nil : queue?.group)
-    }
-
-    /// The progress to show: what was reported, complete once the procedure succeeded.
-    var progress: ProcedureProgress {
-        let reported = extras?.progress ?? .notStarted
-        return state == .finished && error == nil && !isCancelled ? reported.completing : reported
-    }
-
     /// Moves to finished and lets go of everything the procedure held.
     mutating func takeForFinished() -> FinishedParts {
-        state = .finished
-        let parts = FinishedParts(observers: observers, dependents: dependents, waiters: waiters, queue: queue)
+        guard case .finishing = phase else { preconditionFailure("takeForFinished while \(state)") }
+        phase = .finished
+        let parts = FinishedParts(
+            observers: observers, dependents: dependents, waiters: extras?.waiters ?? [], queue: queue)
         observers = []
         dependents = ProcedureList()
         queue = nil

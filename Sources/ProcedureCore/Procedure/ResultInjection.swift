@@ -9,9 +9,8 @@ extension Procedure {
         from dependency: ResultProcedure<Input>,
         _ receive: @escaping @Sendable (Input) throws -> Void
     ) {
-        let added = storage.withLock { state -> Bool in
-            guard state.state == .initialized else { return false }
-            state.extra.inputs.append { [dependency] in
+        let action = storage.withLock { state in
+            state.addInput { [dependency] in
                 switch dependency.output {
                 case .success(let value):
                     do {
@@ -26,9 +25,8 @@ extension Procedure {
                     return ProcedureError.inputUnavailable(from: dependency.name, reason: nil)
                 }
             }
-            return true
         }
-        if added { addDependency(dependency) }
+        if case .accepted = action { addDependency(dependency) }
     }
 
     /// Takes `dependency`'s outcome, success or not, and lets `receive` decide: it sees the
@@ -40,9 +38,8 @@ extension Procedure {
         from dependency: ResultProcedure<Input>,
         _ receive: @escaping @Sendable (Result<Input, any Error>) throws -> Void
     ) {
-        let added = storage.withLock { state -> Bool in
-            guard state.state == .initialized else { return false }
-            state.extra.inputs.append { [dependency] in
+        let action = storage.withLock { state in
+            state.addInput { [dependency] in
                 do {
                     try receive(dependency.output ?? .failure(ProcedureError.cancelled))
                     return nil
@@ -50,8 +47,7 @@ extension Procedure {
                     return ProcedureError.inputUnavailable(from: dependency.name, reason: error)
                 }
             }
-            return true
         }
-        if added { addDependency(dependency) }
+        if case .accepted = action { addDependency(dependency) }
     }
 }

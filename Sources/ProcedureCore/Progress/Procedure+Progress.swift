@@ -21,7 +21,7 @@ extension Procedure {
 
     /// Reports how far the work has come (see ``reportProgress(completed:of:detail:)``).
     public final func reportProgress(_ progress: ProcedureProgress) {
-        guard let (observers, group) = storage.withLock({ $0.progressReported(progress) }) else { return }
+        guard case .tell(let observers, let group) = storage.withLock({ $0.progressReported(progress) }) else { return }
         for observer in observers { observer.procedure(self, didReportProgress: progress) }
         group?.childDidReportProgress(self, progress)
     }
