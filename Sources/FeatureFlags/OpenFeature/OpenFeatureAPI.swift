@@ -22,29 +22,20 @@ public final class OpenFeatureAPI: Sendable {
     /// The process-wide API.
     public static let shared = OpenFeatureAPI()
 
+    /// A provider set for a domain or as the default, and where it stands (``ProviderLifecycle``).
     struct Binding: Sendable {
         var provider: any FeatureProvider
-        var status: ProviderStatus
+        /// Which `setProvider` bound it: events and initializations of a provider since replaced
+        /// carry an older generation and change nothing.
         var generation: Int
+        var lifecycle: ProviderLifecycle
         var listener: Task<Void, Never>?
-        /// Whether the provider announces its own lifecycle events (read once, when it is set).
-        var emitsLifecycleEvents = false
-        /// Until the initialization's outcome is known: `initialize` returned (older providers) or
-        /// the provider's ready or error event arrived (those that announce their own).
-        var initializing = false
-        /// An older provider's own ready or error event, while it initialized: the API then announces none.
-        var providerAnnounced = false
-        /// The ready or error event the API announced for the initialization: the same event from
-        /// the provider, arriving later, is the same news and is not passed on a second time.
-        var announced: ProviderEvent.Kind?
-        /// `setProvider`, waiting for the lifecycle event of a provider that announces its own.
-        var lifecycleWaiter: CheckedContinuation<Void, Never>?
-        /// Whether the provider's event stream ended (no lifecycle event can come any more).
-        var eventsEnded = false
+
+        var status: ProviderStatus { lifecycle.status }
     }
 
     private struct State: Sendable {
-        var defaultBinding = Binding(provider: NoOpFlagProvider(), status: .ready, generation: 0)
+        var defaultBinding = Binding(provider: NoOpFlagProvider(), generation: 0, lifecycle: .settled(.ready))
         var domains: [String: Binding] = [:]
         var context = FlagEvaluationContext()
         var hooks: [any FlagHook] = []
@@ -96,9 +87,9 @@ public final class OpenFeatureAPI: Sendable {
         let emitsLifecycleEvents = provider.emitsLifecycleEvents
         let (generation, replaced, context) = state.withLock { state -> (Int, Binding?, FlagEvaluationContext) in
             state.generation += 1
-            var binding = Binding(provider: provider, status: .notReady, generation: state.generation)
-            binding.initializing = true
-            binding.emitsLifecycleEvents = emitsLifecycleEvents
+            let binding = Binding(
+                provider: provider, generation: state.generation,
+                lifecycle: .starting(announcesItself: emitsLifecycleEvents))
             let old: Binding?
             if let domain {
                 old = state.domains.updateValue(binding, forKey: domain)
@@ -108,9 +99,9 @@ public final class OpenFeatureAPI: Sendable {
             }
             return (state.generation, old, state.context)
         }
-        if let replaced {
+        if var replaced {
             replaced.listener?.cancel()
-            replaced.lifecycleWaiter?.resume()
+            if case .resume(let waiter) = replaced.lifecycle.released() { waiter?.resume() }
             if !isStillBound(replaced.provider) {
                 ProviderRegistry.unregister(replaced.provider, from: self)
                 await replaced.provider.shutdown()
@@ -123,7 +114,7 @@ public final class OpenFeatureAPI: Sendable {
             }
             self?.eventsEnded(domain: domain, generation: generation)
         }
-        update(domain: domain, generation: generation) { $0.listener = listener }
+        update(domain: domain, generation: generation) { binding in binding.listener = listener }
         let failure: (any Error)?
         do {
             try await provider.initialize(context: context, domain: domain)
@@ -136,29 +127,12 @@ public final class OpenFeatureAPI: Sendable {
             // only the signal that the event is on its way.
             await awaitLifecycleEvent(domain: domain, generation: generation)
         } else {
-            announceInitialization(failure: failure, of: provider, domain: domain, generation: generation)
-        }
-    }
-
-    /// The older way (a provider that does not announce its lifecycle): the API announces ready or
-    /// error for the initialization, unless the provider did after all.
-    private func announceInitialization(
-        failure: (any Error)?, of provider: any FeatureProvider, domain: String?, generation: Int
-    ) {
-        guard let failure else {
-            if finishInitialization(domain: domain, generation: generation, status: .ready, announcing: .ready) {
-                emit(ProviderEvent(.ready), from: provider, domain: domain)
+            // The older way: the API announces ready or error for the initialization, unless the
+            // provider did after all.
+            let action = update(domain: domain, generation: generation) {
+                $0.lifecycle.initializeReturned(failure: failure)
             }
-            return
-        }
-        let fatal = (failure as? ProviderError)?.isFatal == true
-        if finishInitialization(
-            domain: domain, generation: generation, status: fatal ? .fatal : .error, announcing: .error)
-        {
-            emit(
-                ProviderEvent(
-                    .error, message: "\(failure)", isFatal: fatal, errorCode: fatal ? .providerFatal : .general),
-                from: provider, domain: domain)
+            if case .announce(let event)? = action { emit(event, from: provider, domain: domain) }
         }
     }
 
@@ -167,41 +141,16 @@ public final class OpenFeatureAPI: Sendable {
     /// or shut down.
     private func awaitLifecycleEvent(domain: String?, generation: Int) async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            var waits = false
-            update(domain: domain, generation: generation) { binding in
-                guard binding.initializing, !binding.eventsEnded else { return }
-                binding.lifecycleWaiter = waiter
-                waits = true
-            }
-            if !waits { waiter.resume() }
+            let action = update(domain: domain, generation: generation) { $0.lifecycle.waitForLifecycleEvent(waiter) }
+            // Replaced meanwhile (no binding of this generation) or nothing to wait for.
+            if case .waiting? = action { return }
+            waiter.resume()
         }
     }
 
     private func eventsEnded(domain: String?, generation: Int) {
-        var waiter: CheckedContinuation<Void, Never>?
-        update(domain: domain, generation: generation) { binding in
-            binding.eventsEnded = true
-            waiter = binding.lifecycleWaiter
-            binding.lifecycleWaiter = nil
-        }
-        waiter?.resume()
-    }
-
-    /// Records the end of `initialize`: the state it leaves, unless the provider announced its own
-    /// (5.3.1, 5.3.2: the handlers run once for the news, whoever tells it). Returns whether the
-    /// API announces it.
-    private func finishInitialization(
-        domain: String?, generation: Int, status: ProviderStatus, announcing kind: ProviderEvent.Kind
-    ) -> Bool {
-        var announces = false
-        update(domain: domain, generation: generation) { binding in
-            binding.initializing = false
-            guard !binding.providerAnnounced else { return }
-            binding.status = status
-            binding.announced = kind
-            announces = true
-        }
-        return announces
+        let action = update(domain: domain, generation: generation) { $0.lifecycle.eventsEnded() }
+        if case .resume(let waiter)? = action { waiter?.resume() }
     }
 
     /// The provider evaluations for `domain` go to (the default one when the domain has none).
@@ -223,7 +172,7 @@ public final class OpenFeatureAPI: Sendable {
             let all = [state.defaultBinding] + Array(state.domains.values)
             let (propagator, generation, logger) = (state.propagator, state.generation, state.logger)
             state = State()
-            state.defaultBinding.status = .notReady
+            state.defaultBinding.lifecycle = .settled(.notReady)
             state.propagator = propagator
             state.logger = logger
             // Kept counting, so a provider still initializing from before cannot pass for a later one.
@@ -231,9 +180,9 @@ public final class OpenFeatureAPI: Sendable {
             return all
         }
         broadcast.finishAll()
-        for binding in bindings {
+        for var binding in bindings {
             binding.listener?.cancel()
-            binding.lifecycleWaiter?.resume()
+            if case .resume(let waiter) = binding.lifecycle.released() { waiter?.resume() }
             ProviderRegistry.unregister(binding.provider, from: self)
             await binding.provider.shutdown()
         }
@@ -393,51 +342,28 @@ public final class OpenFeatureAPI: Sendable {
         state.withLock { state in domain.flatMap { state.domains[$0] } ?? state.defaultBinding }
     }
 
-    /// Applies `change` to the binding of `domain` if it is still the one set at `generation`.
-    private func update(domain: String?, generation: Int, _ change: (inout Binding) -> Void) {
-        state.withLock { state in
+    /// Applies `change` to the binding of `domain` if it is still the one set at `generation`, and
+    /// returns its result; nil when the binding was replaced since.
+    private func update<Action>(
+        domain: String?, generation: Int, _ change: (inout Binding) -> Action
+    ) -> Action? {
+        state.withLock { state -> Action? in
             if let domain {
-                guard var binding = state.domains[domain], binding.generation == generation else { return }
-                change(&binding)
+                guard var binding = state.domains[domain], binding.generation == generation else { return nil }
+                let action = change(&binding)
                 state.domains[domain] = binding
-            } else {
-                guard state.defaultBinding.generation == generation else { return }
-                change(&state.defaultBinding)
+                return action
             }
+            guard state.defaultBinding.generation == generation else { return nil }
+            return change(&state.defaultBinding)
         }
     }
 
     private func received(_ event: ProviderEvent, domain: String?, generation: Int) {
-        let provider = binding(domain: domain).provider
-        var passesOn = true
-        var waiter: CheckedContinuation<Void, Never>?
-        let lifecycle = event.kind == .ready || event.kind == .error
-        update(domain: domain, generation: generation) { binding in
-            if binding.emitsLifecycleEvents {
-                // Its events alone say where it stands (5.3.5); the first ready or error ends its initialization.
-                if binding.initializing, lifecycle {
-                    binding.initializing = false
-                    waiter = binding.lifecycleWaiter
-                    binding.lifecycleWaiter = nil
-                }
-            } else {
-                // The provider's own word on its initialization, after the API already said the same.
-                if let announced = binding.announced, announced == event.kind {
-                    binding.announced = nil
-                    passesOn = false
-                    return
-                }
-                binding.announced = nil
-                if binding.initializing, lifecycle { binding.providerAnnounced = true }
-            }
-            switch event.kind {
-            case .ready: binding.status = .ready
-            case .error: binding.status = event.isFatal || event.errorCode == .providerFatal ? .fatal : .error
-            case .stale: binding.status = .stale
-            default: break  // a configuration change, or a kind of event that changes no state
-            }
-        }
-        if passesOn { emit(event, from: provider, domain: domain) }
+        // A provider replaced since says nothing any more: its events are not passed on.
+        let received = update(domain: domain, generation: generation) { ($0.lifecycle.received(event), $0.provider) }
+        guard let (action, provider) = received, case .passOn(let waiter) = action else { return }
+        emit(event, from: provider, domain: domain)
         waiter?.resume()
     }
 
