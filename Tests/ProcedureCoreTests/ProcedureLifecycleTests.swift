@@ -48,6 +48,16 @@ struct ProcedureLifecycleTests {
         return machine
     }
 
+    /// A machine that waited for a dependency and is now evaluating its conditions.
+    func evaluatingAfterDependency() -> ProcedureLifecycle {
+        var machine = ProcedureLifecycle()
+        _ = machine.addDependency(Procedure(name: "before"))
+        _ = enqueued(&machine)
+        _ = machine.dependencyFinished()
+        _ = machine.beginEvaluation()
+        return machine
+    }
+
     @Test("1: nothing to wait for: ready, executing, then finished in one step that hands over dependents and queue")
     func commonPath() {
         var machine = ProcedureLifecycle()
@@ -234,11 +244,7 @@ struct ProcedureLifecycleTests {
 
     @Test("failed conditions publish their results once; a late answer after cancelling changes nothing")
     func conditionsFailed() {
-        var machine = ProcedureLifecycle()
-        _ = machine.addDependency(Procedure(name: "before"))
-        _ = enqueued(&machine)
-        _ = machine.dependencyFinished()
-        _ = machine.beginEvaluation()
+        var machine = evaluatingAfterDependency()
         guard case .cancel = machine.conditionsFailed(results: [], in: nil) else { return unexpected("not failed") }
         #expect(machine.flags[.hasConditionResults])
         _ = machine.cancel(error: nil)
@@ -253,11 +259,7 @@ struct ProcedureLifecycleTests {
 
     @Test("the evaluation lives in its phase: handed to finishing when cancelled, dropped once decided")
     func evaluationPayload() {
-        var machine = ProcedureLifecycle()
-        _ = machine.addDependency(Procedure(name: "before"))
-        _ = enqueued(&machine)
-        _ = machine.dependencyFinished()
-        _ = machine.beginEvaluation()
+        var machine = evaluatingAfterDependency()
         let procedure = Procedure(name: "owner")
         let evaluation = ConditionEvaluation(
             procedure: procedure, tree: ConditionTree(conditions: [], containsCompositions: false),
@@ -439,15 +441,6 @@ struct ProcedureLifecycleTests {
         }
     }
 
-    static func permutations<Element>(_ elements: [Element]) -> [[Element]] {
-        guard elements.count > 1 else { return [elements] }
-        return elements.indices.flatMap { index in
-            var rest = elements
-            let first = rest.remove(at: index)
-            return permutations(rest).map { [first] + $0 }
-        }
-    }
-
     /// Two sets of eight events, each in all 40,320 orders, after each of 16 setups: the
     /// invariants hold after every event of every order (645,120 runs per set).
     @Test(
@@ -463,7 +456,7 @@ struct ProcedureLifecycleTests {
             ],
         ])
     func everyOrder(events: [Event]) {
-        let orders = Self.permutations(events)
+        let orders = permutations(events)
         var failures: [String: Int] = [:]
         for setup in Setup.all {
             for order in orders {

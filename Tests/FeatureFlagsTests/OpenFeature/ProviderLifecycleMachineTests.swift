@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import FeatureFlags
@@ -23,15 +24,6 @@ struct ProviderLifecycleMachineTests {
             case .eventsEnded: "eventsEnded"
             case .released: "released"
             }
-        }
-    }
-
-    static func permutations<Element>(_ elements: [Element]) -> [[Element]] {
-        guard elements.count > 1 else { return [elements] }
-        return elements.indices.flatMap { index in
-            var rest = elements
-            let first = rest.remove(at: index)
-            return permutations(rest).map { [first] + $0 }
         }
     }
 
@@ -136,7 +128,7 @@ struct ProviderLifecycleMachineTests {
             .eventsEnded, .released,
         ]
         var failures: [String] = []
-        for order in Self.permutations(events) {
+        for order in permutations(events) {
             failures += await Self.run(order, announcesItself: false)
         }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
@@ -151,7 +143,7 @@ struct ProviderLifecycleMachineTests {
             .received(.configurationChanged), .eventsEnded, .released,
         ]
         var failures: [String] = []
-        for order in Self.permutations(events) {
+        for order in permutations(events) {
             failures += await Self.run(order, announcesItself: true)
         }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
