@@ -3,7 +3,7 @@ import PackageDescription
 
 // The package reads as its products, then the targets behind them in groups: the libraries, their
 // C shims, the tools, the examples, the benchmarks and fuzzers, and the tests with their support.
-// Only the libraries, capctl and the two plugins are products; everything else is here to build,
+// Only the libraries, capctl, capctld and the two plugins are products; everything else is here to build,
 // check or show them.
 
 /// The libraries.
@@ -75,6 +75,19 @@ let libraryTargets: [Target] = [
     .target(
         name: "CapabilityPolicy",
         dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore", "Plumbing"]),
+    // varlink (varlink.org), the protocol capctld speaks: JSON calls and replies ended by NUL on a
+    // Unix socket, as systemd's services speak it, so any language can ask.
+    .target(
+        name: "Varlink",
+        dependencies: ["ConfigurationFiles", "Locking", "Plumbing", .product(name: "SystemPackage", package: "swift-system")]),
+    // The decision service: the system policy's gates decided for a socket's clients, in varlink
+    // (`org.capctl.Gates`). What capctld runs, for any root service to run on its own socket.
+    .target(
+        name: "DecisionService",
+        dependencies: [
+            "Varlink", "LinuxPolicy", "LinuxBackends", "CapabilityPolicy", "Capabilities", "ConfigurationFiles",
+            "ProcedureCore", "Plumbing", "Locking", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
 ]
 
 /// C declarations the libraries and tools call.
@@ -104,6 +117,13 @@ let toolTargets: [Target] = [
             "ProcedureCore", "Plumbing", "CLinuxSupport", "CPlatform", "CBuildInfo", "Locking",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+    // `capctld`: the decision service as a system daemon (socket activation or --listen).
+    .executableTarget(
+        name: "capctld",
+        dependencies: [
+            "DecisionService", "LinuxPolicy", "LinuxBackends", "CapabilityPolicy", "ConfigurationFiles", "Plumbing",
+            "RemoteFlags", "CBuildInfo",
         ]),
     // capctl's helper for flag services: the one process of capctl's that links an HTTP client
     // (RemoteFlags), started only for a policy that names a service.
@@ -226,6 +246,10 @@ let testTargets: [Target] = [
         name: "DownloadWorkflowTests",
         dependencies: ["DownloadWorkflowKit", "ProcedureCore", "TestSupport", "CLinuxSupport", "Locking", "download-workflow"]),
     .testTarget(name: "GatedServiceTests", dependencies: ["TestSupport", "gated-daemon", "gated-client"]),
+    // capctld as a system daemon, driven by a Python varlink client (its Client/ folder).
+    .testTarget(
+        name: "DecisionServiceTests", dependencies: ["TestSupport", "capctld", "Varlink", "DecisionService"],
+        exclude: ["Client"]),
 ]
 
 let package = Package(
@@ -241,7 +265,10 @@ let package = Package(
         .library(name: "CapabilityPolicy", targets: ["CapabilityPolicy"]),
         .library(name: "ConfigurationFiles", targets: ["ConfigurationFiles"]),
         .library(name: "RemoteFlags", targets: ["RemoteFlags"]),
+        .library(name: "Varlink", targets: ["Varlink"]),
+        .library(name: "DecisionService", targets: ["DecisionService"]),
         .executable(name: "capctl", targets: ["capctl"]),
+        .executable(name: "capctld", targets: ["capctld"]),
         .plugin(name: "GenerateFlagAccessors", targets: ["GenerateFlagAccessors"]),
         .plugin(name: "ValidatePolicy", targets: ["ValidatePolicy"]),
     ],

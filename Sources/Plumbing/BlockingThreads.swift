@@ -35,6 +35,9 @@ package final class BlockingThreads: Sendable {
         self.limit = max(1, limit)
     }
 
+    /// Threads started and not ended.
+    var threadCount: Int { state.withLock { $0.threads } }
+
     /// Runs `job` on a thread of its own, or as soon as one is free when `limit` threads are busy.
     package func run(_ job: @escaping Job) {
         enum Placement {
@@ -64,22 +67,32 @@ package final class BlockingThreads: Sendable {
 
     private func start(_ job: @escaping Job) {
         let worker = Worker()
+        // Handed over through the worker, not captured by the thread's closure, which lives as long
+        // as the thread: what a job holds (a client's connection) goes when the job ends.
+        worker.handedOver.withLock { $0 = job }
         // What `top -H` shows for a thread waiting in a name lookup, a connect or a prompt.
-        let started = DetachedThread.start(named: "BlockingWork") { [self] in serve(worker, first: job) }
+        let started = DetachedThread.start(named: "BlockingWork") { [self] in serve(worker) }
         if !started {
             // No thread to be had (a process or memory limit): Dispatch's shared threads are slow to
             // grow, but the job still runs.
             state.withLock { $0.threads -= 1 }
-            DispatchQueue.global().async(execute: job)
+            if let job = worker.handedOver.withLock({ $0.take() }) { DispatchQueue.global().async(execute: job) }
         }
     }
 
-    private func serve(_ worker: Worker, first: @escaping Job) {
-        var job: Job? = first
-        while let current = job {
-            current()
+    private func serve(_ worker: Worker) {
+        var job = worker.handedOver.withLock { $0.take() }
+        while job != nil {
+            Self.run(taking: &job)
             job = nextJob(for: worker)
         }
+    }
+
+    /// Runs `job` and lets go of it before returning, so nothing it captured waits with the
+    /// idle thread for the next job.
+    private static func run(taking job: inout Job?) {
+        guard let current = job.take() else { return }
+        current()
     }
 
     /// The next job for `worker`: one waiting already, or one handed over while it was idle; nil

@@ -19,7 +19,7 @@ package import SystemPackage
 package final class LineConnection: Sendable {
     /// How a read ended.
     package enum Read: Equatable, Sendable {
-        /// A whole line, without its line feed.
+        /// A whole line, without its terminator.
         case line([UInt8])
         /// The peer closed (or the read failed) before a line feed; what came of the line is dropped.
         case end
@@ -59,12 +59,15 @@ package final class LineConnection: Sendable {
     /// The next line of at most `limit` bytes, waiting until `deadline` (nil: as long as it
     /// takes) or until `interrupt` becomes readable. Reads ahead in chunks (a line of megabytes
     /// costs a few reads, not one per byte); what came after the line waits for the next read.
+    /// `terminator` ends a line: a line feed, or a NUL for protocols that end messages with one
+    /// (varlink).
     package func readLine(
-        limit: Int, until deadline: ContinuousClock.Instant? = nil, interrupt: FileDescriptor? = nil
+        limit: Int, until deadline: ContinuousClock.Instant? = nil, interrupt: FileDescriptor? = nil,
+        terminator: UInt8 = UInt8(ascii: "\n")
     ) -> Read {
         while true {
             let buffered = pending.withLock { pending -> Read? in
-                if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                if let newline = pending.firstIndex(of: terminator) {
                     guard newline <= limit else { return .tooLong }
                     let line = Array(pending[..<newline])
                     pending.removeSubrange(...newline)
@@ -145,6 +148,9 @@ package final class LineConnection: Sendable {
         }
         return true
     }
+
+    /// Whether the peer sent something not yet read (read ahead with an earlier line).
+    package var hasPendingInput: Bool { pending.withLock { !$0.isEmpty } }
 
     /// Writes `line` and a line feed; false when the peer is gone.
     @discardableResult

@@ -36,4 +36,24 @@ struct BlockingThreadsTests {
         #expect(log.all.contains("third ran"))
         release.signal()
     }
+
+    /// Something a job captures, as a service's handler captures its client's connection.
+    private final class Held: Sendable {
+        let released: Latch
+        init(_ released: Latch) { self.released = released }
+        deinit { released.open() }
+    }
+
+    @Test("what a job captured is let go when the job ends, while its thread waits idle for the next")
+    func releasedWhenDone() async {
+        let threads = BlockingThreads(limit: 1)
+        let released = Latch()
+        do {
+            let held = Held(released)
+            threads.run { _ = held }
+        }
+        await released.wait()
+        // Still there, idle: the job did not wait for its thread to end (ten seconds later) to go.
+        #expect(threads.threadCount == 1)
+    }
 }

@@ -189,12 +189,13 @@ public final class LoadedPolicy: Sendable {
         return GateEvaluation(gate: name, report: report)
     }
 
-    /// Evaluates gate `name` for this process, asking for authorization where the gate could
-    /// still pass (a password prompt, for example), as a procedure gated on it would.
+    /// Evaluates gate `name` for this process (or for `subject`), asking for authorization where
+    /// the gate could still pass (a password prompt, for example), as a procedure gated on it would.
     public func evaluateAllowingInteraction(
-        gate name: String, context: FlagEvaluationContext? = nil
+        gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil
     ) async throws(ConfigurationError) -> GateEvaluation {
-        let report = try await condition(forGate: name, context: context).check(allowingInteraction: true)
+        let report = try await condition(forGate: name, context: context, subject: subject)
+            .check(allowingInteraction: true)
         return GateEvaluation(gate: name, report: report)
     }
 

@@ -1,5 +1,6 @@
 import Capabilities
 import Glibc
+import Plumbing
 import Synchronization
 
 /// One interactive check, run on a thread of its own.

@@ -1,3 +1,4 @@
+import Dispatch
 import Locking
 
 /// The count behind ``ClientLimits``: who holds how many slots now.
@@ -17,6 +18,8 @@ final class ClientAdmission: Sendable {
     private struct Counts {
         var byUser: [UInt32: Int] = [:]
         var total = 0
+        /// Whoever waits for the last client to go (a service shutting down).
+        var idleWaiters: [DispatchSemaphore] = []
     }
 
     let limits: ClientLimits
@@ -45,10 +48,33 @@ final class ClientAdmission: Sendable {
     }
 
     private func release(uid: UInt32) {
-        counts.withLock { counts in
+        let waiters = counts.withLock { counts -> [DispatchSemaphore] in
             counts.total -= 1
             let left = counts.byUser[uid, default: 1] - 1
             counts.byUser[uid] = left == 0 ? nil : left
+            guard counts.total == 0 else { return [] }
+            defer { counts.idleWaiters = [] }
+            return counts.idleWaiters
         }
+        for waiter in waiters { waiter.signal() }
+    }
+
+    /// How many clients hold a slot now.
+    var clientCount: Int { counts.withLock { $0.total } }
+
+    /// Waits until no client holds a slot, or until `deadline`; whether none does.
+    func waitUntilIdle(until deadline: ContinuousClock.Instant) -> Bool {
+        let waiter = DispatchSemaphore(value: 0)
+        let idle = counts.withLock { counts -> Bool in
+            if counts.total == 0 { return true }
+            counts.idleWaiters.append(waiter)
+            return false
+        }
+        if idle { return true }
+        let left = ContinuousClock.now.duration(to: deadline)
+        let (seconds, attoseconds) = max(left, .zero).components
+        let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
+        _ = waiter.wait(timeout: .now() + .nanoseconds(nanoseconds))
+        return clientCount == 0
     }
 }

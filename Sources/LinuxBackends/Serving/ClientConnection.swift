@@ -2,7 +2,7 @@ public import Capabilities
 import ConfigurationFiles
 import Glibc
 import Locking
-import Plumbing
+package import Plumbing
 import SystemPackage
 
 /// One client of a service: who the kernel says it is, and one request and reply each a line.
@@ -64,6 +64,9 @@ public final class ClientConnection: Sendable {
         guard first else { return }
         _ = send(line)
     }
+
+    /// The connection itself, for a protocol of the service's own (varlink).
+    package var lineConnection: LineConnection { connection }
 
     /// Who answers PAM's questions on this connection: the client (``ClientPAMConversation``).
     public var conversation: any PAMConversation { ClientPAMConversation(connection: self) }

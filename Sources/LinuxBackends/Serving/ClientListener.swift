@@ -1,6 +1,7 @@
 import CLinuxSupport
 import Capabilities
 import Glibc
+import Locking
 import Plumbing
 import SystemPackage
 
@@ -11,13 +12,19 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     let code: Int32?
     /// About one client only (it could not be identified); the listener goes on.
     let isClientError: Bool
+    /// The listener was shut down.
+    let isShutDown: Bool
 
-    init(_ description: String, clientError: Bool = false) {
-        (self.description, code, isClientError) = (description, nil, clientError)
+    init(_ description: String, clientError: Bool = false, shutDown: Bool = false) {
+        (self.description, code, isClientError, isShutDown) = (description, nil, clientError, shutDown)
     }
 
+    static let shutDown = ServiceError("the listener was shut down", shutDown: true)
+
     init(_ what: String, errno code: Int32) {
-        (description, self.code, isClientError) = ("\(what): \(String(cString: strerror(code)))", code, false)
+        (description, self.code, isClientError, isShutDown) = (
+            "\(what): \(String(cString: strerror(code)))", code, false, false
+        )
     }
 
     /// The process or the system is out of descriptors or memory for now.
@@ -47,6 +54,10 @@ public final class ClientListener: Sendable {
     /// What one client, one user and all clients together may hold.
     public var limits: ClientLimits { admission.limits }
     private let descriptor: FileDescriptor
+    /// Whether this listener made the socket file (and removes it when it goes), rather than
+    /// being handed a socket by systemd, which owns its file.
+    private let ownsSocketFile: Bool
+    private let isShutDown = Lock(false)
     private let admission: ClientAdmission
     /// Threads for clients: each admitted client's handler runs on one, never on Dispatch's or
     /// Swift's shared pools, where a handler waiting on its client would hold up others.
@@ -75,13 +86,58 @@ public final class ClientListener: Sendable {
         }
         self.path = path
         descriptor = FileDescriptor(rawValue: socketDescriptor)
+        ownsSocketFile = true
+        admission = ClientAdmission(limits)
+        clientThreads = BlockingThreads(limit: limits.total)
+    }
+
+    /// Serves on a listening socket systemd handed over (socket activation: `LISTEN_FDS`), which
+    /// must be a Unix stream socket that listens; its file is systemd's, and is left in place.
+    /// The listener owns the descriptor from here (systemd's first is 3, `SD_LISTEN_FDS_START`).
+    public init(adopting rawDescriptor: Int32, limits: ClientLimits = ClientLimits()) throws(ServiceError) {
+        let socket = FileDescriptor(rawValue: rawDescriptor)
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(socket.rawValue, SOL_SOCKET, SO_DOMAIN, &value, &length) == 0, value == AF_UNIX,
+            getsockopt(socket.rawValue, SOL_SOCKET, SO_TYPE, &value, &length) == 0,
+            value == Int32(SOCK_STREAM.rawValue),
+            getsockopt(socket.rawValue, SOL_SOCKET, SO_ACCEPTCONN, &value, &length) == 0, value == 1
+        else { throw ServiceError("descriptor \(socket.rawValue) is not a listening Unix stream socket") }
+        var address = sockaddr_un()
+        var addressLength = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket.rawValue, $0, &addressLength) }
+        }
+        path =
+            named == 0
+            ? withUnsafeBytes(of: address.sun_path) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } : ""
+        // Close-on-exec, as sockets this listener makes are: systemd hands it over without.
+        _ = fcntl(socket.rawValue, F_SETFD, FD_CLOEXEC)
+        descriptor = socket
+        ownsSocketFile = false
         admission = ClientAdmission(limits)
         clientThreads = BlockingThreads(limit: limits.total)
     }
 
     deinit {
         try? descriptor.close()
-        unlink(path)
+        if ownsSocketFile { unlink(path) }
+    }
+
+    /// Stops accepting: ``run(_:)`` and ``accept()`` return (or throw) at once; clients being
+    /// served go on until they are done. Connections waiting in the backlog are refused.
+    public func shutdown() {
+        isShutDown.withLock { $0 = true }
+        // On a listening socket, this wakes a thread blocked in accept(), which then fails.
+        _ = Glibc.shutdown(descriptor.rawValue, Int32(SHUT_RDWR))
+    }
+
+    /// How many clients are being served now.
+    public var clientCount: Int { admission.clientCount }
+
+    /// Waits until every client being served is done, or until `deadline`; whether all are.
+    public func waitUntilIdle(until deadline: ContinuousClock.Instant) -> Bool {
+        admission.waitUntilIdle(until: deadline)
     }
 
     /// How long a client may take to read a line the service sends it (a reply, a PAM question)
@@ -97,6 +153,7 @@ public final class ClientListener: Sendable {
             // hand the client's connection to the program it runs.
             let connection = clinux_accept_cloexec(descriptor.rawValue)
             guard connection >= 0 else {
+                if isShutDown.withLock({ $0 }) { throw ServiceError.shutDown }
                 guard errno == EINTR || errno == ECONNABORTED else { throw ServiceError("cannot accept", errno: errno) }
                 continue
             }
@@ -124,16 +181,18 @@ public final class ClientListener: Sendable {
         }
     }
 
-    /// Serves clients until accepting fails for good: each admitted client is handed to `handle`
-    /// on a thread of its own, so `handle` may block on its client (``ClientConnection/readRequest()``,
-    /// a PAM conversation) without holding up anyone else. A client that cannot be identified is
-    /// skipped; running out of descriptors is waited out.
-    public func run(_ handle: @escaping @Sendable (ClientConnection) -> Void) throws(ServiceError) -> Never {
+    /// Serves clients until ``shutdown()`` (then it returns) or until accepting fails for good:
+    /// each admitted client is handed to `handle` on a thread of its own, so `handle` may block on
+    /// its client (``ClientConnection/readRequest()``, a PAM conversation) without holding up
+    /// anyone else. A client that cannot be identified is skipped; running out of descriptors is
+    /// waited out.
+    public func run(_ handle: @escaping @Sendable (ClientConnection) -> Void) throws(ServiceError) {
         while true {
             let client: ClientConnection
             do {
                 client = try accept()
             } catch {
+                if error.isShutDown { return }
                 if error.isClientError { continue }
                 guard error.isResourceShortage else { throw error }
                 // The pending connection stays queued; retrying at once would spin.

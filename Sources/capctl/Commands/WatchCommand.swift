@@ -5,6 +5,7 @@ import ConfigurationFiles
 import Dispatch
 import FeatureFlags
 import Glibc
+import LinuxBackends
 
 /// `capctl watch`: a line each time a status changes.
 struct WatchCommand: AsyncParsableCommand {

@@ -1,26 +1,24 @@
-import CLinuxSupport
 import Glibc
-import Plumbing
 import Synchronization
 import SystemPackage
 
 /// Wakes a thread waiting in poll(2) from any thread: a byte on a socket pair.
-final class Wakeup: Sendable {
+package final class Wakeup: Sendable {
     /// The end a waiting thread polls (-1 when no pair could be made: nothing wakes it then).
-    var descriptor: Int32 { reader?.rawValue ?? -1 }
+    package var descriptor: Int32 { reader?.rawValue ?? -1 }
     private let reader: FileDescriptor?
     private let writer: FileDescriptor?
     private let signalled = Atomic<Bool>(false)
 
-    init() {
+    package init() {
         let pair = try? FileDescriptor.socketPair()
         reader = pair?.0
         writer = pair?.1
     }
 
-    var wasSignalled: Bool { signalled.load(ordering: .acquiring) }
+    package var wasSignalled: Bool { signalled.load(ordering: .acquiring) }
 
-    func signal() {
+    package func signal() {
         guard !signalled.exchange(true, ordering: .acquiringAndReleasing), let writer else { return }
         _ = try? writer.writeAll(CollectionOfOne(UInt8(1)))
     }

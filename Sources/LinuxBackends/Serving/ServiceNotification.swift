@@ -1,13 +1,14 @@
+import CLinuxSupport
 import Glibc
 import SystemPackage
 
 /// systemd's notification protocol (sd_notify(3)): `READY=1`, `STOPPING=1` and the like as one
 /// datagram to the socket `NOTIFY_SOCKET` names, so `capctl watch` can run as a `Type=notify`
-/// service. Without `NOTIFY_SOCKET`, nothing is sent.
-enum ServiceNotification {
+/// service, and capctld as one. Without `NOTIFY_SOCKET`, nothing is sent.
+package enum ServiceNotification {
     /// Sends `state` (`READY=1`, `STOPPING=1`); false when there is no socket or it cannot be reached.
     @discardableResult
-    static func send(_ state: String) -> Bool {
+    package static func send(_ state: String) -> Bool {
         guard let variable = getenv("NOTIFY_SOCKET") else { return false }
         let name = Array(String(cString: variable).utf8)
         // A path, or an abstract socket written with a leading "@" (sent with a leading NUL).

@@ -1,0 +1,264 @@
+import Capabilities
+public import CapabilityPolicy
+import ConfigurationFiles
+public import LinuxBackends
+public import LinuxPolicy
+import Locking
+import Plumbing
+import ProcedureCore
+import SystemPackage
+import Varlink
+
+/// Decides the system policy's gates for the clients of a socket, in varlink (`org.capctl.gates`):
+/// what capctld is, as a type any root service can run for its own socket.
+///
+/// Every client is the subject the kernel names for its connection (``ClientConnection/subject``);
+/// what a call says about who is asking is never used, and only root may ask about someone else.
+/// A client is told the outcome, the gate's description and what it can do about it; the full
+/// explanation goes to the audit trail, and to root callers. Each client is served on a thread
+/// of its own within the listener's limits, so a silent client holds up only itself.
+///
+/// ```swift
+/// let store = PolicyStore(searchPath: PolicySearchPath(directories: PolicySearchPath.systemRoots), environment: .linux)
+/// let service = DecisionService(policy: store, audit: AuditTrail(identifier: "capctld"))
+/// let listener = try ClientListener(path: "/run/capctl/capctld.sock")
+/// try listener.run { client in service.serve(client) }
+/// ```
+public final class DecisionService: Sendable {
+    /// The policy decided: the system's layers, kept current.
+    public let policy: PolicyStore
+    /// Where every decision is recorded.
+    public let audit: AuditTrail
+    private let info: VarlinkServiceInfo
+    private let limits: VarlinkConnection.Limits
+
+    /// A service deciding the gates of `policy`, recording each decision in `audit`. A client has
+    /// `idleTimeout` to send each call.
+    public init(policy: PolicyStore, audit: AuditTrail, version: String = "1", idleTimeout: Duration = .seconds(10)) {
+        self.policy = policy
+        self.audit = audit
+        info = VarlinkServiceInfo(
+            vendor: "capctl", product: "capctld", version: version,
+            url: "https://github.com/capctl/swift-capabilities/blob/main/Docs/Decisions.md")
+        limits = VarlinkConnection.Limits(idleTimeout: idleTimeout)
+    }
+
+    /// Serves `client`'s calls on the calling thread (one of the listener's client threads) until
+    /// it closes the connection, breaks the protocol, stays silent past the idle timeout, or its
+    /// `Authorize` ends.
+    public func serve(_ client: ClientConnection) {
+        let connection = VarlinkConnection(
+            connection: client.lineConnection, info: info, interfaces: [interface(for: client)], limits: limits)
+        _ = connection.serve()
+    }
+
+    // MARK: The interface
+
+    private func interface(for client: ClientConnection) -> VarlinkInterface {
+        VarlinkInterface(
+            name: GatesInterface.name, description: GatesInterface.description,
+            methods: [
+                "Check": { [self] call, replies throws(VarlinkError) in
+                    try call.allowOnly(["gate"])
+                    let gate = try call.string("gate")
+                    let decision = try decide(gate, for: client.subject, asker: client.subject, action: "check")
+                    replies.reply([("decision", decision)])
+                },
+                "CheckForSubject": { [self] call, replies throws(VarlinkError) in
+                    try call.allowOnly(["gate", "pid", "startTime", "uid", "user"])
+                    guard client.subject.uid == 0 else { throw .permissionDenied }
+                    let gate = try call.string("gate")
+                    let subject = try Self.subject(named: call)
+                    let decision = try decide(gate, for: subject, asker: client.subject, action: "check-for-subject")
+                    replies.reply([("decision", decision)])
+                },
+                "Status": { [self] call, replies throws(VarlinkError) in
+                    try call.allowOnly([])
+                    let loaded = try currentPolicy()
+                    var decisions: [VarlinkValue] = []
+                    for gate in loaded.policy.gates.keys.sorted() {
+                        decisions.append(try decide(gate, for: client.subject, asker: client.subject, action: "status"))
+                    }
+                    replies.reply([("decisions", .array(decisions))])
+                },
+                "Authorize": { [self] call, replies throws(VarlinkError) in
+                    try call.allowOnly(["gate"])
+                    let gate = try call.string("gate")
+                    guard call.upgrade else { throw VarlinkError("org.capctl.gates.UpgradeRequired") }
+                    let loaded = try currentPolicy()
+                    guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
+                    _ = try replies.upgrade([("protocol", .string("capctl-pam-relay"))])
+                    authorize(gate, in: loaded, for: client)
+                },
+                "Watch": { [self] call, replies throws(VarlinkError) in
+                    try call.allowOnly(["gate"])
+                    let gate = try call.string("gate")
+                    guard call.more else { throw .expectedMore }
+                    try watch(gate, for: client, replies: replies)
+                },
+            ])
+    }
+
+    // MARK: Deciding
+
+    private func currentPolicy() throws(VarlinkError) -> LoadedPolicy {
+        guard let loaded = policy.current else {
+            let reason = policy.problems.first?.description ?? "no policy has loaded"
+            throw VarlinkError("org.capctl.gates.PolicyUnavailable", [("reason", .string(reason))])
+        }
+        return loaded
+    }
+
+    private static func noSuchGate(_ gate: String) -> VarlinkError {
+        VarlinkError("org.capctl.gates.NoSuchGate", [("gate", .string(gate))])
+    }
+
+    /// Decides `gate` for `subject` without asking anyone, records it, and returns what `asker`
+    /// may be told.
+    private func decide(_ gate: String, for subject: Subject, asker: Subject, action: String) throws(VarlinkError)
+        -> VarlinkValue
+    {
+        let loaded = try currentPolicy()
+        guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
+        let evaluation = TaskWait.value { () -> GateEvaluation? in
+            try? await loaded.evaluate(gate: gate, subject: subject)
+        }
+        guard let evaluation else { throw Self.noSuchGate(gate) }
+        record(evaluation, action: action, subject: subject, in: loaded)
+        return ClientDecision(evaluation, summary: loaded.policy.gates[gate]?.summary, toldTo: asker).value
+    }
+
+    private func record(_ evaluation: GateEvaluation, action: String, subject: Subject, in loaded: LoadedPolicy) {
+        let outcome: AuditRecord.Outcome =
+            switch evaluation.outcome {
+            case .satisfied: .authorized
+            case .undecided: .undecided
+            case .failed, .needsInteraction: .denied
+            }
+        audit.record(
+            AuditRecord(
+                action: action, gate: evaluation.gate, outcome: outcome, subject: subject,
+                reasons: evaluation.explanation.description,
+                policyFiles: loaded.policy.gates[evaluation.gate].map { [$0.location.file] } ?? []))
+    }
+
+    /// The subject a root caller names: a process by pid, start time and uid (each checked, so a
+    /// pid reused by another process is never decided for), or a user by name.
+    private static func subject(named call: VarlinkCall) throws(VarlinkError) -> Subject {
+        let pid = try call.optionalInt("pid", in: 1...Int64(Int32.max))
+        let user = try call.optionalString("user")
+        if let pid {
+            guard user == nil else { throw .invalidParameter("user") }
+            guard let startTime = try call.optionalInt("startTime", in: 0...Int64.max) else {
+                throw .invalidParameter("startTime")
+            }
+            guard let uid = try call.optionalInt("uid", in: 0...Int64(UInt32.max - 1)) else {
+                throw .invalidParameter("uid")
+            }
+            do throws(SubjectError) {
+                return try Subject.process(Int32(pid), startTime: UInt64(startTime), uid: UInt32(uid))
+            } catch {
+                throw VarlinkError("org.capctl.gates.SubjectMismatch", [("reason", .string("\(error)"))])
+            }
+        }
+        // A process's start time and uid mean nothing without its pid.
+        if try call.optionalInt("startTime", in: 0...Int64.max) != nil { throw .invalidParameter("startTime") }
+        if try call.optionalInt("uid", in: 0...Int64(UInt32.max - 1)) != nil { throw .invalidParameter("uid") }
+        guard let user else { throw .invalidParameter("pid") }
+        do throws(SubjectError) {
+            return try Subject.user(named: user)
+        } catch {
+            throw VarlinkError("org.capctl.gates.SubjectMismatch", [("reason", .string("\(error)"))])
+        }
+    }
+
+    // MARK: Authorizing
+
+    /// After the upgrade: the gate decided for the client with its questions relayed to it, and
+    /// one last line.
+    private func authorize(_ gate: String, in loaded: LoadedPolicy, for client: ClientConnection) {
+        let (subject, conversation) = (client.subject, client.conversation)
+        // Capabilities are made for the client while its conversation is set: PAM asks the client.
+        let evaluation = TaskWait.value { () -> GateEvaluation? in
+            await PAMLogin.$subjectConversation.withValue(conversation) {
+                try? await loaded.evaluateAllowingInteraction(gate: gate, subject: subject)
+            }
+        }
+        guard let evaluation else {
+            client.reply("denied: no gate \(gate)")
+            return
+        }
+        record(evaluation, action: "authorize", subject: subject, in: loaded)
+        let decision = ClientDecision(evaluation, summary: loaded.policy.gates[gate]?.summary, toldTo: subject)
+        client.reply(evaluation.holds ? "ok: \(gate) holds" : "denied: \(decision.outcomeWord)")
+    }
+
+    // MARK: Watching
+
+    /// Replies with the decision now and whenever it changes after the policy or its flags do,
+    /// until the client closes the connection.
+    private func watch(_ gate: String, for client: ClientConnection, replies: VarlinkReplies) throws(VarlinkError) {
+        // Subscribed before the first decision, so no change between the two goes unseen.
+        let policyEvents = policy.events()
+        let flagEvents = policy.current?.flags.events()
+        var last = try decide(gate, for: client.subject, asker: client.subject, action: "watch")
+        try replies.replyContinuing([("decision", last)])
+        let changes = ChangeSignal()
+        let follower = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await _ in policyEvents { changes.signal() }
+                }
+                group.addTask {
+                    // The flags of the policy in force when the watch began.
+                    guard let flagEvents else { return }
+                    for await _ in flagEvents { changes.signal() }
+                }
+            }
+        }
+        defer { follower.cancel() }
+        let connection = client.lineConnection
+        while true {
+            let wakeup = changes.nextWakeup()
+            if !wakeup.wasSignalled {
+                // The client may only listen now: anything it sends, or its closing, ends the watch.
+                let read = connection.readLine(
+                    limit: 1, until: nil, interrupt: FileDescriptor(rawValue: wakeup.descriptor), terminator: 0)
+                guard case .interrupted = read else { return }
+            }
+            guard let next = try? decide(gate, for: client.subject, asker: client.subject, action: "watch") else {
+                return
+            }
+            if next != last {
+                last = next
+                try replies.replyContinuing([("decision", next)])
+                if replies.clientIsGone { return }
+            }
+        }
+    }
+}
+
+/// A change to wake a watching client thread for: one ``Wakeup`` per wait, so none is missed
+/// between two waits.
+private final class ChangeSignal: Sendable {
+    private let state = Lock<(pending: Bool, current: Wakeup?)>((false, nil))
+
+    func signal() {
+        let wakeup = state.withLock { state -> Wakeup? in
+            state.pending = true
+            return state.current
+        }
+        wakeup?.signal()
+    }
+
+    /// The wakeup to wait on next: already signalled when a change came since the last one.
+    func nextWakeup() -> Wakeup {
+        let wakeup = Wakeup()
+        let pending = state.withLock { state -> Bool in
+            defer { (state.pending, state.current) = (false, wakeup) }
+            return state.pending
+        }
+        if pending { wakeup.signal() }
+        return wakeup
+    }
+}

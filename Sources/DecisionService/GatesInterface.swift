@@ -1,0 +1,66 @@
+/// The varlink interface capctld answers, `org.capctl.gates`: its definition, as clients read it
+/// with `org.varlink.service.GetInterfaceDescription` (Docs/Decisions.md explains each method).
+enum GatesInterface {
+    static let name = "org.capctl.gates"
+
+    static let description = """
+        # Gates of the system's capctl policy, decided by capctld for whoever asks: the caller is
+        # who the kernel says is at the other end of the socket, never what it says it is.
+        interface org.capctl.gates
+
+        # How a gate stands for one subject.
+        type Decision (
+          gate: string,
+          # satisfied: the gate holds; failed: it does not; undecided: it could not be decided
+          # (it never holds then); needsInteraction: it could hold after the caller authenticates
+          # (call Authorize).
+          outcome: (satisfied, failed, undecided, needsInteraction),
+          # The gate's description in the policy, if it has one.
+          description: ?string,
+          # What the caller can do about it: "authorize" when authenticating could open it.
+          actions: []string,
+          # Every part of the gate and why it stands so: for callers running as root only.
+          explanation: ?string
+        )
+
+        # Decides a gate for the caller, asking nobody anything.
+        method Check(gate: string) -> (decision: Decision)
+
+        # Decides a gate for another subject: a process (its pid, the start time of field 22 of
+        # /proc/PID/stat, and its uid, each checked) or a user by name. Root callers only.
+        method CheckForSubject(
+          gate: string,
+          pid: ?int,
+          startTime: ?int,
+          uid: ?int,
+          user: ?string
+        ) -> (decision: Decision)
+
+        # Decides every gate for the caller.
+        method Status() -> (decisions: []Decision)
+
+        # Decides a gate for the caller, asking it to authenticate where that could open the gate.
+        # Call it with upgrade: after this reply the connection leaves varlink and carries the
+        # questions as lines (pam-secret:, pam-prompt:, pam-error:, pam-info:; the caller answers
+        # each question with one line), then one last line: "ok: ..." or "denied: ...".
+        method Authorize(gate: string) -> (protocol: string)
+
+        # Decides a gate for the caller now, and again whenever the policy or its flags change.
+        # Call it with more.
+        method Watch(gate: string) -> (decision: Decision)
+
+        # The policy defines no gate of that name.
+        error NoSuchGate (gate: string)
+
+        # No policy has loaded: nothing can be decided.
+        error PolicyUnavailable (reason: string)
+
+        # The subject named is not the one running: another process has that pid now, or it
+        # runs as another user.
+        error SubjectMismatch (reason: string)
+
+        # Authorize was called without upgrade.
+        error UpgradeRequired ()
+
+        """
+}

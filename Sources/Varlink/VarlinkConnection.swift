@@ -1,0 +1,143 @@
+package import Plumbing
+
+/// Serves varlink calls on one connection until the client closes it, breaks the protocol,
+/// stays silent past ``Limits/idleTimeout`` or upgrades it: each message a JSON object ended by a
+/// NUL byte, answered in order (varlink.org). `org.varlink.service` is answered here; every
+/// other interface by its handlers.
+package struct VarlinkConnection {
+    /// Bounds that keep one client from holding the service.
+    package struct Limits: Sendable {
+        /// The largest message read, in bytes; a longer one closes the connection.
+        package var messageSize: Int
+        /// How long the client may take to send a whole call, from the end of the last reply
+        /// (or from connecting).
+        package var idleTimeout: Duration
+
+        package init(messageSize: Int = 65_536, idleTimeout: Duration = .seconds(10)) {
+            (self.messageSize, self.idleTimeout) = (messageSize, idleTimeout)
+        }
+    }
+
+    /// How serving ended.
+    package enum End: Equatable, Sendable {
+        /// The client closed the connection between calls.
+        case closed
+        /// A call upgraded the connection; its handler spoke its own protocol on it.
+        case upgraded
+        /// The client broke the protocol, sent too much, or was too slow; why.
+        case refused(String)
+    }
+
+    let connection: LineConnection
+    let info: VarlinkServiceInfo
+    let interfaces: [String: VarlinkInterface]
+    let limits: Limits
+
+    package init(
+        connection: LineConnection, info: VarlinkServiceInfo, interfaces: [VarlinkInterface], limits: Limits = Limits()
+    ) {
+        self.connection = connection
+        self.info = info
+        self.interfaces = Dictionary(interfaces.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.limits = limits
+    }
+
+    /// Serves calls until the connection ends.
+    package func serve() -> End {
+        while true {
+            let message: [UInt8]
+            switch connection.readLine(
+                limit: limits.messageSize, until: .now + limits.idleTimeout, terminator: 0)
+            {
+            case .line(let bytes): message = bytes
+            case .end: return .closed
+            case .timedOut: return .refused("no call within \(limits.idleTimeout)")
+            case .tooLong: return .refused("a message longer than \(limits.messageSize) bytes")
+            case .interrupted: return .closed
+            }
+            let call: VarlinkCall
+            do throws(VarlinkProtocolError) {
+                call = try VarlinkCall(message: message)
+            } catch {
+                return .refused(error.description)
+            }
+            let replies = VarlinkReplies(connection: connection, call: call)
+            do throws(VarlinkError) {
+                try answer(call, replies)
+                // A handler that forgot its reply still ends the call, or the client would wait forever.
+                if !replies.isFinished { replies.reply([]) }
+            } catch {
+                replies.fail(error)
+            }
+            if replies.isUpgraded { return .upgraded }
+            if replies.clientIsGone { return .closed }
+        }
+    }
+
+    private func answer(_ call: VarlinkCall, _ replies: VarlinkReplies) throws(VarlinkError) {
+        if call.interface == "org.varlink.service" { return try answerService(call, replies) }
+        guard let interface = interfaces[call.interface] else { throw .interfaceNotFound(call.interface) }
+        guard let handler = interface.methods[call.method] else { throw .methodNotFound(call.qualifiedMethod) }
+        try handler(call, replies)
+    }
+
+    private func answerService(_ call: VarlinkCall, _ replies: VarlinkReplies) throws(VarlinkError) {
+        switch call.method {
+        case "GetInfo":
+            try call.allowOnly([])
+            replies.reply([
+                ("vendor", .string(info.vendor)), ("product", .string(info.product)),
+                ("version", .string(info.version)), ("url", .string(info.url)),
+                ("interfaces", .array((["org.varlink.service"] + interfaces.keys.sorted()).map(VarlinkValue.string))),
+            ])
+        case "GetInterfaceDescription":
+            try call.allowOnly(["interface"])
+            let name = try call.string("interface")
+            if name == "org.varlink.service" {
+                replies.reply([("description", .string(Self.serviceDescription))])
+                return
+            }
+            guard let interface = interfaces[name] else { throw .interfaceNotFound(name) }
+            replies.reply([("description", .string(interface.description))])
+        default:
+            throw .methodNotFound(call.qualifiedMethod)
+        }
+    }
+
+    /// The service interface every varlink service answers.
+    static let serviceDescription = """
+        # Answered by every varlink service: what it is, and what it offers.
+        interface org.varlink.service
+
+        # The service's maker, name, version, address, and the interfaces it answers.
+        method GetInfo() -> (
+          vendor: string,
+          product: string,
+          version: string,
+          url: string,
+          interfaces: []string
+        )
+
+        # One interface's definition.
+        method GetInterfaceDescription(interface: string) -> (description: string)
+
+        # No interface of that name is answered here.
+        error InterfaceNotFound (interface: string)
+
+        # The interface has no method of that name.
+        error MethodNotFound (method: string)
+
+        # The interface has the method, but this service does not answer it.
+        error MethodNotImplemented (method: string)
+
+        # A parameter is missing, of the wrong type, or not expected.
+        error InvalidParameter (parameter: string)
+
+        # The caller may not make this call.
+        error PermissionDenied ()
+
+        # The method sends several replies: call it with more.
+        error ExpectedMore ()
+
+        """
+}

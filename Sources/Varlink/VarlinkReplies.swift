@@ -1,0 +1,71 @@
+import Locking
+package import Plumbing
+
+/// The replies to one call, sent in order on its connection: any number that continue (when the
+/// call asked for `more`), then one final reply; or one reply that upgrades the connection out
+/// of varlink (when the call asked for `upgrade`). A `oneway` call's replies are not sent.
+public final class VarlinkReplies: Sendable {
+    private let connection: LineConnection
+    private let call: VarlinkCall
+    private let state = Lock(State())
+
+    private struct State {
+        var finished = false
+        var upgraded = false
+        var failedToSend = false
+    }
+
+    init(connection: LineConnection, call: VarlinkCall) {
+        self.connection = connection
+        self.call = call
+    }
+
+    /// Whether the final reply (or an upgrade) was sent.
+    var isFinished: Bool { state.withLock { $0.finished } }
+    /// Whether the connection left varlink.
+    var isUpgraded: Bool { state.withLock { $0.upgraded } }
+    /// Whether a reply could not be written (the client went away).
+    public var clientIsGone: Bool { state.withLock { $0.failedToSend } }
+
+    /// Whether the client asked for several replies.
+    public var acceptsMore: Bool { call.more }
+
+    /// Sends the final reply with `parameters`.
+    public func reply(_ parameters: [(key: String, value: VarlinkValue)]) {
+        send(["parameters": .object(parameters)], final: true)
+    }
+
+    /// Sends a reply that says more follow; the call must have asked for `more`
+    /// (``VarlinkError/expectedMore`` otherwise).
+    public func replyContinuing(_ parameters: [(key: String, value: VarlinkValue)]) throws(VarlinkError) {
+        guard call.more else { throw .expectedMore }
+        send(["parameters": .object(parameters), "continues": .bool(true)], final: false)
+    }
+
+    /// Sends the final reply as an error.
+    func fail(_ error: VarlinkError) {
+        send(["error": .string(error.name), "parameters": .object(error.parameters)], final: true)
+    }
+
+    /// Sends the reply that confirms an upgrade and hands the connection over: from here on the
+    /// caller speaks its own protocol on it. The call must have asked for `upgrade`.
+    package func upgrade(_ parameters: [(key: String, value: VarlinkValue)]) throws(VarlinkError) -> LineConnection {
+        guard call.upgrade else { throw .invalidParameter("upgrade") }
+        state.withLock { $0.upgraded = true }
+        send(["parameters": .object(parameters)], final: true)
+        return connection
+    }
+
+    private func send(_ members: KeyValuePairs<String, VarlinkValue>, final: Bool) {
+        let proceed = state.withLock { state -> Bool in
+            guard !state.finished else { return false }
+            if final { state.finished = true }
+            return true
+        }
+        guard proceed, !call.oneway else { return }
+        var message = Array(VarlinkValue.object(members.map { ($0.key, $0.value) }).json.utf8)
+        message.append(0)
+        let sent = message.withUnsafeBytes { connection.write($0) }
+        if !sent { state.withLock { $0.failedToSend = true } }
+    }
+}

@@ -1,0 +1,151 @@
+// capctld: the system policy's gates, decided for whoever asks over a Unix socket (varlink,
+// `org.capctl.gates`, Docs/Decisions.md). Run by systemd with socket activation (capctld.socket),
+// or by hand:
+//
+//     capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH]
+//
+// It reads the system's policy layers only (never a user's), follows their changes and SIGHUP,
+// and on SIGTERM stops accepting, lets the clients it serves finish (each within its own
+// deadlines), and exits.
+import CBuildInfo
+import CapabilityPolicy
+import DecisionService
+import Glibc
+import LinuxBackends
+import LinuxPolicy
+import Plumbing
+import RemoteFlags
+
+/// The socket capctld listens on when run by hand without --listen; capctld.socket names the same.
+let defaultSocketPath = "/run/capctl/capctld.sock"
+
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    FileHandle.standardError.write("capctld: \(message)\n")
+    exit(status)
+}
+
+/// Standard output and error, written whole with write(2): no stdio buffer to flush.
+enum FileHandle {
+    static let standardOutput = Stream(descriptor: 1)
+    static let standardError = Stream(descriptor: 2)
+    struct Stream {
+        let descriptor: Int32
+        func write(_ text: String) {
+            var bytes = Array(text.utf8)
+            _ = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        }
+    }
+}
+
+/// The command line: a few options, each with a value.
+struct Options {
+    var listen: String?
+    var policyRoots = PolicySearchPath.systemRoots
+    var auditSocket: String?
+
+    init(_ arguments: [String]) {
+        var index = 0
+        func value(_ option: String) -> String {
+            index += 1
+            guard index < arguments.count, !arguments[index].isEmpty else {
+                fail("\(option) needs a value", status: 64)
+            }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--listen": listen = value("--listen")
+            case "--policy-roots":
+                policyRoots = value("--policy-roots").split(separator: ":").map(String.init)
+                guard policyRoots.allSatisfy({ $0.hasPrefix("/") }) else {
+                    fail("--policy-roots takes absolute directories", status: 64)
+                }
+            case "--audit-socket": auditSocket = value("--audit-socket")
+            case "--version":
+                print("capctld \(String(cString: capctl_build_commit()))")
+                exit(0)
+            case "--help", "-h":
+                print("usage: capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH]")
+                exit(0)
+            default: fail("unknown argument \"\(arguments[index])\" (see --help)", status: 64)
+            }
+            index += 1
+        }
+    }
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+
+// Signals are taken by one thread (sigwait), so none interrupts a client's thread or PAM. Blocked
+// here, before any thread starts, so every thread inherits the mask.
+let handledSignals: sigset_t = {
+    var set = sigset_t()
+    sigemptyset(&set)
+    for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signal) }
+    pthread_sigmask(SIG_BLOCK, &set, nil)
+    return set
+}()
+signal(SIGPIPE, SIG_IGN)
+
+// The listening socket: systemd's (socket activation), or one made at --listen.
+let listener: ClientListener
+do {
+    if let count = DaemonSettings.variable("LISTEN_FDS"), DaemonSettings.variable("LISTEN_PID") == String(getpid()) {
+        unsetenv("LISTEN_FDS")
+        unsetenv("LISTEN_PID")
+        unsetenv("LISTEN_FDNAMES")
+        guard count == "1" else { fail("systemd passed \(count) sockets; capctld takes one") }
+        listener = try ClientListener(adopting: 3)
+    } else {
+        listener = try ClientListener(path: options.listen ?? defaultSocketPath)
+    }
+} catch {
+    fail("\(error)")
+}
+
+var environment = PolicyEnvironment.linux
+environment.httpFlagSource = { HTTPFlagSource($0) }
+var policyOptions = PolicyOptions()
+policyOptions.keptLoginRecords = DaemonSettings.keptLoginRecords()
+let store = PolicyStore(
+    searchPath: PolicySearchPath(directories: options.policyRoots, userDirectory: nil), environment: environment,
+    options: policyOptions)
+for problem in store.problems { FileHandle.standardError.write("capctld: \(problem)\n") }
+let audit = AuditTrail(
+    level: store.current?.policy.audit?.level ?? .all,
+    destination: options.auditSocket.map { .syslog(path: $0) } ?? .system, identifier: "capctld")
+let service = DecisionService(policy: store, audit: audit, version: String(cString: capctl_build_commit()))
+
+// Signals: SIGHUP reads the policy again; SIGTERM and SIGINT stop accepting.
+_ = DetachedThread.start(named: "capctld-signals") {
+    var handled = handledSignals
+    while true {
+        var received: Int32 = 0
+        guard sigwait(&handled, &received) == 0 else { continue }
+        switch received {
+        case SIGHUP:
+            ServiceNotification.send("RELOADING=1\nMONOTONIC_USEC=\(DaemonSettings.monotonicMicroseconds())")
+            store.reload()
+            for problem in store.problems { FileHandle.standardError.write("capctld: \(problem)\n") }
+            ServiceNotification.send("READY=1")
+        default:
+            ServiceNotification.send("STOPPING=1")
+            listener.shutdown()
+            return
+        }
+    }
+}
+
+ServiceNotification.send("READY=1\nSTATUS=deciding for clients of \(listener.path)")
+// Line-buffered or not, the line is out before the first client is served.
+FileHandle.standardOutput.write("capctld: listening on \(listener.path)\n")
+do {
+    try listener.run { client in service.serve(client) }
+} catch {
+    fail("\(error)")
+}
+// Stopped: the clients being served finish within their own deadlines (a call's, a PAM answer's).
+let drained = listener.waitUntilIdle(until: .now + DaemonSettings.drainTimeout)
+store.shutdown()
+if !drained { FileHandle.standardError.write("capctld: \(listener.clientCount) client(s) still served at exit\n") }
+exit(0)

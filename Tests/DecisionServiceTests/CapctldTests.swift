@@ -1,0 +1,236 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// capctld as an administrator runs it: the built daemon as root on a real Unix socket, and a
+/// client nobody here wrote (Python's `varlink` from PyPI, pinned in Client/requirements.txt) as
+/// root and as uid 65534 (setpriv). Every decision is the socket peer's.
+@Suite(
+    "capctld", .serialized, .enabled(if: geteuid() == 0, "needs root to run clients as uid 65534"),
+    .timeLimit(.minutes(2)))
+struct CapctldTests {
+    static let policy = """
+        capabilities:
+          operators: { kind: group, group: "4242" }
+          is-root: { kind: user, user: root }
+          admin: { kind: pam, service: capctld-test, user: alice, service-directory: PAM }
+        gates:
+          restart-unit:
+            require: { any-of: [operators, is-root] }
+            description: Restart a unit of the system.
+          root-only: { require: is-root }
+          admin-login: { require: admin }
+        """
+
+    /// A running capctld on a policy tree of its own.
+    final class Daemon {
+        let directory: TemporaryDirectory
+        let socket: String
+        let process: DaemonProcess
+        let policyFile: String
+
+        init(policy: String = CapctldTests.policy, arguments: [String] = []) async throws {
+            directory = try TemporaryDirectory(prefix: "capctld")
+            chmod(directory.path, 0o755)
+            let pam = PAMTestModules.matrix ?? "pam_matrix.so"
+            let passwords = try directory.write("alice:secret:capctld-test\n", to: "pam/passdb")
+            try directory.write(
+                "auth required \(pam) passdb=\(passwords)\naccount required \(pam) passdb=\(passwords)\n",
+                to: "pam/capctld-test")
+            policyFile = try directory.write(
+                policy.replacingOccurrences(of: "PAM", with: directory.path + "/pam"), to: "etc/policy.yaml")
+            socket = directory.path + "/capctld.sock"
+            let receiver = directory.path + "/audit.sock"
+            process = try DaemonProcess(
+                [
+                    builtProduct("capctld"), "--listen", socket, "--policy-roots", directory.path + "/etc",
+                    "--audit-socket", receiver,
+                ] + arguments,
+                environment: ["PATH": "/usr/bin:/bin", "CAPCTL_KEEP_DIRECTORY": directory.path + "/keep"])
+            let first = await process.nextLine()
+            #expect(first == "capctld: listening on \(socket)", "\(first ?? "nothing")")
+        }
+
+        deinit { process.stop() }
+    }
+
+    /// The pinned client's interpreter: the venv Scripts/test makes (CAPCTLD_CLIENT_PYTHON), or
+    /// the same venv found next to the build.
+    static var python: String? {
+        if let named = ProcessInfo.processInfo.environment["CAPCTLD_CLIENT_PYTHON"], !named.isEmpty { return named }
+        // The build folder: the nearest directory above the test binary that holds the venv.
+        var directory = URL(fileURLWithPath: builtProduct("capctld")).deletingLastPathComponent()
+        while directory.path != "/" {
+            let venv = directory.appendingPathComponent("capctld-client-venv/bin/python").path
+            if FileManager.default.isExecutableFile(atPath: venv) { return venv }
+            directory.deleteLastPathComponent()
+        }
+        return nil
+    }
+
+    /// The client script, where any user can read it.
+    static let script: String = {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Client/capctld_client.py").path
+        let copy = TestRunDirectory.path + "/capctld_client-\(UUID().uuidString).py"
+        try? FileManager.default.copyItem(atPath: source, toPath: copy)
+        chmod(copy, 0o644)
+        return copy
+    }()
+
+    /// Runs the client with `arguments` as `uid` (nil: root), each printed line a JSON object.
+    static func client(
+        _ socket: String, _ arguments: [String], uid: UInt32? = nil, groups: String = "--clear-groups",
+        input: String = ""
+    ) throws -> [[String: Any]] {
+        guard let python else {
+            Issue.record("no varlink client: run Scripts/test, which makes .build/capctld-client-venv")
+            return []
+        }
+        var command = [python, script, socket] + arguments
+        if let uid { command = ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", groups] + command }
+        let run = try runProcess(command[0], Array(command.dropFirst()), input: input)
+        #expect(run.status == 0, "\(run.standardError)")
+        return run.standardOutput.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+    }
+
+    static func decision(_ reply: [String: Any]?) -> [String: Any] {
+        reply?["decision"] as? [String: Any] ?? [:]
+    }
+
+    @Test("the Python client reads the service's description and the interface definition, which it parses")
+    func introspection() async throws {
+        let daemon = try await Daemon()
+        let replies = try Self.client(daemon.socket, ["info"])
+        #expect(replies.first?["product"] as? String == "capctld")
+        #expect(replies.first?["interfaces"] as? [String] == ["org.varlink.service", "org.capctl.gates"])
+        #expect((replies.last?["description"] as? String)?.hasPrefix("# Gates of the system") == true)
+    }
+
+    @Test(
+        "Check decides for the socket's peer: root and a group member pass, uid 65534 does not, and learns only the outcome"
+    )
+    func checkForPeer() async throws {
+        let daemon = try await Daemon()
+        let asRoot = Self.decision(try Self.client(daemon.socket, ["check", "restart-unit"]).first)
+        #expect(asRoot["outcome"] as? String == "satisfied", "\(asRoot)")
+        #expect((asRoot["explanation"] as? String)?.contains("is-root") == true, "root sees the explanation: \(asRoot)")
+        let nobody = Self.decision(try Self.client(daemon.socket, ["check", "restart-unit"], uid: 65534).first)
+        #expect(nobody["outcome"] as? String == "failed", "\(nobody)")
+        #expect(nobody["description"] as? String == "Restart a unit of the system.")
+        #expect(!(nobody["explanation"] is String), "an unprivileged client is not told the policy's parts: \(nobody)")
+        let member = Self.decision(
+            try Self.client(daemon.socket, ["check", "restart-unit"], uid: 65534, groups: "--groups=4242").first)
+        #expect(member["outcome"] as? String == "satisfied", "\(member)")
+        let unknown = try Self.client(daemon.socket, ["check", "no-such-gate"], uid: 65534).first
+        #expect(unknown?["error"] as? String == "org.capctl.gates.NoSuchGate", "\(unknown ?? [:])")
+    }
+
+    @Test(
+        "Status decides every gate for the caller; a PAM gate that could open by asking says needsInteraction and authorize"
+    )
+    func status() async throws {
+        let daemon = try await Daemon()
+        let reply = try Self.client(daemon.socket, ["status"], uid: 65534).first
+        let decisions = reply?["decisions"] as? [[String: Any]] ?? []
+        #expect(
+            decisions.map { $0["gate"] as? String } == ["admin-login", "restart-unit", "root-only"], "\(decisions)")
+        let admin = decisions.first { $0["gate"] as? String == "admin-login" } ?? [:]
+        #expect(admin["outcome"] as? String == "needsInteraction", "\(admin)")
+        #expect(admin["actions"] as? [String] == ["authorize"], "\(admin)")
+    }
+
+    @Test("CheckForSubject is root's alone, and a process is named by pid, start time and uid, each checked")
+    func checkForSubject() async throws {
+        let daemon = try await Daemon()
+        let refused = try Self.client(
+            daemon.socket, ["check-subject", "root-only", "user=root"], uid: 65534
+        ).first
+        #expect(refused?["error"] as? String == "org.varlink.service.PermissionDenied", "\(refused ?? [:])")
+        let forUser = Self.decision(
+            try Self.client(daemon.socket, ["check-subject", "root-only", "user=nobody"]).first)
+        #expect(forUser["outcome"] as? String == "failed", "\(forUser)")
+        // This test process: root, with its real start time; then the same pid with another start time.
+        let stat = try String(contentsOfFile: "/proc/self/stat", encoding: .utf8)
+        let fields = stat[stat.range(of: ")")!.upperBound...].split(separator: " ")
+        let startTime = String(fields[19])
+        let pid = String(getpid())
+        let this = Self.decision(
+            try Self.client(
+                daemon.socket, ["check-subject", "root-only", "pid=\(pid)", "startTime=\(startTime)", "uid=0"]
+            ).first)
+        #expect(this["outcome"] as? String == "satisfied", "\(this)")
+        let reused = try Self.client(
+            daemon.socket, ["check-subject", "root-only", "pid=\(pid)", "startTime=\(Int(startTime)! + 1)", "uid=0"]
+        ).first
+        #expect(reused?["error"] as? String == "org.capctl.gates.SubjectMismatch", "\(reused ?? [:])")
+        let otherUser = try Self.client(
+            daemon.socket, ["check-subject", "root-only", "pid=\(pid)", "startTime=\(startTime)", "uid=65534"]
+        ).first
+        #expect(otherUser?["error"] as? String == "org.capctl.gates.SubjectMismatch", "\(otherUser ?? [:])")
+    }
+
+    @Test("Authorize relays PAM's question to the client: the right password opens the gate, a wrong one does not")
+    func authorize() async throws {
+        let daemon = try await Daemon()
+        let accepted = try Self.client(daemon.socket, ["authorize", "admin-login"], uid: 65534, input: "secret\n")
+        #expect(accepted.first?["protocol"] as? String == "capctl-pam-relay", "\(accepted)")
+        let lines = accepted.compactMap { $0["line"] as? String }
+        #expect(lines.first?.hasPrefix("pam-secret: ") == true, "\(lines)")
+        #expect(lines.last == "ok: admin-login holds", "\(lines)")
+        let refused = try Self.client(daemon.socket, ["authorize", "admin-login"], uid: 65534, input: "wrong\n")
+        #expect(refused.compactMap { $0["line"] as? String }.last?.hasPrefix("denied: ") == true, "\(refused)")
+        let silent = try Self.client(daemon.socket, ["authorize", "admin-login"], uid: 65534, input: "")
+        #expect(silent.last?["closed"] as? Bool == true, "\(silent)")
+    }
+
+    @Test("Watch replies now and again when the policy changes")
+    func watch() async throws {
+        let daemon = try await Daemon()
+        let python = try #require(Self.python, "no varlink client: run Scripts/test")
+        let watcher = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, Self.script,
+                daemon.socket, "watch", "root-only", "2",
+            ], environment: ["PATH": "/usr/bin:/bin"])
+        defer { watcher.stop() }
+        let first = await watcher.nextLine() ?? ""
+        #expect(first.contains(#""outcome": "failed""#), "\(first)")
+        // Read: the watch is on. Now the policy changes, and the decision with it.
+        let changed = Self.policy.replacingOccurrences(
+            of: "root-only: { require: is-root }", with: "root-only: { require: { not: is-root } }")
+        try changed.replacingOccurrences(of: "PAM", with: daemon.directory.path + "/pam")
+            .write(toFile: daemon.policyFile, atomically: true, encoding: .utf8)
+        let second = await watcher.nextLine() ?? ""
+        #expect(second.contains(#""outcome": "satisfied""#), "\(second)")
+    }
+
+    @Test("broken messages close the connection, parameters the method does not define are refused")
+    func badInput() async throws {
+        let daemon = try await Daemon()
+        let notJSON = try Self.client(daemon.socket, ["raw"], uid: 65534, input: "{nope\0")
+        #expect(notJSON.count == 1 && notJSON[0]["closed"] as? Bool == true, "\(notJSON)")
+        let extra = try Self.client(
+            daemon.socket, ["raw"], uid: 65534,
+            input: #"{"method":"org.capctl.gates.Check","parameters":{"gate":"root-only","uid":0}}"# + "\0")
+        #expect(extra.first?["error"] as? String == "org.varlink.service.InvalidParameter", "\(extra)")
+        let unknown = try Self.client(
+            daemon.socket, ["raw"], uid: 65534, input: #"{"method":"org.capctl.gates.Become","parameters":{}}"# + "\0")
+        #expect(unknown.first?["error"] as? String == "org.varlink.service.MethodNotFound", "\(unknown)")
+        let huge = try Self.client(
+            daemon.socket, ["raw"], uid: 65534, input: String(repeating: " ", count: 70_000) + "{}\0")
+        #expect(huge.count == 1 && huge[0]["closed"] as? Bool == true, "\(huge)")
+        // Pipelined calls are answered in order, each on its own.
+        let pipelined = try Self.client(
+            daemon.socket, ["raw"], uid: 65534,
+            input: #"{"method":"org.capctl.gates.Check","parameters":{"gate":"root-only"}}"# + "\0"
+                + #"{"method":"org.varlink.service.GetInfo"}"# + "\0")
+        #expect(pipelined.count == 3, "\(pipelined)")
+        #expect(
+            Self.decision(pipelined.first.map { $0["parameters"] as? [String: Any] ?? [:] })["outcome"] as? String
+                == "failed")
+    }
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""A client of capctld written without Swift: the varlink package from PyPI (pinned in
+requirements.txt) for the calls it supports, and a raw socket for the upgrade of Authorize,
+which that package does not speak. Each command prints one JSON object per reply, or
+{"error": NAME, "parameters": {...}} for a varlink error.
+
+    capctld_client.py SOCKET info
+    capctld_client.py SOCKET check GATE
+    capctld_client.py SOCKET check-subject GATE [pid=N startTime=N uid=N | user=NAME]
+    capctld_client.py SOCKET status
+    capctld_client.py SOCKET watch GATE COUNT      # the first COUNT replies, then closes
+    capctld_client.py SOCKET authorize GATE        # answers each question with a line of stdin
+    capctld_client.py SOCKET raw                   # sends stdin as is, prints what comes back
+"""
+import json
+import socket
+import sys
+
+import varlink
+
+
+def emit(value):
+    print(json.dumps(value, sort_keys=True), flush=True)
+
+
+def as_dict(value):
+    if isinstance(value, dict):
+        return {key: as_dict(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [as_dict(item) for item in value]
+    if hasattr(value, "__dict__"):
+        return {key: as_dict(item) for key, item in vars(value).items()}
+    return value
+
+
+def main():
+    path, command, arguments = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if command == "raw":
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.connect(path)
+        connection.sendall(sys.stdin.buffer.read())
+        connection.shutdown(socket.SHUT_WR)
+        received = b""
+        while True:
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+        for message in received.split(b"\0"):
+            if message:
+                emit(json.loads(message))
+        emit({"closed": True})
+        return
+    if command == "authorize":
+        authorize(path, arguments[0])
+        return
+    client = varlink.Client(address="unix:" + path)
+    if command == "info":
+        with client.open("org.varlink.service") as service:
+            emit(as_dict(service.GetInfo()))
+            emit(as_dict(service.GetInterfaceDescription("org.capctl.gates")))
+        return
+    with client.open("org.capctl.gates") as gates:
+        try:
+            if command == "check":
+                emit(as_dict(gates.Check(arguments[0])))
+            elif command == "check-subject":
+                named = dict(argument.split("=", 1) for argument in arguments[1:])
+                typed = {key: (value if key == "user" else int(value)) for key, value in named.items()}
+                emit(as_dict(gates.CheckForSubject(gate=arguments[0], **typed)))
+            elif command == "status":
+                emit(as_dict(gates.Status()))
+            elif command == "watch":
+                count = int(arguments[1])
+                for reply in gates.Watch(arguments[0], _more=True):
+                    emit(as_dict(reply))
+                    count -= 1
+                    if count == 0:
+                        break
+            else:
+                raise SystemExit("unknown command " + command)
+        except varlink.VarlinkError as error:
+            emit({"error": error.error(), "parameters": as_dict(error.parameters())})
+
+
+def authorize(path, gate):
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect(path)
+    call = {"method": "org.capctl.gates.Authorize", "parameters": {"gate": gate}, "upgrade": True}
+    connection.sendall(json.dumps(call).encode() + b"\0")
+    stream = connection.makefile("rb")
+    reply = b""
+    while True:
+        byte = stream.read(1)
+        if not byte or byte == b"\0":
+            break
+        reply += byte
+    message = json.loads(reply)
+    if message.get("error"):
+        emit({"error": message["error"], "parameters": message.get("parameters", {})})
+        return
+    emit(message.get("parameters", {}))
+    # Upgraded: questions and the last line, each a line.
+    while True:
+        line = stream.readline()
+        if not line:
+            emit({"closed": True})
+            return
+        text = line.decode().rstrip("\n")
+        emit({"line": text})
+        if text.startswith("pam-secret: ") or text.startswith("pam-prompt: "):
+            answer = sys.stdin.readline()
+            if not answer:
+                connection.close()
+                emit({"closed": True})
+                return
+            connection.sendall(answer.encode())
+        elif not text.startswith("pam-"):
+            return
+
+
+if __name__ == "__main__":
+    main()
