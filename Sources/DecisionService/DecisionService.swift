@@ -12,13 +12,15 @@ import Varlink
 /// Decides the system policy's gates for the clients of a socket, in varlink (`org.capctl.gates`):
 /// what capctld is, as a type any root service can run for its own socket.
 ///
-/// Every client is the subject the kernel names for its connection (``ClientConnection/subject``);
+/// Every client is the subject the kernel names for its connection (`ClientConnection.subject`);
 /// what a call says about who is asking is never used, and only root may ask about someone else.
 /// A client is told the outcome, the gate's description and what it can do about it; the full
 /// explanation goes to the audit trail, and to root callers. Each client is served on a thread
 /// of its own within the listener's limits, so a silent client holds up only itself.
 ///
 /// ```swift
+/// import DecisionService
+///
 /// let store = PolicyStore(searchPath: PolicySearchPath(directories: PolicySearchPath.systemRoots), environment: .linux)
 /// let service = DecisionService(policy: store, audit: AuditTrail(identifier: "capctld"))
 /// let listener = try ClientListener(path: "/run/capctl/capctld.sock")
@@ -238,7 +240,7 @@ public final class DecisionService: Sendable {
     }
 }
 
-/// A change to wake a watching client thread for: one ``Wakeup`` per wait, so none is missed
+/// A change to wake a watching client thread for: one `Wakeup` per wait, so none is missed
 /// between two waits.
 private final class ChangeSignal: Sendable {
     private let state = Lock<(pending: Bool, current: Wakeup?)>((false, nil))

@@ -2,10 +2,17 @@
 /// clients read with `org.varlink.service.GetInterfaceDescription`), and a handler per method.
 ///
 /// ```swift
+/// import Varlink
+///
 /// let ping = VarlinkInterface(
 ///     name: "org.example.ping",
 ///     description: "interface org.example.ping\nmethod Ping(text: string) -> (text: string)\n",
-///     methods: ["Ping": { call, replies in try replies.reply(["text": .string(call.string("text"))]) }])
+///     methods: [
+///         "Ping": { call, replies throws(VarlinkError) in
+///             replies.reply([("text", .string(try call.string("text")))])
+///         }
+///     ])
+/// _ = ping
 /// ```
 public struct VarlinkInterface: Sendable {
     /// Answers one call: replies through `replies`, or throws the error to reply with.
@@ -27,6 +34,13 @@ public struct VarlinkInterface: Sendable {
 }
 
 /// What a service says about itself (`org.varlink.service.GetInfo`).
+///
+/// ```swift
+/// import Varlink
+///
+/// let info = VarlinkServiceInfo(vendor: "Example", product: "pingd", version: "1", url: "https://example.org/pingd")
+/// _ = info
+/// ```
 public struct VarlinkServiceInfo: Sendable {
     /// Who makes it.
     public var vendor: String

@@ -3,11 +3,17 @@ package import ConfigurationFiles
 /// A JSON value as varlink carries it: what a call's parameters hold and a reply's are made of.
 /// Numbers stay apart as integers and floating point, as varlink's `int` and `float` do.
 public enum VarlinkValue: Sendable, Equatable {
+    /// JSON's `null`: an optional (`?type`) member without a value.
     case null
+    /// A `bool`.
     case bool(Bool)
+    /// An `int`: a number without a fraction.
     case int(Int64)
+    /// A `float`.
     case float(Double)
+    /// A `string`.
     case string(String)
+    /// An array (`[]type`).
     case array([VarlinkValue])
     /// Members in the order written (replies are written in this order).
     case object([(key: String, value: VarlinkValue)])
