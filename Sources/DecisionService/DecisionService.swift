@@ -54,6 +54,15 @@ public final class DecisionService: Sendable {
         _ = connection.serve()
     }
 
+    /// What a client past the listener's limits is sent (`ClientListener`'s `refusal`): a varlink
+    /// error reply, `org.capctl.gates.Busy`, which a client reads as the answer to its first call.
+    public static let busyRefusal: @Sendable (String) -> [UInt8] = { reason in
+        let error = VarlinkError("org.capctl.gates.Busy", [("reason", .string(reason))])
+        return Array(
+            VarlinkValue.object([("error", .string(error.name)), ("parameters", .object(error.parameters))]).json.utf8)
+            + [0]
+    }
+
     // MARK: The interface
 
     private func interface(for client: ClientConnection) -> VarlinkInterface {

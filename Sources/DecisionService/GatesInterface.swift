@@ -62,5 +62,9 @@ enum GatesInterface {
         # Authorize was called without upgrade.
         error UpgradeRequired ()
 
+        # The caller's user (or everyone) has as many connections open as capctld serves at
+        # once: sent in place of a reply to the first call, and the connection is closed.
+        error Busy (reason: string)
+
         """
 }

@@ -2,7 +2,7 @@
 // `org.capctl.gates`, Docs/Decisions.md). Run by systemd with socket activation (capctld.socket),
 // or by hand:
 //
-//     capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH]
+//     capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH] [--idle-timeout SECONDS]
 //
 // It reads the system's policy layers only (never a user's), follows their changes and SIGHUP,
 // and on SIGTERM stops accepting, lets the clients it serves finish (each within its own
@@ -42,6 +42,8 @@ struct Options {
     var listen: String?
     var policyRoots = PolicySearchPath.systemRoots
     var auditSocket: String?
+    /// How long a client has for each call (10 s by default).
+    var idleTimeout = Duration.seconds(10)
 
     init(_ arguments: [String]) {
         var index = 0
@@ -61,11 +63,18 @@ struct Options {
                     fail("--policy-roots takes absolute directories", status: 64)
                 }
             case "--audit-socket": auditSocket = value("--audit-socket")
+            case "--idle-timeout":
+                guard let seconds = Int(value("--idle-timeout")), seconds > 0, seconds <= 3600 else {
+                    fail("--idle-timeout takes whole seconds from 1 to 3600", status: 64)
+                }
+                idleTimeout = .seconds(seconds)
             case "--version":
                 print("capctld \(String(cString: capctl_build_commit()))")
                 exit(0)
             case "--help", "-h":
-                print("usage: capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH]")
+                print(
+                    "usage: capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH] [--idle-timeout SECONDS]"
+                )
                 exit(0)
             default: fail("unknown argument \"\(arguments[index])\" (see --help)", status: 64)
             }
@@ -95,9 +104,9 @@ do {
         unsetenv("LISTEN_PID")
         unsetenv("LISTEN_FDNAMES")
         guard count == "1" else { fail("systemd passed \(count) sockets; capctld takes one") }
-        listener = try ClientListener(adopting: 3)
+        listener = try ClientListener(adopting: 3, refusal: DecisionService.busyRefusal)
     } else {
-        listener = try ClientListener(path: options.listen ?? defaultSocketPath)
+        listener = try ClientListener(path: options.listen ?? defaultSocketPath, refusal: DecisionService.busyRefusal)
     }
 } catch {
     fail("\(error)")
@@ -114,7 +123,8 @@ for problem in store.problems { FileHandle.standardError.write("capctld: \(probl
 let audit = AuditTrail(
     level: store.current?.policy.audit?.level ?? .all,
     destination: options.auditSocket.map { .syslog(path: $0) } ?? .system, identifier: "capctld")
-let service = DecisionService(policy: store, audit: audit, version: String(cString: capctl_build_commit()))
+let service = DecisionService(
+    policy: store, audit: audit, version: String(cString: capctl_build_commit()), idleTimeout: options.idleTimeout)
 
 // Signals: SIGHUP reads the policy again; SIGTERM and SIGINT stop accepting.
 _ = DetachedThread.start(named: "capctld-signals") {
@@ -131,6 +141,7 @@ _ = DetachedThread.start(named: "capctld-signals") {
         default:
             ServiceNotification.send("STOPPING=1")
             listener.shutdown()
+            FileHandle.standardOutput.write("capctld: stopping, \(listener.clientCount) client(s) being served\n")
             return
         }
     }
@@ -148,4 +159,5 @@ do {
 let drained = listener.waitUntilIdle(until: .now + DaemonSettings.drainTimeout)
 store.shutdown()
 if !drained { FileHandle.standardError.write("capctld: \(listener.clientCount) client(s) still served at exit\n") }
+FileHandle.standardOutput.write("capctld: stopped\n")
 exit(0)

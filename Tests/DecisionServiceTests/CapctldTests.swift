@@ -30,7 +30,10 @@ struct CapctldTests {
         let process: DaemonProcess
         let policyFile: String
 
-        init(policy: String = CapctldTests.policy, arguments: [String] = []) async throws {
+        init(
+            policy: String = CapctldTests.policy, arguments: [String] = [], audit: SyslogReceiver? = nil,
+            launcher: [String] = []
+        ) async throws {
             directory = try TemporaryDirectory(prefix: "capctld")
             chmod(directory.path, 0o755)
             let pam = PAMTestModules.matrix ?? "pam_matrix.so"
@@ -41,15 +44,22 @@ struct CapctldTests {
             policyFile = try directory.write(
                 policy.replacingOccurrences(of: "PAM", with: directory.path + "/pam"), to: "etc/policy.yaml")
             socket = directory.path + "/capctld.sock"
-            let receiver = directory.path + "/audit.sock"
+            let receiver = audit?.socketPath ?? directory.path + "/audit.sock"
+            let daemon = [
+                builtProduct("capctld"), "--policy-roots", directory.path + "/etc", "--audit-socket", receiver,
+                "--idle-timeout", "120",
+            ]
+            // Either capctld listens itself, or a launcher (systemd-socket-activate) listens and starts it.
             process = try DaemonProcess(
-                [
-                    builtProduct("capctld"), "--listen", socket, "--policy-roots", directory.path + "/etc",
-                    "--audit-socket", receiver,
-                ] + arguments,
+                launcher.isEmpty
+                    ? daemon + ["--listen", socket] + arguments : launcher + [socket] + daemon + arguments,
                 environment: ["PATH": "/usr/bin:/bin", "CAPCTL_KEEP_DIRECTORY": directory.path + "/keep"])
             let first = await process.nextLine()
-            #expect(first == "capctld: listening on \(socket)", "\(first ?? "nothing")")
+            if launcher.isEmpty {
+                #expect(first == "capctld: listening on \(socket)", "\(first ?? "nothing")")
+            } else {
+                #expect(first?.contains("Listening on") == true, "\(first ?? "nothing")")
+            }
         }
 
         deinit { process.stop() }
@@ -232,5 +242,136 @@ struct CapctldTests {
         #expect(
             Self.decision(pipelined.first.map { $0["parameters"] as? [String: Any] ?? [:] })["outcome"] as? String
                 == "failed")
+    }
+
+    /// A named pipe in `directory` a client waits on until the test writes it.
+    static func fifo(_ directory: TemporaryDirectory, _ name: String) -> String {
+        let path = directory.path + "/" + name
+        mkfifo(path, 0o666)
+        chmod(path, 0o666)
+        return path
+    }
+
+    /// Writes `text` to the named pipe at `path` and closes it; a pipe nobody reads any more (the
+    /// client failed) is left alone rather than waited on.
+    static func write(_ text: String, toFIFO path: String) {
+        let descriptor = open(path, O_WRONLY | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            Issue.record("cannot open \(path)")
+            return
+        }
+        _ = text.withCString { Glibc.write(descriptor, $0, strlen($0)) }
+        close(descriptor)
+    }
+
+    @Test(
+        "100 connections from one user: 16 are served and the rest refused at once with Busy; other users are served meanwhile"
+    )
+    func flood() async throws {
+        let daemon = try await Daemon()
+        let python = try #require(Self.python, "no varlink client: run Scripts/test")
+        let release = Self.fifo(daemon.directory, "release")
+        let holder = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, Self.script,
+                daemon.socket, "hold", "100", release,
+            ], environment: ["PATH": "/usr/bin:/bin"])
+        defer { holder.stop() }
+        var counts = await holder.nextLine() ?? ""
+        if counts.hasPrefix("Traceback") {
+            for _ in 0..<12 { counts += "\n" + (await holder.nextLine() ?? "") }
+        }
+        #expect(counts == #"{"held": 16, "refused": 84}"#, "\(counts)")
+        // While uid 65534 holds all it may, uid 4321 and root are decided for at once.
+        let other = Self.decision(try Self.client(daemon.socket, ["check", "restart-unit"], uid: 4321).first)
+        #expect(other["outcome"] as? String == "failed", "\(other)")
+        let root = Self.decision(try Self.client(daemon.socket, ["check", "restart-unit"]).first)
+        #expect(root["outcome"] as? String == "satisfied", "\(root)")
+        // And a 17th connection of uid 65534 is still refused: nothing waited the held ones out.
+        let more = try Self.client(
+            daemon.socket, ["raw"], uid: 65534,
+            input: #"{"method":"org.capctl.gates.Check","parameters":{"gate":"restart-unit"}}"# + "\0"
+        ).first
+        #expect(more?["error"] as? String == "org.capctl.gates.Busy", "\(more ?? [:])")
+        Self.write("", toFIFO: release)
+    }
+
+    @Test(
+        "a client that closes right after its call is decided as who it was, never another identity (CVE-2021-3560)",
+        .enabled(if: SyslogReceiver.isAvailable, "needs rsyslogd"))
+    func disconnectDuringDecision() async throws {
+        let audit = try SyslogReceiver()
+        let daemon = try await Daemon(audit: audit)
+        let replies = try Self.client(
+            daemon.socket, ["raw"], uid: 65534,
+            input: #"{"method":"org.capctl.gates.Check","parameters":{"gate":"root-only"},"oneway":true}"# + "\0")
+        #expect(replies.count == 1 && replies[0]["closed"] as? Bool == true, "a oneway call gets no reply: \(replies)")
+        let record = await audit.nextRecord() ?? ""
+        #expect(record.contains(#"CAPCTL_GATE="root-only""#), "\(record)")
+        #expect(record.contains(#"CAPCTL_UID="65534""#), "\(record)")
+        #expect(record.contains(#"CAPCTL_OUTCOME="denied""#), "\(record)")
+    }
+
+    @Test("SIGTERM stops accepting, lets a client in its PAM conversation finish, then capctld exits 0")
+    func sigtermDrains() async throws {
+        let daemon = try await Daemon()
+        let python = try #require(Self.python, "no varlink client: run Scripts/test")
+        let answers = Self.fifo(daemon.directory, "answers")
+        let authorizing = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, Self.script,
+                daemon.socket, "authorize", "admin-login", answers,
+            ], environment: ["PATH": "/usr/bin:/bin"])
+        defer { authorizing.stop() }
+        #expect(await authorizing.nextLine()?.contains("capctl-pam-relay") == true)
+        #expect(await authorizing.nextLine()?.contains("pam-secret: ") == true)
+        kill(daemon.process.pid, SIGTERM)
+        #expect(await daemon.process.nextLine() == "capctld: stopping, 1 client(s) being served")
+        // No new client is accepted.
+        let refused = try runProcess(python, [Self.script, daemon.socket, "check", "root-only"])
+        #expect(refused.status != 0, "\(refused.standardOutput)")
+        // The one in its conversation answers, and is answered.
+        Self.write("secret\n", toFIFO: answers)
+        #expect(await authorizing.nextLine() == #"{"line": "ok: admin-login holds"}"#)
+        #expect(await daemon.process.nextLine() == "capctld: stopped")
+        #expect(daemon.process.waitUntilExit() == 0)
+    }
+
+    @Test(
+        "socket activation: systemd-socket-activate listens, capctld takes the socket it is handed, and leaves its file alone"
+    )
+    func socketActivation() async throws {
+        let launcher = "/usr/bin/systemd-socket-activate"
+        try #require(FileManager.default.isExecutableFile(atPath: launcher), "needs systemd (systemd-socket-activate)")
+        let daemon = try await Daemon(launcher: [launcher, "-l"])
+        // As root: the launcher's socket file has the umask's mode (the unit's SocketMode=0666 is systemd's).
+        let decision = Self.decision(try Self.client(daemon.socket, ["check", "root-only"]).first)
+        #expect(decision["outcome"] as? String == "satisfied", "\(decision)")
+        #expect(await daemon.process.waitForOutput(containing: "capctld: listening on \(daemon.socket)"))
+        kill(daemon.process.pid, SIGTERM)
+        #expect(await daemon.process.waitForOutput(containing: "capctld: stopped"))
+        #expect(daemon.process.waitUntilExit() == 0)
+        #expect(FileManager.default.fileExists(atPath: daemon.socket), "the launcher's socket file is left to it")
+    }
+
+    @Test("no descriptor or thread is left behind by clients that came and went")
+    func nothingLeaks() async throws {
+        let daemon = try await Daemon()
+        _ = try Self.client(daemon.socket, ["check", "root-only"], uid: 65534)
+        let baseline = Self.descriptors(of: daemon.process.pid)
+        for _ in 0..<10 {
+            _ = try Self.client(daemon.socket, ["check", "root-only"], uid: 65534)
+            _ = try Self.client(daemon.socket, ["raw"], uid: 65534, input: "{broken\0")
+        }
+        // Each connection is closed once its thread sees the client go: polled, as nothing signals it.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while Self.descriptors(of: daemon.process.pid) > baseline, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))  // allowed: polling another process's state
+        }
+        #expect(Self.descriptors(of: daemon.process.pid) == baseline)
+    }
+
+    static func descriptors(of pid: Int32) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
     }
 }

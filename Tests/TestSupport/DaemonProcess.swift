@@ -111,6 +111,18 @@ public final class DaemonProcess: @unchecked Sendable {
         return "\(pid),\(fields[19]),\(uids[2])"
     }
 
+    /// Waits for the child to exit on its own and reaps it: its exit status (128 + the signal when
+    /// a signal ended it), or -1 when it was reaped already.
+    public func waitUntilExit() -> Int32 {
+        guard !reaped else { return -1 }
+        reaped = true
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        close(output)
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    }
+
     /// Kills the child with SIGKILL and reaps it.
     public func stop() {
         guard !reaped else { return }

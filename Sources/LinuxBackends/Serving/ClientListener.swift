@@ -59,6 +59,8 @@ public final class ClientListener: Sendable {
     private let ownsSocketFile: Bool
     private let isShutDown = Lock(false)
     private let admission: ClientAdmission
+    /// What a client past the limits is sent before it is closed, given why.
+    private let refusal: @Sendable (String) -> [UInt8]
     /// Threads for clients: each admitted client's handler runs on one, never on Dispatch's or
     /// Swift's shared pools, where a handler waiting on its client would hold up others.
     private let clientThreads: BlockingThreads
@@ -66,7 +68,11 @@ public final class ClientListener: Sendable {
     /// Listens at `path`, a socket file others may connect to (`mode`, 0666 by default: the gate,
     /// not the file mode, decides who is served), serving clients within `limits`. An old socket
     /// at the path is replaced; any other file there is an error, never removed.
-    public init(path: String, mode: UInt32 = 0o666, limits: ClientLimits = ClientLimits()) throws(ServiceError) {
+    /// A client past the limits is sent `refusal(reason)` (by default the line `error: REASON`).
+    public init(
+        path: String, mode: UInt32 = 0o666, limits: ClientLimits = ClientLimits(),
+        refusal: @escaping @Sendable (String) -> [UInt8] = ClientListener.lineRefusal
+    ) throws(ServiceError) {
         guard path.hasPrefix("/"), path.utf8.count < 108 else {
             throw ServiceError("a service socket needs an absolute path under 108 bytes, got \"\(path)\"")
         }
@@ -89,12 +95,16 @@ public final class ClientListener: Sendable {
         ownsSocketFile = true
         admission = ClientAdmission(limits)
         clientThreads = BlockingThreads(limit: limits.total)
+        self.refusal = refusal
     }
 
     /// Serves on a listening socket systemd handed over (socket activation: `LISTEN_FDS`), which
     /// must be a Unix stream socket that listens; its file is systemd's, and is left in place.
     /// The listener owns the descriptor from here (systemd's first is 3, `SD_LISTEN_FDS_START`).
-    public init(adopting rawDescriptor: Int32, limits: ClientLimits = ClientLimits()) throws(ServiceError) {
+    public init(
+        adopting rawDescriptor: Int32, limits: ClientLimits = ClientLimits(),
+        refusal: @escaping @Sendable (String) -> [UInt8] = ClientListener.lineRefusal
+    ) throws(ServiceError) {
         let socket = FileDescriptor(rawValue: rawDescriptor)
         var value: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
@@ -117,6 +127,7 @@ public final class ClientListener: Sendable {
         ownsSocketFile = false
         admission = ClientAdmission(limits)
         clientThreads = BlockingThreads(limit: limits.total)
+        self.refusal = refusal
     }
 
     deinit {
@@ -131,6 +142,9 @@ public final class ClientListener: Sendable {
         // On a listening socket, this wakes a thread blocked in accept(), which then fails.
         _ = Glibc.shutdown(descriptor.rawValue, Int32(SHUT_RDWR))
     }
+
+    /// The default refusal: one line, `error: busy: …`.
+    public static let lineRefusal: @Sendable (String) -> [UInt8] = { reason in Array("error: \(reason)\n".utf8) }
 
     /// How many clients are being served now.
     public var clientCount: Int { admission.clientCount }
@@ -173,7 +187,7 @@ public final class ClientListener: Sendable {
                 return ClientConnection(connection: owned, subject: subject, requestDeadline: deadline, slot: slot)
             case .failure(let busy):
                 // Never waits on the refused client: what does not fit its socket buffer is dropped.
-                let line = Array("error: \(busy)\n".utf8)
+                let line = refusal(busy.description)
                 _ = line.withUnsafeBytes {
                     send(connection, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
                 }

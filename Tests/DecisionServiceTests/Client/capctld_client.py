@@ -11,6 +11,9 @@ which that package does not speak. Each command prints one JSON object per reply
     capctld_client.py SOCKET watch GATE COUNT      # the first COUNT replies, then closes
     capctld_client.py SOCKET authorize GATE        # answers each question with a line of stdin
     capctld_client.py SOCKET raw                   # sends stdin as is, prints what comes back
+    capctld_client.py SOCKET hold COUNT FIFO       # COUNT connections, each asked GetInfo once,
+                                                   # then kept open until FIFO is written and closed
+    capctld_client.py SOCKET authorize GATE FIFO   # answers from the named pipe FIFO instead
 """
 import json
 import socket
@@ -38,11 +41,17 @@ def main():
     if command == "raw":
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         connection.connect(path)
-        connection.sendall(sys.stdin.buffer.read())
-        connection.shutdown(socket.SHUT_WR)
+        try:
+            connection.sendall(sys.stdin.buffer.read())
+            connection.shutdown(socket.SHUT_WR)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # closed on us (refused, or done with us): what it sent is read below
         received = b""
         while True:
-            chunk = connection.recv(65536)
+            try:
+                chunk = connection.recv(65536)
+            except ConnectionResetError:
+                break
             if not chunk:
                 break
             received += chunk
@@ -52,7 +61,12 @@ def main():
         emit({"closed": True})
         return
     if command == "authorize":
-        authorize(path, arguments[0])
+        # A named pipe is opened only when the first question comes: opening it waits for a writer.
+        answers = Answers(arguments[1]) if len(arguments) > 1 else sys.stdin
+        authorize(path, arguments[0], answers)
+        return
+    if command == "hold":
+        hold(path, int(arguments[0]), arguments[1])
         return
     client = varlink.Client(address="unix:" + path)
     if command == "info":
@@ -83,7 +97,53 @@ def main():
             emit({"error": error.error(), "parameters": as_dict(error.parameters())})
 
 
-def authorize(path, gate):
+class Answers:
+    """Lines from a named pipe, opened at the first read."""
+
+    def __init__(self, path):
+        self.path, self.stream = path, None
+
+    def readline(self):
+        if self.stream is None:
+            self.stream = open(self.path, "r")
+        return self.stream.readline()
+
+
+def hold(path, count, release):
+    """Opens COUNT connections; each calls GetInfo and reads what comes back: its reply when it
+    was admitted, the Busy error sent at once when it was not. Prints the counts, then holds the
+    admitted ones open until the named pipe RELEASE is written and closed."""
+    held, refused = [], 0
+    for _ in range(count):
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.connect(path)
+        try:
+            connection.sendall(b'{"method":"org.varlink.service.GetInfo"}\0')
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused before the call went out: the refusal is waiting to be read
+        received = b""
+        while not received.endswith(b"\0"):
+            try:
+                chunk = connection.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            received += chunk
+        message = json.loads(received.rstrip(b"\0")) if received else {}
+        if message.get("error") == "org.capctl.gates.Busy":
+            refused += 1
+            connection.close()
+        else:
+            held.append(connection)
+    emit({"held": len(held), "refused": refused})
+    with open(release, "r") as pipe:
+        pipe.read()
+    for connection in held:
+        connection.close()
+
+
+def authorize(path, gate, answers):
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.connect(path)
     call = {"method": "org.capctl.gates.Authorize", "parameters": {"gate": gate}, "upgrade": True}
@@ -109,7 +169,7 @@ def authorize(path, gate):
         text = line.decode().rstrip("\n")
         emit({"line": text})
         if text.startswith("pam-secret: ") or text.startswith("pam-prompt: "):
-            answer = sys.stdin.readline()
+            answer = answers.readline()
             if not answer:
                 connection.close()
                 emit({"closed": True})
