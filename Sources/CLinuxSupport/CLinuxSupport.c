@@ -338,3 +338,35 @@ int clinux_drop_privileges(unsigned uid, unsigned gid) {
     if (uid != 0 && setuid(0) == 0) return EPERM;
     return 0;
 }
+
+static int clinux_signal_pipe_writer = -1;
+
+static void clinux_signal_to_pipe(int signal_number) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signal_number;
+    ssize_t ignored = write(clinux_signal_pipe_writer, &byte, 1);
+    (void)ignored;
+    errno = saved;
+}
+
+int clinux_signal_pipe(void) {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) != 0) return -errno;
+    clinux_signal_pipe_writer = ends[1];
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = clinux_signal_to_pipe;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    int signals[] = {SIGTERM, SIGINT, SIGHUP};
+    sigset_t caught;
+    sigemptyset(&caught);
+    for (unsigned index = 0; index < sizeof signals / sizeof signals[0]; index++) {
+        if (sigaction(signals[index], &action, NULL) != 0) return -errno;
+        sigaddset(&caught, signals[index]);
+    }
+    // A mask inherited from whoever started us (a parent thread that blocks them) would keep them
+    // pending for ever: unblocked here, and in every thread started from now on.
+    pthread_sigmask(SIG_UNBLOCK, &caught, NULL);
+    return ends[0];
+}

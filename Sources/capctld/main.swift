@@ -8,6 +8,7 @@
 // and on SIGTERM stops accepting, lets the clients it serves finish (each within its own
 // deadlines), and exits.
 import CBuildInfo
+import CLinuxSupport
 import CapabilityPolicy
 import DecisionService
 import Glibc
@@ -85,15 +86,10 @@ struct Options {
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 
-// Signals are taken by one thread (sigwait), so none interrupts a client's thread or PAM. Blocked
-// here, before any thread starts, so every thread inherits the mask.
-let handledSignals: sigset_t = {
-    var set = sigset_t()
-    sigemptyset(&set)
-    for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, signal) }
-    pthread_sigmask(SIG_BLOCK, &set, nil)
-    return set
-}()
+// SIGTERM, SIGINT and SIGHUP become bytes on a pipe that one thread reads: whichever thread the
+// kernel delivers one to, it never ends the process by its default action.
+let signalPipe = clinux_signal_pipe()
+guard signalPipe >= 0 else { fail("cannot catch signals: \(String(cString: strerror(-signalPipe)))") }
 signal(SIGPIPE, SIG_IGN)
 
 // The listening socket: systemd's (socket activation), or one made at --listen.
@@ -128,11 +124,12 @@ let service = DecisionService(
 
 // Signals: SIGHUP reads the policy again; SIGTERM and SIGINT stop accepting.
 _ = DetachedThread.start(named: "capctld-signals") {
-    var handled = handledSignals
     while true {
-        var received: Int32 = 0
-        guard sigwait(&handled, &received) == 0 else { continue }
-        switch received {
+        var byte: UInt8 = 0
+        let count = read(signalPipe, &byte, 1)
+        if count < 0, errno == EINTR { continue }
+        guard count == 1 else { return }
+        switch Int32(byte) {
         case SIGHUP:
             ServiceNotification.send("RELOADING=1\nMONOTONIC_USEC=\(DaemonSettings.monotonicMicroseconds())")
             store.reload()
