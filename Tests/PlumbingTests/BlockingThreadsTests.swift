@@ -39,21 +39,26 @@ struct BlockingThreadsTests {
 
     /// Something a job captures, as a service's handler captures its client's connection.
     private final class Held: Sendable {
-        let released: Latch
-        init(_ released: Latch) { self.released = released }
-        deinit { released.open() }
+        let onRelease: @Sendable () -> Void
+        init(onRelease: @escaping @Sendable () -> Void) { self.onRelease = onRelease }
+        deinit { onRelease() }
     }
 
     @Test("what a job captured is let go when the job ends, while its thread waits idle for the next")
     func releasedWhenDone() async {
         let threads = BlockingThreads(limit: 1)
         let released = Latch()
+        // Read at the moment of release, on the releasing thread: however late this test resumes.
+        let threadsAtRelease = Lock(-1)
         do {
-            let held = Held(released)
+            let held = Held {
+                threadsAtRelease.withLock { $0 = threads.threadCount }
+                released.open()
+            }
             threads.run { _ = held }
         }
         await released.wait()
         // Still there, idle: the job did not wait for its thread to end (ten seconds later) to go.
-        #expect(threads.threadCount == 1)
+        #expect(threadsAtRelease.withLock { $0 } == 1)
     }
 }
