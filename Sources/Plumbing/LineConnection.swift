@@ -149,9 +149,6 @@ package final class LineConnection: Sendable {
         return true
     }
 
-    /// Whether the peer sent something not yet read (read ahead with an earlier line).
-    package var hasPendingInput: Bool { pending.withLock { !$0.isEmpty } }
-
     /// Writes `line` and a line feed; false when the peer is gone.
     @discardableResult
     package func writeLine(_ line: String) -> Bool {
