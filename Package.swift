@@ -123,7 +123,7 @@ let toolTargets: [Target] = [
         name: "capctld",
         dependencies: [
             "DecisionService", "LinuxPolicy", "LinuxBackends", "CapabilityPolicy", "ConfigurationFiles", "Plumbing",
-            "RemoteFlags", "CBuildInfo", "CLinuxSupport",
+            "RemoteFlags", "CBuildInfo", "CLinuxSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
     // capctl's helper for flag services: the one process of capctl's that links an HTTP client
     // (RemoteFlags), started only for a policy that names a service.

@@ -16,6 +16,7 @@ import LinuxBackends
 import LinuxPolicy
 import Plumbing
 import RemoteFlags
+import SystemPackage
 
 /// The socket capctld listens on when run by hand without --listen; capctld.socket names the same.
 let defaultSocketPath = "/run/capctl/capctld.sock"
@@ -25,15 +26,14 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
     exit(status)
 }
 
-/// Standard output and error, written whole with write(2): no stdio buffer to flush.
+/// Standard output and error, written whole: no stdio buffer to flush.
 enum FileHandle {
-    static let standardOutput = Stream(descriptor: 1)
-    static let standardError = Stream(descriptor: 2)
+    static let standardOutput = Stream(descriptor: .standardOutput)
+    static let standardError = Stream(descriptor: .standardError)
     struct Stream {
-        let descriptor: Int32
+        let descriptor: FileDescriptor
         func write(_ text: String) {
-            var bytes = Array(text.utf8)
-            _ = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            _ = try? descriptor.writeAll(text.utf8)
         }
     }
 }
