@@ -79,7 +79,10 @@ let libraryTargets: [Target] = [
     // Unix socket, as systemd's services speak it, so any language can ask.
     .target(
         name: "Varlink",
-        dependencies: ["ConfigurationFiles", "Locking", "Plumbing", .product(name: "SystemPackage", package: "swift-system")]),
+        dependencies: [
+            "ConfigurationFiles", "Locking", "Plumbing", "CLinuxSupport",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
     // The decision service: the system policy's gates decided for a socket's clients, in varlink
     // (`org.capctl.Gates`). What capctld runs, for any root service to run on its own socket.
     .target(

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import TestSupport
 import Testing
+import Varlink
 
 /// capctld as an administrator runs it: the built daemon as root on a real Unix socket, and a
 /// client nobody here wrote (Python's `varlink` from PyPI, pinned in Client/requirements.txt) as
@@ -373,5 +374,31 @@ struct CapctldTests {
 
     static func descriptors(of pid: Int32) -> Int {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
+    }
+
+    @Test("the package's own client: a call's reply, an error reply as an error, and a watch's replies")
+    func swiftClient() async throws {
+        let daemon = try await Daemon()
+        let client = try VarlinkClient(path: daemon.socket)
+        let reply = try client.call("org.capctl.gates.Check", [("gate", .string("root-only"))])
+        #expect(reply["decision"]?["outcome"] == .string("satisfied"), "\(reply.json)")
+        #expect(throws: VarlinkClient.Failure.self) {
+            try client.call("org.capctl.gates.Check", [("gate", .string("nowhere"))])
+        }
+        do {
+            _ = try client.call("org.capctl.gates.Check", [("gate", .string("nowhere"))])
+        } catch {
+            if case .error(let error) = error {
+                #expect(error.name == "org.capctl.gates.NoSuchGate")
+            } else {
+                Issue.record("not an error reply: \(error)")
+            }
+        }
+        var outcomes: [VarlinkValue] = []
+        try VarlinkClient(path: daemon.socket).callMore("org.capctl.gates.Watch", [("gate", .string("root-only"))]) {
+            outcomes.append($0["decision"]?["outcome"] ?? .null)
+            return false
+        }
+        #expect(outcomes == [.string("satisfied")])
     }
 }

@@ -1,0 +1,119 @@
+import CLinuxSupport
+import ConfigurationFiles
+import Glibc
+package import Plumbing
+import SystemPackage
+
+/// A connection to a varlink service on a Unix socket, for calls made one after another: each
+/// waits for its reply, at most ``timeout``.
+///
+/// ```swift
+/// import Varlink
+///
+/// let client = try VarlinkClient(path: "/run/capctl/capctld.sock")
+/// let reply = try client.call("org.capctl.gates.Check", [("gate", .string("restart-unit"))])
+/// print(reply["decision"]?["outcome"] ?? .null)
+/// ```
+public final class VarlinkClient: Sendable {
+    /// Why a call got no reply, or got an error.
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        /// The service answered with an error.
+        case error(VarlinkError)
+        /// The connection failed, closed, or the reply did not come in time or was not varlink.
+        case connection(String)
+
+        public var description: String {
+            switch self {
+            case .error(let error): "\(error)"
+            case .connection(let reason): reason
+            }
+        }
+    }
+
+    /// How long a call waits for its reply.
+    public let timeout: Duration
+    private let connection: LineConnection
+
+    /// The largest reply read, in bytes.
+    static let replyLimit = 1 << 20
+
+    /// Connects to the service listening at `path`.
+    public init(path: String, timeout: Duration = .seconds(10)) throws(Failure) {
+        let descriptor = clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT)
+        guard descriptor >= 0 else {
+            throw .connection("cannot connect to \(path): \(String(cString: strerror(-descriptor)))")
+        }
+        connection = LineConnection(owning: FileDescriptor(rawValue: descriptor))
+        self.timeout = timeout
+    }
+
+    /// Calls `method` (fully qualified) with `parameters` and returns the reply's parameters (an
+    /// object), or throws the error the service replied with.
+    public func call(_ method: String, _ parameters: [(key: String, value: VarlinkValue)] = []) throws(Failure)
+        -> VarlinkValue
+    {
+        try send(method, parameters, flags: [])
+        return try nextReply(until: .now + timeout).parameters
+    }
+
+    /// Calls `method` with `more` and hands each reply's parameters to `body` until the service
+    /// sends its last reply or `body` returns false (the connection is then closed: varlink has
+    /// no other way to stop a call).
+    public func callMore(
+        _ method: String, _ parameters: [(key: String, value: VarlinkValue)] = [],
+        _ body: (VarlinkValue) -> Bool
+    ) throws(Failure) {
+        try send(method, parameters, flags: [("more", .bool(true))])
+        while true {
+            // A stream's next reply comes when the service has news: no deadline.
+            let reply = try nextReply(until: nil)
+            guard body(reply.parameters), reply.continues else {
+                if reply.continues { connection.close() }
+                return
+            }
+        }
+    }
+
+    /// Calls `method` with `upgrade`: after its reply the connection carries the service's own
+    /// protocol, as lines (`readLine`, `writeLine` on the returned connection).
+    package func callUpgrading(_ method: String, _ parameters: [(key: String, value: VarlinkValue)] = [])
+        throws(Failure) -> (parameters: VarlinkValue, connection: LineConnection)
+    {
+        try send(method, parameters, flags: [("upgrade", .bool(true))])
+        return (try nextReply(until: .now + timeout).parameters, connection)
+    }
+
+    private func send(
+        _ method: String, _ parameters: [(key: String, value: VarlinkValue)],
+        flags: [(key: String, value: VarlinkValue)]
+    ) throws(Failure) {
+        let call = VarlinkValue.object([("method", .string(method)), ("parameters", .object(parameters))] + flags)
+        let message = Array(call.json.utf8) + [0]
+        guard message.withUnsafeBytes({ connection.write($0) }) else { throw .connection("the service went away") }
+    }
+
+    private func nextReply(until deadline: ContinuousClock.Instant?) throws(Failure) -> (
+        parameters: VarlinkValue, continues: Bool
+    ) {
+        let bytes: [UInt8]
+        switch connection.readLine(limit: Self.replyLimit, until: deadline, terminator: 0) {
+        case .line(let line): bytes = line
+        case .end: throw .connection("the service closed the connection")
+        case .timedOut: throw .connection("no reply within \(timeout)")
+        case .tooLong: throw .connection("a reply longer than \(Self.replyLimit) bytes")
+        case .interrupted: throw .connection("interrupted")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self),
+            let node = try? JSONDocumentReader.read(text, file: "reply", exactIntegers: true)
+        else { throw .connection("the reply is not JSON") }
+        let reply = VarlinkValue(node)
+        let parameters = reply["parameters"] ?? .object([])
+        if case .string(let name)? = reply["error"] {
+            guard case .object(let members) = parameters else { throw .error(VarlinkError(name)) }
+            throw .error(VarlinkError(name, members))
+        }
+        guard case .object = parameters else { throw .connection("the reply's parameters are not an object") }
+        if case .bool(true)? = reply["continues"] { return (parameters, true) }
+        return (parameters, false)
+    }
+}
