@@ -57,10 +57,7 @@ public final class DecisionService: Sendable {
     /// What a client past the listener's limits is sent (`ClientListener`'s `refusal`): a varlink
     /// error reply, `org.capctl.gates.Busy`, which a client reads as the answer to its first call.
     public static let busyRefusal: @Sendable (String) -> [UInt8] = { reason in
-        let error = VarlinkError("org.capctl.gates.Busy", [("reason", .string(reason))])
-        return Array(
-            VarlinkValue.object([("error", .string(error.name)), ("parameters", .object(error.parameters))]).json.utf8)
-            + [0]
+        VarlinkError("org.capctl.gates.Busy", [("reason", .string(reason))]).replyMessage
     }
 
     // MARK: The interface
@@ -72,7 +69,8 @@ public final class DecisionService: Sendable {
                 "Check": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly(["gate"])
                     let gate = try call.string("gate")
-                    let decision = try decide(gate, for: client.subject, asker: client.subject, action: "check")
+                    let decision = try decide(
+                        gate, in: try currentPolicy(), for: client.subject, asker: client.subject, action: "check")
                     replies.reply([("decision", decision)])
                 },
                 "CheckForSubject": { [self] call, replies throws(VarlinkError) in
@@ -80,15 +78,18 @@ public final class DecisionService: Sendable {
                     guard client.subject.uid == 0 else { throw .permissionDenied }
                     let gate = try call.string("gate")
                     let subject = try Self.subject(named: call)
-                    let decision = try decide(gate, for: subject, asker: client.subject, action: "check-for-subject")
+                    let decision = try decide(
+                        gate, in: try currentPolicy(), for: subject, asker: client.subject, action: "check-for-subject")
                     replies.reply([("decision", decision)])
                 },
                 "Status": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly([])
+                    // One policy for the whole reply, even if a reload lands meanwhile.
                     let loaded = try currentPolicy()
                     var decisions: [VarlinkValue] = []
                     for gate in loaded.policy.gates.keys.sorted() {
-                        decisions.append(try decide(gate, for: client.subject, asker: client.subject, action: "status"))
+                        decisions.append(
+                            try decide(gate, in: loaded, for: client.subject, asker: client.subject, action: "status"))
                     }
                     replies.reply([("decisions", .array(decisions))])
                 },
@@ -126,10 +127,9 @@ public final class DecisionService: Sendable {
 
     /// Decides `gate` for `subject` without asking anyone, records it, and returns what `asker`
     /// may be told.
-    private func decide(_ gate: String, for subject: Subject, asker: Subject, action: String) throws(VarlinkError)
-        -> VarlinkValue
-    {
-        let loaded = try currentPolicy()
+    private func decide(
+        _ gate: String, in loaded: LoadedPolicy, for subject: Subject, asker: Subject, action: String
+    ) throws(VarlinkError) -> VarlinkValue {
         guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
         let evaluation = TaskWait.value { () -> GateEvaluation? in
             try? await loaded.evaluate(gate: gate, subject: subject)
@@ -212,7 +212,8 @@ public final class DecisionService: Sendable {
         // Subscribed before the first decision, so no change between the two goes unseen.
         let policyEvents = policy.events()
         let flagEvents = policy.current?.flags.events()
-        var last = try decide(gate, for: client.subject, asker: client.subject, action: "watch")
+        var last = try decide(
+            gate, in: try currentPolicy(), for: client.subject, asker: client.subject, action: "watch")
         try replies.replyContinuing([("decision", last)])
         let changes = ChangeSignal()
         let follower = Task {
@@ -237,7 +238,10 @@ public final class DecisionService: Sendable {
                     limit: 1, until: nil, interrupt: FileDescriptor(rawValue: wakeup.descriptor), terminator: 0)
                 guard case .interrupted = read else { return }
             }
-            guard let next = try? decide(gate, for: client.subject, asker: client.subject, action: "watch") else {
+            guard
+                let next = try? decide(
+                    gate, in: try currentPolicy(), for: client.subject, asker: client.subject, action: "watch")
+            else {
                 return
             }
             if next != last {

@@ -11,6 +11,12 @@ public struct VarlinkError: Error, Sendable, CustomStringConvertible {
         self.parameters = parameters
     }
 
+    /// The error as a whole reply message, NUL included: what a service sends in place of a
+    /// reply (also before any call, to refuse a connection).
+    public var replyMessage: [UInt8] {
+        Array(VarlinkValue.object([("error", .string(name)), ("parameters", .object(parameters))]).json.utf8) + [0]
+    }
+
     public var description: String {
         parameters.isEmpty ? name : "\(name) \(VarlinkValue.object(parameters).json)"
     }

@@ -44,7 +44,7 @@ public final class VarlinkReplies: Sendable {
 
     /// Sends the final reply as an error.
     func fail(_ error: VarlinkError) {
-        send(["error": .string(error.name), "parameters": .object(error.parameters)], final: true)
+        send(message: error.replyMessage, final: true)
     }
 
     /// Sends the reply that confirms an upgrade and hands the connection over: from here on the
@@ -57,14 +57,16 @@ public final class VarlinkReplies: Sendable {
     }
 
     private func send(_ members: KeyValuePairs<String, VarlinkValue>, final: Bool) {
+        send(message: Array(VarlinkValue.object(members.map { ($0.key, $0.value) }).json.utf8) + [0], final: final)
+    }
+
+    private func send(message: [UInt8], final: Bool) {
         let proceed = state.withLock { state -> Bool in
             guard !state.finished else { return false }
             if final { state.finished = true }
             return true
         }
         guard proceed, !call.oneway else { return }
-        var message = Array(VarlinkValue.object(members.map { ($0.key, $0.value) }).json.utf8)
-        message.append(0)
         let sent = message.withUnsafeBytes { connection.write($0) }
         if !sent { state.withLock { $0.failedToSend = true } }
     }
