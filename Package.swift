@@ -117,8 +117,8 @@ let toolTargets: [Target] = [
         name: "capctl",
         dependencies: [
             "LinuxPolicy", "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags",
-            "ProcedureCore", "Plumbing", "CLinuxSupport", "CPlatform", "CBuildInfo", "Locking",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "ProcedureCore", "Plumbing", "CLinuxSupport", "CPlatform", "CBuildInfo", "Locking", "DecisionService",
+            "Varlink", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
     // `capctld`: the decision service as a system daemon (socket activation or --listen).
@@ -251,7 +251,7 @@ let testTargets: [Target] = [
     .testTarget(name: "GatedServiceTests", dependencies: ["TestSupport", "gated-daemon", "gated-client"]),
     // capctld as a system daemon, driven by a Python varlink client (its Client/ folder).
     .testTarget(
-        name: "DecisionServiceTests", dependencies: ["TestSupport", "capctld", "Varlink", "DecisionService"],
+        name: "DecisionServiceTests", dependencies: ["TestSupport", "capctld", "capctl", "Varlink", "DecisionService"],
         exclude: ["Client"]),
 ]
 

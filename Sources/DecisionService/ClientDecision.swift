@@ -1,5 +1,6 @@
 import Capabilities
 import CapabilityPolicy
+import ProcedureCore
 import Varlink
 
 /// What a client is told of a decision (`org.capctl.gates.Decision`): the outcome, the gate's
@@ -33,7 +34,22 @@ struct ClientDecision {
             ("description", summary.map(VarlinkValue.string) ?? .null),
             ("actions", .array(evaluation.outcome == .needsInteraction ? [.string("authorize")] : [])),
         ]
-        members.append(("explanation", toldTo.uid == 0 ? .string(evaluation.explanation.description) : .null))
+        members.append(("explanation", toldTo.uid == 0 ? Self.explanationValue(evaluation.explanation) : .null))
         return .object(members)
+    }
+
+    /// An explanation as the interface's `Explanation`: the same tree `capctl check --explain --json` prints.
+    static func explanationValue(_ explanation: ConditionExplanation) -> VarlinkValue {
+        let outcome =
+            switch explanation.outcome {
+            case .passed: "passed"
+            case .failed: "failed"
+            case .undecided: "undecided"
+            case .notChecked: "notChecked"
+            }
+        return .object([
+            ("condition", .string(explanation.condition)), ("outcome", .string(outcome)),
+            ("reason", .string(explanation.reason)), ("children", .array(explanation.children.map(explanationValue))),
+        ])
     }
 }

@@ -31,14 +31,22 @@ public final class DecisionService: Sendable {
     public let policy: PolicyStore
     /// Where every decision is recorded.
     public let audit: AuditTrail
+    /// The logins kept for clients, which `Forget` ends: the records the policy's capabilities
+    /// keep them in (`PolicyOptions.keptLoginRecords`).
+    public let keptLogins: KeptLoginRecords?
     private let info: VarlinkServiceInfo
     private let limits: VarlinkConnection.Limits
 
     /// A service deciding the gates of `policy`, recording each decision in `audit`. A client has
-    /// `idleTimeout` to send each call.
-    public init(policy: PolicyStore, audit: AuditTrail, version: String = "1", idleTimeout: Duration = .seconds(10)) {
+    /// `idleTimeout` to send each call; `keptLogins` are the records the policy keeps logins in
+    /// (nil: none kept), for `Forget`.
+    public init(
+        policy: PolicyStore, audit: AuditTrail, keptLogins: KeptLoginRecords? = nil, version: String = "1",
+        idleTimeout: Duration = .seconds(10)
+    ) {
         self.policy = policy
         self.audit = audit
+        self.keptLogins = keptLogins
         info = VarlinkServiceInfo(
             vendor: "capctl", product: "capctld", version: version,
             url: "https://github.com/capctl/swift-capabilities/blob/main/Docs/Decisions.md")
@@ -94,13 +102,33 @@ public final class DecisionService: Sendable {
                     replies.reply([("decisions", .array(decisions))])
                 },
                 "Authorize": { [self] call, replies throws(VarlinkError) in
-                    try call.allowOnly(["gate"])
-                    let gate = try call.string("gate")
+                    try call.allowOnly(["gate", "capability"])
+                    let gate = try call.optionalString("gate")
+                    let capability = try call.optionalString("capability")
+                    guard (gate == nil) != (capability == nil) else { throw .invalidParameter("gate") }
                     guard call.upgrade else { throw VarlinkError("org.capctl.gates.UpgradeRequired") }
                     let loaded = try currentPolicy()
-                    guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
-                    _ = try replies.upgrade([("protocol", .string("capctl-pam-relay"))])
-                    authorize(gate, in: loaded, for: client)
+                    if let gate {
+                        guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
+                        _ = try replies.upgrade([("protocol", .string("capctl-pam-relay"))])
+                        authorize(gate, in: loaded, for: client)
+                    } else if let capability {
+                        guard loaded.policy.capabilities[capability] != nil else {
+                            throw VarlinkError(
+                                "org.capctl.gates.NoSuchCapability", [("capability", .string(capability))])
+                        }
+                        _ = try replies.upgrade([("protocol", .string("capctl-pam-relay"))])
+                        authorize(capability: capability, in: loaded, for: client)
+                    }
+                },
+                "Forget": { [self] call, replies throws(VarlinkError) in
+                    try call.allowOnly([])
+                    let removed = keptLogins?.forget(uid: client.subject.uid) ?? 0
+                    audit.record(
+                        AuditRecord(
+                            action: "forget", gate: "", outcome: .authorized, subject: client.subject,
+                            reasons: "\(removed) kept login(s) ended"))
+                    replies.reply([("removed", .int(Int64(removed)))])
                 },
                 "Watch": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly(["gate"])
@@ -201,7 +229,42 @@ public final class DecisionService: Sendable {
         }
         record(evaluation, action: "authorize", subject: subject, in: loaded)
         let decision = ClientDecision(evaluation, summary: loaded.policy.gates[gate]?.summary, toldTo: subject)
-        client.reply(evaluation.holds ? "ok: \(gate) holds" : "denied: \(decision.outcomeWord)")
+        if evaluation.holds {
+            client.reply("ok: \(gate) holds")
+        } else {
+            client.reply("denied: " + (evaluation.wasDismissed ? "dismissed" : decision.outcomeWord))
+        }
+    }
+
+    /// After the upgrade: one capability authorized for the client with its questions relayed
+    /// to it (a login the policy keeps is kept for the client's scope), and one last line.
+    private func authorize(capability name: String, in loaded: LoadedPolicy, for client: ClientConnection) {
+        let (subject, conversation) = (client.subject, client.conversation)
+        let status = TaskWait.value { () -> CapabilityStatus in
+            await PAMLogin.$subjectConversation.withValue(conversation) {
+                do {
+                    return try await loaded.capability(named: name, subject: subject).authorize()
+                } catch {
+                    return .unavailable("\(error)")
+                }
+            }
+        }
+        let outcome: AuditRecord.Outcome =
+            switch status.kind {
+            case .authorized: .authorized
+            case .notDetermined: .undecided
+            case .denied, .unavailable: .denied
+            }
+        audit.record(
+            AuditRecord(
+                action: "authorize", gate: name, outcome: outcome, subject: subject, reasons: status.reason,
+                policyFiles: loaded.policy.capabilities[name].map { [$0.location.file] } ?? []))
+        switch status.kind {
+        case .authorized: client.reply("ok: \(name) authorized")
+        case .notDetermined: client.reply(status.cause == .dismissed ? "denied: dismissed" : "denied: needsInteraction")
+        case .denied: client.reply("denied: failed")
+        case .unavailable: client.reply("denied: undecided")
+        }
     }
 
     // MARK: Watching

@@ -20,7 +20,16 @@ enum GatesInterface {
           # What the caller can do about it: "authorize" when authenticating could open it.
           actions: []string,
           # Every part of the gate and why it stands so: for callers running as root only.
-          explanation: ?string
+          explanation: ?Explanation
+        )
+
+        # One part of a gate (a requirement, a capability, a flag, a nested gate) and why it
+        # stands so; notChecked: not asked, because the outcome was already known.
+        type Explanation (
+          condition: string,
+          outcome: (passed, failed, undecided, notChecked),
+          reason: string,
+          children: []Explanation
         )
 
         # Decides a gate for the caller, asking nobody anything.
@@ -39,11 +48,17 @@ enum GatesInterface {
         # Decides every gate for the caller.
         method Status() -> (decisions: []Decision)
 
-        # Decides a gate for the caller, asking it to authenticate where that could open the gate.
-        # Call it with upgrade: after this reply the connection leaves varlink and carries the
-        # questions as lines (pam-secret:, pam-prompt:, pam-error:, pam-info:; the caller answers
-        # each question with one line), then one last line: "ok: ..." or "denied: ...".
-        method Authorize(gate: string) -> (protocol: string)
+        # Decides a gate (or authorizes one capability of the policy) for the caller, asking it to
+        # authenticate where that could open it; name exactly one. Call it with upgrade: after
+        # this reply the connection leaves varlink and carries the questions as lines
+        # (pam-secret:, pam-prompt:, pam-error:, pam-info:; the caller answers each question with
+        # one line), then one last line: "ok: ..." when it holds, or "denied: WHY", WHY being
+        # dismissed (a question went unanswered), failed, undecided or needsInteraction.
+        method Authorize(gate: ?string, capability: ?string) -> (protocol: string)
+
+        # Ends every login capctld keeps for the caller's user (as sudo -K): the next gate
+        # that needs one asks again.
+        method Forget() -> (removed: int)
 
         # Decides a gate for the caller now, and again whenever the policy or its flags change.
         # Call it with more.
@@ -51,6 +66,9 @@ enum GatesInterface {
 
         # The policy defines no gate of that name.
         error NoSuchGate (gate: string)
+
+        # The policy defines no capability of that name.
+        error NoSuchCapability (capability: string)
 
         # No policy has loaded: nothing can be decided.
         error PolicyUnavailable (reason: string)

@@ -1,11 +1,12 @@
 import CLinuxSupport
 import ConfigurationFiles
 import Glibc
+import Locking
 package import Plumbing
 import SystemPackage
 
-/// A connection to a varlink service on a Unix socket, for calls made one after another: each
-/// waits for its reply, at most ``timeout``.
+/// A connection to a varlink service on a Unix socket. Calls are made one after another (from
+/// several threads, each waits its turn): each waits for its reply, at most ``timeout``.
 ///
 /// ```swift
 /// import Varlink
@@ -33,6 +34,8 @@ public final class VarlinkClient: Sendable {
     /// How long a call waits for its reply.
     public let timeout: Duration
     private let connection: LineConnection
+    /// Held from a call's sending to its last reply, so two threads' replies never cross.
+    private let turn = Lock(())
 
     /// The largest reply read, in bytes.
     static let replyLimit = 1 << 20
@@ -52,8 +55,10 @@ public final class VarlinkClient: Sendable {
     public func call(_ method: String, _ parameters: [(key: String, value: VarlinkValue)] = []) throws(Failure)
         -> VarlinkValue
     {
-        try send(method, parameters, flags: [])
-        return try nextReply(until: .now + timeout).parameters
+        try turn.withLock { _ throws(Failure) in
+            try send(method, parameters, flags: [])
+            return try nextReply(until: .now + timeout).parameters
+        }
     }
 
     /// Calls `method` with `more` and hands each reply's parameters to `body` until the service
@@ -63,13 +68,15 @@ public final class VarlinkClient: Sendable {
         _ method: String, _ parameters: [(key: String, value: VarlinkValue)] = [],
         _ body: (VarlinkValue) -> Bool
     ) throws(Failure) {
-        try send(method, parameters, flags: [("more", .bool(true))])
-        while true {
-            // A stream's next reply comes when the service has news: no deadline.
-            let reply = try nextReply(until: nil)
-            guard body(reply.parameters), reply.continues else {
-                if reply.continues { connection.close() }
-                return
+        try turn.withLock { _ throws(Failure) in
+            try send(method, parameters, flags: [("more", .bool(true))])
+            while true {
+                // A stream's next reply comes when the service has news: no deadline.
+                let reply = try nextReply(until: nil)
+                guard body(reply.parameters), reply.continues else {
+                    if reply.continues { connection.close() }
+                    return
+                }
             }
         }
     }
@@ -79,8 +86,10 @@ public final class VarlinkClient: Sendable {
     package func callUpgrading(_ method: String, _ parameters: [(key: String, value: VarlinkValue)] = [])
         throws(Failure) -> (parameters: VarlinkValue, connection: LineConnection)
     {
-        try send(method, parameters, flags: [("upgrade", .bool(true))])
-        return (try nextReply(until: .now + timeout).parameters, connection)
+        try turn.withLock { _ throws(Failure) in
+            try send(method, parameters, flags: [("upgrade", .bool(true))])
+            return (try nextReply(until: .now + timeout).parameters, connection)
+        }
     }
 
     private func send(

@@ -5,6 +5,11 @@ public struct VarlinkError: Error, Sendable, CustomStringConvertible {
     /// The error's parameters (an object).
     public var parameters: [(key: String, value: VarlinkValue)]
 
+    /// The parameter `name`, or nil.
+    public subscript(parameter name: String) -> VarlinkValue? {
+        parameters.first { $0.key == name }?.value
+    }
+
     /// An error named `name` with `parameters`.
     public init(_ name: String, _ parameters: [(key: String, value: VarlinkValue)] = []) {
         self.name = name

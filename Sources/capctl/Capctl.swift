@@ -15,6 +15,11 @@ public struct Capctl: AsyncParsableCommand {
             $XDG_CONFIG_HOME/capctl; CAPCTL_POLICY_ROOTS replaces the system roots; --policy \
             replaces the search.
 
+            When capctld listens at /run/capctl/capctld.sock (or CAPCTL_DAEMON_SOCKET; empty: never), \
+            check, status, watch and authorize ask it for the gates of the system's layers, unless \
+            --policy, CAPCTL_POLICY_ROOTS, --context or --targeting-key is given; --explain and \
+            --json say which decided.
+
             Exit statuses: 0 a gate holds, a capability is authorized; 1 a gate fails or is \
             undecided, a capability is denied or unavailable; 2 it would ask someone (with \
             --non-interactive); 3 the prompt was dismissed; 64 usage error; 77 run refused; 78 policy \

@@ -120,7 +120,8 @@ let audit = AuditTrail(
     level: store.current?.policy.audit?.level ?? .all,
     destination: options.auditSocket.map { .syslog(path: $0) } ?? .system, identifier: "capctld")
 let service = DecisionService(
-    policy: store, audit: audit, version: String(cString: capctl_build_commit()), idleTimeout: options.idleTimeout)
+    policy: store, audit: audit, keptLogins: policyOptions.keptLoginRecords,
+    version: String(cString: capctl_build_commit()), idleTimeout: options.idleTimeout)
 
 // Signals: SIGHUP reads the policy again; SIGTERM and SIGINT stop accepting.
 _ = DetachedThread.start(named: "capctld-signals") {

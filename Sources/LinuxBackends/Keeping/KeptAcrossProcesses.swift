@@ -14,6 +14,8 @@ import Plumbing
 /// ```
 public struct KeptAcrossProcesses: CapabilityType {
     private let base: any CapabilityType
+    /// What answers for other subjects, when it is not `base`.
+    private let subjectBase: (any CapabilityType)?
     private let records: KeptLoginRecords
     private let key: KeptLoginRecords.Key?
     private let fingerprint: String
@@ -23,23 +25,27 @@ public struct KeptAcrossProcesses: CapabilityType {
     /// Keeps `base`'s authorizations for `duration` in `records`, for `uid` in this process's
     /// scope, voided when `fingerprint` (the capability's settings) changes. `note` says whose
     /// records they are, for the reason.
+    ///
+    /// `subjectBase` answers for other subjects (a service's clients) in place of `base`: give the
+    /// login without its in-process keeping, so a client's login is kept in the records alone and
+    /// ``KeptLoginRecords/forget(uid:)`` ends it for the very next request.
     public init(
         _ base: any CapabilityType, records: KeptLoginRecords, uid: UInt32, fingerprint: String,
-        keep duration: Duration,
-        note: String = ""
+        keep duration: Duration, note: String = "", subjectBase: (any CapabilityType)? = nil
     ) {
         self.init(
-            base, records: records,
+            base, subjectBase: subjectBase, records: records,
             key: KeptLoginRecords.currentScope().map {
                 KeptLoginRecords.Key(uid: uid, capability: base.name, fingerprint: fingerprint, scope: $0)
             }, fingerprint: fingerprint, keep: duration, note: note)
     }
 
     private init(
-        _ base: any CapabilityType, records: KeptLoginRecords, key: KeptLoginRecords.Key?, fingerprint: String,
-        keep duration: Duration, note: String
+        _ base: any CapabilityType, subjectBase: (any CapabilityType)?, records: KeptLoginRecords,
+        key: KeptLoginRecords.Key?, fingerprint: String, keep duration: Duration, note: String
     ) {
         self.base = base
+        self.subjectBase = subjectBase
         self.records = records
         self.key = key
         self.fingerprint = fingerprint
@@ -109,9 +115,9 @@ extension KeptAcrossProcesses: SubjectCapability {
     /// connection and the service's restarts, within the client's session. A subject without a
     /// scope (a user by name) has no records.
     public func forSubject(_ subject: Subject) -> any CapabilityType {
-        let asked = base.evaluated(for: subject)
+        let asked = (subjectBase ?? base).evaluated(for: subject)
         return KeptAcrossProcesses(
-            asked, records: records,
+            asked, subjectBase: nil, records: records,
             key: subject.keepScope.map {
                 KeptLoginRecords.Key(
                     uid: subject.uid, capability: asked.name, fingerprint: fingerprint, scope: "client " + $0)

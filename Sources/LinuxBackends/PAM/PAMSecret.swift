@@ -42,6 +42,12 @@ public final class PAMSecret: @unchecked Sendable {
     /// The secret's length in bytes.
     public var count: Int { bytes.count - 1 }
 
+    /// Lends the secret's bytes (without the NUL), to pass them on without a copy: to a client
+    /// relaying a login to the service that runs it.
+    package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        body(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(bytes)[..<count]))
+    }
+
     /// A malloc'd, NUL-terminated copy for PAM, which frees (and, in well-behaved modules, overwrites) it.
     func makeCString() -> UnsafeMutablePointer<CChar>? {
         guard let copy = malloc(bytes.count)?.assumingMemoryBound(to: CChar.self) else { return nil }

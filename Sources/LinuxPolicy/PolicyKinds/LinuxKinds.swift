@@ -31,8 +31,9 @@ enum LinuxKinds {
         // Records belong to whoever runs the check (as sudo's do); the PAM user is in the capability's name.
         guard let records = context.options.keptLoginRecords else { return kept }
         // Every setting, so a changed policy voids what was kept under the old one.
+        // A client's login (capctld's) is kept in the records alone, which `Forget` clears.
         return KeptAcrossProcesses(
-            kept, records: records, uid: geteuid(), fingerprint: settings.fingerprint, keep: keep)
+            kept, records: records, uid: geteuid(), fingerprint: settings.fingerprint, keep: keep, subjectBase: login)
     }
 
     /// `kind: polkit`: polkit authorizes this process for an action (Docs/Backends/Polkit.md).

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Capabilities
 import CapabilityPolicy
+import DecisionService
+import FeatureFlags
 import Glibc
 import LinuxBackends
 import LinuxPolicy
@@ -32,12 +34,29 @@ struct AuthorizeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A PAM user named here is capctl's to authenticate: capctld authenticates its caller's.
+        let route =
+            user == nil ? DecisionRoute.choose(policy: options.policy) : .inProcess(reason: "--user names the user")
         if forget {
             let removed = PolicyContext.keptLoginRecords()?.forget(uid: geteuid()) ?? 0
-            print("forgot \(removed) kept login(s)")
+            guard case .daemon(let capctld) = route else {
+                print("forgot \(removed) kept login(s)")
+                return
+            }
+            // capctld keeps the logins made through it in root's records: only it can end them.
+            do throws(DecisionClient.Failure) {
+                let removedByDaemon = try capctld.forget()
+                print("forgot \(removed + removedByDaemon) kept login(s) (\(removedByDaemon) kept by capctld)")
+            } catch {
+                throw CheckRequest.failure(error, capctld: capctld)
+            }
             return
         }
         let name = name!
+        if case .daemon(let capctld) = route {
+            try authorize(name, asking: capctld)
+            return
+        }
         var policyOptions = password.policyOptions
         policyOptions.pamUser = user
         let policy = try await PolicyContext.load(options, policyOptions: policyOptions)
@@ -66,6 +85,40 @@ struct AuthorizeCommand: AsyncParsableCommand {
                 reasons: verdict == .authorized ? "" : status.reason,
                 policyFiles: policy.policy.capabilities[name].map { [$0.location.file] } ?? []),
             policy: policy.policy)
+        if verdict != .authorized { throw verdict.exitStatus }
+    }
+
+    /// The capability authorized by capctld for this process, its questions asked here; a login
+    /// it keeps is kept by capctld, for the gates capctld decides.
+    private func authorize(_ name: String, asking capctld: DecisionClient) throws {
+        let conversation: any PAMConversation =
+            password.passwordStdin ? StandardInputPassword() : TerminalPAMConversation()
+        let authorization: DecisionClient.Authorization
+        do throws(DecisionClient.Failure) {
+            authorization = try capctld.authorize(capability: name, conversation: conversation)
+        } catch {
+            throw CheckRequest.failure(error, capctld: capctld)
+        }
+        let verdict = Verdict(authorization)
+        let (status, reason): (String, String) =
+            switch authorization {
+            case .authorized: ("authorized", "authorized by capctld")
+            case .dismissed: ("notDetermined", "the login was dismissed")
+            case .denied(let why):
+                (
+                    verdict == .undecided ? "unavailable" : verdict == .denied ? "denied" : "notDetermined",
+                    "capctld: \(why)"
+                )
+            }
+        if options.json {
+            var members: [String: FlagValue] = [
+                "name": .string(name), "status": .string(status), "reason": .string(reason),
+            ]
+            members.merge(DecisionRoute.daemon(capctld).json) { first, _ in first }
+            print(JSONText.string(.structure(members)))
+        } else {
+            print(TerminalText.escaped("\(name): \(status): \(reason)"))
+        }
         if verdict != .authorized { throw verdict.exitStatus }
     }
 }

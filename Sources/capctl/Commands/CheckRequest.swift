@@ -110,6 +110,11 @@ struct CheckRequest: Equatable {
 
     /// Evaluates the gate and prints the verdict; throws the exit status when it does not hold.
     func run() async throws {
+        let route = DecisionRoute.choose(policy: policy, hasFlagContext: !context.isEmpty || targetingKey != nil)
+        if case .daemon(let capctld) = route {
+            try run(asking: capctld, route: route)
+            return
+        }
         let subject = try SubjectOptions.subject(process: process, user: user)
         let outcome = try await CheckCommand.evaluate(
             gate: gate, policyFiles: policy, allowingInteraction: !nonInteractive && subject == nil,
@@ -120,14 +125,16 @@ struct CheckRequest: Equatable {
         if json {
             print(
                 JSONText.string(
-                    .structure([
-                        "gate": .string(gate), "status": .string(outcome.verdict.gateWord),
-                        "description": JSONText.optional(summary),
-                        "explanation": CheckCommand.json(outcome.explanation),
-                    ])))
+                    .structure(
+                        [
+                            "gate": .string(gate), "status": .string(outcome.verdict.gateWord),
+                            "description": JSONText.optional(summary),
+                            "explanation": CheckCommand.json(outcome.explanation),
+                        ].merging(route.json) { first, _ in first })))
         } else {
             print("\(TerminalText.escaped(gate)): \(outcome.verdict.gateWord)")
             if explain, let summary { print("  description: " + TerminalText.escaped(summary)) }
+            if explain { print("  " + TerminalText.escaped(route.sentence)) }
             if explain || outcome.verdict != .authorized {
                 print(CheckCommand.tree(outcome.explanation, explainAll: explain))
             }

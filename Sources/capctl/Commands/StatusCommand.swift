@@ -2,7 +2,9 @@ import ArgumentParser
 import Capabilities
 import CapabilityPolicy
 import ConfigurationFiles
+import DecisionService
 import FeatureFlags
+import ProcedureCore
 
 /// `capctl status`: every capability, flag and gate with its status and reason. Never prompts.
 struct StatusCommand: AsyncParsableCommand {
@@ -40,7 +42,9 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let report = try await Self.report(options, context: try flagContext.evaluationContext(), origins: origin)
+        let context = try flagContext.evaluationContext()
+        let route = DecisionRoute.choose(policy: options.policy, hasFlagContext: context != nil)
+        let report = try await Self.report(options, context: context, origins: origin, route: route)
         var selected = report
         if !names.isEmpty {
             let known = Set(report.capabilities.map(\.name) + report.flags.map(\.entry.name) + report.gates.map(\.name))
@@ -65,10 +69,14 @@ struct StatusCommand: AsyncParsableCommand {
         if exit != ExitStatus.satisfied { throw exit }
     }
 
-    static func report(_ options: CommonOptions, context: FlagEvaluationContext? = nil, origins: Bool = false)
-        async throws -> Report
-    {
+    static func report(
+        _ options: CommonOptions, context: FlagEvaluationContext? = nil, origins: Bool = false,
+        route: DecisionRoute = .inProcess(reason: "")
+    ) async throws -> Report {
         var report = Report()
+        // The gates capctld decides are its policy's, so they are listed even when this process
+        // sees no policy file.
+        if case .daemon(let capctld) = route { report.gates = try Self.gates(decidedBy: capctld) }
         let files = try PolicyContext.files(options)
         guard !files.isEmpty else {
             report.capabilities = await HostReport.current().entries
@@ -108,7 +116,7 @@ struct StatusCommand: AsyncParsableCommand {
                     details, flag.isEnabled
                 ))
         }
-        for name in policy.policy.gates.keys.sorted() {
+        for name in policy.policy.gates.keys.sorted() where route.word == "in-process" {
             let evaluation = try await policy.evaluate(gate: name, context: context)
             let status = Verdict(evaluation).gateWord
             let failing = evaluation.explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }
@@ -120,10 +128,39 @@ struct StatusCommand: AsyncParsableCommand {
             report.gates.append(
                 StatusEntry(
                     name: name, kind: "gate", status: status, reason: reason, summary: declaration.summary,
-                    origin: DefinitionOrigin(policy.policy, kind: "gate", name: name, at: declaration.location)))
+                    origin: DefinitionOrigin(policy.policy, kind: "gate", name: name, at: declaration.location),
+                    decidedBy: "in-process"))
         }
         report.definitions = Self.definitions(policy.policy)
         return report
+    }
+
+    /// Every gate as capctld decides it for this process: the reasons only when capctld gives
+    /// them (to root).
+    static func gates(decidedBy capctld: DecisionClient) throws -> [StatusEntry] {
+        let decisions: [GateDecision]
+        do throws(DecisionClient.Failure) {
+            decisions = try capctld.status()
+        } catch {
+            throw CheckRequest.failure(error, capctld: capctld)
+        }
+        return decisions.map { decision in
+            let failing =
+                decision.explanation.map {
+                    ConditionExplanation($0).failedLeaves.map { "\($0.condition): \($0.reason)" }
+                }
+            let reason =
+                if decision.holds {
+                    "all requirements hold (capctld)"
+                } else if let failing, !failing.isEmpty {
+                    "capctld: " + failing.joined(separator: "; ")
+                } else {
+                    "capctld: it tells root only why"
+                }
+            return StatusEntry(
+                name: decision.gate, kind: "gate", status: Verdict(decision).gateWord, reason: reason,
+                summary: decision.description, decidedBy: "capctld")
+        }
     }
 
     /// The flag sources and settings, each with where it was named.
@@ -196,6 +233,7 @@ struct StatusCommand: AsyncParsableCommand {
             var members: [String: FlagValue] = [:]
             if let summary = entry.summary { members["description"] = .string(summary) }
             if origins { members["origin"] = entry.origin?.json ?? .null }
+            if let decidedBy = entry.decidedBy { members["decidedBy"] = .string(decidedBy) }
             return members
         }
         func entries(_ list: [StatusEntry]) -> FlagValue {

@@ -2,10 +2,13 @@ import ArgumentParser
 import Capabilities
 import CapabilityPolicy
 import ConfigurationFiles
+import DecisionService
 import Dispatch
 import FeatureFlags
 import Glibc
 import LinuxBackends
+import Plumbing
+import ProcedureCore
 
 /// `capctl watch`: a line each time a status changes.
 struct WatchCommand: AsyncParsableCommand {
@@ -31,14 +34,22 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try flagContext.evaluationContext()
-        let (sources, flags) = try await Self.sources(options, context: context)
+        let route = DecisionRoute.choose(policy: options.policy, hasFlagContext: context != nil)
+        // capctld's gates are watched through it; capabilities and flags here, as always.
+        var daemonGates: [String] = []
+        if case .daemon(let capctld) = route {
+            daemonGates = try StatusCommand.gates(decidedBy: capctld).map(\.name)
+            if !names.isEmpty { daemonGates = daemonGates.filter(names.contains) }
+        }
+        var (sources, flags) = try await Self.sources(options, context: context)
+        if route.word == "capctld" { sources.removeAll { $0.kind == "gate" } }
         let flagKeys = flags.map { Array($0.flags.keys) } ?? []
         let selected = names.isEmpty ? sources : sources.filter { names.contains($0.name) }
-        if let unknown = names.first(where: { name in !sources.contains { $0.name == name } && !flagKeys.contains(name)
-        }) {
+        let known = sources.map(\.name) + flagKeys + daemonGates
+        if let unknown = names.first(where: { !known.contains($0) }) {
             throw CommandFailure(
                 message: "capctl: no capability, gate or flag named \"\(unknown)\""
-                    + NameSuggestion.didYouMean(unknown, among: sources.map(\.name) + flagKeys),
+                    + NameSuggestion.didYouMean(unknown, among: known),
                 status: ExitStatus.usage)
         }
         let json = options.json
@@ -62,6 +73,11 @@ struct WatchCommand: AsyncParsableCommand {
                     }
                 }
             }
+            if case .daemon(let capctld) = route {
+                for gate in daemonGates {
+                    group.addTask { await Self.watch(gate, asking: capctld, json: json, output: output) }
+                }
+            }
             if let flags {
                 group.addTask {
                     for await line in Self.flagLines(flags, keys: watchedFlags, context: context, json: json) {
@@ -76,11 +92,49 @@ struct WatchCommand: AsyncParsableCommand {
         withExtendedLifetime(stop) {}
     }
 
+    /// `gate` as capctld decides it, a line for each change, on a thread of its own (the client
+    /// blocks). A watch capctld ends (it stopped) ends capctl: a watch that silently stopped
+    /// would read as a gate that never changes.
+    static func watch(
+        _ gate: String, asking capctld: DecisionClient, json: Bool, output: AsyncStream<String>.Continuation
+    ) async {
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            let started = DetachedThread.start(named: "capctl-watch") {
+                // Held, never resumed: the watch ends capctl.
+                withExtendedLifetime(finished) {}
+                do throws(DecisionClient.Failure) {
+                    try capctld.watch(gate) { decision in
+                        let reason =
+                            decision.explanation.map {
+                                ConditionExplanation($0).failedLeaves.map { "\($0.condition): \($0.reason)" }
+                                    .joined(separator: "; ")
+                            } ?? ""
+                        output.yield(
+                            line(
+                                name: gate, kind: "gate", status: Verdict(decision).gateWord,
+                                reason: decision.holds ? "all requirements hold" : reason, json: json,
+                                decidedBy: "capctld"))
+                        return true
+                    }
+                    Capctl.warn("capctld ended the watch of \(gate)")
+                } catch {
+                    Capctl.warn("capctld stopped answering for \(gate): \(error)")
+                }
+                fflush(nil)
+                Glibc.exit(ExitStatus.denied.rawValue)
+            }
+            if !started {
+                Capctl.warn("cannot start a thread to watch \(gate)")
+                Glibc.exit(ExitStatus.denied.rawValue)
+            }
+        }
+    }
+
     /// One line: `TIME<TAB>NAME<TAB>STATUS<TAB>REASON`, or a JSON object with `time` and `type`
     /// (`capability`, `gate` or `flag`: a capability of kind `flag` is not the flag itself).
     static func line(
         name: String, kind: String, status: String, reason: String, cause: String? = nil, json: Bool,
-        type: String? = nil
+        type: String? = nil, decidedBy: String? = nil
     ) -> String {
         let time = Timestamp.now()
         guard json else {
@@ -90,7 +144,10 @@ struct WatchCommand: AsyncParsableCommand {
         return JSONText.string(
             JSONText.entry(
                 name: name, kind: kind, status: status, reason: reason, cause: cause,
-                details: ["time": .string(time), "type": .string(type ?? (kind == "gate" ? "gate" : "capability"))]))
+                details: [
+                    "time": .string(time), "type": .string(type ?? (kind == "gate" ? "gate" : "capability")),
+                    "decidedBy": decidedBy.map(FlagValue.string) ?? (kind == "gate" ? .string("in-process") : .null),
+                ].filter { $0.value != .null }))
     }
 
     /// Each flag's value first, then a line for each flag whose value changes when its sources do.

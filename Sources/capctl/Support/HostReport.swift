@@ -13,6 +13,8 @@ struct StatusEntry: Sendable, Equatable {
     var summary: String? = nil
     /// Where the policy defined it (`status --origin`); nil for the host's built-in capabilities.
     var origin: DefinitionOrigin? = nil
+    /// `capctld` for a gate capctld decided; nil for what this process decided.
+    var decidedBy: String? = nil
 }
 
 /// The host's built-in capabilities, reported when there is no policy at all, so `capctl

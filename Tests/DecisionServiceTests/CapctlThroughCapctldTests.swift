@@ -1,0 +1,157 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// `capctl` asking capctld: the built capctl, run as root and as uid 65534 (setpriv), pointed at a
+/// running capctld with `CAPCTL_DAEMON_SOCKET`; every answer says who decided.
+@Suite(
+    "capctl through capctld", .serialized, .enabled(if: geteuid() == 0, "needs root to run capctl as uid 65534"),
+    .timeLimit(.minutes(2)))
+struct CapctlThroughCapctldTests {
+    static let policy = """
+        capabilities:
+          is-root: { kind: user, user: root }
+          admin: { kind: pam, service: capctld-test, user: alice, service-directory: PAM }
+          kept-admin: { kind: pam, service: capctld-test, user: alice, service-directory: PAM, keep: 5m }
+        gates:
+          root-only: { require: is-root, description: Root alone. }
+          admin-login: { require: admin }
+          kept-login: { require: kept-admin }
+        """
+
+    /// capctl as `uid` (nil: root) with `arguments`, asking the capctld at `socket`, its
+    /// environment otherwise bare (`extra` added).
+    static func capctl(
+        _ arguments: [String], socket: String, uid: UInt32? = nil, input: String = "", extra: [String: String] = [:]
+    ) throws -> ProcessOutput {
+        var command = [builtProduct("capctl")] + arguments
+        if let uid { command = ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + command }
+        let environment = ["PATH": "/usr/bin:/bin", "CAPCTL_DAEMON_SOCKET": socket, "HOME": "/nonexistent"]
+            .merging(extra) { _, given in given }
+        return try runProcess(command[0], Array(command.dropFirst()), environment: environment, input: input)
+    }
+
+    static func json(_ output: ProcessOutput) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8))) as? [String: Any] ?? [:]
+    }
+
+    @Test("check asks capctld: each caller is decided as itself, root is told why, an unprivileged caller is not")
+    func check() async throws {
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy)
+        let root = try Self.capctl(["check", "root-only", "--json"], socket: daemon.socket)
+        #expect(root.status == 0, "\(root.standardOutput)\(root.standardError)")
+        let rootReply = Self.json(root)
+        #expect(rootReply["decidedBy"] as? String == "capctld", "\(rootReply)")
+        #expect(rootReply["status"] as? String == "holds")
+        #expect((rootReply["explanation"] as? [String: Any])?["outcome"] as? String == "passed", "\(rootReply)")
+
+        let nobody = try Self.capctl(["check", "root-only", "--json"], socket: daemon.socket, uid: 65534)
+        #expect(nobody.status == 1, "\(nobody.standardOutput)\(nobody.standardError)")
+        let nobodyReply = Self.json(nobody)
+        #expect(nobodyReply["decidedBy"] as? String == "capctld", "\(nobodyReply)")
+        #expect(nobodyReply["status"] as? String == "fails")
+        #expect(nobodyReply["description"] as? String == "Root alone.")
+        #expect(nobodyReply["explanation"] is NSNull, "told to root only: \(nobodyReply)")
+
+        let explained = try Self.capctl(["check", "root-only", "--explain"], socket: daemon.socket, uid: 65534)
+        #expect(
+            explained.standardOutput.contains("decided by capctld at \(daemon.socket)"), "\(explained.standardOutput)")
+        #expect(explained.standardOutput.contains("capctld tells root only"), "\(explained.standardOutput)")
+
+        let unknown = try Self.capctl(["check", "nowhere"], socket: daemon.socket, uid: 65534)
+        #expect(unknown.status == 64, "\(unknown.standardError)")
+        #expect(unknown.standardError.contains("capctld's policy has no gate \"nowhere\""), "\(unknown.standardError)")
+    }
+
+    @Test("a user's own policy layer never reaches capctld's decisions")
+    func userLayerIgnored() async throws {
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy)
+        // uid 65534's own layer opens root-only for itself: deciding in-process reads it, capctld never does.
+        let home = daemon.directory.path + "/home"
+        try daemon.directory.write(
+            "gates:\n  root-only: { require: { not: is-root } }\n", to: "home/capctl/policy.yaml")
+        chown(home, 65534, 65534)
+        chown(home + "/capctl", 65534, 65534)
+        chown(home + "/capctl/policy.yaml", 65534, 65534)
+        let asked = try Self.capctl(
+            ["check", "root-only", "--json"], socket: daemon.socket, uid: 65534, extra: ["XDG_CONFIG_HOME": home])
+        #expect(asked.status == 1, "\(asked.standardOutput)\(asked.standardError)")
+        #expect(Self.json(asked)["decidedBy"] as? String == "capctld")
+    }
+
+    @Test("without capctld, or told not to ask it, capctl decides in-process and says why")
+    func inProcess() async throws {
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy)
+        let roots = ["CAPCTL_POLICY_ROOTS": daemon.directory.path + "/etc"]
+        let absent = try Self.capctl(
+            ["check", "root-only", "--json", "--non-interactive"], socket: daemon.directory.path + "/absent.sock",
+            extra: roots)
+        let absentReply = Self.json(absent)
+        #expect(absentReply["decidedBy"] as? String == "in-process", "\(absentReply)")
+        #expect((absentReply["decidedByReason"] as? String)?.contains("capctld is not running") == true)
+        #expect(absent.status == 0)
+        let disabled = try Self.capctl(["check", "root-only", "--json"], socket: "", extra: roots)
+        #expect((Self.json(disabled)["decidedByReason"] as? String)?.contains("CAPCTL_DAEMON_SOCKET is empty") == true)
+    }
+
+    @Test("check relays capctld's password question: the right answer opens the gate, none dismisses it")
+    func authorizeThroughCheck() async throws {
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy)
+        let opened = try Self.capctl(
+            ["check", "admin-login", "--password-stdin"], socket: daemon.socket, uid: 65534, input: "secret\n")
+        #expect(opened.status == 0, "\(opened.standardOutput)\(opened.standardError)")
+        #expect(opened.standardOutput.hasPrefix("admin-login: holds"), "\(opened.standardOutput)")
+        let wrong = try Self.capctl(
+            ["check", "admin-login", "--password-stdin"], socket: daemon.socket, uid: 65534, input: "wrong\n")
+        #expect(wrong.status == 1, "\(wrong.standardOutput)\(wrong.standardError)")
+        let none = try Self.capctl(["check", "admin-login", "--password-stdin"], socket: daemon.socket, uid: 65534)
+        #expect(none.status == 3, "\(none.standardOutput)\(none.standardError)")
+        let asked = try Self.capctl(["check", "admin-login", "--non-interactive"], socket: daemon.socket, uid: 65534)
+        #expect(asked.status == 2, "\(asked.standardOutput)\(asked.standardError)")
+    }
+
+    @Test("a login capctld keeps counts for the next check of that caller, and authorize --forget ends it")
+    func keptByDaemon() async throws {
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy)
+        let login = try Self.capctl(
+            ["authorize", "kept-admin", "--password-stdin"], socket: daemon.socket, uid: 65534, input: "secret\n")
+        #expect(login.status == 0, "\(login.standardOutput)\(login.standardError)")
+        #expect(login.standardOutput.contains("kept-admin: authorized"), "\(login.standardOutput)")
+        // The record is root's, in capctld's directory: uid 65534 could not have written it.
+        let records = (try? FileManager.default.contentsOfDirectory(atPath: daemon.directory.path + "/keep")) ?? []
+        #expect(!records.isEmpty)
+        let kept = try Self.capctl(["check", "kept-login", "--non-interactive"], socket: daemon.socket, uid: 65534)
+        #expect(kept.status == 0, "\(kept.standardOutput)\(kept.standardError)")
+        let forgot = try Self.capctl(["authorize", "--forget"], socket: daemon.socket, uid: 65534)
+        #expect(
+            forgot.standardOutput.contains("(1 kept by capctld)"), "\(forgot.standardOutput)\(forgot.standardError)")
+        let again = try Self.capctl(["check", "kept-login", "--non-interactive"], socket: daemon.socket, uid: 65534)
+        #expect(again.status == 2, "\(again.standardOutput)\(again.standardError)")
+    }
+
+    @Test("status lists capctld's gates as it decides them, and watch follows a gate through it")
+    func statusAndWatch() async throws {
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy)
+        let status = try Self.capctl(["status", "--json"], socket: daemon.socket, uid: 65534)
+        let gates = Self.json(status)["gates"] as? [[String: Any]] ?? []
+        #expect(gates.map { $0["name"] as? String } == ["admin-login", "kept-login", "root-only"], "\(status)")
+        #expect(gates.allSatisfy { $0["decidedBy"] as? String == "capctld" }, "\(gates)")
+        #expect(gates.first { $0["name"] as? String == "root-only" }?["status"] as? String == "fails")
+
+        let watcher = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", builtProduct("capctl"),
+                "watch", "root-only", "--json",
+            ], environment: ["PATH": "/usr/bin:/bin", "CAPCTL_DAEMON_SOCKET": daemon.socket, "HOME": "/nonexistent"])
+        defer { watcher.stop() }
+        let first = await watcher.nextLine() ?? ""
+        #expect(first.contains(#""decidedBy":"capctld""#) && first.contains(#""status":"fails""#), "\(first)")
+        let changed = Self.policy.replacingOccurrences(
+            of: "root-only: { require: is-root,", with: "root-only: { require: { not: is-root },")
+        try changed.replacingOccurrences(of: "PAM", with: daemon.directory.path + "/pam")
+            .write(toFile: daemon.policyFile, atomically: true, encoding: .utf8)
+        let second = await watcher.nextLine() ?? ""
+        #expect(second.contains(#""status":"holds""#), "\(second)")
+    }
+}
