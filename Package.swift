@@ -173,7 +173,8 @@ let measuringTargets: [Target] = [
         name: "core-bench",
         dependencies: [
             "LinuxPolicy", "ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxBackends",
-            "HeapUsage", "RemoteFlags", "CLinuxSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            "HeapUsage", "RemoteFlags", "CLinuxSupport", "TestSupport", "DecisionService",
+            .product(name: "Logging", package: "swift-log"),
         ],
         path: "Benchmarks/CoreBench"),
     .target(name: "HeapUsage", path: "Benchmarks/HeapUsage"),

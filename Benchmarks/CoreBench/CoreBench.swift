@@ -45,6 +45,20 @@ struct CoreBench {
             await startup(&report, starts: quick ? 50 : 300)
             exit(report.missed.isEmpty ? 0 : 1)
         }
+        // Helpers of --decisions, run as processes of their own.
+        if let index = CommandLine.arguments.firstIndex(of: "--echo-server"), index + 1 < CommandLine.arguments.count {
+            DecisionWorkloads.echoServer(at: CommandLine.arguments[index + 1])
+        }
+        if let index = CommandLine.arguments.firstIndex(of: "--datagram-sink"), index + 1 < CommandLine.arguments.count
+        {
+            DecisionWorkloads.datagramSink(at: CommandLine.arguments[index + 1])
+        }
+        // `--decisions` measures only capctld against polkitd, and capctl through capctld.
+        if CommandLine.arguments.contains("--decisions") {
+            var report = Report()
+            await decisions(&report, calls: quick ? 20_000 : 100_000, starts: quick ? 50 : 300)
+            exit(report.missed.isEmpty ? 0 : 1)
+        }
         // `--batch` measures only the batch against a task group.
         if CommandLine.arguments.contains("--batch") {
             var report = Report()

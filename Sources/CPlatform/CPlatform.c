@@ -13,6 +13,12 @@ void *cplatform_thread_marker(void) { return thread_marker; }
 
 void cplatform_set_thread_marker(void *marker) { thread_marker = marker; }
 
+static _Thread_local int thread_may_block;
+
+int cplatform_thread_may_block(void) { return thread_may_block; }
+
+void cplatform_set_thread_may_block(int may_block) { thread_may_block = may_block; }
+
 #include <pthread.h>
 
 int cplatform_start_thread(void *(*start)(void *), void *context) {

@@ -38,6 +38,10 @@ package enum BlockingWork {
         interrupt: (@Sendable () -> Void)? = nil,
         _ work: @escaping @Sendable () -> Value
     ) async -> BlockingOutcome<Value> {
+        // A thread that runs its own decision's tasks (TaskWait) would only wait for another.
+        if deadline == nil, TaskWait.threadMayBlock {
+            return Task.isCancelled ? .cancelled : .finished(work())
+        }
         let waiter = Waiter<Value>()
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<BlockingOutcome<Value>, Never>) in

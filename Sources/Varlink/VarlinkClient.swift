@@ -97,7 +97,7 @@ public final class VarlinkClient: Sendable {
         flags: [(key: String, value: VarlinkValue)]
     ) throws(Failure) {
         let call = VarlinkValue.object([("method", .string(method)), ("parameters", .object(parameters))] + flags)
-        let message = Array(call.json.utf8) + [0]
+        let message = call.message()
         guard message.withUnsafeBytes({ connection.write($0) }) else { throw .connection("the service went away") }
     }
 

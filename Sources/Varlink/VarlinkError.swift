@@ -19,7 +19,7 @@ public struct VarlinkError: Error, Sendable, CustomStringConvertible {
     /// The error as a whole reply message, NUL included: what a service sends in place of a
     /// reply (also before any call, to refuse a connection).
     public var replyMessage: [UInt8] {
-        Array(VarlinkValue.object([("error", .string(name)), ("parameters", .object(parameters))]).json.utf8) + [0]
+        VarlinkValue.object([("error", .string(name)), ("parameters", .object(parameters))]).message()
     }
 
     public var description: String {

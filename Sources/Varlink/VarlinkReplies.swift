@@ -57,7 +57,7 @@ public final class VarlinkReplies: Sendable {
     }
 
     private func send(_ members: KeyValuePairs<String, VarlinkValue>, final: Bool) {
-        send(message: Array(VarlinkValue.object(members.map { ($0.key, $0.value) }).json.utf8) + [0], final: final)
+        send(message: VarlinkValue.object(members.map { ($0.key, $0.value) }).message(), final: final)
     }
 
     private func send(message: [UInt8], final: Bool) {

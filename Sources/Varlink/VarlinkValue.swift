@@ -40,53 +40,65 @@ public enum VarlinkValue: Sendable, Equatable {
 
     /// The value as compact JSON.
     public var json: String {
-        var text = ""
-        write(to: &text)
-        return text
+        String(decoding: message(terminated: false), as: UTF8.self)
     }
 
-    private func write(to text: inout String) {
+    /// The value as compact JSON in UTF-8, ended by a NUL when `terminated`: a message as
+    /// varlink sends it, written as bytes (no string is built on the way).
+    package func message(terminated: Bool = true) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        write(to: &bytes)
+        if terminated { bytes.append(0) }
+        return bytes
+    }
+
+    private func write(to bytes: inout [UInt8]) {
         switch self {
-        case .null: text += "null"
-        case .bool(let value): text += value ? "true" : "false"
-        case .int(let value): text += String(value)
-        case .float(let value): text += value.isFinite ? String(value) : "null"
-        case .string(let value): Self.quote(value, into: &text)
+        case .null: bytes += "null".utf8
+        case .bool(let value): bytes += (value ? "true" : "false").utf8
+        case .int(let value): bytes += String(value).utf8
+        case .float(let value): bytes += (value.isFinite ? String(value) : "null").utf8
+        case .string(let value): Self.quote(value, into: &bytes)
         case .array(let values):
-            text += "["
+            bytes.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { text += "," }
-                value.write(to: &text)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                value.write(to: &bytes)
             }
-            text += "]"
+            bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            text += "{"
+            bytes.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
-                if index > 0 { text += "," }
-                Self.quote(member.key, into: &text)
-                text += ":"
-                member.value.write(to: &text)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                Self.quote(member.key, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                member.value.write(to: &bytes)
             }
-            text += "}"
+            bytes.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func quote(_ string: String, into text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
+    /// A JSON string: quote, backslash and control characters (DEL too) escaped, the rest of the
+    /// UTF-8 as it is.
+    private static func quote(_ string: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += #"\""#.utf8
+            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
+            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
+            case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
+            case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
+            case 0..<0x20, 0x7F:
+                let digits: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes += #"\u00"#.utf8
+                bytes.append(digits[Int(byte >> 4)])
+                bytes.append(digits[Int(byte & 0xF)])
+            default: bytes.append(byte)
             }
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// The value a parsed document holds; an integer is one only when the number is whole (the

@@ -10,6 +10,10 @@ long cplatform_processor_count(void);
 /// A pointer kept per thread (the queue whose worker loop the thread runs).
 void *cplatform_thread_marker(void);
 void cplatform_set_thread_marker(void *marker);
+/// Whether the calling thread is one of our own that may block (a service's client thread
+/// running a decision's tasks itself), so blocking work runs on it rather than being handed on.
+int cplatform_thread_may_block(void);
+void cplatform_set_thread_may_block(int may_block);
 
 /// Starts a detached thread running `start(context)`. Returns 0, or the pthread_create error.
 int cplatform_start_thread(void *(*start)(void *), void *context);

@@ -1,3 +1,4 @@
+import Plumbing
 public import ProcedureCore
 
 /// A condition satisfied when a capability's status meets its requirement.
@@ -143,7 +144,8 @@ public struct AuthorizedFor: ProcedureCondition {
             return
         }
         let (gate, allowsInteraction) = (self.gate, context.allowsInteraction)
-        let check = Task {
+        // Inside a TaskWait (a service's client thread), on that thread: no hop to the pool.
+        let check = Task(executorPreference: TaskWait.executor) {
             let turn = AuthorizationTurns.current(gate.serializationKey)
             let status = await gate.capability.resolveStatus()
             completion(gate.result(for: status, allowsInteraction: allowsInteraction, turn: turn))

@@ -115,16 +115,36 @@ public final class LoadedPolicy: Sendable {
             throw ConfigurationError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys, near: name))
         }
         var built: [String: any ProcedureCondition] = [:]
-        let target = Target(context: flagContext(context, subject), subject: subject, flags: flags)
+        let target = Target(
+            lazyContext: LazyContext { [self] in flagContext(context, subject) }, subject: subject, flags: flags)
         return condition(forGate: name, context: target, built: &built)
     }
 
     /// What a gate is evaluated with: the flag context, and the subject, if any.
     private struct Target {
-        let context: FlagEvaluationContext?
+        /// Made when a flag is first read: a subject's context names its user and groups, which
+        /// are looked up in the user database, and most gates read no flag.
+        let lazyContext: LazyContext
         let subject: Subject?
         /// The store the gate being built reads its `flag:` references from (its layer's).
         let flags: FlagStore
+
+        var context: FlagEvaluationContext? { lazyContext.value }
+    }
+
+    /// A flag context made at its first use, while one gate's conditions are built.
+    private final class LazyContext {
+        private let make: () -> FlagEvaluationContext?
+        private var made: FlagEvaluationContext??
+
+        init(_ make: @escaping () -> FlagEvaluationContext?) { self.make = make }
+
+        var value: FlagEvaluationContext? {
+            if let made { return made }
+            let value = make()
+            made = .some(value)
+            return value
+        }
     }
 
     /// Each gate is built once, however often other gates use it (loading bounded how large the
@@ -137,7 +157,7 @@ public final class LoadedPolicy: Sendable {
         let label = "gate \(name)"
         let declaration = policy.gates[name]!
         let context = Target(
-            context: context.context, subject: context.subject,
+            lazyContext: context.lazyContext, subject: context.subject,
             flags: declaration.fromUserLayer ? flags : (systemFlags ?? flags))
         let gate: any ProcedureCondition =
             switch declaration.expression {
@@ -156,7 +176,10 @@ public final class LoadedPolicy: Sendable {
     ) -> any ProcedureCondition {
         switch expression {
         case .capability(let name, _):
-            let capability = Self.capability(capabilities[name]!, context: context.context, subject: context.subject)
+            let declared = capabilities[name]!
+            // Only a flag capability reads the flag context.
+            let capability = Self.capability(
+                declared, context: declared is FeatureFlag ? context.context : nil, subject: context.subject)
             // For a subject, authorizations take turns per subject only: one client's unanswered
             // login must not hold up another's.
             return context.subject.map { AuthorizedFor(capability, label: name, answeringFor: $0) }

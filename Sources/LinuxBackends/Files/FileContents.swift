@@ -20,12 +20,15 @@ package enum FileContents {
         do {
             let descriptor = try FileDescriptor.open(path, .readOnly, options: .closeOnExec)
             return try descriptor.closeAfter {
-                var bytes: [UInt8] = []
-                var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-                while true {
-                    let count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) }
-                    if count == 0 { return bytes }
-                    bytes.append(contentsOf: chunk[..<count])
+                // Most files read here are /proc's, of a few hundred bytes, read per decision: a
+                // page on the stack, not a zeroed 64 KiB buffer on the heap.
+                try withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { chunk in
+                    var bytes: [UInt8] = []
+                    while true {
+                        let count = try descriptor.read(into: chunk)
+                        if count == 0 { return bytes }
+                        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+                    }
                 }
             }
         } catch {

@@ -1,0 +1,278 @@
+import DecisionService
+import Dispatch
+import Foundation
+import Glibc
+import LinuxBackends
+import TestSupport
+
+/// A decision asked of a daemon over its own protocol, from one client program: capctld
+/// (varlink on its Unix socket) beside polkitd (`CheckAuthorization` over D-Bus, on a bus of its
+/// own), each on a connection kept open; then `capctl check` through capctld beside `capctl check`
+/// deciding in-process, as new processes.
+enum DecisionWorkloads {
+    /// The gates capctld decides: a group, as polkit's rule below asks (`subject.isInGroup`), and
+    /// StartupWorkloads' three requirements (a group, a directory's access as the client, a Linux
+    /// capability of the client).
+    static let policy =
+        StartupWorkloads.policy + """
+
+              operators:
+                description: Operate the service
+                require: operator
+
+            """
+    static let gate = "operators"
+    static let threeRequirements = "maintenance"
+    static let action = "org.example.bench.operate"
+    static let rules = """
+        polkit.addRule(function(action, subject) {
+            if (action.id == "\(action)" && subject.isInGroup("root")) { return polkit.Result.YES; }
+        });
+        """
+
+    /// `core-bench --echo-server PATH`: sends back whatever its one client sends, for the round
+    /// trip of a Unix socket between two processes, the floor under any daemon's answer.
+    static func echoServer(at path: String) -> Never {
+        unlink(path)
+        let listening = unixSocket(path, listen: true)
+        guard listening >= 0 else { exit(2) }
+        print("echo: listening on \(path)")
+        fflush(nil)
+        let client = accept(listening, nil, nil)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(client, &buffer, buffer.count)
+            guard count > 0 else { exit(0) }
+            _ = write(client, buffer, count)
+        }
+    }
+
+    /// `core-bench --datagram-sink PATH`: receives and drops datagrams (capctld's audit records),
+    /// in a process of its own, as journald would.
+    static func datagramSink(at path: String) -> Never {
+        unlink(path)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else { exit(2) }
+        print("sink: receiving on \(path)")
+        fflush(nil)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true { _ = recv(descriptor, &buffer, buffer.count, 0) }
+    }
+
+    /// A Unix stream socket listening at `path`, or connected to it; -1 on failure.
+    static func unixSocket(_ path: String, listen listens: Bool) -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return -1 }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                listens ? bind(descriptor, $0, length) : connect(descriptor, $0, length)
+            }
+        }
+        guard result == 0, !listens || listen(descriptor, 4) == 0 else { return -1 }
+        return descriptor
+    }
+
+    /// The round trip of `message` (NUL-ended) to the server at `path` and of its reply (read up
+    /// to its NUL), `count` times, with nothing but the two system calls on this side.
+    static func rawTimes(at path: String, message: [UInt8], count: Int) -> [Double] {
+        let descriptor = unixSocket(path, listen: false)
+        precondition(descriptor >= 0, "cannot reach \(path)")
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        return timeEach(count) {
+            _ = write(descriptor, message, message.count)
+            while true {
+                let count = read(descriptor, &buffer, buffer.count)
+                if count <= 0 || buffer[count - 1] == 0 { return }
+            }
+        }
+    }
+
+    /// The wall time of each of `count` calls of `call`, in seconds.
+    static func timeEach(_ count: Int, _ call: () -> Void) -> [Double] {
+        var times: [Double] = []
+        times.reserveCapacity(count)
+        for _ in 0..<count {
+            let start = DispatchTime.now().uptimeNanoseconds
+            call()
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        return times
+    }
+
+    /// Calls per second when `clients` threads each make `count` calls on a connection of their
+    /// own (`connect` makes one, `call` uses it).
+    static func throughput<Connection>(
+        clients: Int, count: Int, connect: () -> Connection, call: @escaping @Sendable (Connection) -> Void
+    ) -> Double {
+        let connections = (0..<clients).map { _ in UncheckedBox(connect()) }
+        let start = DispatchTime.now().uptimeNanoseconds
+        DispatchQueue.concurrentPerform(iterations: clients) { index in
+            for _ in 0..<count { call(connections[index].value) }
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return Double(clients * count) / seconds
+    }
+
+    /// A value handed to one thread of `concurrentPerform` (each thread uses its own).
+    final class UncheckedBox<Value>: @unchecked Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+}
+
+extension CoreBench {
+    /// capctld against polkitd, and capctl through capctld against capctl in-process.
+    static func decisions(_ report: inout Report, calls: Int, starts: Int) async {
+        let folder =
+            CommandLine.arguments.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? "."
+        let environment = ProcessInfo.processInfo.environment
+        let capctld = environment["CAPCTLD"] ?? folder + "/capctld"
+        let capctl = environment["CAPCTL"] ?? folder + "/capctl"
+        guard FileManager.default.isExecutableFile(atPath: capctld),
+            FileManager.default.isExecutableFile(atPath: capctl)
+        else {
+            print(
+                "core-bench --decisions: no capctld or capctl next to core-bench (swift build -c release --product capctld --product capctl, or set CAPCTLD and CAPCTL)"
+            )
+            exit(2)
+        }
+        let directory = try! TemporaryDirectory(prefix: "core-bench-decisions")
+        try! directory.write(DecisionWorkloads.policy, to: "root/policy.yaml")
+        let socket = directory.path + "/capctld.sock"
+        // Every decision is recorded, as capctld records them by default (polkitd records none),
+        // to a process of its own, as journald is.
+        let auditPath = directory.path + "/audit.sock"
+        let audit = try! DaemonProcess(
+            [CommandLine.arguments[0], "--datagram-sink", auditPath], environment: ["PATH": "/usr/bin:/bin"])
+        defer { audit.stop() }
+        _ = await audit.nextLine()
+        let daemon = try! DaemonProcess(
+            [capctld, "--policy-roots", directory.path + "/root", "--listen", socket, "--audit-socket", auditPath],
+            environment: ["PATH": "/usr/bin:/bin"])
+        defer { daemon.stop() }
+        guard await daemon.nextLine() == "capctld: listening on \(socket)" else {
+            print("core-bench --decisions: capctld did not start")
+            exit(2)
+        }
+        let client = try! DecisionClient(path: socket)
+        precondition((try? client.check(DecisionWorkloads.gate).holds) == true, "the gate does not hold here")
+        precondition((try? client.check(DecisionWorkloads.threeRequirements).holds) == true, "nor does this one")
+        // The floor: the same socket round trip to a process that only echoes.
+        let echoPath = directory.path + "/echo.sock"
+        let echo = try! DaemonProcess(
+            [CommandLine.arguments[0], "--echo-server", echoPath], environment: ["PATH": "/usr/bin:/bin"])
+        defer { echo.stop() }
+        _ = await echo.nextLine()
+        let callMessage = Array(#"{"method":"org.capctl.gates.Check","parameters":{"gate":"operators"}}"#.utf8) + [0]
+
+        var polkit: PolkitFixture?
+        var polkitClient: PolkitCheckConnection?
+        if PolkitFixture.isAvailable {
+            polkit = try? await PolkitFixture(
+                actions: [DecisionWorkloads.action: "Operate the service"], rules: DecisionWorkloads.rules)
+            if let polkit {
+                // sd-bus's system bus is the fixture's for this process from here on.
+                setenv("DBUS_SYSTEM_BUS_ADDRESS", polkit.busAddress, 1)
+                polkitClient = try? PolkitCheckConnection()
+                if (try? polkitClient?.isAuthorized(DecisionWorkloads.action)) != true { polkitClient = nil }
+            }
+        }
+
+        // Latency: blocks of each in turn, so drift touches both alike.
+        var capctldTimes: [Double] = []
+        var threeTimes: [Double] = []
+        var polkitTimes: [Double] = []
+        var echoTimes: [Double] = []
+        var rawTimes: [Double] = []
+        let block = 1000
+        for round in 0..<max(1, calls / block) {
+            capctldTimes += DecisionWorkloads.timeEach(block) { _ = try? client.check(DecisionWorkloads.gate) }
+            threeTimes += DecisionWorkloads.timeEach(block / 10) {
+                _ = try? client.check(DecisionWorkloads.threeRequirements)
+            }
+            // The echo server takes one connection: one block of it, in the middle of the run.
+            if round == calls / block / 2 {
+                echoTimes = DecisionWorkloads.rawTimes(at: echoPath, message: callMessage, count: block * 5)
+                rawTimes = DecisionWorkloads.rawTimes(at: socket, message: callMessage, count: block * 5)
+            }
+            if let polkitClient {
+                polkitTimes += DecisionWorkloads.timeEach(block / 10) {
+                    _ = try? polkitClient.isAuthorized(DecisionWorkloads.action)
+                }
+            }
+        }
+        let median = StartupWorkloads.median
+        report.section("a decision asked of a daemon on an open connection (median of \(capctldTimes.count) calls)")
+        if !polkitTimes.isEmpty {
+            report.line(
+                "polkitd CheckAuthorization (D-Bus, private bus)", String(format: "%7.1f µs", median(polkitTimes) * 1e6)
+            )
+        } else {
+            report.line("polkitd CheckAuthorization", "not measured (needs root, polkitd and dbus-daemon)")
+        }
+        report.line(
+            "the floor: a round trip to an echo process", String(format: "%7.1f µs", median(echoTimes) * 1e6))
+        report.line(
+            "capctld Check, a group, from a minimal client", String(format: "%7.1f µs", median(rawTimes) * 1e6))
+        report.line(
+            "capctld Check, three requirements for the client",
+            String(format: "%7.1f µs", median(threeTimes) * 1e6))
+        report.bound("capctld Check (varlink), a group, µs", median(capctldTimes) * 1e6, target: 50)
+        report.line(
+            "  of which above the floor", String(format: "%7.1f µs", (median(capctldTimes) - median(echoTimes)) * 1e6))
+
+        // Decisions per second with two clients on the two cores.
+        let clients = 2
+        let capctldRate = DecisionWorkloads.throughput(
+            clients: clients, count: calls / clients, connect: { try! DecisionClient(path: socket) },
+            call: { _ = try? $0.check(DecisionWorkloads.gate) })
+        report.line(
+            "capctld: decisions per second, \(clients) clients", String(format: "%9.0f", capctldRate))
+        if polkitClient != nil {
+            let polkitRate = DecisionWorkloads.throughput(
+                clients: clients, count: max(100, calls / 20 / clients),
+                connect: { try! PolkitCheckConnection() },
+                call: { _ = try? $0.isAuthorized(DecisionWorkloads.action) })
+            report.line("polkitd: decisions per second, \(clients) clients", String(format: "%9.0f", polkitRate))
+            report.ratio("capctld / polkitd decisions per second", capctldRate / polkitRate, target: 10, atLeast: true)
+        }
+        withExtendedLifetime(polkit) {}
+
+        // capctl as a new process: asking capctld, or deciding in-process from the same files.
+        let through = [
+            "PATH": "/usr/bin:/bin", "NO_COLOR": "1", "CAPCTL_DAEMON_SOCKET": socket,
+        ]
+        let inProcess = [
+            "PATH": "/usr/bin:/bin", "NO_COLOR": "1", "CAPCTL_DAEMON_SOCKET": "",
+            "CAPCTL_POLICY_ROOTS": directory.path + "/root",
+        ]
+        let check = [capctl, "check", DecisionWorkloads.gate, "--non-interactive"]
+        precondition(StartupWorkloads.spawn(check, environment: through).status == 0, "capctl through capctld")
+        precondition(StartupWorkloads.spawn(check, environment: inProcess).status == 0, "capctl in-process")
+        var throughTimes: [Double] = []
+        var inProcessTimes: [Double] = []
+        for _ in 0..<starts {
+            throughTimes.append(StartupWorkloads.spawn(check, environment: through).seconds)
+            inProcessTimes.append(StartupWorkloads.spawn(check, environment: inProcess).seconds)
+        }
+        report.section("capctl check as a new process (median of \(starts) starts)")
+        report.line("capctl check, in-process", String(format: "%6.2f ms", median(inProcessTimes) * 1e3))
+        report.line("capctl check, through capctld", String(format: "%6.2f ms", median(throughTimes) * 1e3))
+        report.ratio(
+            "through capctld / in-process", median(throughTimes) / median(inProcessTimes), target: 1, atLeast: false)
+    }
+}
