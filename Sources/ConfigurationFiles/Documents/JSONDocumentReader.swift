@@ -229,17 +229,23 @@ package struct JSONDocumentReader {
     private mutating func readString() throws(ConfigurationError) -> String {
         let start = location
         advance()
-        var scalars = String.UnicodeScalarView()
+        // UTF-8 bytes, decoded once at the end (the text came from a String, and runs are cut at
+        // ASCII bytes only); a string without escapes is one slice.
+        var decoded: [UInt8] = []
+        var escapes = false
         var run = index
         func flush(_ reader: JSONDocumentReader, upTo end: Int) {
-            scalars.append(contentsOf: String(decoding: reader.bytes[run..<end], as: UTF8.self).unicodeScalars)
+            decoded.append(contentsOf: reader.bytes[run..<end])
         }
         while true {
             guard let byte = current else { throw error("unterminated string", at: start) }
             if byte == UInt8(ascii: "\"") {
-                flush(self, upTo: index)
+                if escapes { flush(self, upTo: index) }
+                let value =
+                    escapes
+                    ? String(decoding: decoded, as: UTF8.self) : String(decoding: bytes[run..<index], as: UTF8.self)
                 advance()
-                return String(scalars)
+                return value
             }
             if byte < 0x20 { throw error("control character in string; write it as an escape such as \\n") }
             if byte != UInt8(ascii: "\\") {
@@ -247,19 +253,20 @@ package struct JSONDocumentReader {
                 continue
             }
             flush(self, upTo: index)
+            escapes = true
             let escapeLocation = location
             advance()
             guard let escaped = current else { throw error("unterminated string", at: start) }
             advance()
             switch escaped {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "\""): decoded.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): decoded.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "/"): decoded.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "b"): decoded.append(0x08)
+            case UInt8(ascii: "f"): decoded.append(0x0C)
+            case UInt8(ascii: "n"): decoded.append(UInt8(ascii: "\n"))
+            case UInt8(ascii: "r"): decoded.append(UInt8(ascii: "\r"))
+            case UInt8(ascii: "t"): decoded.append(UInt8(ascii: "\t"))
             case UInt8(ascii: "u"):
                 var code = try readHex4(escapeLocation)
                 if (0xD800..<0xDC00).contains(code) {
@@ -276,7 +283,7 @@ package struct JSONDocumentReader {
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape", at: escapeLocation) }
-                scalars.append(scalar)
+                UTF8.encode(scalar) { decoded.append($0) }
             case 0x21...0x7E:
                 throw error("invalid escape '\\\(Character(UnicodeScalar(escaped)))'", at: escapeLocation)
             default:

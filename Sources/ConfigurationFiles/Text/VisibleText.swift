@@ -9,26 +9,35 @@ package enum VisibleText {
     package static func escaped(_ text: String, quoting: Bool = false) -> String {
         guard text.unicodeScalars.contains(where: { needsEscape($0) || (quoting && ($0 == "\"" || $0 == "\\")) })
         else { return text }
-        var result = ""
+        // Built as UTF-8 bytes: the audit trail escapes every decision's explanation (its line
+        // breaks), and appending scalar by scalar to a String was most of that record's cost.
+        var result: [UInt8] = []
+        result.reserveCapacity(text.utf8.count + 32)
+        func append(_ ascii: String) { result.append(contentsOf: ascii.utf8) }
         for scalar in text.unicodeScalars {
             if quoting, scalar == "\"" || scalar == "\\" {
-                result += "\\" + String(scalar)
+                result.append(UInt8(ascii: "\\"))
+                result.append(UInt8(scalar.value))
                 continue
             }
             guard needsEscape(scalar) else {
-                result.unicodeScalars.append(scalar)
+                if scalar.isASCII {
+                    result.append(UInt8(scalar.value))
+                } else {
+                    UTF8.encode(scalar) { result.append($0) }
+                }
                 continue
             }
             switch scalar {
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
+            case "\n": append("\\n")
+            case "\t": append("\\t")
+            case "\r": append("\\r")
             case _ where scalar.value < 0x80:
-                result += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            default: result += "\\u{" + String(scalar.value, radix: 16) + "}"
+                append("\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16))
+            default: append("\\u{" + String(scalar.value, radix: 16) + "}")
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
