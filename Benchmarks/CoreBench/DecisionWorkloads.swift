@@ -236,19 +236,31 @@ extension CoreBench {
             "  of which above the floor", String(format: "%7.1f µs", (median(capctldTimes) - median(echoTimes)) * 1e6))
 
         // Decisions per second under load: eight clients at once, as many as either daemon can
-        // keep busy on two cores (polkitd decides on one thread, capctld on each client's).
+        // keep busy on two cores (polkitd decides on one thread, capctld on each client's). The
+        // best of three rounds each, taken in turns: two cores shared with everything else vary.
         let clients = 8
-        let capctldRate = DecisionWorkloads.throughput(
-            clients: clients, count: calls / clients, connect: { try! DecisionClient(path: socket) },
-            call: { _ = try? $0.check(DecisionWorkloads.gate) })
+        var capctldRate = 0.0
+        var polkitRate = 0.0
+        for _ in 0..<3 {
+            capctldRate = max(
+                capctldRate,
+                DecisionWorkloads.throughput(
+                    clients: clients, count: calls / 2 / clients, connect: { try! DecisionClient(path: socket) },
+                    call: { _ = try? $0.check(DecisionWorkloads.gate) }))
+            if polkitClient != nil {
+                polkitRate = max(
+                    polkitRate,
+                    DecisionWorkloads.throughput(
+                        clients: clients, count: max(50, calls / 80 / clients),
+                        connect: { try! PolkitCheckConnection() },
+                        call: { _ = try? $0.isAuthorized(DecisionWorkloads.action) }))
+            }
+        }
         report.line(
-            "capctld: decisions per second, \(clients) clients", String(format: "%9.0f", capctldRate))
+            "capctld: decisions per second, \(clients) clients (best of 3)", String(format: "%9.0f", capctldRate))
         if polkitClient != nil {
-            let polkitRate = DecisionWorkloads.throughput(
-                clients: clients, count: max(100, calls / 40 / clients),
-                connect: { try! PolkitCheckConnection() },
-                call: { _ = try? $0.isAuthorized(DecisionWorkloads.action) })
-            report.line("polkitd: decisions per second, \(clients) clients", String(format: "%9.0f", polkitRate))
+            report.line(
+                "polkitd: decisions per second, \(clients) clients (best of 3)", String(format: "%9.0f", polkitRate))
             report.ratio("capctld / polkitd decisions per second", capctldRate / polkitRate, target: 10, atLeast: true)
         }
         withExtendedLifetime(polkit) {}
