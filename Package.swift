@@ -40,7 +40,7 @@ let libraryTargets: [Target] = [
         name: "LinuxBackends",
         dependencies: [
             "Capabilities", "ConfigurationFiles", "CLinuxSupport", "CPAM", "CSystemdBus", "Locking", "Plumbing",
-            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "SystemPackage", package: "swift-system"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
     // The Linux backends in policies and flags: the policy kinds of LinuxBackends' capabilities,
     // the flag evaluation context of this host, the audit trail of gate decisions, and serving
@@ -57,7 +57,7 @@ let libraryTargets: [Target] = [
         dependencies: [
             "Capabilities", "ProcedureCore", "ConfigurationFiles", "Locking", "Plumbing",
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "SystemPackage", package: "swift-system"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
     // OpenFeature's isolated API instances (1.8): the factory, apart from the singleton on purpose.
     .target(name: "OpenFeatureIsolation", dependencies: ["FeatureFlags"]),
@@ -74,7 +74,7 @@ let libraryTargets: [Target] = [
     // Policy files: layered search paths, parsing, gates.
     .target(
         name: "CapabilityPolicy",
-        dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore", "Plumbing"]),
+        dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore", "Plumbing", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
     // varlink (varlink.org), the protocol capctld speaks: JSON calls and replies ended by NUL on a
     // Unix socket, as systemd's services speak it, so any language can ask.
     .target(
@@ -89,7 +89,8 @@ let libraryTargets: [Target] = [
         name: "DecisionService",
         dependencies: [
             "Varlink", "LinuxPolicy", "LinuxBackends", "CapabilityPolicy", "Capabilities", "ConfigurationFiles",
-            "ProcedureCore", "Plumbing", "Locking", .product(name: "SystemPackage", package: "swift-system"),
+            "ProcedureCore", "Plumbing", "Locking", .product(name: "SystemPackage", package: "swift-system"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
 ]
 
@@ -127,6 +128,9 @@ let toolTargets: [Target] = [
         dependencies: [
             "DecisionService", "LinuxPolicy", "LinuxBackends", "CapabilityPolicy", "ConfigurationFiles", "Plumbing",
             "RemoteFlags", "CBuildInfo", "CLinuxSupport", .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
     // capctl's helper for flag services: the one process of capctl's that links an HTTP client
     // (RemoteFlags), started only for a policy that names a service.
@@ -221,12 +225,14 @@ let testTargets: [Target] = [
         name: "FeatureFlagsTests",
         dependencies: [
             "FeatureFlags", "OpenFeatureIsolation", "ConfigurationFiles", "CapabilityTesting", "TestSupport", "Locking",
+            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
     .testTarget(
         name: "LinuxBackendsTests",
         dependencies: [
             "LinuxPolicy", "LinuxBackends", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport",
             "CLinuxSupport", "Locking", "capability-probe",
+            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
     .testTarget(name: "LinuxPolicyTests", dependencies: ["LinuxPolicy", "CLinuxSupport", "TestSupport"]),
     .testTarget(
@@ -236,7 +242,7 @@ let testTargets: [Target] = [
         name: "CapabilityPolicyTests",
         dependencies: [
             "LinuxPolicy", "CapabilityPolicy", "ConfigurationFiles", "Capabilities", "FeatureFlags", "LinuxBackends",
-            "ProcedureCore", "TestSupport",
+            "ProcedureCore", "TestSupport", .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
     .testTarget(
         name: "CapctlTests",
@@ -282,6 +288,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // File descriptors and errno as types, so a descriptor is closed on every path (Docs/Architecture.md).
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // Running as a service: ServiceGroup's graceful shutdown (capctld, and any service that puts
+        // the policy store, flag store or listener in its own group), and decisions as metrics.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // capctld's metrics backend: what `org.capctl.gates.Metrics` returns, in Prometheus's text format.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // `swift package generate-documentation` (Scripts/check-docs).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],

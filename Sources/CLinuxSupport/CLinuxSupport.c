@@ -349,7 +349,14 @@ static void clinux_signal_to_pipe(int signal_number) {
     errno = saved;
 }
 
-int clinux_signal_pipe(void) {
+int clinux_unblock_signals(const int *signals, int count) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int index = 0; index < count; index++) sigaddset(&set, signals[index]);
+    return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int clinux_signal_pipe(const int *signals, int count) {
     int ends[2];
     if (pipe2(ends, O_CLOEXEC) != 0) return -errno;
     clinux_signal_pipe_writer = ends[1];
@@ -358,15 +365,11 @@ int clinux_signal_pipe(void) {
     action.sa_handler = clinux_signal_to_pipe;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    int signals[] = {SIGTERM, SIGINT, SIGHUP};
-    sigset_t caught;
-    sigemptyset(&caught);
-    for (unsigned index = 0; index < sizeof signals / sizeof signals[0]; index++) {
+    for (int index = 0; index < count; index++) {
         if (sigaction(signals[index], &action, NULL) != 0) return -errno;
-        sigaddset(&caught, signals[index]);
     }
     // A mask inherited from whoever started us (a parent thread that blocks them) would keep them
     // pending for ever: unblocked here, and in every thread started from now on.
-    pthread_sigmask(SIG_UNBLOCK, &caught, NULL);
+    clinux_unblock_signals(signals, count);
     return ends[0];
 }

@@ -6,6 +6,7 @@ public import LinuxPolicy
 import Locking
 import Plumbing
 import ProcedureCore
+public import ServiceLifecycle
 import SystemPackage
 import Varlink
 
@@ -34,19 +35,35 @@ public final class DecisionService: Sendable {
     /// The logins kept for clients, which `Forget` ends: the records the policy's capabilities
     /// keep them in (`PolicyOptions.keptLoginRecords`).
     public let keptLogins: KeptLoginRecords?
+    /// The socket ``run()`` serves, if the service was made with one.
+    public let listener: ClientListener?
     private let info: VarlinkServiceInfo
     private let limits: VarlinkConnection.Limits
+    private let metricsExposition: (@Sendable () -> String)?
+    /// How long ``run()`` waits for the clients being served once it stops accepting: past a PAM
+    /// answer's deadline.
+    static let drainTimeout = Duration.seconds(130)
 
-    /// A service deciding the gates of `policy`, recording each decision in `audit`. A client has
-    /// `idleTimeout` to send each call; `keptLogins` are the records the policy keeps logins in
-    /// (nil: none kept), for `Forget`.
+    /// A service deciding the gates of `policy`, recording each decision in `audit`.
+    /// - Parameters:
+    ///   - policy: The policy decided: the system's layers, kept current.
+    ///   - audit: Where every decision is recorded.
+    ///   - keptLogins: The records the policy keeps logins in (nil: none kept), for `Forget`.
+    ///   - listener: The socket ``run()`` serves (nil: call ``serve(_:)`` from a listener of yours).
+    ///   - version: The service's version, as `org.varlink.service.GetInfo` tells it.
+    ///   - idleTimeout: How long a client has to send each call.
+    ///   - metricsExposition: The metrics as text, for root's `Metrics` call (capctld gives
+    ///     Prometheus's exposition of its swift-metrics backend); nil: `Metrics` is refused.
     public init(
-        policy: PolicyStore, audit: AuditTrail, keptLogins: KeptLoginRecords? = nil, version: String = "1",
-        idleTimeout: Duration = .seconds(10)
+        policy: PolicyStore, audit: AuditTrail, keptLogins: KeptLoginRecords? = nil, listener: ClientListener? = nil,
+        version: String = "1", idleTimeout: Duration = .seconds(10),
+        metricsExposition: (@Sendable () -> String)? = nil
     ) {
         self.policy = policy
         self.audit = audit
         self.keptLogins = keptLogins
+        self.listener = listener
+        self.metricsExposition = metricsExposition
         info = VarlinkServiceInfo(
             vendor: "capctl", product: "capctld", version: version,
             url: "https://github.com/capctl/swift-capabilities/blob/main/Docs/Decisions.md")
@@ -121,6 +138,12 @@ public final class DecisionService: Sendable {
                         authorize(capability: capability, in: loaded, for: client)
                     }
                 },
+                "Metrics": { [self] call, replies throws(VarlinkError) in
+                    try call.allowOnly([])
+                    guard client.subject.uid == 0 else { throw .permissionDenied }
+                    guard let metricsExposition else { throw VarlinkError("org.capctl.gates.MetricsUnavailable") }
+                    replies.reply([("text", .string(metricsExposition()))])
+                },
                 "Forget": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly([])
                     let removed = keptLogins?.forget(uid: client.subject.uid) ?? 0
@@ -159,15 +182,18 @@ public final class DecisionService: Sendable {
         _ gate: String, in loaded: LoadedPolicy, for subject: Subject, asker: Subject, action: String
     ) throws(VarlinkError) -> VarlinkValue {
         guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
+        let started = ContinuousClock.now
         let evaluation = TaskWait.value { () -> GateEvaluation? in
             try? await loaded.evaluate(gate: gate, subject: subject)
         }
+        DecisionMetrics.time(action: action, ContinuousClock.now - started)
         guard let evaluation else { throw Self.noSuchGate(gate) }
         record(evaluation, action: action, subject: subject, in: loaded)
         return ClientDecision(evaluation, summary: loaded.policy.gates[gate]?.summary, toldTo: asker).value
     }
 
     private func record(_ evaluation: GateEvaluation, action: String, subject: Subject, in loaded: LoadedPolicy) {
+        DecisionMetrics.count(action: action, outcome: evaluation.outcome)
         let outcome: AuditRecord.Outcome =
             switch evaluation.outcome {
             case .satisfied: .authorized
@@ -338,5 +364,21 @@ private final class ChangeSignal: Sendable {
         }
         if pending { wakeup.signal() }
         return wakeup
+    }
+}
+
+extension DecisionService: Service {
+    /// Serves the ``listener`` until the task is cancelled or its `ServiceGroup` shuts down
+    /// gracefully: then stops accepting, lets the clients being served finish (each within its
+    /// own deadlines, a PAM answer's at most), and returns.
+    ///
+    /// ```swift
+    /// let service = DecisionService(policy: store, audit: audit, listener: try ClientListener(path: path))
+    /// let group = ServiceGroup(services: [store, service], gracefulShutdownSignals: [.sigterm], logger: logger)
+    /// try await group.run()
+    /// ```
+    public func run() async throws {
+        guard let listener else { throw ServiceError("the decision service was made without a listener") }
+        try await listener.serve(draining: Self.drainTimeout) { [self] client in serve(client) }
     }
 }

@@ -60,6 +60,10 @@ enum GatesInterface {
         # that needs one asks again.
         method Forget() -> (removed: int)
 
+        # The service's metrics (decisions by method and outcome, how long they took) in
+        # Prometheus's text format. Root callers only.
+        method Metrics() -> (text: string)
+
         # Decides a gate for the caller now, and again whenever the policy or its flags change.
         # Call it with more.
         method Watch(gate: string) -> (decision: Decision)
@@ -76,6 +80,9 @@ enum GatesInterface {
         # The subject named is not the one running: another process has that pid now, or it
         # runs as another user.
         error SubjectMismatch (reason: string)
+
+        # The service keeps no metrics (a DecisionService made without them).
+        error MetricsUnavailable ()
 
         # Authorize was called without upgrade.
         error UpgradeRequired ()

@@ -3,8 +3,15 @@ import LinuxBackends
 
 /// What capctld decides with beyond its command line.
 enum DaemonSettings {
-    /// How long a stopping capctld waits for the clients it serves: past a PAM answer's deadline.
-    static let drainTimeout = Duration.seconds(130)
+    /// Half of systemd's watchdog interval (`WATCHDOG_USEC`, for this process when
+    /// `WATCHDOG_PID` says whom), as sd_watchdog_enabled reads it; nil without a watchdog.
+    static func watchdogInterval() -> Duration? {
+        guard let text = variable("WATCHDOG_USEC"), let microseconds = UInt64(text), microseconds > 0 else {
+            return nil
+        }
+        if let pid = variable("WATCHDOG_PID"), pid != String(getpid()) { return nil }
+        return .microseconds(microseconds / 2)
+    }
 
     /// Root's records of kept logins (`/run/capctl/keep`), per client scope, so a login kept for
     /// an unprivileged user is in a place that user cannot write. `CAPCTL_KEEP_DIRECTORY` moves

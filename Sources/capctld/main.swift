@@ -14,8 +14,12 @@ import DecisionService
 import Glibc
 import LinuxBackends
 import LinuxPolicy
+import Logging
+import Metrics
 import Plumbing
+import Prometheus
 import RemoteFlags
+import ServiceLifecycle
 import SystemPackage
 
 /// The socket capctld listens on when run by hand without --listen; capctld.socket names the same.
@@ -86,11 +90,17 @@ struct Options {
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 
-// SIGTERM, SIGINT and SIGHUP become bytes on a pipe that one thread reads: whichever thread the
-// kernel delivers one to, it never ends the process by its default action.
-let signalPipe = clinux_signal_pipe()
+// SIGHUP (reload) becomes a byte on a pipe that one thread reads; SIGTERM and SIGINT are the
+// ServiceGroup's (graceful shutdown). All three are unblocked first: a mask inherited at exec would
+// otherwise keep them pending for ever.
+let signalPipe = clinux_signal_pipe([SIGHUP], 1)
 guard signalPipe >= 0 else { fail("cannot catch signals: \(String(cString: strerror(-signalPipe)))") }
+_ = clinux_unblock_signals([SIGTERM, SIGINT], 2)
 signal(SIGPIPE, SIG_IGN)
+LoggingSystem.bootstrap(StreamLogHandler.standardError)
+// Decisions as metrics, for root's `org.capctl.gates.Metrics` (Prometheus's text format).
+let metrics = PrometheusCollectorRegistry()
+MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
 
 // The listening socket: systemd's (socket activation), or one made at --listen.
 let listener: ClientListener
@@ -120,42 +130,39 @@ let audit = AuditTrail(
     level: store.current?.policy.audit?.level ?? .all,
     destination: options.auditSocket.map { .syslog(path: $0) } ?? .system, identifier: "capctld")
 let service = DecisionService(
-    policy: store, audit: audit, keptLogins: policyOptions.keptLoginRecords,
-    version: String(cString: capctl_build_commit()), idleTimeout: options.idleTimeout)
+    policy: store, audit: audit, keptLogins: policyOptions.keptLoginRecords, listener: listener,
+    version: String(cString: capctl_build_commit()), idleTimeout: options.idleTimeout,
+    metricsExposition: { metrics.emitToString() })
 
-// Signals: SIGHUP reads the policy again; SIGTERM and SIGINT stop accepting.
+// SIGHUP reads the policy again, whatever the group is doing.
 _ = DetachedThread.start(named: "capctld-signals") {
     while true {
         var byte: UInt8 = 0
         let count = read(signalPipe, &byte, 1)
         if count < 0, errno == EINTR { continue }
         guard count == 1 else { return }
-        switch Int32(byte) {
-        case SIGHUP:
-            ServiceNotification.send("RELOADING=1\nMONOTONIC_USEC=\(DaemonSettings.monotonicMicroseconds())")
-            store.reload()
-            for problem in store.problems { FileHandle.standardError.write("capctld: \(problem)\n") }
-            ServiceNotification.send("READY=1")
-        default:
-            ServiceNotification.send("STOPPING=1")
-            listener.shutdown()
-            FileHandle.standardOutput.write("capctld: stopping, \(listener.clientCount) client(s) being served\n")
-            return
-        }
+        ServiceNotification.send("RELOADING=1\nMONOTONIC_USEC=\(DaemonSettings.monotonicMicroseconds())")
+        store.reload()
+        for problem in store.problems { FileHandle.standardError.write("capctld: \(problem)\n") }
+        ServiceNotification.send("READY=1")
     }
 }
 
-ServiceNotification.send("READY=1\nSTATUS=deciding for clients of \(listener.path)")
-// Line-buffered or not, the line is out before the first client is served.
-FileHandle.standardOutput.write("capctld: listening on \(listener.path)\n")
+// Shut down in the reverse order: systemd hears STOPPING, the listener stops accepting and lets
+// its clients finish, then the store stops following the files.
+var logger = Logger(label: "capctld")
+logger.logLevel = .warning
+let group = ServiceGroup(
+    configuration: ServiceGroupConfiguration(
+        services: [store, service, SystemdNotifier(listener: listener)], gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger))
 do {
-    try listener.run { client in service.serve(client) }
+    try await group.run()
 } catch {
     fail("\(error)")
 }
-// Stopped: the clients being served finish within their own deadlines (a call's, a PAM answer's).
-let drained = listener.waitUntilIdle(until: .now + DaemonSettings.drainTimeout)
-store.shutdown()
-if !drained { FileHandle.standardError.write("capctld: \(listener.clientCount) client(s) still served at exit\n") }
+if listener.clientCount > 0 {
+    FileHandle.standardError.write("capctld: \(listener.clientCount) client(s) still served at exit\n")
+}
 FileHandle.standardOutput.write("capctld: stopped\n")
 exit(0)

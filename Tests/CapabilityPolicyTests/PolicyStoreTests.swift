@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import LinuxBackends
 import LinuxPolicy
+import ServiceLifecycleTestKit
 import TestSupport
 import Testing
 
@@ -93,5 +94,32 @@ struct PolicyStoreTests {
         #expect(OpenDescriptors.inotifyInstances(watching: root) == 0)
         #expect(OpenDescriptors.inotifyInstances(watching: flags) == 0)
         #expect(store.current?.flags.flags["f"] != nil, "the policy in force stays")
+    }
+
+    @Test("in a ServiceGroup, the store follows its files until the group shuts down gracefully, then stops")
+    func runsAsService() async throws {
+        let (directory, root, flags) = try Self.policyWithFlagFile()
+        defer { withExtendedLifetime(directory) {} }
+        let store = PolicyStore(searchPath: PolicySearchPath(directories: [root]), environment: .linux)
+        try await testGracefulShutdown { trigger in
+            let running = Task { try await store.run() }
+            #expect(OpenDescriptors.inotifyInstances(watching: root) == 1)
+            trigger.triggerGracefulShutdown()
+            try await running.value
+        }
+        #expect(OpenDescriptors.inotifyInstances(watching: root) == 0)
+        #expect(OpenDescriptors.inotifyInstances(watching: flags) == 0)
+        #expect(store.current != nil, "the policy in force stays")
+    }
+
+    @Test("cancelled instead, the store stops following its files as well")
+    func cancelledService() async throws {
+        let (directory, root, _) = try Self.policyWithFlagFile()
+        defer { withExtendedLifetime(directory) {} }
+        let store = PolicyStore(searchPath: PolicySearchPath(directories: [root]), environment: .linux)
+        let running = Task { try await store.run() }
+        running.cancel()
+        try await running.value
+        #expect(OpenDescriptors.inotifyInstances(watching: root) == 0)
     }
 }

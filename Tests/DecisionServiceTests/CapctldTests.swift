@@ -33,7 +33,7 @@ struct CapctldTests {
 
         init(
             policy: String = CapctldTests.policy, arguments: [String] = [], audit: SyslogReceiver? = nil,
-            launcher: [String] = []
+            launcher: [String] = [], environment: [String: String] = [:]
         ) async throws {
             directory = try TemporaryDirectory(prefix: "capctld")
             chmod(directory.path, 0o755)
@@ -54,7 +54,9 @@ struct CapctldTests {
             process = try DaemonProcess(
                 launcher.isEmpty
                     ? daemon + ["--listen", socket] + arguments : launcher + [socket] + daemon + arguments,
-                environment: ["PATH": "/usr/bin:/bin", "CAPCTL_KEEP_DIRECTORY": directory.path + "/keep"])
+                environment: ["PATH": "/usr/bin:/bin", "CAPCTL_KEEP_DIRECTORY": directory.path + "/keep"].merging(
+                    environment
+                ) { _, given in given })
             let first = await process.nextLine()
             if launcher.isEmpty {
                 #expect(first == "capctld: listening on \(socket)", "\(first ?? "nothing")")
@@ -402,5 +404,34 @@ struct CapctldTests {
             return false
         }
         #expect(outcomes == [.string("satisfied")])
+    }
+
+    @Test("Metrics: root reads the decisions counted by method and outcome, and their durations; others may not")
+    func metrics() async throws {
+        let daemon = try await Daemon()
+        _ = try Self.client(daemon.socket, ["check", "root-only"])
+        _ = try Self.client(daemon.socket, ["check", "root-only"], uid: 65534)
+        _ = try Self.client(daemon.socket, ["status"], uid: 65534)
+        let text = try Self.client(daemon.socket, ["metrics"]).first?["text"] as? String ?? ""
+        #expect(text.contains(#"capctld_decisions_total{method="check",outcome="satisfied"} 1"#), "\(text)")
+        #expect(text.contains(#"capctld_decisions_total{method="check",outcome="failed"} 1"#), "\(text)")
+        // Status decides each of the three gates.
+        #expect(text.contains(#"capctld_decisions_total{method="status",outcome="#), "\(text)")
+        #expect(text.contains("capctld_decision_duration_seconds"), "\(text)")
+        let refused = try Self.client(daemon.socket, ["metrics"], uid: 65534).first
+        #expect(refused?["error"] as? String == "org.varlink.service.PermissionDenied", "\(refused ?? [:])")
+    }
+
+    @Test("systemd hears READY, the watchdog's pings while it runs, and STOPPING at SIGTERM; capctld exits 0")
+    func notifications() async throws {
+        let directory = try TemporaryDirectory(prefix: "capctld-notify")
+        let notify = try NotifySocket(path: directory.path + "/notify.sock")
+        let daemon = try await Daemon(environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "100000"])
+        try notify.waitForReady("capctld")
+        try notify.waitFor("WATCHDOG=1", from: "capctld")
+        try notify.waitFor("WATCHDOG=1", from: "capctld")
+        kill(daemon.process.pid, SIGTERM)
+        try notify.waitFor("STOPPING=1", from: "capctld")
+        #expect(daemon.process.waitUntilExit() == 0)
     }
 }

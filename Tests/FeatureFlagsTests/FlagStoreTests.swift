@@ -1,6 +1,7 @@
 import Capabilities
 import ConfigurationFiles
 import FeatureFlags
+import ServiceLifecycleTestKit
 import TestSupport
 import Testing
 
@@ -138,6 +139,21 @@ struct FlagStoreTests {
         let next = try #require(await updates.next())
         #expect(next.kind == .denied)
         #expect(next.reason.contains("new-export is false"))
+    }
+
+    @Test("in a ServiceGroup, the store follows its files until graceful shutdown, then closes its watcher")
+    func runsAsService() async throws {
+        let directory = try TemporaryDirectory(prefix: "flag-service")
+        let file = try directory.write(toggleFile("new-export", on: true), to: "flags.json")
+        let flags = FlagStore(files: [file], context: FlagEvaluationContext())
+        try await testGracefulShutdown { trigger in
+            let running = Task { try await flags.run() }
+            #expect(OpenDescriptors.inotifyInstances(watching: directory.path) == 1)
+            trigger.triggerGracefulShutdown()
+            try await running.value
+        }
+        #expect(OpenDescriptors.inotifyInstances(watching: directory.path) == 0)
+        #expect(flags.value("new-export", default: false) == true)
     }
 
     @Test("shutdown() closes the store's inotify instance before it returns; the flags stay")

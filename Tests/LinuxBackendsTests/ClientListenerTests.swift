@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import LinuxBackends
 import Locking
+import ServiceLifecycleTestKit
 import TestSupport
 import Testing
 
@@ -87,5 +88,56 @@ struct ClientListenerTests {
         var byte: UInt8 = 0
         while read(descriptor, &byte, 1) == 1, byte != 10 { bytes.append(byte) }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test(
+        "serve() in a ServiceGroup: graceful shutdown stops accepting, the client being served finishes, then it returns"
+    )
+    func servesUntilGracefulShutdown() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/service.sock"
+        let listener = try ClientListener(path: path)
+        let served = Latch()
+        let release = DispatchSemaphore(value: 0)
+        let finished = Latch()
+        let client = clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT)
+        try #require(client >= 0)
+        defer { _ = Glibc.close(client) }
+        try await testGracefulShutdown { trigger in
+            let serving = Task {
+                try await listener.serve { _ in
+                    served.open()
+                    release.wait()
+                    finished.open()
+                }
+            }
+            await served.wait()
+            trigger.triggerGracefulShutdown()
+            release.signal()
+            try await serving.value
+        }
+        #expect(finished.isOpen, "the client being served finished before serve() returned")
+        #expect(listener.clientCount == 0)
+    }
+
+    @Test("clients() yields each admitted client identified, and ending the iteration shuts the listener down")
+    func clientSequence() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/service.sock"
+        let listener = try ClientListener(path: path)
+        let first = clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT)
+        let second = clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT)
+        defer {
+            _ = Glibc.close(first)
+            _ = Glibc.close(second)
+        }
+        var pids: [Int32?] = []
+        for await client in listener.clients() {
+            pids.append(client.subject.process?.pid)
+            if pids.count == 2 { break }
+        }
+        #expect(pids == [getpid(), getpid()])
+        // Shut down: accepting fails at once rather than waiting.
+        #expect(throws: ServiceError.self) { try listener.accept() }
     }
 }

@@ -103,12 +103,16 @@ int clinux_forbid_new_privileges(void);
 /// when a check fails).
 int clinux_drop_privileges(unsigned uid, unsigned gid);
 
-/// Catches SIGTERM, SIGINT and SIGHUP in whichever thread they arrive: each writes its number as
+/// Catches `signals` (capctld's SIGHUP) in whichever thread they arrive: each writes its number as
 /// one byte to a close-on-exec pipe, whose reading end is returned (-errno on failure), so one
 /// thread of the program's own acts on them. A signal can then never end the process by its
 /// default action, whatever mask a thread started before was given. They are unblocked in the
 /// calling thread, and so in the threads it starts afterwards (a mask inherited at exec would
 /// keep them pending for ever).
-int clinux_signal_pipe(void);
+int clinux_signal_pipe(const int *signals, int count);
+
+/// Unblocks `signals` in the calling thread, and so in the threads it starts afterwards (a mask
+/// inherited at exec would keep them pending for ever): 0, or an errno.
+int clinux_unblock_signals(const int *signals, int count);
 
 #endif

@@ -15,7 +15,7 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     /// The listener was shut down.
     let isShutDown: Bool
 
-    init(_ description: String, clientError: Bool = false, shutDown: Bool = false) {
+    package init(_ description: String, clientError: Bool = false, shutDown: Bool = false) {
         (self.description, code, isClientError, isShutDown) = (description, nil, clientError, shutDown)
     }
 

@@ -8,6 +8,8 @@ which that package does not speak. Each command prints one JSON object per reply
     capctld_client.py SOCKET check GATE
     capctld_client.py SOCKET check-subject GATE [pid=N startTime=N uid=N | user=NAME]
     capctld_client.py SOCKET status
+    capctld_client.py SOCKET metrics               # root only: Prometheus's text, as {"text": ...}
+    capctld_client.py SOCKET forget
     capctld_client.py SOCKET watch GATE COUNT      # the first COUNT replies, then closes
     capctld_client.py SOCKET authorize GATE        # answers each question with a line of stdin
     capctld_client.py SOCKET raw                   # sends stdin as is, prints what comes back
@@ -84,6 +86,10 @@ def main():
                 emit(as_dict(gates.CheckForSubject(gate=arguments[0], **typed)))
             elif command == "status":
                 emit(as_dict(gates.Status()))
+            elif command == "metrics":
+                emit(as_dict(gates.Metrics()))
+            elif command == "forget":
+                emit(as_dict(gates.Forget()))
             elif command == "watch":
                 count = int(arguments[1])
                 for reply in gates.Watch(arguments[0], _more=True):

@@ -1,0 +1,29 @@
+import CapabilityPolicy
+import Metrics
+
+/// Decisions as swift-metrics sees them, for whichever backend the program bootstraps (capctld:
+/// Prometheus's, read with `org.capctl.gates.Metrics`; Docs/Decisions.md, "Metrics"):
+///
+/// - `capctld_decisions_total{method, outcome}`: a counter per method (`check`,
+///   `check-for-subject`, `status`, `watch`, `authorize`) and outcome (`satisfied`, `failed`,
+///   `undecided`, `needsInteraction`);
+/// - `capctld_decision_duration_seconds{method}`: how long deciding took, without reading the
+///   call or writing the reply (a timer; Prometheus shows it as a histogram).
+enum DecisionMetrics {
+    static func count(action: String, outcome: GateEvaluation.Outcome) {
+        let word =
+            switch outcome {
+            case .satisfied: "satisfied"
+            case .failed: "failed"
+            case .undecided: "undecided"
+            case .needsInteraction: "needsInteraction"
+            }
+        Counter(label: "capctld_decisions_total", dimensions: [("method", action), ("outcome", word)]).increment()
+    }
+
+    static func time(action: String, _ duration: Duration) {
+        Metrics.Timer(label: "capctld_decision_duration_seconds", dimensions: [("method", action)])
+            .recordNanoseconds(
+                duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+}
