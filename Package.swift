@@ -166,7 +166,12 @@ let exampleTargets: [Target] = [
     // A root service that gates each client's request on a policy gate decided for that client,
     // and its client (Examples/GatedService).
     .executableTarget(
-        name: "gated-daemon", dependencies: ["LinuxPolicy", "LinuxBackends", "CapabilityPolicy", "ProcedureCore"],
+        name: "gated-daemon",
+        dependencies: [
+            "LinuxPolicy", "LinuxBackends", "CapabilityPolicy", "ProcedureCore", "RemoteFlags",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
         path: "Examples/GatedService/Daemon"),
     .executableTarget(name: "gated-client", path: "Examples/GatedService/Client"),
 ]

@@ -200,11 +200,15 @@ public final class DecisionService: Sendable {
             case .undecided: .undecided
             case .failed, .needsInteraction: .denied
             }
-        audit.record(
-            AuditRecord(
-                action: action, gate: evaluation.gate, outcome: outcome, subject: subject,
-                reasons: evaluation.explanation.description,
-                policyFiles: loaded.policy.gates[evaluation.gate].map { [$0.location.file] } ?? []))
+        var record = AuditRecord(
+            action: action, gate: evaluation.gate, outcome: outcome, subject: subject,
+            reasons: evaluation.explanation.description,
+            policyFiles: loaded.policy.gates[evaluation.gate].map { [$0.location.file] } ?? [])
+        // Who logged in, when a login opened the gate.
+        if evaluation.holds {
+            record.logins = AuditRecord.logins(in: evaluation.explanation, policy: loaded.policy, subject: subject)
+        }
+        audit.record(record)
     }
 
     /// The subject a root caller names: a process by pid, start time and uid (each checked, so a
@@ -373,8 +377,14 @@ extension DecisionService: Service {
     /// own deadlines, a PAM answer's at most), and returns.
     ///
     /// ```swift
-    /// let service = DecisionService(policy: store, audit: audit, listener: try ClientListener(path: path))
-    /// let group = ServiceGroup(services: [store, service], gracefulShutdownSignals: [.sigterm], logger: logger)
+    /// import Logging
+    /// import ServiceLifecycle
+    ///
+    /// let store = PolicyStore(searchPath: PolicySearchPath(directories: ["/etc/mydecisions"]), environment: .linux)
+    /// let audit = AuditTrail(identifier: "mydecisions")
+    /// let service = DecisionService(policy: store, audit: audit, listener: try ClientListener(path: "/run/mydecisions.sock"))
+    /// let group = ServiceGroup(
+    ///     services: [store, service], gracefulShutdownSignals: [.sigterm], logger: Logger(label: "mydecisions"))
     /// try await group.run()
     /// ```
     public func run() async throws {

@@ -4,8 +4,10 @@ public import ServiceLifecycle
 /// group runs, and stops following them (``PolicyStore/shutdown()``) when the group shuts down.
 ///
 /// ```swift
+/// import Logging
 /// import ServiceLifecycle
 ///
+/// let logger = Logger(label: "myservice")
 /// let store = PolicyStore(searchPath: PolicySearchPath(environment: env))
 /// let group = ServiceGroup(services: [store], gracefulShutdownSignals: [.sigterm], logger: logger)
 /// try await group.run()

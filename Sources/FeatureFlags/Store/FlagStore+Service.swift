@@ -4,8 +4,10 @@ public import ServiceLifecycle
 /// followed while the group runs, and no longer once it shuts down.
 ///
 /// ```swift
+/// import Logging
 /// import ServiceLifecycle
 ///
+/// let logger = Logger(label: "myservice")
 /// let flags = FlagStore(files: ["/etc/myservice/flags.json"], context: .host)
 /// let group = ServiceGroup(services: [flags], gracefulShutdownSignals: [.sigterm], logger: logger)
 /// try await group.run()

@@ -11,7 +11,10 @@ extension ClientListener {
     ///
     /// ```swift
     /// let listener = try ClientListener(path: "/run/myservice.sock")
-    /// try await listener.serve { client in handle(client) }
+    /// try await listener.serve { client in
+    ///     guard let request = try? client.readRequest() else { return }
+    ///     client.reply(request == "ping" ? "ok: pong" : "error: unknown request")
+    /// }
     /// ```
     public func serve(
         draining: Duration = .seconds(130), _ handle: @escaping @Sendable (ClientConnection) -> Void
@@ -53,8 +56,9 @@ extension ClientListener {
     /// its slot until its ``ClientConnection`` is released.
     ///
     /// ```swift
+    /// let listener = try ClientListener(path: "/run/myservice.sock")
     /// for await client in listener.clients() {
-    ///     Task { await handle(client) }
+    ///     client.reply("ok: \(client.subject)")
     /// }
     /// ```
     public func clients() -> AsyncStream<ClientConnection> {

@@ -58,6 +58,7 @@ public final class ClientListener: Sendable {
     /// being handed a socket by systemd, which owns its file.
     private let ownsSocketFile: Bool
     private let isShutDown = Lock(false)
+    private let socketFileRemoved = Lock(false)
     private let admission: ClientAdmission
     /// What a client past the limits is sent before it is closed, given why.
     private let refusal: @Sendable (String) -> [UInt8]
@@ -132,12 +133,25 @@ public final class ClientListener: Sendable {
 
     deinit {
         try? descriptor.close()
-        if ownsSocketFile { unlink(path) }
+        removeSocketFile()
+    }
+
+    /// Removes the socket file this listener made, once: at shutdown, so a process that stops
+    /// leaves no file behind, and never again later (a successor may have made the path anew).
+    private func removeSocketFile() {
+        guard ownsSocketFile else { return }
+        let first = socketFileRemoved.withLock { removed in
+            defer { removed = true }
+            return !removed
+        }
+        if first { unlink(path) }
     }
 
     /// Stops accepting: ``run(_:)`` and ``accept()`` return (or throw) at once; clients being
-    /// served go on until they are done. Connections waiting in the backlog are refused.
+    /// served go on until they are done. Connections waiting in the backlog are refused, and a
+    /// socket file the listener made is removed.
     public func shutdown() {
+        removeSocketFile()
         isShutDown.withLock { $0 = true }
         // On a listening socket, this wakes a thread blocked in accept(), which then fails.
         _ = Glibc.shutdown(descriptor.rawValue, Int32(SHUT_RDWR))

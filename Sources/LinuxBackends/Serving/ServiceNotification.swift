@@ -5,10 +5,14 @@ import SystemPackage
 /// systemd's notification protocol (sd_notify(3)): `READY=1`, `STOPPING=1` and the like as one
 /// datagram to the socket `NOTIFY_SOCKET` names, so `capctl watch` can run as a `Type=notify`
 /// service, and capctld as one. Without `NOTIFY_SOCKET`, nothing is sent.
-package enum ServiceNotification {
+///
+/// ```swift
+/// ServiceNotification.send("READY=1\nSTATUS=serving /run/myservice.sock")
+/// ```
+public enum ServiceNotification {
     /// Sends `state` (`READY=1`, `STOPPING=1`); false when there is no socket or it cannot be reached.
     @discardableResult
-    package static func send(_ state: String) -> Bool {
+    public static func send(_ state: String) -> Bool {
         guard let variable = getenv("NOTIFY_SOCKET") else { return false }
         let name = Array(String(cString: variable).utf8)
         // A path, or an abstract socket written with a leading "@" (sent with a leading NUL).

@@ -1,7 +1,9 @@
 public import Capabilities
+public import CapabilityPolicy
 import Glibc
 import LinuxBackends
 import Locking
+public import ProcedureCore
 
 /// One decision, as the audit trail records it: when, for whom, which gate, the outcome, why
 /// (the failing requirements in one line), the policy files that defined the gate, and for
@@ -40,6 +42,32 @@ public struct AuditRecord: Sendable, Equatable {
     public var command: [String]?
     /// When the decision was made, in seconds since 1970.
     public var time: Double
+    /// Who logged in to open the gate, when a login did: each PAM user with the capability, as
+    /// `alice (admin-login)` (``logins(in:policy:subject:)`` finds them in a decision).
+    public var logins: [String] = []
+    /// What the service's request asked for (the unit to restart, say), recorded as
+    /// `CAPCTL_REQUEST_NAME` fields: a name is upper-cased, anything but letters, digits and `_`
+    /// made `_`.
+    public var details: [Detail] = []
+
+    /// One thing a request asked for, named.
+    ///
+    /// ```swift
+    /// var record = AuditRecord(action: "serve", gate: "restart-unit", outcome: .authorized)
+    /// record.details = [AuditRecord.Detail("unit", "nginx.service")]  // CAPCTL_REQUEST_UNIT="nginx.service"
+    /// print(record.details.count)
+    /// ```
+    public struct Detail: Sendable, Hashable {
+        /// Its name, such as `unit`.
+        public var name: String
+        /// Its value, such as `nginx.service`.
+        public var value: String
+
+        /// A detail named `name`.
+        public init(_ name: String, _ value: String) {
+            (self.name, self.value) = (name, value)
+        }
+    }
 
     /// A record made now.
     public init(
@@ -79,7 +107,41 @@ public struct AuditRecord: Sendable, Equatable {
         if !reasons.isEmpty { fields.append(("CAPCTL_REASONS", Self.bounded(reasons))) }
         if !policyFiles.isEmpty { fields.append(("CAPCTL_POLICY", Self.bounded(policyFiles.joined(separator: ":")))) }
         if let command { fields.append(("CAPCTL_COMMAND", Self.bounded(command.joined(separator: " ")))) }
+        if !logins.isEmpty { fields.append(("CAPCTL_LOGIN", Self.bounded(logins.joined(separator: ", ")))) }
+        for detail in details.prefix(16) {
+            fields.append(("CAPCTL_REQUEST_" + Self.fieldName(detail.name), Self.bounded(detail.value)))
+        }
         return fields
+    }
+
+    /// `name` as the tail of a journal field name: at most 32 upper-case letters, digits and `_`.
+    private static func fieldName(_ name: String) -> String {
+        let converted = name.uppercased().unicodeScalars.prefix(32).map { scalar -> Character in
+            (("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)) ? Character(scalar) : "_"
+        }
+        return converted.isEmpty ? "_" : String(converted)
+    }
+
+    /// The logins that opened a decision: each `kind: pam` capability that passed in
+    /// `explanation`, with the user it logs in (its `user:`, else the subject's own).
+    public static func logins(in explanation: ConditionExplanation, policy: Policy, subject: Subject?) -> [String] {
+        var found: [String] = []
+        func walk(_ node: ConditionExplanation) {
+            // A capability's condition is shown as `AuthorizedFor(NAME)`.
+            let name =
+                node.condition.hasPrefix("AuthorizedFor(") && node.condition.hasSuffix(")")
+                ? String(node.condition.dropFirst("AuthorizedFor(".count).dropLast()) : node.condition
+            if node.passed, node.children.isEmpty, let declaration = policy.capabilities[name],
+                declaration.kind == "pam"
+            {
+                let user = declaration.settings.string("user") ?? subject?.userName ?? Self.userName(geteuid())
+                let entry = "\(user ?? "?") (\(name))"
+                if !found.contains(entry) { found.append(entry) }
+            }
+            node.children.forEach(walk)
+        }
+        walk(explanation)
+        return found
     }
 
     /// The longest field value recorded, in bytes; longer ones are cut and marked.

@@ -1,20 +1,28 @@
+import Capabilities
 public import CapabilityPolicy
 public import ConfigurationFiles
 public import LinuxBackends
+import Locking
 public import ProcedureCore
 
 /// Serves one client's request as a procedure: the policy's gate is its condition, decided for
 /// the client (`ClientConnection.subject`), so `work` runs only when the gate holds for the
 /// client, whatever this service itself may do. The client gets one reply line either way:
-/// `ok: ` and what `work` returns, or `denied: ` and why (`error: ` when `work` throws).
-/// Nothing is asked on the service's terminal: a PAM login the gate needs is asked of the
-/// client, over the connection (`ClientPAMConversation`), before the reply.
+/// `ok: ` and what `work` returns, `error: ` when `work` throws, or a denial: by default
+/// `denied: OUTCOME` and the gate's description, the full reasons only for a client running as
+/// root (they name the groups, PAM services and users the gate is made of; the audit record
+/// has them). Nothing is asked on the service's terminal: a PAM login the gate needs is asked of
+/// the client, over the connection (`ClientPAMConversation`), before the reply.
 ///
 /// ```swift
 /// // In a root service: decide for the client at the other end of the socket, then do its work.
 /// let listener = try ClientListener(path: "/run/myservice.sock")
 /// let client = try listener.accept()
-/// let serve = try ServeClientRequest(client, policy: policy, gate: "restart-unit") { client in
+/// let audit = AuditTrail(identifier: "myservice")
+/// let serve = try ServeClientRequest(
+///     client, policy: policy, gate: "restart-unit", audit: audit,
+///     details: [AuditRecord.Detail("unit", "nginx.service")]
+/// ) { client in
 ///     "restarted for \(client.subject)"
 /// }
 /// queue.addProcedure(serve)
@@ -26,11 +34,47 @@ public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable
     /// The client served.
     public let client: ClientConnection
 
-    /// A request of `client` for `work`, gated by `gate` of `policy` decided for the client; the
-    /// decision is recorded in `audit` when one is given.
+    /// A request the gate refused, for the service to word its reply.
+    public struct Denial: Sendable {
+        /// The gate.
+        public let gate: String
+        /// `failed`, `undecided` or `dismissed` (a login the client did not answer).
+        public let outcome: String
+        /// The gate's `description:` in the policy.
+        public let description: String?
+        /// Every part of the gate and why: what the audit record holds; tell it to root only.
+        public let explanation: ConditionExplanation?
+        /// The client.
+        public let client: ClientConnection
+    }
+
+    /// The reply a denied client gets unless the service words its own: `denied: OUTCOME`, the
+    /// gate's description in parentheses, and for a client running as root the reasons.
+    public static let standardDenial: @Sendable (Denial) -> String = { denial in
+        var line = "denied: " + denial.outcome
+        if let description = denial.description { line += " (\(description))" }
+        if denial.client.subject.uid == 0, let explanation = denial.explanation {
+            line += ": " + explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }.joined(separator: "; ")
+        }
+        return line
+    }
+
+    /// A request of `client` for `work`, gated by `gate` of `policy` decided for the client.
+    /// - Parameters:
+    ///   - client: The client asking, as the listener identified it.
+    ///   - policy: The policy in force for this request.
+    ///   - gate: The gate the request needs.
+    ///   - name: The procedure's name (default: `serve GATE for SUBJECT`).
+    ///   - audit: Where the decision is recorded (with the reasons, the logins that opened the
+    ///     gate and `details`); nil: not recorded.
+    ///   - details: What the request asked for, added to the audit record.
+    ///   - denial: The reply line a denied client gets (one line: line breaks become spaces).
+    ///   - work: What the request does once the gate holds; its value follows `ok: `.
     public init(
         _ client: ClientConnection, policy: LoadedPolicy, gate: String, name: String? = nil,
-        audit: AuditTrail? = nil, work: @escaping @Sendable (ClientConnection) async throws -> String
+        audit: AuditTrail? = nil, details: [AuditRecord.Detail] = [],
+        denial: @escaping @Sendable (Denial) -> String = ServeClientRequest.standardDenial,
+        work: @escaping @Sendable (ClientConnection) async throws -> String
     ) throws(ConfigurationError) {
         self.client = client
         // Capabilities are made for the client while its conversation is set: PAM asks the client.
@@ -38,7 +82,10 @@ public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable
             Result { () throws(ConfigurationError) in try policy.condition(forGate: gate, subject: client.subject) }
         }
         let condition = try built.get()
+        // Whether the work ran (and so replied itself): otherwise the client is told it was denied.
+        let ran = Lock(false)
         super.init(name: name ?? "serve \(gate) for \(client.subject)") {
+            ran.withLock { $0 = true }
             do {
                 client.reply("ok: " + (try await work(client)))
             } catch {
@@ -48,15 +95,44 @@ public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable
         }
         addCondition(condition)
         let policyFiles = policy.policy.gates[gate].map { [$0.location.file] } ?? []
-        addDidFinishBlockObserver { _, error in
-            if let error { client.reply("denied: \(error)") }
-            let explanation = (error as? ProcedureError)?.explanation
+        let summary = policy.policy.gates[gate]?.summary
+        addDidFinishBlockObserver { procedure, error in
+            let explanation = (error as? ProcedureError)?.explanation ?? procedure.conditionExplanation
+            let refused = error != nil && !ran.withLock { $0 }
             let outcome: AuditRecord.Outcome =
-                error == nil ? .authorized : (explanation?.outcome == .undecided ? .undecided : .denied)
-            audit?.record(
-                AuditRecord(
-                    action: "serve", gate: gate, outcome: outcome, subject: client.subject,
-                    reasons: error.map { "\($0)" } ?? "", policyFiles: policyFiles))
+                if error == nil {
+                    .authorized
+                } else if explanation?.outcome == .undecided {
+                    .undecided
+                } else if Self.wasDismissed(explanation) {
+                    .dismissed
+                } else {
+                    .denied
+                }
+            if refused {
+                let word =
+                    switch outcome {
+                    case .undecided: "undecided"
+                    case .dismissed: "dismissed"
+                    default: "failed"
+                    }
+                let line = denial(
+                    Denial(gate: gate, outcome: word, description: summary, explanation: explanation, client: client))
+                client.reply(String(line.map { $0 == "\n" || $0 == "\r" ? " " : $0 }))
+            }
+            var record = AuditRecord(
+                action: "serve", gate: gate, outcome: outcome, subject: client.subject,
+                reasons: error.map { "\($0)" } ?? "", policyFiles: policyFiles)
+            if let explanation, error == nil {
+                record.logins = AuditRecord.logins(in: explanation, policy: policy.policy, subject: client.subject)
+            }
+            record.details = details
+            audit?.record(record)
         }
+    }
+
+    /// Whether a login in the decision was dismissed (unanswered) rather than refused.
+    private static func wasDismissed(_ explanation: ConditionExplanation?) -> Bool {
+        explanation?.failedLeaves.contains { ($0.error as? CapabilityError)?.status.cause == .dismissed } ?? false
     }
 }
