@@ -299,29 +299,30 @@ public final class DecisionService: Sendable {
 
     // MARK: Watching
 
-    /// Replies with the decision now and whenever it changes after the policy or its flags do,
-    /// until the client closes the connection.
+    /// Replies with the decision now and whenever it changes: after the policy changes, the
+    /// flags of the policy in force change, or one of its capabilities' status changes for the
+    /// client (a kept login running out, a file made readable), until the client closes the
+    /// connection.
     private func watch(_ gate: String, for client: ClientConnection, replies: VarlinkReplies) throws(VarlinkError) {
         // Subscribed before the first decision, so no change between the two goes unseen.
         let policyEvents = policy.events()
-        let flagEvents = policy.current?.flags.events()
+        let changes = ChangeSignal()
+        let (store, subject) = (policy, client.subject)
+        let first = Self.follow(store.current, for: subject, signalling: changes)
+        let follower = Task {
+            // Each policy in force is followed until the next one replaces it.
+            var following = first
+            for await _ in policyEvents {
+                following?.cancel()
+                changes.signal()
+                following = Self.follow(store.current, for: subject, signalling: changes)
+            }
+            following?.cancel()
+        }
+        defer { follower.cancel() }
         var last = try decide(
             gate, in: try currentPolicy(), for: client.subject, asker: client.subject, action: "watch")
         try replies.replyContinuing([("decision", last)])
-        let changes = ChangeSignal()
-        let follower = Task {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await _ in policyEvents { changes.signal() }
-                }
-                group.addTask {
-                    // The flags of the policy in force when the watch began.
-                    guard let flagEvents else { return }
-                    for await _ in flagEvents { changes.signal() }
-                }
-            }
-        }
-        defer { follower.cancel() }
         let connection = client.lineConnection
         while true {
             let wakeup = changes.nextWakeup()
@@ -341,6 +342,33 @@ public final class DecisionService: Sendable {
                 last = next
                 try replies.replyContinuing([("decision", next)])
                 if replies.clientIsGone { return }
+            }
+        }
+    }
+}
+
+extension DecisionService {
+    /// Signals `changes` whenever `loaded`'s flags change or one of its capabilities' status
+    /// changes for `subject`, until the task is cancelled; nil without a policy.
+    fileprivate static func follow(
+        _ loaded: LoadedPolicy?, for subject: Subject, signalling changes: ChangeSignal
+    ) -> Task<Void, Never>? {
+        guard let loaded else { return nil }
+        // Subscribed now, before the caller decides again: no change in between goes unseen.
+        let flagEvents = loaded.flags.events()
+        let statusUpdates = loaded.policy.capabilities.keys.sorted().compactMap { name in
+            try? loaded.capability(named: name, subject: subject).statusUpdates()
+        }
+        return Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await _ in flagEvents { changes.signal() }
+                }
+                for updates in statusUpdates {
+                    group.addTask {
+                        for await _ in updates { changes.signal() }
+                    }
+                }
             }
         }
     }

@@ -434,4 +434,68 @@ struct CapctldTests {
         try notify.waitFor("STOPPING=1", from: "capctld")
         #expect(daemon.process.waitUntilExit() == 0)
     }
+
+    /// A flagd document with the Boolean flag `key`, on or off.
+    static func flagFile(_ key: String, on: Bool) -> String {
+        """
+        {"flags": {"\(key)": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "\(on ? "on" : "off")"}}}
+        """
+    }
+
+    /// A watcher of `gate` for its first `count` replies, as uid 65534.
+    static func watcher(_ daemon: Daemon, _ gate: String, count: Int) throws -> DaemonProcess {
+        let python = try #require(Self.python, "no varlink client: run Scripts/test")
+        return try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, Self.script,
+                daemon.socket, "watch", gate, String(count),
+            ], environment: ["PATH": "/usr/bin:/bin"])
+    }
+
+    @Test("Watch follows the flags of the policy in force after a reload, not those of the one it began with")
+    func watchFollowsNextPolicysFlags() async throws {
+        let directory = try TemporaryDirectory(prefix: "capctld-flags")
+        chmod(directory.path, 0o755)
+        let first = try directory.write(Self.flagFile("f", on: false), to: "first.json")
+        let second = try directory.write(Self.flagFile("f", on: false), to: "second.json")
+        func policy(flags: String, description: String) -> String {
+            "flags: { files: [\(flags)] }\ngates:\n  flagged: { require: { flag: f }, description: \(description) }\n"
+        }
+        let daemon = try await Daemon(policy: policy(flags: first, description: "First"))
+        let watcher = try Self.watcher(daemon, "flagged", count: 3)
+        defer { watcher.stop() }
+        let initial = await watcher.nextLine() ?? ""
+        #expect(initial.contains(#""outcome": "failed""#) && initial.contains("First"), "\(initial)")
+        // A new policy, reading another flag file: seen as the new description.
+        try policy(flags: second, description: "Second").write(
+            toFile: daemon.policyFile, atomically: true, encoding: .utf8)
+        let reloaded = await watcher.nextLine() ?? ""
+        #expect(reloaded.contains("Second") && reloaded.contains(#""outcome": "failed""#), "\(reloaded)")
+        // The new policy's flag file changes: the watch hears it (it followed the first file before).
+        try Self.flagFile("f", on: true).write(toFile: second, atomically: true, encoding: .utf8)
+        let flagged = await watcher.nextLine() ?? ""
+        #expect(flagged.contains(#""outcome": "satisfied""#), "\(flagged)")
+    }
+
+    @Test("Watch follows a capability's status for the client: a file made readable opens the gate")
+    func watchFollowsCapabilities() async throws {
+        let directory = try TemporaryDirectory(prefix: "capctld-file")
+        chmod(directory.path, 0o755)
+        let marker = directory.path + "/ready"
+        let daemon = try await Daemon(
+            policy: """
+                capabilities:
+                  marker: { kind: file, path: \(marker), access: [read] }
+                gates:
+                  ready: { require: marker }
+                """)
+        let watcher = try Self.watcher(daemon, "ready", count: 2)
+        defer { watcher.stop() }
+        let initial = await watcher.nextLine() ?? ""
+        #expect(!initial.contains(#""outcome": "satisfied""#), "\(initial)")
+        _ = try directory.write("", to: "ready", mode: 0o644)
+        // Noticed when the capability reports its status again (it polls, every few seconds).
+        let opened = await watcher.nextLine() ?? ""
+        #expect(opened.contains(#""outcome": "satisfied""#), "\(opened)")
+    }
 }
