@@ -263,7 +263,8 @@ let testTargets: [Target] = [
     .testTarget(name: "GatedServiceTests", dependencies: ["TestSupport", "gated-daemon", "gated-client"]),
     // capctld as a system daemon, driven by a Python varlink client (its Client/ folder).
     .testTarget(
-        name: "DecisionServiceTests", dependencies: ["TestSupport", "capctld", "capctl", "Varlink", "DecisionService"],
+        name: "DecisionServiceTests",
+        dependencies: ["TestSupport", "capctld", "capctl", "capability-probe", "Varlink", "DecisionService"],
         exclude: ["Client"]),
 ]
 

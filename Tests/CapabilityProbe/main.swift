@@ -15,6 +15,8 @@
 //     capability-probe connect PATH            connects to a Unix socket, prints `connected`, then waits for end of input
 //     capability-probe peer PATH [without-peer-pidfd]   accepts one connection; prints the peer subject and
 //         CAP_NET_BIND_SERVICE's status for it; without-peer-pidfd makes SO_PEERPIDFD fail first (seccomp)
+//     capability-probe exec-without-peer-pidfd COMMAND ARGUMENT...   runs COMMAND with SO_PEERPIDFD failing (seccomp,
+//         kept across exec): a service as it runs on a kernel before 6.5
 //     capability-probe flood PATH SILENT IDLE   a stalling client's flood of a service socket (gated-daemon): SILENT
 //         connections send `restart flood` and never answer the question (the first is asked before the others
 //         connect); IDLE ones send half a request line. One more connection, answered either way, shows every
@@ -56,6 +58,14 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else { fail("usage: capability-probe file PATH ACCESS [KIND]") }
 
 switch mode {
+case "exec-without-peer-pidfd":
+    guard arguments.count >= 2 else { fail("usage: capability-probe exec-without-peer-pidfd COMMAND ARGUMENT...") }
+    let refused = clinux_refuse_peer_pidfd()
+    guard refused == 0 else { fail("cannot install the seccomp filter: \(String(cString: strerror(refused)))") }
+    let command = Array(arguments.dropFirst())
+    let argv = command.map { strdup($0) } + [nil]
+    execv(command[0], argv)
+    fail("cannot run \(command[0]): \(String(cString: strerror(errno)))")
 case "file":
     guard arguments.count >= 3 else { fail("usage: capability-probe file PATH ACCESS [KIND]") }
     var access: FileAccess.Access = []

@@ -33,7 +33,7 @@ struct CapctldTests {
 
         init(
             policy: String = CapctldTests.policy, arguments: [String] = [], audit: SyslogReceiver? = nil,
-            launcher: [String] = [], environment: [String: String] = [:]
+            launcher: [String] = [], wrapper: [String] = [], environment: [String: String] = [:]
         ) async throws {
             directory = try TemporaryDirectory(prefix: "capctld")
             chmod(directory.path, 0o755)
@@ -53,7 +53,7 @@ struct CapctldTests {
             // Either capctld listens itself, or a launcher (systemd-socket-activate) listens and starts it.
             process = try DaemonProcess(
                 launcher.isEmpty
-                    ? daemon + ["--listen", socket] + arguments : launcher + [socket] + daemon + arguments,
+                    ? wrapper + daemon + ["--listen", socket] + arguments : launcher + [socket] + daemon + arguments,
                 environment: ["PATH": "/usr/bin:/bin", "CAPCTL_KEEP_DIRECTORY": directory.path + "/keep"].merging(
                     environment
                 ) { _, given in given })
@@ -497,5 +497,28 @@ struct CapctldTests {
         // Noticed when the capability reports its status again (it polls, every few seconds).
         let opened = await watcher.nextLine() ?? ""
         #expect(opened.contains(#""outcome": "satisfied""#), "\(opened)")
+    }
+
+    @Test(
+        "without SO_PEERPIDFD (a kernel before 6.5, made so with seccomp), a client has no process: gates on its process are undecided, its user still counts"
+    )
+    func withoutPeerPidfd() async throws {
+        let policy = """
+            capabilities:
+              is-root: { kind: user, user: root }
+              net-bind: { kind: process-capability, capability: CAP_NET_BIND_SERVICE }
+            gates:
+              root-only: { require: is-root }
+              bind: { require: net-bind }
+            """
+        let pinned = try await Daemon(policy: policy)
+        #expect(
+            Self.decision(try Self.client(pinned.socket, ["check", "bind"]).first)["outcome"] as? String == "satisfied")
+        let older = try await Daemon(
+            policy: policy, wrapper: [builtProduct("capability-probe"), "exec-without-peer-pidfd"])
+        let bind = Self.decision(try Self.client(older.socket, ["check", "bind"]).first)
+        #expect(bind["outcome"] as? String == "undecided", "no pid is trusted without the pin: \(bind)")
+        let root = Self.decision(try Self.client(older.socket, ["check", "root-only"]).first)
+        #expect(root["outcome"] as? String == "satisfied", "\(root)")
     }
 }
