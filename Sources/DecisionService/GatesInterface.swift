@@ -64,8 +64,9 @@ enum GatesInterface {
         # Prometheus's text format. Root callers only.
         method Metrics() -> (text: string)
 
-        # Decides a gate for the caller now, and again whenever the policy or its flags change.
-        # Call it with more.
+        # Decides a gate for the caller now, and again whenever it changes: after the policy, the
+        # flags of the policy in force or a capability's status for the caller changes. Call it
+        # with more.
         method Watch(gate: string) -> (decision: Decision)
 
         # The policy defines no gate of that name.
