@@ -40,6 +40,12 @@ public final class DecisionService: Sendable {
     private let info: VarlinkServiceInfo
     private let limits: VarlinkConnection.Limits
     private let metricsExposition: (@Sendable () -> String)?
+    /// Logins being asked per user: each is a PAM transaction, so one user cannot try passwords
+    /// on many connections at once.
+    private let conversations = PendingConversations()
+
+    /// How many logins one user may be answering at once.
+    public static let conversationsPerUser = 3
     /// How long ``run()`` waits for the clients being served once it stops accepting: past a PAM
     /// answer's deadline.
     static let drainTimeout = Duration.seconds(130)
@@ -125,6 +131,14 @@ public final class DecisionService: Sendable {
                     guard (gate == nil) != (capability == nil) else { throw .invalidParameter("gate") }
                     guard call.upgrade else { throw VarlinkError("org.capctl.gates.UpgradeRequired") }
                     let loaded = try currentPolicy()
+                    let uid = client.subject.uid
+                    guard conversations.begin(uid: uid, limit: Self.conversationsPerUser) else {
+                        throw VarlinkError(
+                            "org.capctl.gates.Busy",
+                            [("reason", .string("uid \(uid) is answering \(Self.conversationsPerUser) logins already"))]
+                        )
+                    }
+                    defer { conversations.end(uid: uid) }
                     if let gate {
                         guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
                         _ = try replies.upgrade([("protocol", .string("capctl-pam-relay"))])
@@ -370,6 +384,27 @@ extension DecisionService {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Logins being asked, counted per user.
+private final class PendingConversations: Sendable {
+    private let counts = Lock<[UInt32: Int]>([:])
+
+    /// Counts one more for `uid`, unless it has `limit` already.
+    func begin(uid: UInt32, limit: Int) -> Bool {
+        counts.withLock { counts in
+            guard counts[uid, default: 0] < limit else { return false }
+            counts[uid, default: 0] += 1
+            return true
+        }
+    }
+
+    func end(uid: UInt32) {
+        counts.withLock { counts in
+            let left = counts[uid, default: 1] - 1
+            counts[uid] = left > 0 ? left : nil
         }
     }
 }

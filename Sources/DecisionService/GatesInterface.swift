@@ -89,7 +89,8 @@ enum GatesInterface {
         error UpgradeRequired ()
 
         # The caller's user (or everyone) has as many connections open as capctld serves at
-        # once: sent in place of a reply to the first call, and the connection is closed.
+        # once: sent in place of a reply to the first call, and the connection is closed. Also
+        # the reply to Authorize when the caller's user is answering 3 logins already.
         error Busy (reason: string)
 
         """

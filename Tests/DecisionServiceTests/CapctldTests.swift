@@ -521,4 +521,39 @@ struct CapctldTests {
         let root = Self.decision(try Self.client(older.socket, ["check", "root-only"]).first)
         #expect(root["outcome"] as? String == "satisfied", "\(root)")
     }
+
+    @Test("one user answers at most three logins at once: a fourth Authorize is Busy, other users are asked meanwhile")
+    func conversationsPerUser() async throws {
+        let daemon = try await Daemon()
+        let python = try #require(Self.python, "no varlink client: run Scripts/test")
+        func asking(_ name: String) throws -> (DaemonProcess, String) {
+            let answers = Self.fifo(daemon.directory, name)
+            let process = try DaemonProcess(
+                [
+                    "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, Self.script,
+                    daemon.socket, "authorize", "admin-login", answers,
+                ], environment: ["PATH": "/usr/bin:/bin"])
+            return (process, answers)
+        }
+        var pending: [(DaemonProcess, String)] = []
+        defer { for (process, _) in pending { process.stop() } }
+        // Three logins of one user: the first is asked, the others wait their turn (one session's
+        // logins take turns), and all three count.
+        for index in 0..<3 {
+            pending.append(try asking("answers-\(index)"))
+            #expect(await pending[index].0.nextLine()?.contains("capctl-pam-relay") == true)
+        }
+        #expect(await pending[0].0.nextLine()?.contains("pam-secret: ") == true, "the first login is being asked")
+        let fourth = try Self.client(daemon.socket, ["authorize", "admin-login"], uid: 65534, input: "secret\n")
+        #expect(fourth.first?["error"] as? String == "org.capctl.gates.Busy", "\(fourth)")
+        // Another user is asked meanwhile.
+        let other = try Self.client(daemon.socket, ["authorize", "admin-login"], uid: 4321, input: "secret\n")
+        #expect(other.compactMap { $0["line"] as? String }.last == "ok: admin-login holds", "\(other)")
+        // The first login answered: the user may start another (which waits its turn in turn).
+        Self.write("secret\n", toFIFO: pending[0].1)
+        #expect(await pending[0].0.nextLine() == #"{"line": "ok: admin-login holds"}"#)
+        #expect(pending[0].0.waitUntilExit() == 0)
+        pending.append(try asking("answers-3"))
+        #expect(await pending[3].0.nextLine()?.contains("capctl-pam-relay") == true, "admitted, not Busy")
+    }
 }
