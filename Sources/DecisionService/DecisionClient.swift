@@ -34,11 +34,22 @@ public final class DecisionClient: Sendable {
     public let timeout: Duration
     private let client: VarlinkClient
 
-    /// Connects to the service at `path`; throws `.connection` when nothing listens there.
+    /// Connects to the service at `path`; throws `.connection` when nothing listens there, or
+    /// when what listens runs as neither root nor this process's user: its answers would be the
+    /// word of someone who decides nothing for us.
     public init(path: String = DecisionClient.systemSocketPath, timeout: Duration = .seconds(10)) throws(Failure) {
         self.path = path
         self.timeout = timeout
-        client = try VarlinkClient(path: path, timeout: timeout)
+        client = try Self.trusted(VarlinkClient(path: path, timeout: timeout), at: path)
+    }
+
+    /// `client`, when its service runs as root or as this process's user.
+    private static func trusted(_ client: VarlinkClient, at path: String) throws(Failure) -> VarlinkClient {
+        guard client.serviceUID == 0 || client.serviceUID == geteuid() else {
+            throw .connection(
+                "the service at \(path) runs as uid \(client.serviceUID), neither root nor you: not trusted")
+        }
+        return client
     }
 
     /// How `gate` stands for this process, asking nobody anything.
@@ -102,7 +113,7 @@ public final class DecisionClient: Sendable {
     /// returns false or the service ends the watch.
     public func watch(_ gate: String, _ body: (GateDecision) -> Bool) throws(Failure) {
         // varlink ends a call with more only by closing its connection: a connection of its own.
-        let watching = try VarlinkClient(path: path, timeout: timeout)
+        let watching = try Self.trusted(VarlinkClient(path: path, timeout: timeout), at: path)
         var failure: Failure?
         try watching.callMore(GatesInterface.name + ".Watch", [("gate", .string(gate))]) { parameters in
             do throws(Failure) {
@@ -120,7 +131,7 @@ public final class DecisionClient: Sendable {
     private func authorize(_ parameters: [(key: String, value: VarlinkValue)], conversation: some PAMConversation)
         throws(Failure) -> Authorization
     {
-        let relay = try VarlinkClient(path: path, timeout: timeout).callUpgrading(
+        let relay = try Self.trusted(VarlinkClient(path: path, timeout: timeout), at: path).callUpgrading(
             GatesInterface.name + ".Authorize", parameters
         ).connection
         defer { relay.close() }

@@ -33,6 +33,9 @@ public final class VarlinkClient: Sendable {
 
     /// How long a call waits for its reply.
     public let timeout: Duration
+    /// The user the service runs as, as the kernel said when connecting (`SO_PEERCRED`): whose
+    /// word its answers are.
+    public let serviceUID: UInt32
     private let connection: LineConnection
     /// Held from a call's sending to its last reply, so two threads' replies never cross.
     private let turn = Lock(())
@@ -47,6 +50,13 @@ public final class VarlinkClient: Sendable {
             throw .connection("cannot connect to \(path): \(String(cString: strerror(-descriptor)))")
         }
         connection = LineConnection(owning: FileDescriptor(rawValue: descriptor))
+        var (pid, uid, gid): (Int32, UInt32, UInt32) = (0, 0, 0)
+        let failed = clinux_socket_peer_credentials(descriptor, &pid, &uid, &gid)
+        guard failed == 0 else {
+            connection.close()
+            throw .connection("cannot tell who serves \(path): \(String(cString: strerror(failed)))")
+        }
+        serviceUID = uid
         self.timeout = timeout
     }
 

@@ -89,7 +89,7 @@ struct CapctlThroughCapctldTests {
             extra: roots)
         let absentReply = Self.json(absent)
         #expect(absentReply["decidedBy"] as? String == "in-process", "\(absentReply)")
-        #expect((absentReply["decidedByReason"] as? String)?.contains("capctld is not running") == true)
+        #expect((absentReply["decidedByReason"] as? String)?.contains("capctld was not asked: cannot connect") == true)
         #expect(absent.status == 0)
         let disabled = try Self.capctl(["check", "root-only", "--json"], socket: "", extra: roots)
         #expect((Self.json(disabled)["decidedByReason"] as? String)?.contains("CAPCTL_DAEMON_SOCKET is empty") == true)
@@ -153,5 +153,36 @@ struct CapctlThroughCapctldTests {
             .write(toFile: daemon.policyFile, atomically: true, encoding: .utf8)
         let second = await watcher.nextLine() ?? ""
         #expect(second.contains(#""status":"holds""#), "\(second)")
+    }
+
+    @Test("a service at the socket that runs as another user is not trusted: capctl decides in-process and says why")
+    func untrustedService() async throws {
+        let directory = try TemporaryDirectory(prefix: "capctld-impostor")
+        chmod(directory.path, 0o755)
+        try directory.write(
+            "capabilities:\n  nobody: { kind: user, user: nobody }\ngates:\n  root-only: { require: { not: nobody } }\n",
+            to: "etc/policy.yaml")
+        chmod(directory.path + "/etc", 0o755)
+        // Where uid 65534 may make its socket.
+        mkdir(directory.path + "/run", 0o777)
+        chmod(directory.path + "/run", 0o777)
+        let socket = directory.path + "/run/impostor.sock"
+        // An impostor: capctld itself, run as uid 65534 with a policy that opens everything.
+        let impostor = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", builtProduct("capctld"),
+                "--policy-roots", directory.path + "/etc", "--listen", socket, "--audit-socket",
+                directory.path + "/run/a",
+            ], environment: ["PATH": "/usr/bin:/bin", "CAPCTL_KEEP_DIRECTORY": directory.path + "/run/keep"])
+        defer { impostor.stop() }
+        let first = await impostor.nextLine()
+        #expect(first == "capctld: listening on \(socket)", "\(first ?? "nothing")")
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy)
+        let asked = try Self.capctl(
+            ["check", "root-only", "--json", "--non-interactive"], socket: socket, uid: nil,
+            extra: ["CAPCTL_POLICY_ROOTS": daemon.directory.path + "/etc"])
+        let reply = Self.json(asked)
+        #expect(reply["decidedBy"] as? String == "in-process", "\(reply)")
+        #expect((reply["decidedByReason"] as? String)?.contains("runs as uid 65534") == true, "\(reply)")
     }
 }

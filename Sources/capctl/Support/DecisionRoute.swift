@@ -31,7 +31,7 @@ enum DecisionRoute {
         do throws(DecisionClient.Failure) {
             return .daemon(try DecisionClient(path: path))
         } catch {
-            return .inProcess(reason: "capctld is not running: \(error)")
+            return .inProcess(reason: "capctld was not asked: \(error)")
         }
     }
 
