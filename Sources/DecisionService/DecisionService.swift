@@ -43,6 +43,10 @@ public final class DecisionService: Sendable {
     /// Logins being asked per user: each is a PAM transaction, so one user cannot try passwords
     /// on many connections at once.
     private let conversations = PendingConversations()
+    /// Signalled by ``shutdown()``: connections end after their call in progress.
+    private let stopping = Wakeup()
+    /// The watches being served, woken at ``shutdown()`` to end.
+    private let watches = Lock<[ObjectIdentifier: ChangeSignal]>([:])
 
     /// How many logins one user may be answering at once.
     public static let conversationsPerUser = 3
@@ -81,8 +85,17 @@ public final class DecisionService: Sendable {
     /// `Authorize` ends.
     public func serve(_ client: ClientConnection) {
         let connection = VarlinkConnection(
-            connection: client.lineConnection, info: info, interfaces: [interface(for: client)], limits: limits)
+            connection: client.lineConnection, info: info, interfaces: [interface(for: client)], limits: limits,
+            stopping: stopping)
         _ = connection.serve()
+    }
+
+    /// Ends the clients' connections as the service stops: each after the call it is in (a login
+    /// being asked finishes first), every watch at once. ``run()`` calls it at graceful shutdown
+    /// or cancellation; a service serving a listener of its own calls it when it stops accepting.
+    public func shutdown() {
+        stopping.signal()
+        for watch in watches.withLock({ Array($0.values) }) { watch.signal() }
     }
 
     /// What a client past the listener's limits is sent (`ClientListener`'s `refusal`): a varlink
@@ -321,6 +334,10 @@ public final class DecisionService: Sendable {
         // Subscribed before the first decision, so no change between the two goes unseen.
         let policyEvents = policy.events()
         let changes = ChangeSignal()
+        let key = ObjectIdentifier(changes)
+        watches.withLock { $0[key] = changes }
+        defer { watches.withLock { $0[key] = nil } }
+        // A shutdown before the watch registered is seen by the check in the loop.
         let (store, subject) = (policy, client.subject)
         let first = Self.follow(store.current, for: subject, signalling: changes)
         let follower = Task {
@@ -339,6 +356,7 @@ public final class DecisionService: Sendable {
         try replies.replyContinuing([("decision", last)])
         let connection = client.lineConnection
         while true {
+            if stopping.wasSignalled { return }
             let wakeup = changes.nextWakeup()
             if !wakeup.wasSignalled {
                 // The client may only listen now: anything it sends, or its closing, ends the watch.
@@ -346,6 +364,7 @@ public final class DecisionService: Sendable {
                     limit: 1, until: nil, interrupt: FileDescriptor(rawValue: wakeup.descriptor), terminator: 0)
                 guard case .interrupted = read else { return }
             }
+            if stopping.wasSignalled { return }
             guard
                 let next = try? decide(
                     gate, in: try currentPolicy(), for: client.subject, asker: client.subject, action: "watch")
@@ -452,6 +471,14 @@ extension DecisionService: Service {
     /// ```
     public func run() async throws {
         guard let listener else { throw ServiceError("the decision service was made without a listener") }
-        try await listener.serve(draining: Self.drainTimeout) { [self] client in serve(client) }
+        try await withTaskCancellationHandler {
+            try await withGracefulShutdownHandler {
+                try await listener.serve(draining: Self.drainTimeout) { [self] client in serve(client) }
+            } onGracefulShutdown: {
+                self.shutdown()
+            }
+        } onCancel: {
+            self.shutdown()
+        }
     }
 }

@@ -1,4 +1,5 @@
 package import Plumbing
+import SystemPackage
 
 /// Serves varlink calls on one connection until the client closes it, breaks the protocol,
 /// stays silent past ``Limits/idleTimeout`` or upgrades it: each message a JSON object ended by a
@@ -26,16 +27,22 @@ package struct VarlinkConnection {
         case upgraded
         /// The client broke the protocol, sent too much, or was too slow; why.
         case refused(String)
+        /// The service is stopping: the call in progress was answered, no other is taken.
+        case stopped
     }
 
     let connection: LineConnection
     let info: VarlinkServiceInfo
     let interfaces: [String: VarlinkInterface]
     let limits: Limits
+    /// Signalled when the service stops: a connection waiting for its next call ends.
+    let stopping: Wakeup?
 
     package init(
-        connection: LineConnection, info: VarlinkServiceInfo, interfaces: [VarlinkInterface], limits: Limits = Limits()
+        connection: LineConnection, info: VarlinkServiceInfo, interfaces: [VarlinkInterface], limits: Limits = Limits(),
+        stopping: Wakeup? = nil
     ) {
+        self.stopping = stopping
         self.connection = connection
         self.info = info
         self.interfaces = Dictionary(interfaces.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -44,16 +51,19 @@ package struct VarlinkConnection {
 
     /// Serves calls until the connection ends.
     package func serve() -> End {
+        let interrupt = stopping.map { FileDescriptor(rawValue: $0.descriptor) }
         while true {
+            // Between calls: a stopping service takes no more (pipelined ones included).
+            if stopping?.wasSignalled == true { return .stopped }
             let message: [UInt8]
             switch connection.readLine(
-                limit: limits.messageSize, until: .now + limits.idleTimeout, terminator: 0)
+                limit: limits.messageSize, until: .now + limits.idleTimeout, interrupt: interrupt, terminator: 0)
             {
             case .line(let bytes): message = bytes
             case .end: return .closed
             case .timedOut: return .refused("no call within \(limits.idleTimeout)")
             case .tooLong: return .refused("a message longer than \(limits.messageSize) bytes")
-            case .interrupted: return .closed
+            case .interrupted: return .stopped
             }
             let call: VarlinkCall
             do throws(VarlinkProtocolError) {

@@ -1,0 +1,105 @@
+import DecisionService
+import Dispatch
+import Foundation
+import Glibc
+import Locking
+import TestSupport
+import Testing
+
+/// capctld while clients keep asking: reloads (SIGHUP and file changes) and SIGTERM land among
+/// their calls. Clients are the package's own `DecisionClient`, on threads of their own, as root.
+@Suite("capctld under load", .serialized, .enabled(if: geteuid() == 0, "needs root"), .timeLimit(.minutes(2)))
+struct CapctldUnderLoadTests {
+    /// Two versions of one gate: which one decided shows in the description.
+    static func policy(_ version: Int) -> String {
+        """
+        capabilities:
+          is-root: { kind: user, user: root }
+        gates:
+          root-only: { require: \(version == 1 ? "is-root" : "{ not: is-root }"), description: Version \(version) }
+        """
+    }
+
+    /// `clients` threads, each asking `gate` until `stop` opens (or its connection fails), and
+    /// what each got: decisions, then at most one failure.
+    static func asking(
+        _ socket: String, gate: String, clients: Int, until stop: Latch
+    ) async -> [(decisions: [GateDecision], failure: DecisionClient.Failure?)] {
+        await withTaskGroup(of: ([GateDecision], DecisionClient.Failure?).self) { group in
+            for _ in 0..<clients {
+                group.addTask {
+                    await withCheckedContinuation { continuation in
+                        Thread.detachNewThread {
+                            var decisions: [GateDecision] = []
+                            do throws(DecisionClient.Failure) {
+                                let client = try DecisionClient(path: socket)
+                                while !stop.isOpen {
+                                    decisions.append(try client.check(gate))
+                                }
+                                continuation.resume(returning: (decisions, nil))
+                            } catch {
+                                continuation.resume(returning: (decisions, error))
+                            }
+                        }
+                    }
+                }
+            }
+            var results: [(decisions: [GateDecision], failure: DecisionClient.Failure?)] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+    }
+
+    @Test("SIGHUP and file changes among four clients' calls: every answer is one whole policy's, none fails")
+    func reloadsUnderLoad() async throws {
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy(1))
+        let stop = Latch()
+        let changing = Task.detached {
+            // Ten new policies, alternating, each written whole and signalled too.
+            for round in 0..<10 {
+                try? Self.policy(round % 2 == 0 ? 2 : 1).write(
+                    toFile: daemon.policyFile, atomically: true, encoding: .utf8)
+                kill(daemon.process.pid, SIGHUP)
+                await Task.yield()
+            }
+            stop.open()
+        }
+        let results = await Self.asking(daemon.socket, gate: "root-only", clients: 4, until: stop)
+        await changing.value
+        for (decisions, failure) in results {
+            #expect(failure == nil, "a client's call failed during reloads: \(String(describing: failure))")
+            for decision in decisions {
+                // Version 1 lets root through, version 2 does not: a mixed answer would be half of each.
+                let consistent =
+                    (decision.description == "Version 1" && decision.outcome == .satisfied)
+                    || (decision.description == "Version 2" && decision.outcome == .failed)
+                #expect(consistent, "\(decision)")
+            }
+        }
+        #expect(results.map(\.decisions.count).reduce(0, +) > 0)
+        // Still serving after it all.
+        #expect(try DecisionClient(path: daemon.socket).check("root-only").gate == "root-only")
+    }
+
+    @Test("SIGTERM among four clients' calls: each gets whole answers, then a closed connection; capctld exits 0")
+    func sigtermUnderLoad() async throws {
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy(1))
+        let never = Latch()
+        let asking = Task { await Self.asking(daemon.socket, gate: "root-only", clients: 4, until: never) }
+        // Once each client has been answered at least once, stop the daemon under them.
+        let probe = try DecisionClient(path: daemon.socket)
+        _ = try probe.check("root-only")
+        kill(daemon.process.pid, SIGTERM)
+        let results = await asking.value
+        for (decisions, failure) in results {
+            #expect(decisions.allSatisfy { $0.outcome == .satisfied && $0.gate == "root-only" }, "\(decisions)")
+            // Each client's last call met a closed connection: never an answer that is not varlink.
+            if case .error(let error)? = failure {
+                Issue.record("an error reply instead of a closed connection: \(error)")
+            }
+            #expect(failure != nil, "the client was cut off when capctld stopped")
+        }
+        #expect(await daemon.process.waitForOutput(containing: "capctld: stopped"))
+        #expect(daemon.process.waitUntilExit() == 0)
+    }
+}
