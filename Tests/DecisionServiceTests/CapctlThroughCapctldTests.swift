@@ -147,10 +147,9 @@ struct CapctlThroughCapctldTests {
         defer { watcher.stop() }
         let first = await watcher.nextLine() ?? ""
         #expect(first.contains(#""decidedBy":"capctld""#) && first.contains(#""status":"fails""#), "\(first)")
-        let changed = Self.policy.replacingOccurrences(
-            of: "root-only: { require: is-root,", with: "root-only: { require: { not: is-root },")
-        try changed.replacingOccurrences(of: "PAM", with: daemon.directory.path + "/pam")
-            .write(toFile: daemon.policyFile, atomically: true, encoding: .utf8)
+        try daemon.rewritePolicy(
+            Self.policy.replacingOccurrences(
+                of: "root-only: { require: is-root,", with: "root-only: { require: { not: is-root },"))
         let second = await watcher.nextLine() ?? ""
         #expect(second.contains(#""status":"holds""#), "\(second)")
     }

@@ -66,6 +66,13 @@ struct CapctldTests {
         }
 
         deinit { process.stop() }
+
+        /// Replaces the policy file with `policy` (its `PAM` standing for the test's PAM stack):
+        /// capctld reloads it.
+        func rewritePolicy(_ policy: String) throws {
+            try policy.replacingOccurrences(of: "PAM", with: directory.path + "/pam")
+                .write(toFile: policyFile, atomically: true, encoding: .utf8)
+        }
     }
 
     /// The pinned client's interpreter: the venv Scripts/test makes (CAPCTLD_CLIENT_PYTHON), or
@@ -215,10 +222,9 @@ struct CapctldTests {
         let first = await watcher.nextLine() ?? ""
         #expect(first.contains(#""outcome": "failed""#), "\(first)")
         // Read: the watch is on. Now the policy changes, and the decision with it.
-        let changed = Self.policy.replacingOccurrences(
-            of: "root-only: { require: is-root }", with: "root-only: { require: { not: is-root } }")
-        try changed.replacingOccurrences(of: "PAM", with: daemon.directory.path + "/pam")
-            .write(toFile: daemon.policyFile, atomically: true, encoding: .utf8)
+        try daemon.rewritePolicy(
+            Self.policy.replacingOccurrences(
+                of: "root-only: { require: is-root }", with: "root-only: { require: { not: is-root } }"))
         let second = await watcher.nextLine() ?? ""
         #expect(second.contains(#""outcome": "satisfied""#), "\(second)")
     }
