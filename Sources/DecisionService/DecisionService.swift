@@ -42,7 +42,7 @@ public final class DecisionService: Sendable {
     private let metricsExposition: (@Sendable () -> String)?
     /// Logins being asked per user: each is a PAM transaction, so one user cannot try passwords
     /// on many connections at once.
-    private let conversations = PendingConversations()
+    private let conversations = PerUserCounts()
     /// Signalled by ``shutdown()``: connections end after their call in progress.
     private let stopping = Wakeup()
     /// The watches being served, woken at ``shutdown()`` to end.
@@ -50,6 +50,11 @@ public final class DecisionService: Sendable {
 
     /// How many logins one user may be answering at once.
     public static let conversationsPerUser = 3
+    /// Watches open per user.
+    private let openWatches = PerUserCounts()
+
+    /// How many watches one user may have open at once.
+    public static let watchesPerUser = 4
     /// How long ``run()`` waits for the clients being served once it stops accepting: past a PAM
     /// answer's deadline.
     static let drainTimeout = Duration.seconds(130)
@@ -184,6 +189,15 @@ public final class DecisionService: Sendable {
                     try call.allowOnly(["gate"])
                     let gate = try call.string("gate")
                     guard call.more else { throw .expectedMore }
+                    // A watch follows every capability of the policy for its client: bounded per
+                    // user, so watches cannot be multiplied into a flood of status reads.
+                    let uid = client.subject.uid
+                    guard openWatches.begin(uid: uid, limit: Self.watchesPerUser) else {
+                        throw VarlinkError(
+                            "org.capctl.gates.Busy",
+                            [("reason", .string("uid \(uid) has \(Self.watchesPerUser) watches open already"))])
+                    }
+                    defer { openWatches.end(uid: uid) }
                     try watch(gate, for: client, replies: replies)
                 },
             ])
@@ -407,8 +421,8 @@ extension DecisionService {
     }
 }
 
-/// Logins being asked, counted per user.
-private final class PendingConversations: Sendable {
+/// Something each user may have a few of at once (logins being asked, watches open), counted.
+private final class PerUserCounts: Sendable {
     private let counts = Lock<[UInt32: Int]>([:])
 
     /// Counts one more for `uid`, unless it has `limit` already.

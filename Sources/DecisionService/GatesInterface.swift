@@ -90,7 +90,8 @@ enum GatesInterface {
 
         # The caller's user (or everyone) has as many connections open as capctld serves at
         # once: sent in place of a reply to the first call, and the connection is closed. Also
-        # the reply to Authorize when the caller's user is answering 3 logins already.
+        # the reply to Authorize when the caller's user is answering 3 logins already, and to
+        # Watch when it has 4 watches open.
         error Busy (reason: string)
 
         """

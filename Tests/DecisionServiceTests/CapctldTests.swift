@@ -562,4 +562,20 @@ struct CapctldTests {
         pending.append(try asking("answers-3"))
         #expect(await pending[3].0.nextLine()?.contains("capctl-pam-relay") == true, "admitted, not Busy")
     }
+
+    @Test("one user has at most four watches open: a fifth is Busy, another user's is served")
+    func watchesPerUser() async throws {
+        let daemon = try await Daemon()
+        var watchers: [DaemonProcess] = []
+        defer { for watcher in watchers { watcher.stop() } }
+        for _ in 0..<4 {
+            let watcher = try Self.watcher(daemon, "root-only", count: 2)
+            watchers.append(watcher)
+            #expect(await watcher.nextLine()?.contains(#""outcome": "failed""#) == true, "the watch is open")
+        }
+        let fifth = try Self.client(daemon.socket, ["watch", "root-only", "1"], uid: 65534)
+        #expect(fifth.first?["error"] as? String == "org.capctl.gates.Busy", "\(fifth)")
+        let other = try Self.client(daemon.socket, ["watch", "root-only", "1"], uid: 4321)
+        #expect(Self.decision(other.first)["outcome"] as? String == "failed", "\(other)")
+    }
 }
