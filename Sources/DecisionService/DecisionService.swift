@@ -43,6 +43,8 @@ public final class DecisionService: Sendable {
     /// Logins being asked per user: each is a PAM transaction, so one user cannot try passwords
     /// on many connections at once.
     private let conversations = PerUserCounts()
+    /// Watches open per user.
+    private let openWatches = PerUserCounts()
     /// Signalled by ``shutdown()``: connections end after their call in progress.
     private let stopping = Wakeup()
     /// The watches being served, woken at ``shutdown()`` to end.
@@ -50,9 +52,6 @@ public final class DecisionService: Sendable {
 
     /// How many logins one user may be answering at once.
     public static let conversationsPerUser = 3
-    /// Watches open per user.
-    private let openWatches = PerUserCounts()
-
     /// How many watches one user may have open at once.
     public static let watchesPerUser = 4
     /// How long ``run()`` waits for the clients being served once it stops accepting: past a PAM
