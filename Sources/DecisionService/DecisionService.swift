@@ -104,8 +104,11 @@ public final class DecisionService: Sendable {
 
     /// What a client past the listener's limits is sent (`ClientListener`'s `refusal`): a varlink
     /// error reply, `org.capctl.gates.Busy`, which a client reads as the answer to its first call.
-    public static let busyRefusal: @Sendable (String) -> [UInt8] = { reason in
-        VarlinkError("org.capctl.gates.Busy", [("reason", .string(reason))]).replyMessage
+    public static let busyRefusal: @Sendable (String) -> [UInt8] = { reason in busy(reason).replyMessage }
+
+    /// `org.capctl.gates.Busy`: past a limit of the caller's user, or of everyone.
+    private static func busy(_ reason: String) -> VarlinkError {
+        VarlinkError("org.capctl.gates.Busy", [("reason", .string(reason))])
     }
 
     // MARK: The interface
@@ -150,10 +153,7 @@ public final class DecisionService: Sendable {
                     let loaded = try currentPolicy()
                     let uid = client.subject.uid
                     guard conversations.begin(uid: uid, limit: Self.conversationsPerUser) else {
-                        throw VarlinkError(
-                            "org.capctl.gates.Busy",
-                            [("reason", .string("uid \(uid) is answering \(Self.conversationsPerUser) logins already"))]
-                        )
+                        throw Self.busy("uid \(uid) is answering \(Self.conversationsPerUser) logins already")
                     }
                     defer { conversations.end(uid: uid) }
                     if let gate {
@@ -192,9 +192,7 @@ public final class DecisionService: Sendable {
                     // user, so watches cannot be multiplied into a flood of status reads.
                     let uid = client.subject.uid
                     guard openWatches.begin(uid: uid, limit: Self.watchesPerUser) else {
-                        throw VarlinkError(
-                            "org.capctl.gates.Busy",
-                            [("reason", .string("uid \(uid) has \(Self.watchesPerUser) watches open already"))])
+                        throw Self.busy("uid \(uid) has \(Self.watchesPerUser) watches open already")
                     }
                     defer { openWatches.end(uid: uid) }
                     try watch(gate, for: client, replies: replies)

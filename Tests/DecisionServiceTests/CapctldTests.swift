@@ -212,12 +212,7 @@ struct CapctldTests {
     @Test("Watch replies now and again when the policy changes")
     func watch() async throws {
         let daemon = try await Daemon()
-        let python = try #require(Self.python, "no varlink client: run Scripts/test")
-        let watcher = try DaemonProcess(
-            [
-                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, Self.script,
-                daemon.socket, "watch", "root-only", "2",
-            ], environment: ["PATH": "/usr/bin:/bin"])
+        let watcher = try Self.running(daemon, ["watch", "root-only", "2"])
         defer { watcher.stop() }
         let first = await watcher.nextLine() ?? ""
         #expect(first.contains(#""outcome": "failed""#), "\(first)")
@@ -280,13 +275,8 @@ struct CapctldTests {
     )
     func flood() async throws {
         let daemon = try await Daemon()
-        let python = try #require(Self.python, "no varlink client: run Scripts/test")
         let release = Self.fifo(daemon.directory, "release")
-        let holder = try DaemonProcess(
-            [
-                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, Self.script,
-                daemon.socket, "hold", "100", release,
-            ], environment: ["PATH": "/usr/bin:/bin"])
+        let holder = try Self.running(daemon, ["hold", "100", release])
         defer { holder.stop() }
         var counts = await holder.nextLine() ?? ""
         if counts.hasPrefix("Traceback") {
@@ -328,11 +318,7 @@ struct CapctldTests {
         let daemon = try await Daemon()
         let python = try #require(Self.python, "no varlink client: run Scripts/test")
         let answers = Self.fifo(daemon.directory, "answers")
-        let authorizing = try DaemonProcess(
-            [
-                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, Self.script,
-                daemon.socket, "authorize", "admin-login", answers,
-            ], environment: ["PATH": "/usr/bin:/bin"])
+        let authorizing = try Self.running(daemon, ["authorize", "admin-login", answers])
         defer { authorizing.stop() }
         #expect(await authorizing.nextLine()?.contains("capctl-pam-relay") == true)
         #expect(await authorizing.nextLine()?.contains("pam-secret: ") == true)
@@ -450,12 +436,19 @@ struct CapctldTests {
 
     /// A watcher of `gate` for its first `count` replies, as uid 65534.
     static func watcher(_ daemon: Daemon, _ gate: String, count: Int) throws -> DaemonProcess {
+        try running(daemon, ["watch", gate, String(count)])
+    }
+
+    /// The client with `arguments` as uid 65534, left running: for calls that go on (a watch, a
+    /// login being asked, connections held), read line by line.
+    static func running(_ daemon: Daemon, _ arguments: [String]) throws -> DaemonProcess {
         let python = try #require(Self.python, "no varlink client: run Scripts/test")
         return try DaemonProcess(
             [
                 "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, Self.script,
-                daemon.socket, "watch", gate, String(count),
-            ], environment: ["PATH": "/usr/bin:/bin"])
+                daemon.socket,
+            ]
+                + arguments, environment: ["PATH": "/usr/bin:/bin"])
     }
 
     @Test("Watch follows the flags of the policy in force after a reload, not those of the one it began with")
@@ -531,14 +524,9 @@ struct CapctldTests {
     @Test("one user answers at most three logins at once: a fourth Authorize is Busy, other users are asked meanwhile")
     func conversationsPerUser() async throws {
         let daemon = try await Daemon()
-        let python = try #require(Self.python, "no varlink client: run Scripts/test")
         func asking(_ name: String) throws -> (DaemonProcess, String) {
             let answers = Self.fifo(daemon.directory, name)
-            let process = try DaemonProcess(
-                [
-                    "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, Self.script,
-                    daemon.socket, "authorize", "admin-login", answers,
-                ], environment: ["PATH": "/usr/bin:/bin"])
+            let process = try Self.running(daemon, ["authorize", "admin-login", answers])
             return (process, answers)
         }
         var pending: [(DaemonProcess, String)] = []

@@ -48,15 +48,7 @@ def main():
             connection.shutdown(socket.SHUT_WR)
         except (BrokenPipeError, ConnectionResetError):
             pass  # closed on us (refused, or done with us): what it sent is read below
-        received = b""
-        while True:
-            try:
-                chunk = connection.recv(65536)
-            except ConnectionResetError:
-                break
-            if not chunk:
-                break
-            received += chunk
+        received = receive(connection)
         for message in received.split(b"\0"):
             if message:
                 emit(json.loads(message))
@@ -103,6 +95,21 @@ def main():
             emit({"error": error.error(), "parameters": as_dict(error.parameters())})
 
 
+def receive(connection, first_message_only=False):
+    """What the service sends until it closes the connection (or resets it), or only up to the
+    end of its first message."""
+    received = b""
+    while not (first_message_only and received.endswith(b"\0")):
+        try:
+            chunk = connection.recv(65536)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        received += chunk
+    return received
+
+
 class Answers:
     """Lines from a named pipe, opened at the first read."""
 
@@ -127,15 +134,7 @@ def hold(path, count, release):
             connection.sendall(b'{"method":"org.varlink.service.GetInfo"}\0')
         except (BrokenPipeError, ConnectionResetError):
             pass  # refused before the call went out: the refusal is waiting to be read
-        received = b""
-        while not received.endswith(b"\0"):
-            try:
-                chunk = connection.recv(65536)
-            except ConnectionResetError:
-                break
-            if not chunk:
-                break
-            received += chunk
+        received = receive(connection, first_message_only=True)
         message = json.loads(received.rstrip(b"\0")) if received else {}
         if message.get("error") == "org.capctl.gates.Busy":
             refused += 1
