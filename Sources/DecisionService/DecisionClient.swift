@@ -110,12 +110,14 @@ public final class DecisionClient: Sendable {
     }
 
     /// Hands `gate`'s decision to `body` now and again each time it changes, until `body`
-    /// returns false or the service ends the watch.
-    public func watch(_ gate: String, _ body: (GateDecision) -> Bool) throws(Failure) {
+    /// returns false or the service ends the watch. Without `gate`, every gate's decision, each
+    /// as it changes (one connection, however many gates: a user has few watches).
+    public func watch(_ gate: String?, _ body: (GateDecision) -> Bool) throws(Failure) {
         // varlink ends a call with more only by closing its connection: a connection of its own.
         let watching = try Self.trusted(VarlinkClient(path: path, timeout: timeout), at: path)
         var failure: Failure?
-        try watching.callMore(GatesInterface.name + ".Watch", [("gate", .string(gate))]) { parameters in
+        try watching.callMore(GatesInterface.name + ".Watch", gate.map { [("gate", .string($0))] } ?? []) {
+            parameters in
             do throws(Failure) {
                 return body(try Self.decision(parameters["decision"]))
             } catch {

@@ -186,7 +186,8 @@ public final class DecisionService: Sendable {
                 },
                 "Watch": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly(["gate"])
-                    let gate = try call.string("gate")
+                    // No gate: every gate of the policy in force.
+                    let gate = try call.optionalString("gate")
                     guard call.more else { throw .expectedMore }
                     // A watch follows every capability of the policy for its client: bounded per
                     // user, so watches cannot be multiplied into a flood of status reads.
@@ -341,7 +342,7 @@ public final class DecisionService: Sendable {
     /// flags of the policy in force change, or one of its capabilities' status changes for the
     /// client (a kept login running out, a file made readable), until the client closes the
     /// connection.
-    private func watch(_ gate: String, for client: ClientConnection, replies: VarlinkReplies) throws(VarlinkError) {
+    private func watch(_ gate: String?, for client: ClientConnection, replies: VarlinkReplies) throws(VarlinkError) {
         // Subscribed before the first decision, so no change between the two goes unseen.
         let policyEvents = policy.events()
         let changes = ChangeSignal()
@@ -362,9 +363,21 @@ public final class DecisionService: Sendable {
             following?.cancel()
         }
         defer { follower.cancel() }
-        var last = try decide(
-            gate, in: try currentPolicy(), for: client.subject, asker: client.subject, action: "watch")
-        try replies.replyContinuing([("decision", last)])
+        // The gates watched and what was last said of each: every one at first, then those that changed.
+        func decisions() throws(VarlinkError) -> [(gate: String, decision: VarlinkValue)] {
+            let loaded = try currentPolicy()
+            var decided: [(gate: String, decision: VarlinkValue)] = []
+            for name in gate.map({ [$0] }) ?? loaded.policy.gates.keys.sorted() {
+                decided.append(
+                    (name, try decide(name, in: loaded, for: client.subject, asker: client.subject, action: "watch")))
+            }
+            return decided
+        }
+        var last: [String: VarlinkValue] = [:]
+        for (name, decision) in try decisions() {
+            last[name] = decision
+            try replies.replyContinuing([("decision", decision)])
+        }
         let connection = client.lineConnection
         while true {
             if stopping.wasSignalled { return }
@@ -376,15 +389,10 @@ public final class DecisionService: Sendable {
                 guard case .interrupted = read else { return }
             }
             if stopping.wasSignalled { return }
-            guard
-                let next = try? decide(
-                    gate, in: try currentPolicy(), for: client.subject, asker: client.subject, action: "watch")
-            else {
-                return
-            }
-            if next != last {
-                last = next
-                try replies.replyContinuing([("decision", next)])
+            guard let next = try? decisions() else { return }
+            for (name, decision) in next where last[name] != decision {
+                last[name] = decision
+                try replies.replyContinuing([("decision", decision)])
                 if replies.clientIsGone { return }
             }
         }

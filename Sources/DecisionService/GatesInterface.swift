@@ -64,10 +64,10 @@ enum GatesInterface {
         # Prometheus's text format. Root callers only.
         method Metrics() -> (text: string)
 
-        # Decides a gate for the caller now, and again whenever it changes: after the policy, the
-        # flags of the policy in force or a capability's status for the caller changes. Call it
-        # with more.
-        method Watch(gate: string) -> (decision: Decision)
+        # Decides a gate (without one: every gate of the policy in force, a reply each) for the
+        # caller now, and again whenever a decision changes: after the policy, the flags of the
+        # policy in force or a capability's status for the caller changes. Call it with more.
+        method Watch(gate: ?string) -> (decision: Decision)
 
         # The policy defines no gate of that name.
         error NoSuchGate (gate: string)

@@ -184,4 +184,29 @@ struct CapctlThroughCapctldTests {
         #expect(reply["decidedBy"] as? String == "in-process", "\(reply)")
         #expect((reply["decidedByReason"] as? String)?.contains("runs as uid 65534") == true, "\(reply)")
     }
+
+    @Test("watch with no names follows every gate capctld decides, however many: one watch, not one per gate")
+    func watchEveryGate() async throws {
+        // Six gates: more than the four watches a user may hold open.
+        let gates = (1...6).map { "  gate-\($0): { require: is-root }" }.joined(separator: "\n")
+        let daemon = try await CapctldTests.Daemon(
+            policy: "capabilities:\n  is-root: { kind: user, user: root }\ngates:\n" + gates + "\n")
+        let watcher = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", builtProduct("capctl"),
+                "watch", "--json",
+            ], environment: ["PATH": "/usr/bin:/bin", "CAPCTL_DAEMON_SOCKET": daemon.socket, "HOME": "/nonexistent"])
+        defer { watcher.stop() }
+        var seen: Set<String> = []
+        // This host's own capabilities come too (no policy file here): only the gates count.
+        for _ in 1...40 where seen.count < 6 {
+            let line = await watcher.nextLine() ?? ""
+            guard line.contains(#""type":"gate""#) else { continue }
+            #expect(line.contains(#""decidedBy":"capctld""#) && line.contains(#""status":"fails""#), "\(line)")
+            if let name = line.split(separator: "\"").drop(while: { $0 != "name" }).dropFirst(2).first {
+                seen.insert(String(name))
+            }
+        }
+        #expect(seen == Set((1...6).map { "gate-\($0)" }), "\(seen)")
+    }
 }

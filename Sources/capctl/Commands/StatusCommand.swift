@@ -116,7 +116,7 @@ struct StatusCommand: AsyncParsableCommand {
                     details, flag.isEnabled
                 ))
         }
-        for name in policy.policy.gates.keys.sorted() where route.word == "in-process" {
+        for name in policy.policy.gates.keys.sorted() where !route.isDaemon {
             let evaluation = try await policy.evaluate(gate: name, context: context)
             let status = Verdict(evaluation).gateWord
             let failing = evaluation.explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }
@@ -145,22 +145,19 @@ struct StatusCommand: AsyncParsableCommand {
             throw CheckRequest.failure(error, capctld: capctld)
         }
         return decisions.map { decision in
-            let failing =
-                decision.explanation.map {
-                    ConditionExplanation($0).failedLeaves.map { "\($0.condition): \($0.reason)" }
-                }
-            let reason =
-                if decision.holds {
-                    "all requirements hold (capctld)"
-                } else if let failing, !failing.isEmpty {
-                    "capctld: " + failing.joined(separator: "; ")
-                } else {
-                    "capctld: it tells root only why"
-                }
-            return StatusEntry(
-                name: decision.gate, kind: "gate", status: Verdict(decision).gateWord, reason: reason,
-                summary: decision.description, decidedBy: "capctld")
+            StatusEntry(
+                name: decision.gate, kind: "gate", status: Verdict(decision).gateWord,
+                reason: reason(decidedBy: decision), summary: decision.description, decidedBy: "capctld")
         }
+    }
+
+    /// Why capctld decided a gate so, as far as it tells this process: the failing parts for root.
+    static func reason(decidedBy decision: GateDecision) -> String {
+        if decision.holds { return "all requirements hold (capctld)" }
+        guard let explanation = decision.explanation.map(ConditionExplanation.init),
+            !explanation.failedLeaves.isEmpty
+        else { return "capctld: it tells root only why" }
+        return "capctld: " + explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }.joined(separator: "; ")
     }
 
     /// The flag sources and settings, each with where it was named.

@@ -42,7 +42,7 @@ struct WatchCommand: AsyncParsableCommand {
             if !names.isEmpty { daemonGates = daemonGates.filter(names.contains) }
         }
         var (sources, flags) = try await Self.sources(options, context: context)
-        if route.word == "capctld" { sources.removeAll { $0.kind == "gate" } }
+        if route.isDaemon { sources.removeAll { $0.kind == "gate" } }
         let flagKeys = flags.map { Array($0.flags.keys) } ?? []
         let selected = names.isEmpty ? sources : sources.filter { names.contains($0.name) }
         let known = sources.map(\.name) + flagKeys + daemonGates
@@ -73,10 +73,9 @@ struct WatchCommand: AsyncParsableCommand {
                     }
                 }
             }
-            if case .daemon(let capctld) = route {
-                for gate in daemonGates {
-                    group.addTask { await Self.watch(gate, asking: capctld, json: json, output: output) }
-                }
+            if case .daemon(let capctld) = route, !daemonGates.isEmpty {
+                let watched = Set(daemonGates)
+                group.addTask { await Self.watch(watched, asking: capctld, json: json, output: output) }
             }
             if let flags {
                 group.addTask {
@@ -92,39 +91,35 @@ struct WatchCommand: AsyncParsableCommand {
         withExtendedLifetime(stop) {}
     }
 
-    /// `gate` as capctld decides it, a line for each change, on a thread of its own (the client
-    /// blocks). A watch capctld ends (it stopped) ends capctl: a watch that silently stopped
-    /// would read as a gate that never changes.
+    /// `gates` as capctld decides them, a line for each change, through one watch of every gate
+    /// (a user has few watches), on a thread of its own (the client blocks). A watch capctld ends
+    /// (it stopped) ends capctl: a watch that silently stopped would read as a gate that never
+    /// changes.
     static func watch(
-        _ gate: String, asking capctld: DecisionClient, json: Bool, output: AsyncStream<String>.Continuation
+        _ gates: Set<String>, asking capctld: DecisionClient, json: Bool, output: AsyncStream<String>.Continuation
     ) async {
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
             let started = DetachedThread.start(named: "capctl-watch") {
                 // Held, never resumed: the watch ends capctl.
                 withExtendedLifetime(finished) {}
                 do throws(DecisionClient.Failure) {
-                    try capctld.watch(gate) { decision in
-                        let reason =
-                            decision.explanation.map {
-                                ConditionExplanation($0).failedLeaves.map { "\($0.condition): \($0.reason)" }
-                                    .joined(separator: "; ")
-                            } ?? ""
+                    try capctld.watch(nil) { decision in
+                        guard gates.contains(decision.gate) else { return true }
                         output.yield(
                             line(
-                                name: gate, kind: "gate", status: Verdict(decision).gateWord,
-                                reason: decision.holds ? "all requirements hold" : reason, json: json,
-                                decidedBy: "capctld"))
+                                name: decision.gate, kind: "gate", status: Verdict(decision).gateWord,
+                                reason: StatusCommand.reason(decidedBy: decision), json: json, decidedBy: "capctld"))
                         return true
                     }
-                    Capctl.warn("capctld ended the watch of \(gate)")
+                    Capctl.warn("capctld ended the watch")
                 } catch {
-                    Capctl.warn("capctld stopped answering for \(gate): \(error)")
+                    Capctl.warn("capctld stopped answering: \(error)")
                 }
                 fflush(nil)
                 Glibc.exit(ExitStatus.denied.rawValue)
             }
             if !started {
-                Capctl.warn("cannot start a thread to watch \(gate)")
+                Capctl.warn("cannot start a thread to watch capctld's gates")
                 Glibc.exit(ExitStatus.denied.rawValue)
             }
         }

@@ -35,6 +35,12 @@ enum DecisionRoute {
         }
     }
 
+    /// Whether capctld is asked.
+    var isDaemon: Bool {
+        if case .daemon = self { return true }
+        return false
+    }
+
     /// Who decided, as `--json` says it: `capctld` or `in-process`.
     var word: String {
         switch self {
