@@ -21,6 +21,37 @@ struct FlagDateTests {
         #expect(FlagDate(secondsSince1970: seconds).description == text)
     }
 
+    @Test(
+        "a date and time of day in UTC is the instant RFC 3339 writes back; a field out of its range is none",
+        arguments: [
+            (0.0, "1970-01-01T00:00:00Z"),
+            (951_782_400, "2000-02-29T00:00:00Z"),
+            (-2_203_891_200, "1900-03-01T00:00:00Z"),
+            (1_764_158_400.25, "2025-11-26T12:00:00.250Z"),
+            (-62_167_219_200, "0000-01-01T00:00:00Z"),
+            (253_402_300_799, "9999-12-31T23:59:59Z"),
+        ])
+    func fromFields(seconds: Double, text: String) throws {
+        let digits = text.split(whereSeparator: { "-T:Z".contains($0) }).map(String.init)
+        let date = try #require(
+            FlagDate(
+                year: Int(digits[0])!, month: Int(digits[1])!, day: Int(digits[2])!, hour: Int(digits[3])!,
+                minute: Int(digits[4])!, second: Double(digits[5])!))
+        #expect(date.secondsSince1970 == seconds)
+    }
+
+    @Test("out of range: month 13, February 29 of 1900 and 2023, hour 24, minute 60, second 61")
+    func fieldsOutOfRange() {
+        #expect(FlagDate(year: 2026, month: 13, day: 1, hour: 0, minute: 0, second: 0) == nil)
+        #expect(FlagDate(year: 1900, month: 2, day: 29, hour: 0, minute: 0, second: 0) == nil)
+        #expect(FlagDate(year: 2023, month: 2, day: 29, hour: 0, minute: 0, second: 0) == nil)
+        #expect(FlagDate(year: 2024, month: 2, day: 29, hour: 0, minute: 0, second: 0) != nil)
+        #expect(FlagDate(year: 2026, month: 4, day: 31, hour: 0, minute: 0, second: 0) == nil)
+        #expect(FlagDate(year: 2026, month: 1, day: 1, hour: 24, minute: 0, second: 0) == nil)
+        #expect(FlagDate(year: 2026, month: 1, day: 1, hour: 0, minute: 60, second: 0) == nil)
+        #expect(FlagDate(year: 2026, month: 1, day: 1, hour: 0, minute: 0, second: 61) == nil)
+    }
+
     @Test("capctl's times (watch) always have milliseconds, from the same writer")
     func alwaysMilliseconds() {
         #expect(

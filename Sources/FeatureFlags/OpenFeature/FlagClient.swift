@@ -14,12 +14,49 @@ public final class FlagClient: Sendable {
     /// The domain the client evaluates in; nil for the default provider.
     public let domain: String?
     private let api: OpenFeatureAPI
-    private let settings: Lock<(context: FlagEvaluationContext, hooks: [any FlagHook])>
+    private let settings: Lock<Settings>
+
+    private struct Settings {
+        var context: FlagEvaluationContext
+        var hooks: [any FlagHook]
+        /// What evaluations read, while the API has not changed since it was made.
+        var plan: Plan?
+    }
+
+    /// The API's and this client's part of every evaluation, read once and kept until either
+    /// changes: an evaluation then takes one lock and one reference, not a copy of each part.
+    private final class Plan: Sendable {
+        /// The API's change count this plan was read at.
+        let version: Int
+        let provider: any FeatureProvider
+        let status: ProviderStatus
+        let global: FlagEvaluationContext
+        let client: FlagEvaluationContext
+        /// The global and client contexts merged, as an evaluation outside any transaction sees them.
+        let merged: FlagEvaluationContext?
+        /// The API's hooks, then the client's.
+        let hooks: [any FlagHook]
+        let propagator: any TransactionContextPropagator
+        /// The provider, when it can answer a static flag's value without its details.
+        let staticValues: (any StaticFlagValues)?
+
+        init(version: Int, snapshot: OpenFeatureAPI.Snapshot, client: Settings) {
+            self.version = version
+            provider = snapshot.provider
+            status = snapshot.status
+            global = snapshot.context
+            self.client = client.context
+            merged = FlagClient.merge(snapshot.context, nil, client.context, nil)
+            hooks = snapshot.hooks + client.hooks
+            propagator = snapshot.propagator
+            staticValues = snapshot.provider as? any StaticFlagValues
+        }
+    }
 
     init(api: OpenFeatureAPI, domain: String?, context: FlagEvaluationContext, hooks: [any FlagHook]) {
         self.api = api
         self.domain = domain
-        settings = Lock((context, hooks))
+        settings = Lock(Settings(context: context, hooks: hooks))
     }
 
     /// The client's evaluation context, between the global one and each call's.
@@ -27,12 +64,46 @@ public final class FlagClient: Sendable {
 
     /// Replaces the client's evaluation context.
     public func setEvaluationContext(_ context: FlagEvaluationContext) {
-        settings.withLock { $0.context = context }
+        settings.withLock {
+            $0.context = context
+            $0.plan = nil
+        }
     }
 
     /// Adds hooks that run for every evaluation of this client, after the API's.
     public func addHooks(_ hooks: [any FlagHook]) {
-        settings.withLock { $0.hooks += hooks }
+        settings.withLock {
+            $0.hooks += hooks
+            $0.plan = nil
+        }
+    }
+
+    /// The plan in force: the kept one while the API has not changed, else one read now.
+    private func plan() -> Plan {
+        // Read before the API's state: a change after this makes the next call read again.
+        let version = api.version.current
+        return settings.withLock { settings in
+            if let plan = settings.plan, plan.version == version { return plan }
+            let plan = Plan(version: version, snapshot: api.snapshot(domain: domain), client: settings)
+            settings.plan = plan
+            return plan
+        }
+    }
+
+    /// A value asked for without its details: with no hook to see the evaluation, a static flag
+    /// is answered by the provider's shortcut; anything else (an error to log included) the whole way.
+    private func value<T: FlagValueType>(
+        _ key: String, _ defaultValue: T, _ invocation: FlagEvaluationContext?, _ options: FlagEvaluationOptions,
+        details: () -> FlagEvaluationDetails<T>
+    ) -> T {
+        let plan = plan()
+        if let values = plan.staticValues, Self.shortCircuit(plan) == nil, plan.hooks.isEmpty,
+            options.hooks.isEmpty, plan.provider.hooks.isEmpty, let value = values.staticValue(key),
+            let typed = T(flagValue: value)
+        {
+            return typed
+        }
+        return details().value
     }
 
     /// The state of the provider this client uses.
@@ -58,7 +129,9 @@ public final class FlagClient: Sendable {
         _ key: String, default defaultValue: Bool, context: FlagEvaluationContext? = nil,
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> Bool {
-        booleanDetails(key, default: defaultValue, context: context, options: options).value
+        value(key, defaultValue, context, options) {
+            booleanDetails(key, default: defaultValue, context: context, options: options)
+        }
     }
 
     /// Evaluates a string flag, with details.
@@ -76,7 +149,9 @@ public final class FlagClient: Sendable {
         _ key: String, default defaultValue: String, context: FlagEvaluationContext? = nil,
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> String {
-        stringDetails(key, default: defaultValue, context: context, options: options).value
+        value(key, defaultValue, context, options) {
+            stringDetails(key, default: defaultValue, context: context, options: options)
+        }
     }
 
     /// Evaluates a number flag as an integer, with details.
@@ -94,7 +169,9 @@ public final class FlagClient: Sendable {
         _ key: String, default defaultValue: Int, context: FlagEvaluationContext? = nil,
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> Int {
-        integerDetails(key, default: defaultValue, context: context, options: options).value
+        value(key, defaultValue, context, options) {
+            integerDetails(key, default: defaultValue, context: context, options: options)
+        }
     }
 
     /// Evaluates a number flag, with details.
@@ -112,7 +189,9 @@ public final class FlagClient: Sendable {
         _ key: String, default defaultValue: Double, context: FlagEvaluationContext? = nil,
         options: FlagEvaluationOptions = FlagEvaluationOptions()
     ) -> Double {
-        doubleDetails(key, default: defaultValue, context: context, options: options).value
+        value(key, defaultValue, context, options) {
+            doubleDetails(key, default: defaultValue, context: context, options: options)
+        }
     }
 
     /// Evaluates an object (JSON) flag, with details.
@@ -140,13 +219,17 @@ public final class FlagClient: Sendable {
         _ invocation: FlagEvaluationContext?, _ options: FlagEvaluationOptions,
         _ resolve: (any FeatureProvider, FlagEvaluationContext?) -> FlagEvaluationDetails<T>
     ) -> FlagEvaluationDetails<T> {
-        let snapshot = api.snapshot(domain: domain)
-        let client = settings.withLock { $0 }
-        let merged = Self.merge(snapshot.context, snapshot.transaction, client.context, invocation)
+        let snapshot = plan()
+        let merged: FlagEvaluationContext?
+        if let transaction = snapshot.propagator.currentContext() {
+            merged = Self.merge(snapshot.global, transaction, snapshot.client, invocation)
+        } else {
+            merged = Self.overlay(invocation, on: snapshot.merged)
+        }
         let providerHooks = snapshot.provider.hooks
         let hooks =
-            snapshot.hooks.isEmpty && client.hooks.isEmpty && options.hooks.isEmpty && providerHooks.isEmpty
-            ? [] : snapshot.hooks + client.hooks + options.hooks + providerHooks
+            snapshot.hooks.isEmpty && options.hooks.isEmpty && providerHooks.isEmpty
+            ? [] : snapshot.hooks + options.hooks + providerHooks
 
         func failure(_ code: FlagErrorCode, _ message: String) -> FlagEvaluationDetails<T> {
             FlagEvaluationDetails(
@@ -222,7 +305,7 @@ public final class FlagClient: Sendable {
 
     /// Why the provider is not asked at all, for an evaluation or a tracking event: not ready yet
     /// (1.7.6) or failed for good (1.7.7); nil when it is asked.
-    private static func shortCircuit(_ snapshot: OpenFeatureAPI.Snapshot) -> (FlagErrorCode, String)? {
+    private static func shortCircuit(_ snapshot: Plan) -> (FlagErrorCode, String)? {
         switch snapshot.status {
         case .notReady: (.providerNotReady, "provider \(snapshot.provider.metadata.name) is not ready")
         case .fatal: (.providerFatal, "provider \(snapshot.provider.metadata.name) failed for good")
@@ -271,17 +354,16 @@ public final class FlagClient: Sendable {
         _ eventName: String, context: FlagEvaluationContext? = nil, details: TrackingEventDetails? = nil
     ) -> Result<Void, TrackingError> {
         guard !eventName.isEmpty else { return .failure(TrackingError("a tracking event needs a name")) }
-        let snapshot = api.snapshot(domain: domain)
+        let snapshot = plan()
         if let (_, message) = Self.shortCircuit(snapshot) { return .failure(TrackingError(message)) }
-        let client = settings.withLock { $0.context }
-        let merged = Self.merge(snapshot.context, snapshot.transaction, client, context)
+        let merged = Self.merge(snapshot.global, snapshot.propagator.currentContext(), snapshot.client, context)
         snapshot.provider.track(eventName, context: merged, details: details)
         return .success(())
     }
 
     /// Global, client and call contexts merged; nil when all are empty, so a provider can skip
     /// laying an empty context over its own.
-    private static func merge(
+    fileprivate static func merge(
         _ global: FlagEvaluationContext, _ transaction: FlagEvaluationContext?, _ client: FlagEvaluationContext,
         _ invocation: FlagEvaluationContext?
     ) -> FlagEvaluationContext? {
@@ -292,6 +374,14 @@ public final class FlagClient: Sendable {
         if !isEmpty(client) { merged = merged.map { client.merged(over: $0) } ?? client }
         if let invocation, !isEmpty(invocation) { merged = merged.map { invocation.merged(over: $0) } ?? invocation }
         return merged
+    }
+
+    /// The call's context laid over the ones before it, merged already.
+    private static func overlay(
+        _ invocation: FlagEvaluationContext?, on base: FlagEvaluationContext?
+    ) -> FlagEvaluationContext? {
+        guard let invocation, !isEmpty(invocation) else { return base }
+        return base.map { invocation.merged(over: $0) } ?? invocation
     }
 
     private static func isEmpty(_ context: FlagEvaluationContext) -> Bool {

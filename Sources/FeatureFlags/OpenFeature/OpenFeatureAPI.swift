@@ -2,6 +2,7 @@ import Capabilities
 import Locking
 public import Logging
 import Plumbing
+import Synchronization
 
 /// OpenFeature's API object: the providers (a default one and one per domain), the global
 /// evaluation context and hooks, and the clients that evaluate through them.
@@ -35,30 +36,50 @@ public final class OpenFeatureAPI: Sendable {
     }
 
     private struct State: Sendable {
-        var defaultBinding = Binding(provider: NoOpFlagProvider(), generation: 0, lifecycle: .settled(.ready))
-        var domains: [String: Binding] = [:]
-        var context = FlagEvaluationContext()
-        var hooks: [any FlagHook] = []
+        // Each change of what an evaluation reads counts in `version`, so that clients keep what
+        // they read until it changes (FlagClient's plan) instead of copying it on every call.
+        var defaultBinding = Binding(provider: NoOpFlagProvider(), generation: 0, lifecycle: .settled(.ready)) {
+            didSet { version.changed() }
+        }
+        var domains: [String: Binding] = [:] { didSet { version.changed() } }
+        var context = FlagEvaluationContext() { didSet { version.changed() } }
+        var hooks: [any FlagHook] = [] { didSet { version.changed() } }
         var generation = 0
-        var propagator: any TransactionContextPropagator = TaskLocalTransactionContextPropagator()
+        var propagator: any TransactionContextPropagator = TaskLocalTransactionContextPropagator() {
+            didSet { version.changed() }
+        }
         var logger: Logger?
+        let version: Version
     }
+
+    /// A count of changes, read without the API's lock.
+    final class Version: Sendable {
+        private let count = Atomic<Int>(0)
+        var current: Int { count.load(ordering: .acquiring) }
+        func changed() { count.add(1, ordering: .releasing) }
+    }
+
+    /// Counts every change of what an evaluation reads.
+    let version = Version()
 
     /// What a client reads once per evaluation.
     struct Snapshot {
         var provider: any FeatureProvider
         var status: ProviderStatus
         var context: FlagEvaluationContext
-        var transaction: FlagEvaluationContext?
         var hooks: [any FlagHook]
+        /// Asked for the transaction's context at each evaluation: it is the caller's task's.
+        var propagator: any TransactionContextPropagator
     }
 
-    private let state = Lock(State())
+    private let state: Lock<State>
     private let broadcast = EventBroadcast<(domain: String?, event: ProviderEvent)>()
 
     /// Creates an API of its own, with no provider. Outside this package, an isolated instance
     /// comes from `makeIsolatedOpenFeatureAPI()` in `OpenFeatureIsolation` (1.8.3).
-    package init() {}
+    package init() {
+        state = Lock(State(version: version))
+    }
 
     deinit {
         ProviderRegistry.unregisterAll(from: ObjectIdentifier(self))
@@ -171,7 +192,8 @@ public final class OpenFeatureAPI: Sendable {
         let bindings = state.withLock { state -> [Binding] in
             let all = [state.defaultBinding] + Array(state.domains.values)
             let (propagator, generation, logger) = (state.propagator, state.generation, state.logger)
-            state = State()
+            state = State(version: version)
+            version.changed()
             state.defaultBinding.lifecycle = .settled(.notReady)
             state.propagator = propagator
             state.logger = logger
@@ -289,10 +311,7 @@ public final class OpenFeatureAPI: Sendable {
                 state.defaultBinding.provider, state.defaultBinding.status, state.context, state.hooks, state.propagator
             )
         }
-        // Read outside the lock: a propagator is the user's code.
-        return Snapshot(
-            provider: provider, status: status, context: context, transaction: propagator.currentContext(),
-            hooks: hooks)
+        return Snapshot(provider: provider, status: status, context: context, hooks: hooks, propagator: propagator)
     }
 
     /// Events of the provider a client of `domain` uses: the domain's own provider while it has

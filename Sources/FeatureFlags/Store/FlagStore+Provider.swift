@@ -31,18 +31,18 @@ extension FlagStore: FeatureProvider {
                 for await event in lifecycle { continuation.yield(event) }
             }
             // Weak: the store's own broadcast keeps this stream going, so a strong reference would keep the store alive.
-            let forwarder = Task { [weak self] in
+            let forwarder = Task { [weak core] in
                 var stale = false
                 for await event in upstream {
                     switch event {
                     case .loaded(_, let keys):
                         continuation.yield(ProviderEvent(.configurationChanged, flagsChanged: keys))
-                        if stale, self?.loadFailures.isEmpty == true {
+                        if stale, core?.loadFailures.isEmpty == true {
                             stale = false
                             continuation.yield(ProviderEvent(.ready))
                         }
                     case .confirmed:
-                        if stale, self?.loadFailures.isEmpty == true {
+                        if stale, core?.loadFailures.isEmpty == true {
                             stale = false
                             continuation.yield(ProviderEvent(.ready))
                         }

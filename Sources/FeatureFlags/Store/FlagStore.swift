@@ -23,9 +23,9 @@ import Plumbing
 ///
 /// Evaluation never throws. Problems come back as the caller's default with reason
 /// ``FlagEvaluationReason/error`` and an ``FlagErrorCode``.
-public final class FlagStore: Sendable {
+public final class FlagStore: Sendable, StaticFlagValues {
     /// Where flags come from: a flag set given once, a file kept current, or a remote source.
-    private enum Source: Sendable {
+    fileprivate enum Source: Sendable {
         case fixed(FlagSet)
         case file(path: String, flags: ReloadingValue<FlagSet, ConfigurationError>)
         case remote(any RemoteFlagSource)
@@ -64,19 +64,77 @@ public final class FlagStore: Sendable {
     }
 
     /// The merged flags, and the flags that must answer with an error because their source expired.
-    private struct Merged: Sendable {
+    fileprivate struct Merged: Sendable {
         var flags: [String: FlagDefinition] = [:]
         /// Flag key to why: every flag whose definition in effect comes from an expired source.
         var expired: [String: String] = [:]
+        /// The value of every static flag (enabled, no targeting, nothing wrong, a default variant,
+        /// not expired), for clients' shortcut (``StaticFlagValues``).
+        var staticValues: [String: FlagValue] = [:]
     }
 
-    /// Lets reloads and remote sources reach the store that owns them, once the store exists,
-    /// without keeping it alive: a store nobody holds goes away, and its sources stop.
+    /// Lets reloads and remote sources reach the store's core once it exists, without keeping it
+    /// alive: a store nobody holds goes away, and its sources stop.
     private final class Relay: Sendable {
-        private struct Reference: Sendable { weak var store: FlagStore? }
+        private struct Reference: Sendable { weak var core: Core? }
         private let reference = Lock(Reference())
-        var store: FlagStore? { reference.withLock { $0.store } }
-        func connect(_ store: FlagStore) { reference.withLock { $0.store = store } }
+        var core: Core? { reference.withLock { $0.core } }
+        func connect(_ core: Core) { reference.withLock { $0.core = core } }
+    }
+
+    /// What the store's callbacks (file reloads, remote sources, the watcher, provider events)
+    /// reach, weakly. The store itself is never the target of a weak reference: that would give it
+    /// a side table, and every retain of it (each evaluation through an OpenFeature client takes
+    /// some) would take the runtime's slow path.
+    final class Core: Sendable {
+        fileprivate let sources: [Source]
+        /// The flags of every source merged (later sources win), rebuilt after each reload.
+        fileprivate let state: Lock<Merged>
+        let changed = CapabilityChangeSignal()
+        let broadcast = EventBroadcast<FlagStoreEvent>()
+
+        fileprivate init(sources: [Source]) {
+            self.sources = sources
+            state = Lock(FlagStore.merge(sources))
+        }
+
+        /// A file's reload: merge again, then tell subscribers and capabilities.
+        fileprivate func apply(_ event: ReloadingValue<FlagSet, ConfigurationError>.Event, from path: String) {
+            switch event {
+            case .loaded(let flagSet):
+                let merged = FlagStore.merge(sources)
+                state.withLock { $0 = merged }
+                broadcast.send(.loaded(file: path, flagKeys: flagSet.flags.keys.sorted()))
+            case .failed(let error):
+                broadcast.send(.failed(error))
+            }
+            changed.notify()
+        }
+
+        /// A remote source's change: merge again, then tell subscribers and capabilities.
+        fileprivate func apply(_ event: RemoteFlagSourceEvent, from location: String) {
+            let merged = FlagStore.merge(sources)
+            state.withLock { $0 = merged }
+            switch event {
+            case .loaded(let flagSet): broadcast.send(.loaded(file: location, flagKeys: flagSet.flags.keys.sorted()))
+            case .confirmed: broadcast.send(.confirmed(source: location))
+            case .failed(let error): broadcast.send(.failed(error))
+            case .expired(let reason): broadcast.send(.expired(source: location, reason: reason))
+            }
+            changed.notify()
+        }
+
+        fileprivate func reload(_ paths: [String]) {
+            for case .file(let path, let value) in sources where paths.contains(path) { value.reload() }
+        }
+
+        /// The files that currently fail to load (``FlagStore/loadFailures``).
+        var loadFailures: [ConfigurationError] {
+            sources.compactMap { source in
+                if case .remote = source { return nil }
+                return source.problem
+            }
+        }
     }
 
     /// The text a file had when last read, so an event that changed nothing is not reported.
@@ -84,9 +142,8 @@ public final class FlagStore: Sendable {
         let text = Lock<String?>(nil)
     }
 
-    private let sources: [Source]
-    /// The flags of every source merged (later sources win), rebuilt after each reload.
-    private let state: Lock<Merged>
+    let core: Core
+    private var sources: [Source] { core.sources }
     private let baseContext: FlagEvaluationContext
     private let baseContextProblem: String?
     private let queue = DispatchQueue(label: "FeatureFlags.FlagStore")
@@ -96,8 +153,7 @@ public final class FlagStore: Sendable {
     public var watchFailure: ConfigurationError? { watchProblem.withLock { $0 } }
     private let watchProblem = Lock<ConfigurationError?>(nil)
     /// Notified after every change, for capabilities built on this store.
-    package let changed = CapabilityChangeSignal()
-    private let broadcast = EventBroadcast<FlagStoreEvent>()
+    package var changed: CapabilityChangeSignal { core.changed }
     /// The store's own word on its initialization as an OpenFeature provider (FlagStore+Provider).
     let lifecycleEvents = EventBroadcast<ProviderEvent>()
 
@@ -131,7 +187,7 @@ public final class FlagStore: Sendable {
         context: FlagEvaluationContext = FlagEvaluationContext()
     ) {
         let relay = Relay()
-        self.sources = sources.map { source in
+        let resolved: [Source] = sources.map { source in
             switch source {
             case .flags(let flagSet): .fixed(flagSet)
             case .file(let path):
@@ -139,7 +195,7 @@ public final class FlagStore: Sendable {
                     path: path,
                     flags: ReloadingValue(
                         load: Self.reader(for: path),
-                        onEvent: { event in relay.store?.apply(event, from: path) }))
+                        onEvent: { event in relay.core?.apply(event, from: path) }))
             case .remote(let source): .remote(source)
             case .http(let settings):
                 .unloadable(
@@ -149,28 +205,29 @@ public final class FlagStore: Sendable {
             }
         }
         let files = sources.compactMap(\.path)
-        state = Lock(Self.merge(self.sources))
+        let core = Core(sources: resolved)
+        self.core = core
         baseContext = context
         baseContextProblem = context.firstInvalidAttribute()
-        relay.connect(self)
-        for case .remote(let source) in self.sources {
+        relay.connect(core)
+        for case .remote(let source) in resolved {
             source.start(follow: pollsServices ?? watchesFiles) { event in
-                relay.store?.apply(event, from: source.location)
+                relay.core?.apply(event, from: source.location)
             }
         }
         if watchesFiles, !files.isEmpty {
             // One watcher for every file; a file that cannot be watched is still read now and on
             // reloadAll(), and the store says it is not followed (watchFailure).
             do throws(ConfigurationError) {
-                let watcher = try DirectoryWatcher(files: files, queue: queue) { [weak self] changed in
-                    self?.reload(changed)
+                let watcher = try DirectoryWatcher(files: files, queue: queue) { [weak core] changed in
+                    core?.reload(changed)
                 }
                 self.watcher.withLock { $0 = watcher }
             } catch {
                 watchProblem.withLock { $0 = error }
             }
         }
-        reload(files)
+        core.reload(files)
     }
 
     /// Reads `path`: its flags, or why they do not load; unchanged text is not read twice.
@@ -199,32 +256,6 @@ public final class FlagStore: Sendable {
         }
     }
 
-    /// A file's reload: merge again, then tell subscribers and capabilities.
-    private func apply(_ event: ReloadingValue<FlagSet, ConfigurationError>.Event, from path: String) {
-        switch event {
-        case .loaded(let flagSet):
-            let merged = Self.merge(sources)
-            state.withLock { $0 = merged }
-            broadcast.send(.loaded(file: path, flagKeys: flagSet.flags.keys.sorted()))
-        case .failed(let error):
-            broadcast.send(.failed(error))
-        }
-        changed.notify()
-    }
-
-    /// A remote source's change: merge again, then tell subscribers and capabilities.
-    private func apply(_ event: RemoteFlagSourceEvent, from location: String) {
-        let merged = Self.merge(sources)
-        state.withLock { $0 = merged }
-        switch event {
-        case .loaded(let flagSet): broadcast.send(.loaded(file: location, flagKeys: flagSet.flags.keys.sorted()))
-        case .confirmed: broadcast.send(.confirmed(source: location))
-        case .failed(let error): broadcast.send(.failed(error))
-        case .expired(let reason): broadcast.send(.expired(source: location, reason: reason))
-        }
-        changed.notify()
-    }
-
     deinit {
         for case .remote(let source) in sources { source.stop() }
     }
@@ -235,7 +266,7 @@ public final class FlagStore: Sendable {
     }
 
     /// The flags in effect, by key.
-    public var flags: [String: FlagDefinition] { state.withLock { $0.flags } }
+    public var flags: [String: FlagDefinition] { core.state.withLock { $0.flags } }
 
     /// How each remote source stands, in precedence order.
     public var remoteSources: [RemoteFlagSourceStatus] {
@@ -261,12 +292,7 @@ public final class FlagStore: Sendable {
     /// The files that currently fail to load, and why (their last good flags stay in effect), and
     /// flag services the store cannot follow. A flag service that cannot be reached is not a load
     /// failure: see ``remoteSources``.
-    public var loadFailures: [ConfigurationError] {
-        sources.compactMap { source in
-            if case .remote = source { return nil }
-            return source.problem
-        }
-    }
+    public var loadFailures: [ConfigurationError] { core.loadFailures }
 
     /// Everything wrong in the files: those that fail to load (``loadFailures``), then the
     /// problems of the flags in effect (``FlagSet/problems``: broken flags and mistakes flagd
@@ -277,7 +303,7 @@ public final class FlagStore: Sendable {
 
     /// Every load and failure from now on, as they happen.
     public func events() -> AsyncStream<FlagStoreEvent> {
-        broadcast.subscribe()
+        core.broadcast.subscribe()
     }
 
     /// Stops following files and flag services now: when this returns, the file watcher's inotify
@@ -297,11 +323,7 @@ public final class FlagStore: Sendable {
         for case .file(_, let value) in sources { value.reload() }
     }
 
-    private func reload(_ paths: [String]) {
-        for case .file(let path, let value) in sources where paths.contains(path) { value.reload() }
-    }
-
-    private static func merge(_ sources: [Source]) -> Merged {
+    fileprivate static func merge(_ sources: [Source]) -> Merged {
         var merged = Merged()
         for source in sources {
             let (flags, expiry) = source.contents
@@ -311,6 +333,11 @@ public final class FlagStore: Sendable {
                 for key in flagSet.flags.keys { merged.expired[key] = expiry }
             } else if !merged.expired.isEmpty {
                 for key in flagSet.flags.keys { merged.expired[key] = nil }
+            }
+        }
+        for (key, flag) in merged.flags where merged.expired[key] == nil {
+            if flag.isEnabled, !flag.hasTargeting, flag.problem == nil, let value = flag.defaultValue {
+                merged.staticValues[key] = value
             }
         }
         return merged
@@ -332,7 +359,7 @@ public final class FlagStore: Sendable {
     private func evaluated<T: FlagValueType>(
         _ key: String, default defaultValue: T, context: FlagEvaluationContext?
     ) -> FlagEvaluationDetails<T> {
-        let (found, expiry) = state.withLock { ($0.flags[key], $0.expired[key]) }
+        let (found, expiry) = core.state.withLock { ($0.flags[key], $0.expired.isEmpty ? nil : $0.expired[key]) }
         guard let flag = found else {
             if let unloaded = sources.first(where: { $0.flags == nil && $0.problem != nil })?.problem {
                 let code: FlagErrorCode = unloaded.location == nil ? .general : .parseError
@@ -343,7 +370,7 @@ public final class FlagStore: Sendable {
             return FlagEvaluationDetails(
                 flagKey: key, value: defaultValue, reason: .error, errorCode: .flagNotFound,
                 errorMessage: "no flag \"\(key)\""
-                    + NameSuggestion.didYouMean(key, among: state.withLock { Array($0.flags.keys) }))
+                    + NameSuggestion.didYouMean(key, among: core.state.withLock { Array($0.flags.keys) }))
         }
         if let expiry {
             return FlagEvaluationDetails(
@@ -383,14 +410,20 @@ public final class FlagStore: Sendable {
     private func valued<T: FlagValueType>(_ key: String, default defaultValue: T, context: FlagEvaluationContext?) -> T
     {
         // A missing flag is the caller's default, without building the message that says so.
-        let (found, expired) = state.withLock { ($0.flags[key], !$0.expired.isEmpty) }
+        let (found, expired) = core.state.withLock { ($0.flags[key], !$0.expired.isEmpty) }
         guard let flag = found else { return defaultValue }
-        if !expired, flag.isEnabled, !flag.hasTargeting, flag.problem == nil, let value = flag.defaultValue,
-            let typed = T(flagValue: value)
-        {
-            return typed
-        }
+        if !expired, let typed = Self.staticValue(of: flag, as: T.self) { return typed }
         return evaluated(key, default: defaultValue, context: context).value
+    }
+
+    /// The value of a static flag (enabled, no targeting, no problem, a default variant of type `T`).
+    private static func staticValue<T: FlagValueType>(of flag: FlagDefinition, as type: T.Type) -> T? {
+        guard flag.isEnabled, !flag.hasTargeting, flag.problem == nil, let value = flag.defaultValue else { return nil }
+        return T(flagValue: value)
+    }
+
+    package func staticValue(_ key: String) -> FlagValue? {
+        core.state.withLock { $0.staticValues[key] }
     }
 
     // Concrete overloads of the generic two, for the four scalar types: a generic call from another

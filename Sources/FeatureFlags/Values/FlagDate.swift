@@ -1,3 +1,5 @@
+import Glibc
+
 /// A point in time, as a flag value: OpenFeature's `datetime` in evaluation contexts and hook
 /// hints (3.1.2, 4.2.1).
 ///
@@ -21,6 +23,25 @@ public struct FlagDate: Sendable, Hashable, Comparable, CustomStringConvertible 
     }
 
     public static func < (lhs: FlagDate, rhs: FlagDate) -> Bool { lhs.secondsSince1970 < rhs.secondsSince1970 }
+
+    /// Now, by the system's wall clock: the package's one reader of it, so that no module needs
+    /// Foundation's `Date` for a time stamp.
+    package static var now: FlagDate {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return FlagDate(secondsSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
+    }
+
+    /// The instant of a proleptic Gregorian date and time of day in UTC, or nil when a field is
+    /// out of its range (month 1-12, the month's days, hour 0-23, minute 0-59, second 0-60: a
+    /// leap second reads as the next second's start).
+    package init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Double) {
+        guard (1...12).contains(month), (0...23).contains(hour), (0...59).contains(minute), second >= 0,
+            second < 61, (1...Self.days(inMonth: month, year: year)).contains(day)
+        else { return nil }
+        let days = Self.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day))
+        self.init(secondsSince1970: Double(days * 86_400 + Int64(hour * 3600 + minute * 60)) + second)
+    }
 
     /// RFC 3339 in UTC: `2025-11-26T12:00:00Z`, with milliseconds when there are any
     /// (`2025-11-26T12:00:00.250Z`). An instant outside years 0000 to 9999 (or not finite) is
@@ -62,6 +83,24 @@ public struct FlagDate: Sendable, Hashable, Comparable, CustomStringConvertible 
         let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
         let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// The inverse of ``civilDate(daysSince1970:)``.
+    private static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let marchYear = month <= 2 ? year - 1 : year
+        let era = (marchYear >= 0 ? marchYear : marchYear - 399) / 400
+        let yearOfEra = marchYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func days(inMonth month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

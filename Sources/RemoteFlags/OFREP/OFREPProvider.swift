@@ -1,7 +1,6 @@
 import Capabilities
 import ConfigurationFiles
 public import FeatureFlags
-import Foundation
 import Locking
 import Plumbing
 
@@ -91,7 +90,7 @@ public final class OFREPProvider: FeatureProvider {
         guard let interval = configuration.pollInterval else { return }
         let poller = Task { [weak self] in
             while !Task.isCancelled {
-                let pause = self?.state.withLock { $0.pausedUntil }.map { $0 - Date().timeIntervalSince1970 } ?? 0
+                let pause = self?.state.withLock { $0.pausedUntil }.map { $0 - FlagDate.now.secondsSince1970 } ?? 0
                 let seconds = max(Double(interval.components.seconds), pause)
                 try? await Task.sleep(for: .seconds(seconds))
                 guard let self, !Task.isCancelled else { return }
@@ -247,7 +246,7 @@ public final class OFREPProvider: FeatureProvider {
     /// One flag for one context, while the caller waits.
     private func evaluate(_ key: String, context: FlagEvaluationContext) -> OFREPEvaluation {
         if let problem = Self.incompleteness(context) { return .failure(.invalidContext, problem) }
-        let now = Date().timeIntervalSince1970
+        let now = FlagDate.now.secondsSince1970
         if let until = state.withLock({ $0.pausedUntil }), now < until {
             return .failure(.general, "rate limited by the service until \(Self.time(until))")
         }
@@ -338,30 +337,15 @@ public final class OFREPProvider: FeatureProvider {
     /// Records a 429's `Retry-After` (seconds, an HTTP date, or an ISO 8601 time; one minute
     /// when absent or unreadable; at most ``longestPause``) and returns the time it ends.
     private func pause(_ header: String?) -> Double {
-        let now = Date().timeIntervalSince1970
-        var until = now + 60
-        if let header = header?.trimmingCharacters(in: .whitespaces) {
-            if let seconds = Double(header), seconds.isFinite, seconds >= 0 {
-                until = now + seconds
-            } else if let date = Self.httpDate(header) ?? ISO8601DateFormatter().date(from: header) {
-                until = date.timeIntervalSince1970
-            }
-        }
+        let now = FlagDate.now.secondsSince1970
+        var until = header.flatMap { RetryAfter.end($0, now: now) } ?? now + 60
         until = min(max(until, now), now + Self.longestPause)
         state.withLock { $0.pausedUntil = until }
         return until
     }
 
-    static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
-    }
-
     static func time(_ seconds: Double) -> String {
-        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: seconds))
+        FlagDate(secondsSince1970: seconds.rounded(.down)).description
     }
 
     /// A flag key as one path segment: everything but RFC 3986's unreserved characters escaped.
@@ -371,7 +355,12 @@ public final class OFREPProvider: FeatureProvider {
             let unreserved =
                 (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
                 || [0x2D, 0x2E, 0x5F, 0x7E].contains(byte)
-            segment += unreserved ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
+            if unreserved {
+                segment.unicodeScalars.append(UnicodeScalar(byte))
+            } else {
+                let digits = Array("0123456789ABCDEF".unicodeScalars)
+                segment += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
+            }
         }
         return segment
     }

@@ -386,6 +386,67 @@ struct OpenFeatureClientTests {
         #expect(api.client().boolean("f", default: false) == true)
     }
 
+    @Test(
+        "a client keeps what it read of the API only until something changes: a provider, a context or hooks set after an evaluation count for the next"
+    )
+    func keptPlanFollowsChanges() async throws {
+        let directory = try TemporaryDirectory()
+        let on = try directory.write(toggleFile("f", on: true), to: "on.json")
+        let off = try directory.write(toggleFile("f", on: false), to: "off.json")
+        let api = OpenFeatureAPI()
+        let client = api.client()
+        #expect(client.boolean("f", default: false) == false, "no provider yet: the caller's default")
+        await api.setProvider(FlagStore(files: [on], watchesFiles: false))
+        #expect(client.boolean("f", default: false) == true)
+        await api.setProvider(FlagStore(files: [off], watchesFiles: false))
+        #expect(client.boolean("f", default: true) == false, "the provider set after the last evaluation answers")
+
+        let echo = EchoProvider()
+        await api.setProvider(echo)
+        _ = client.boolean("answer", default: false)
+        api.setEvaluationContext(FlagEvaluationContext(attributes: ["level": "global"]))
+        _ = client.boolean("answer", default: false)
+        #expect(echo.received.withLock { $0?.attributes["level"] } == "global")
+        client.setEvaluationContext(FlagEvaluationContext(attributes: ["level": "client"]))
+        _ = client.boolean("answer", default: false)
+        #expect(echo.received.withLock { $0?.attributes["level"] } == "client")
+
+        let log = Log()
+        api.addHooks([RecordingHook("api", log)])
+        _ = client.boolean("answer", default: false)
+        client.addHooks([RecordingHook("client", log)])
+        _ = client.boolean("answer", default: false)
+        #expect(log.all.filter { $0.hasSuffix(".before") } == ["api.before", "api.before", "client.before"])
+    }
+
+    @Test(
+        "a static flag's value through a client without hooks is the one its details carry; a wrong type still comes back as TYPE_MISMATCH, logged"
+    )
+    func staticShortcut() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write(
+            """
+            {"flags": {
+              "on": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"},
+              "color": {"state": "ENABLED", "variants": {"red": "red"}, "defaultVariant": "red"},
+              "off": {"state": "DISABLED", "variants": {"on": true}, "defaultVariant": "on"}
+            }}
+            """, to: "flags.json")
+        let api = OpenFeatureAPI()
+        let capture = LogCapture()
+        api.logger = capture.logger(level: .warning)
+        await api.setProvider(FlagStore(files: [file], watchesFiles: false))
+        let client = api.client()
+        #expect(client.boolean("on", default: false) == client.booleanDetails("on", default: false).value)
+        #expect(client.string("color", default: "blue") == "red")
+        #expect(client.boolean("off", default: false) == false, "disabled: the caller's default")
+        #expect(capture.messages(at: .warning).isEmpty)
+        #expect(client.integer("color", default: 7) == 7)
+        #expect(client.integerDetails("color", default: 7).errorCode == .typeMismatch)
+        let logged = capture.messages(at: .warning)
+        #expect(logged.first?.contains("TYPE_MISMATCH") == true, "\(logged)")
+    }
+
     @Test("reasons and error codes print as OpenFeature spells them")
     func spelling() {
         #expect("\(FlagEvaluationReason.targetingMatch)" == "TARGETING_MATCH")
