@@ -119,12 +119,17 @@ let toolTargets: [Target] = [
         dependencies: [
             "LinuxPolicy", "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags",
             "ProcedureCore", "Plumbing", "CLinuxSupport", "CPlatform", "CBuildInfo", "Locking", "DecisionService",
-            "Varlink", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "Varlink", "CapctlDaemon", "FlagSourceHelper", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-    // `capctld`: the decision service as a system daemon (socket activation or --listen).
-    .executableTarget(
-        name: "capctld",
+    // `capctld`: the decision service as a system daemon (socket activation or --listen), for
+    // development; the package runs it as a name of capctl's binary.
+    .executableTarget(name: "capctld", dependencies: ["CapctlDaemon"]),
+    // capctl's helper for flag services, for development; the package runs it as a name of capctl's binary.
+    .executableTarget(name: "capctl-flag-source", dependencies: ["FlagSourceHelper"]),
+    // capctld's process: options, signals, the listener, the policy store and the service group.
+    .target(
+        name: "CapctlDaemon",
         dependencies: [
             "DecisionService", "LinuxPolicy", "LinuxBackends", "CapabilityPolicy", "ConfigurationFiles", "Plumbing",
             "RemoteFlags", "CBuildInfo", "CLinuxSupport", .product(name: "SystemPackage", package: "swift-system"),
@@ -132,10 +137,10 @@ let toolTargets: [Target] = [
             .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
-    // capctl's helper for flag services: the one process of capctl's that links an HTTP client
-    // (RemoteFlags), started only for a policy that names a service.
-    .executableTarget(
-        name: "capctl-flag-source",
+    // The flag service helper's process: the one process of capctl's that talks HTTP (RemoteFlags,
+    // libcurl), started only for a policy that names a service, unprivileged before the first byte.
+    .target(
+        name: "FlagSourceHelper",
         dependencies: ["RemoteFlags", "FeatureFlags", "ConfigurationFiles", "Locking", "CLinuxSupport"]),
     // Typed names for a target's flag and policy files (FlagKeys, GateNames, CapabilityNames).
     .plugin(

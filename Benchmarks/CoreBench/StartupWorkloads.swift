@@ -40,6 +40,16 @@ enum StartupWorkloads {
         return (seconds, (status >> 8) & 0xFF)
     }
 
+    /// The capctl measured: `CAPCTL`, else the one beside this benchmark; nil when there is none.
+    static func capctlPath() -> String? {
+        let executable = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+        let capctl = ProcessInfo.processInfo.environment["CAPCTL"] ?? (executable ?? ".") + "/capctl"
+        return FileManager.default.isExecutableFile(atPath: capctl) ? capctl : nil
+    }
+
+    static let buildHint =
+        "no capctl beside core-bench (build it: swift build -c release --product capctl --static-swift-stdlib, or set CAPCTL)"
+
     /// The median wall time of `count` starts, taken in turns with the others by the caller.
     static func median(_ samples: [Double]) -> Double {
         let sorted = samples.sorted()
@@ -50,12 +60,8 @@ enum StartupWorkloads {
 extension CoreBench {
     /// `capctl check` of a three-requirement gate against `/bin/true` and `pkcheck`, as new processes.
     static func startup(_ report: inout Report, starts: Int) async {
-        let executable = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
-        let capctl = ProcessInfo.processInfo.environment["CAPCTL"] ?? (executable ?? ".") + "/capctl"
-        guard FileManager.default.isExecutableFile(atPath: capctl) else {
-            print(
-                "core-bench --startup: no capctl at \(capctl) (build it: swift build -c release --product capctl --static-swift-stdlib, or set CAPCTL)"
-            )
+        guard let capctl = StartupWorkloads.capctlPath() else {
+            print("core-bench --startup: \(StartupWorkloads.buildHint)")
             exit(2)
         }
         let directory = try! TemporaryDirectory(prefix: "core-bench-startup")
@@ -108,11 +114,41 @@ extension CoreBench {
         } else {
             report.line("pkcheck", "not measured (needs root, polkitd, dbus-daemon and pkcheck)")
         }
-        report.bound("capctl check, ms", median(capctlTimes) * 1e3, target: 5)
+        report.bound(
+            "capctl check, ms", median(capctlTimes) * 1e3, target: 2.5,
+            row: "capctl check, three requirements (median of \(starts) starts), ms")
         report.ratio("capctl check / /bin/true", median(capctlTimes) / median(trueTimes), target: nil, atLeast: false)
         if !pkcheckTimes.isEmpty {
             report.ratio(
                 "capctl check / pkcheck", median(capctlTimes) / median(pkcheckTimes), target: nil, atLeast: false)
         }
+    }
+}
+
+extension CoreBench {
+    /// The installed size of the Debian package Scripts/build-deb made (`CAPCTL_DEB`, else the
+    /// newest in .build/deb), as dpkg records it.
+    static func packageSize(_ report: inout Report) {
+        report.section("the Debian package, installed")
+        let directory = ".build/deb"
+        let newest = (try? FileManager.default.contentsOfDirectory(atPath: directory))?
+            .filter { $0.hasSuffix(".deb") }
+            .map { directory + "/" + $0 }
+            .max { modified($0) < modified($1) }
+        guard let package = ProcessInfo.processInfo.environment["CAPCTL_DEB"] ?? newest,
+            let field = try? runProcess("/usr/bin/dpkg-deb", ["-f", package, "Installed-Size"]),
+            let kibibytes = Double(field.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
+            report.line("installed size", "not measured: no package (Scripts/build-deb makes one, or set CAPCTL_DEB)")
+            return
+        }
+        report.line("package", package)
+        report.bound(
+            "installed size, MB", kibibytes * 1024 / 1e6, target: 20, row: "the .deb installed, MB")
+    }
+
+    private static func modified(_ path: String) -> Double {
+        var status = stat()
+        return stat(path, &status) == 0 ? Double(status.st_mtim.tv_sec) : 0
     }
 }

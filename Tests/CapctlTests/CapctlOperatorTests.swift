@@ -366,20 +366,37 @@ struct CapctlOperatorTests {
             "\(version.output)")
     }
 
-    @Test("capctl links no HTTP client, TLS or Foundation: those live in the flag service helper it starts")
+    @Test("capctl links no Foundation, TLS or HTTP library: libcurl is loaded at run time, by the flag service helper alone")
     func leanBinary() throws {
         let linked = try runProcess("/usr/bin/readelf", ["-d", PolicyTree.capctl]).standardOutput
-        for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+        for library in [
+            "libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so", "libcurl", "libssl",
+        ] {
             #expect(!linked.contains(library), "capctl needs \(library)")
         }
         #expect(linked.contains("libc.so"), "readelf did not list capctl's libraries: \(linked)")
         let symbols = try runProcess("/usr/bin/nm", [PolicyTree.capctl]).standardOutput
         #expect(symbols.contains("CapctlV7runMain"), "nm did not list capctl's symbols")
-        for module in ["RemoteFlags", "CurlLibrary", "ccurl_setopt"] {
-            #expect(!symbols.contains(module), "capctl links \(module)")
+        #expect(symbols.contains("CurlLibrary") && symbols.contains("ccurl_setopt_long"), "the helper's code is capctl's")
+    }
+
+    @Test(
+        "one binary: capctl started as capctld is the decision service, as capctl-flag-source the flag service helper"
+    )
+    func namesOfOneBinary() throws {
+        let directory = try TemporaryDirectory()
+        for name in ["capctld", "capctl-flag-source"] {
+            #expect(symlink(PolicyTree.capctl, directory.path + "/" + name) == 0)
         }
-        let helper = try runProcess("/usr/bin/nm", [builtProduct("capctl-flag-source")]).standardOutput
-        #expect(helper.contains("CurlLibrary") && helper.contains("ccurl_setopt_long"))
+        let daemon = try runProcess(directory.path + "/capctld", ["--version"])
+        #expect(daemon.status == 0 && daemon.standardOutput.hasPrefix("capctld "), "\(daemon.standardOutput)")
+        let unknown = try runProcess(directory.path + "/capctld", ["--no-such-option"])
+        #expect(unknown.status == 64 && unknown.standardError.contains("capctld: unknown argument"))
+        let helper = try runProcess(directory.path + "/capctl-flag-source", [])
+        #expect(helper.status == 64, "\(helper.standardError)")
+        #expect(helper.standardError.contains("capctl-flag-source: started by capctl"), "\(helper.standardError)")
+        let capctl = try runProcess(PolicyTree.capctl, ["--version"])
+        #expect(capctl.status == 0 && !capctl.standardOutput.hasPrefix("capctld"), "\(capctl.standardOutput)")
     }
 
     @Test("without its helper, a flag service's gate is undecided and says why; other gates never need it")

@@ -6,17 +6,19 @@ import Locking
 import RemoteFlags
 
 /// `capctl-flag-source SETTINGS`: follows one flag service for capctl, which starts it only when a
-/// policy names a service, so that the HTTP client (SwiftNIO, TLS, Foundation) is never loaded by
-/// a capctl that does not need it (Docs/Performance.md, "Starting capctl").
+/// policy names a service: the network is talked to by a process of its own that leaves root
+/// before the first byte, and libcurl is loaded only there. The package installs it as a name of
+/// capctl's own binary (Docs/Performance.md, "One binary"); `capctl-flag-source` is the same for
+/// development.
 ///
 /// The settings are JSON (`RemoteFlagSourceMessage`). Standard input takes one command a line:
 /// `start`, `start follow`, `refresh`, `refresh if-due`; its end stops the source and the helper.
 /// Standard output gets one line of JSON per event, each with the whole status and the last good
 /// document: `started` first, then `loaded`, `confirmed`, `failed` and `expired` as they happen,
 /// and `refreshed` when a refresh asked for has ended.
-@main
-struct FlagSourceHelper {
-    static func main() async {
+package enum FlagSourceHelper {
+    /// Runs the helper with the process's arguments, and exits.
+    package static func main() async -> Never {
         // What it may never gain, before anything else: no exec can give it privileges.
         let forbidden = clinux_forbid_new_privileges()
         guard forbidden == 0 else {
@@ -40,7 +42,7 @@ struct FlagSourceHelper {
             }
         }
         Output.send("started", source)
-        while let command = readLine() {
+        while let command = Self.nextCommand() {
             switch command {
             case "start", "start follow":
                 source.start(follow: command == "start follow") { event in
@@ -61,6 +63,17 @@ struct FlagSourceHelper {
         }
         source.stop()
         exit(0)
+    }
+}
+
+extension FlagSourceHelper {
+    /// The next line of standard input; nil at its end. The standard library's `readLine()` reads
+    /// again while errno is EINTR, and getline(3) leaves errno alone at the end of input: with an
+    /// EINTR left on the thread by an earlier call, the helper spun at 100 % once capctl closed its
+    /// input, and capctl waited for it for ever.
+    static func nextCommand() -> String? {
+        errno = 0
+        return readLine()
     }
 }
 

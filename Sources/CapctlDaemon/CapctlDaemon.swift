@@ -1,0 +1,175 @@
+// capctld: the system policy's gates, decided for whoever asks over a Unix socket (varlink,
+// `org.capctl.gates`, Docs/Decisions.md). Run by systemd with socket activation (capctld.socket),
+// or by hand:
+//
+//     capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH] [--idle-timeout SECONDS]
+//
+// It reads the system's policy layers only (never a user's), follows their changes and SIGHUP,
+// and on SIGTERM stops accepting, lets the clients it serves finish (each within its own
+// deadlines), and exits.
+import CBuildInfo
+import CLinuxSupport
+import CapabilityPolicy
+import DecisionService
+import Glibc
+import LinuxBackends
+import LinuxPolicy
+import Logging
+import Metrics
+import Plumbing
+import Prometheus
+import RemoteFlags
+import ServiceLifecycle
+import SystemPackage
+
+/// The socket capctld listens on when run by hand without --listen; capctld.socket names the same.
+let defaultSocketPath = "/run/capctl/capctld.sock"
+
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    FileHandle.standardError.write("capctld: \(message)\n")
+    exit(status)
+}
+
+/// Standard output and error, written whole: no stdio buffer to flush.
+enum FileHandle {
+    static let standardOutput = Stream(descriptor: .standardOutput)
+    static let standardError = Stream(descriptor: .standardError)
+    struct Stream {
+        let descriptor: FileDescriptor
+        func write(_ text: String) {
+            _ = try? descriptor.writeAll(text.utf8)
+        }
+    }
+}
+
+/// The command line: a few options, each with a value.
+struct Options {
+    var listen: String?
+    var policyRoots = PolicySearchPath.systemRoots
+    var auditSocket: String?
+    /// How long a client has for each call (10 s by default).
+    var idleTimeout = Duration.seconds(10)
+
+    init(_ arguments: [String]) {
+        var index = 0
+        func value(_ option: String) -> String {
+            index += 1
+            guard index < arguments.count, !arguments[index].isEmpty else {
+                fail("\(option) needs a value", status: 64)
+            }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--listen": listen = value("--listen")
+            case "--policy-roots":
+                policyRoots = value("--policy-roots").split(separator: ":").map(String.init)
+                guard policyRoots.allSatisfy({ $0.hasPrefix("/") }) else {
+                    fail("--policy-roots takes absolute directories", status: 64)
+                }
+            case "--audit-socket": auditSocket = value("--audit-socket")
+            case "--idle-timeout":
+                guard let seconds = Int(value("--idle-timeout")), seconds > 0, seconds <= 3600 else {
+                    fail("--idle-timeout takes whole seconds from 1 to 3600", status: 64)
+                }
+                idleTimeout = .seconds(seconds)
+            case "--version":
+                print("capctld \(String(cString: capctl_build_commit()))")
+                exit(0)
+            case "--help", "-h":
+                print(
+                    "usage: capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH] [--idle-timeout SECONDS]"
+                )
+                exit(0)
+            default: fail("unknown argument \"\(arguments[index])\" (see --help)", status: 64)
+            }
+            index += 1
+        }
+    }
+}
+
+/// capctld's process: what `capctld` (and capctl's binary run by that name, as the Debian package
+/// installs it) runs.
+package enum CapctlDaemon {
+    /// Runs the daemon with the process's arguments until SIGTERM or SIGINT, and exits.
+    package static func main() async -> Never {
+        let options = Options(Array(CommandLine.arguments.dropFirst()))
+
+        // SIGHUP (reload) becomes a byte on a pipe that one thread reads; SIGTERM and SIGINT are the
+        // ServiceGroup's (graceful shutdown). All three are unblocked first: a mask inherited at exec would
+        // otherwise keep them pending for ever.
+        let signalPipe = clinux_signal_pipe([SIGHUP], 1)
+        guard signalPipe >= 0 else { fail("cannot catch signals: \(String(cString: strerror(-signalPipe)))") }
+        _ = clinux_unblock_signals([SIGTERM, SIGINT], 2)
+        signal(SIGPIPE, SIG_IGN)
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        // Decisions as metrics, for root's `org.capctl.gates.Metrics` (Prometheus's text format).
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+
+        // The listening socket: systemd's (socket activation), or one made at --listen.
+        let listener: ClientListener
+        do {
+            if let count = DaemonSettings.variable("LISTEN_FDS"), DaemonSettings.variable("LISTEN_PID") == String(getpid()) {
+                unsetenv("LISTEN_FDS")
+                unsetenv("LISTEN_PID")
+                unsetenv("LISTEN_FDNAMES")
+                guard count == "1" else { fail("systemd passed \(count) sockets; capctld takes one") }
+                listener = try ClientListener(adopting: 3, refusal: DecisionService.busyRefusal)
+            } else {
+                listener = try ClientListener(path: options.listen ?? defaultSocketPath, refusal: DecisionService.busyRefusal)
+            }
+        } catch {
+            fail("\(error)")
+        }
+
+        var environment = PolicyEnvironment.linux
+        environment.httpFlagSource = { HTTPFlagSource($0) }
+        var policyOptions = PolicyOptions()
+        policyOptions.keptLoginRecords = DaemonSettings.keptLoginRecords()
+        let store = PolicyStore(
+            searchPath: PolicySearchPath(directories: options.policyRoots, userDirectory: nil), environment: environment,
+            options: policyOptions)
+        for problem in store.problems { FileHandle.standardError.write("capctld: \(problem)\n") }
+        let audit = AuditTrail(
+            level: store.current?.policy.audit?.level ?? .all,
+            destination: options.auditSocket.map { .syslog(path: $0) } ?? .system, identifier: "capctld")
+        let service = DecisionService(
+            policy: store, audit: audit, keptLogins: policyOptions.keptLoginRecords, listener: listener,
+            version: String(cString: capctl_build_commit()), idleTimeout: options.idleTimeout,
+            metricsExposition: { metrics.emitToString() })
+
+        // SIGHUP reads the policy again, whatever the group is doing.
+        _ = DetachedThread.start(named: "capctld-signals") {
+            while true {
+                var byte: UInt8 = 0
+                let count = read(signalPipe, &byte, 1)
+                if count < 0, errno == EINTR { continue }
+                guard count == 1 else { return }
+                ServiceNotification.send("RELOADING=1\nMONOTONIC_USEC=\(DaemonSettings.monotonicMicroseconds())")
+                store.reload()
+                for problem in store.problems { FileHandle.standardError.write("capctld: \(problem)\n") }
+                ServiceNotification.send("READY=1")
+            }
+        }
+
+        // Shut down in the reverse order: systemd hears STOPPING, the listener stops accepting and lets
+        // its clients finish, then the store stops following the files.
+        var logger = Logger(label: "capctld")
+        logger.logLevel = .warning
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [store, service, SystemdNotifier(listener: listener)], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            fail("\(error)")
+        }
+        if listener.clientCount > 0 {
+            FileHandle.standardError.write("capctld: \(listener.clientCount) client(s) still served at exit\n")
+        }
+        FileHandle.standardOutput.write("capctld: stopped\n")
+        exit(0)
+    }
+}
