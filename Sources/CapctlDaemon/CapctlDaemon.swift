@@ -91,7 +91,9 @@ struct Options {
 /// capctld's process: what `capctld` (and capctl's binary run by that name, as the Debian package
 /// installs it) runs.
 package enum CapctlDaemon {
-    /// Runs the daemon with the process's arguments until SIGTERM or SIGINT, and exits.
+    /// Runs the daemon with the process's arguments until SIGTERM or SIGINT, and exits; on the
+    /// main thread, as an `@main` program's would.
+    @MainActor
     package static func main() async -> Never {
         let options = Options(Array(CommandLine.arguments.dropFirst()))
 

@@ -17,7 +17,9 @@ import RemoteFlags
 /// document: `started` first, then `loaded`, `confirmed`, `failed` and `expired` as they happen,
 /// and `refreshed` when a refresh asked for has ended.
 package enum FlagSourceHelper {
-    /// Runs the helper with the process's arguments, and exits.
+    /// Runs the helper with the process's arguments, and exits. On the main thread, as an `@main`
+    /// program's would: no_new_privs is a thread's, and /proc/PID/status shows the main thread's.
+    @MainActor
     package static func main() async -> Never {
         // What it may never gain, before anything else: no exec can give it privileges.
         let forbidden = clinux_forbid_new_privileges()
