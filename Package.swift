@@ -32,7 +32,9 @@ let libraryTargets: [Target] = [
     // one located error type, the trusted file reader, and directory watching.
     .target(
         name: "ConfigurationFiles",
-        dependencies: ["CLinuxSupport", "Locking", "Plumbing", .product(name: "SystemPackage", package: "swift-system")]),
+        dependencies: [
+            "CLinuxSupport", "Locking", "Plumbing", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
     // Linux backends: PAM, polkit, filesystem, network, process capabilities, users and groups,
     // subjects as the kernel identifies them, and serving clients over a Unix socket. Knows
     // nothing of policies or flags.
@@ -40,7 +42,8 @@ let libraryTargets: [Target] = [
         name: "LinuxBackends",
         dependencies: [
             "Capabilities", "ConfigurationFiles", "CLinuxSupport", "CPAM", "CSystemdBus", "Locking", "Plumbing",
-            .product(name: "SystemPackage", package: "swift-system"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
     // The Linux backends in policies and flags: the policy kinds of LinuxBackends' capabilities,
     // the flag evaluation context of this host, the audit trail of gate decisions, and serving
@@ -57,7 +60,8 @@ let libraryTargets: [Target] = [
         dependencies: [
             "Capabilities", "ProcedureCore", "ConfigurationFiles", "Locking", "Plumbing",
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "SystemPackage", package: "swift-system"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
     // OpenFeature's isolated API instances (1.8): the factory, apart from the singleton on purpose.
     .target(name: "OpenFeatureIsolation", dependencies: ["FeatureFlags"]),
@@ -74,7 +78,10 @@ let libraryTargets: [Target] = [
     // Policy files: layered search paths, parsing, gates.
     .target(
         name: "CapabilityPolicy",
-        dependencies: ["Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore", "Plumbing", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
+        dependencies: [
+            "Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore", "Plumbing",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
     // varlink (varlink.org), the protocol capctld speaks: JSON calls and replies ended by NUL on a
     // Unix socket, as systemd's services speak it, so any language can ask.
     .target(
@@ -89,7 +96,8 @@ let libraryTargets: [Target] = [
         name: "DecisionService",
         dependencies: [
             "Varlink", "LinuxPolicy", "LinuxBackends", "CapabilityPolicy", "Capabilities", "ConfigurationFiles",
-            "ProcedureCore", "Plumbing", "Locking", .product(name: "SystemPackage", package: "swift-system"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            "ProcedureCore", "Plumbing", "Locking", .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
 ]
@@ -119,7 +127,8 @@ let toolTargets: [Target] = [
         dependencies: [
             "LinuxPolicy", "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags",
             "ProcedureCore", "Plumbing", "CLinuxSupport", "CPlatform", "CBuildInfo", "Locking", "DecisionService",
-            "Varlink", "CapctlDaemon", "FlagSourceHelper", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "Varlink", "CapctlDaemon", "FlagSourceHelper",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ],
         // The released binary, 22.1 MB stripped, is 19.8 MB with these (Docs/Performance.md, "One
@@ -127,7 +136,10 @@ let toolTargets: [Target] = [
         // relative relocations packed (glibc 2.36, Debian 12), through lld, which packs them.
         linkerSettings: [
             .unsafeFlags(
-                ["-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                [
+                    "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker",
+                    "pack-relative-relocs",
+                ],
                 .when(configuration: .release))
         ]),
     // `capctld`: the decision service as a system daemon (socket activation or --listen), for
@@ -230,7 +242,8 @@ let testTargets: [Target] = [
     .executableTarget(
         name: "capability-probe", dependencies: ["Capabilities", "LinuxBackends", "Locking", "CLinuxSupport"],
         path: "Tests/CapabilityProbe"),
-    .testTarget(name: "ConfigurationFilesTests", dependencies: ["ConfigurationFiles", "Locking", "Plumbing", "TestSupport"]),
+    .testTarget(
+        name: "ConfigurationFilesTests", dependencies: ["ConfigurationFiles", "Locking", "Plumbing", "TestSupport"]),
     .testTarget(name: "PlumbingTests", dependencies: ["Plumbing", "Locking", "TestSupport"]),
     .testTarget(
         name: "ProcedureCoreTests",
@@ -238,7 +251,8 @@ let testTargets: [Target] = [
             "ProcedureCore", "TestSupport", "Locking", "HeapUsage", .product(name: "Logging", package: "swift-log"),
         ]),
     .testTarget(name: "CapabilityTestingTests", dependencies: ["CapabilityTesting", "Capabilities"]),
-    .testTarget(name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport", "Locking"]),
+    .testTarget(
+        name: "CapabilitiesTests", dependencies: ["Capabilities", "CapabilityTesting", "TestSupport", "Locking"]),
     .testTarget(
         name: "FeatureFlagsTests",
         dependencies: [
@@ -255,12 +269,15 @@ let testTargets: [Target] = [
     .testTarget(name: "LinuxPolicyTests", dependencies: ["LinuxPolicy", "CLinuxSupport", "TestSupport"]),
     .testTarget(
         name: "RemoteFlagsTests",
-        dependencies: ["RemoteFlags", "FeatureFlags", "ConfigurationFiles", "CapabilityPolicy", "TestSupport", "Locking"]),
+        dependencies: [
+            "RemoteFlags", "FeatureFlags", "ConfigurationFiles", "CapabilityPolicy", "TestSupport", "Locking",
+        ]),
     .testTarget(
         name: "CapabilityPolicyTests",
         dependencies: [
             "LinuxPolicy", "CapabilityPolicy", "ConfigurationFiles", "Capabilities", "FeatureFlags", "LinuxBackends",
-            "ProcedureCore", "TestSupport", .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            "ProcedureCore", "TestSupport",
+            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
     .testTarget(
         name: "CapctlTests",
@@ -272,7 +289,9 @@ let testTargets: [Target] = [
     .testTarget(name: "FlagAccessorGeneratorTests", dependencies: ["TestSupport", "flag-accessor-generator"]),
     .testTarget(
         name: "DownloadWorkflowTests",
-        dependencies: ["DownloadWorkflowKit", "ProcedureCore", "TestSupport", "CLinuxSupport", "Locking", "download-workflow"]),
+        dependencies: [
+            "DownloadWorkflowKit", "ProcedureCore", "TestSupport", "CLinuxSupport", "Locking", "download-workflow",
+        ]),
     .testTarget(name: "GatedServiceTests", dependencies: ["TestSupport", "gated-daemon", "gated-client"]),
     // capctld as a system daemon, driven by a Python varlink client (its Client/ folder).
     .testTarget(

@@ -90,7 +90,9 @@ struct CoreBench {
         report.time("DispatchQueue.global", dispatch, count: independentCount)
         report.time("ProcedureQueue, debug logging on (handler drops)", logged, count: independentCount)
         report.ratio("throughput vs Foundation", foundation / ours, target: 3, atLeast: true)
-        report.ratio("time / Dispatch's", ours / dispatch, target: 1.2, atLeast: false, row: "1 M no-op operations, time / Dispatch's")
+        report.ratio(
+            "time / Dispatch's", ours / dispatch, target: 1.2, atLeast: false,
+            row: "1 M no-op operations, time / Dispatch's")
         report.ratio("time with debug logging on / off", logged / ours, target: nil, atLeast: false)
 
         // 2. Dependency chains.

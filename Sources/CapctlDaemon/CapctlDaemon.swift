@@ -112,14 +112,17 @@ package enum CapctlDaemon {
         // The listening socket: systemd's (socket activation), or one made at --listen.
         let listener: ClientListener
         do {
-            if let count = DaemonSettings.variable("LISTEN_FDS"), DaemonSettings.variable("LISTEN_PID") == String(getpid()) {
+            if let count = DaemonSettings.variable("LISTEN_FDS"),
+                DaemonSettings.variable("LISTEN_PID") == String(getpid())
+            {
                 unsetenv("LISTEN_FDS")
                 unsetenv("LISTEN_PID")
                 unsetenv("LISTEN_FDNAMES")
                 guard count == "1" else { fail("systemd passed \(count) sockets; capctld takes one") }
                 listener = try ClientListener(adopting: 3, refusal: DecisionService.busyRefusal)
             } else {
-                listener = try ClientListener(path: options.listen ?? defaultSocketPath, refusal: DecisionService.busyRefusal)
+                listener = try ClientListener(
+                    path: options.listen ?? defaultSocketPath, refusal: DecisionService.busyRefusal)
             }
         } catch {
             fail("\(error)")
@@ -130,7 +133,8 @@ package enum CapctlDaemon {
         var policyOptions = PolicyOptions()
         policyOptions.keptLoginRecords = DaemonSettings.keptLoginRecords()
         let store = PolicyStore(
-            searchPath: PolicySearchPath(directories: options.policyRoots, userDirectory: nil), environment: environment,
+            searchPath: PolicySearchPath(directories: options.policyRoots, userDirectory: nil),
+            environment: environment,
             options: policyOptions)
         for problem in store.problems { FileHandle.standardError.write("capctld: \(problem)\n") }
         let audit = AuditTrail(
@@ -161,7 +165,8 @@ package enum CapctlDaemon {
         logger.logLevel = .warning
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [store, service, SystemdNotifier(listener: listener)], gracefulShutdownSignals: [.sigterm, .sigint],
+                services: [store, service, SystemdNotifier(listener: listener)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         do {
             try await group.run()

@@ -366,7 +366,9 @@ struct CapctlOperatorTests {
             "\(version.output)")
     }
 
-    @Test("capctl links no Foundation, TLS or HTTP library: libcurl is loaded at run time, by the flag service helper alone")
+    @Test(
+        "capctl links no Foundation, TLS or HTTP library: libcurl is loaded at run time, by the flag service helper alone"
+    )
     func leanBinary() throws {
         let linked = try runProcess("/usr/bin/readelf", ["-d", PolicyTree.capctl]).standardOutput
         for library in [
@@ -377,7 +379,8 @@ struct CapctlOperatorTests {
         #expect(linked.contains("libc.so"), "readelf did not list capctl's libraries: \(linked)")
         let symbols = try runProcess("/usr/bin/nm", [PolicyTree.capctl]).standardOutput
         #expect(symbols.contains("CapctlV7runMain"), "nm did not list capctl's symbols")
-        #expect(symbols.contains("CurlLibrary") && symbols.contains("ccurl_setopt_long"), "the helper's code is capctl's")
+        #expect(
+            symbols.contains("CurlLibrary") && symbols.contains("ccurl_setopt_long"), "the helper's code is capctl's")
     }
 
     @Test(
