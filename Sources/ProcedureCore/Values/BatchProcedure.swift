@@ -90,8 +90,8 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
     /// Takes the elements from `dependency`'s output, before this batch's conditions are
     /// evaluated, and depends on it. Ignored once this batch is on a queue.
     public func takeInput(from dependency: ResultProcedure<[Element]>) {
-        // Weak: the closure is kept by this batch until it runs.
-        injectResult(from: dependency) { [weak self] elements in self?.run.withLock { $0.elements = elements } }
+        // Unowned, as TransformProcedure's: kept by this batch and run only by it.
+        injectResult(from: dependency) { [unowned self] elements in self.run.withLock { $0.elements = elements } }
     }
 
     public override func execute() {
@@ -198,14 +198,17 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
     }
 }
 
-/// Reports one element's procedure finishing to its batch (weakly: the batch owns the queue).
+/// Reports one element's procedure finishing to its batch. Strongly: a weak reference gave every
+/// batch a side table (each retain of it on the slow path) and cost a weak load per element; the
+/// cycle it would make (batch, its queue, an element, this observer) ends as each element finishes
+/// and leaves the queue, and the batch lets its queue go once it finished.
 private struct ElementObserver<Element: Sendable, Output: Sendable>: ProcedureObserver {
-    weak var batch: BatchProcedure<Element, Output>?
+    let batch: BatchProcedure<Element, Output>
     let index: Int
 
     func procedureDidFinish(_ procedure: Procedure, error: (any Error)?) {
         // Only added to the batch's own element procedures, whose type the maker fixes: no cast
         // to check (a checked cast to a generic class costs more than the rest of the element).
-        batch?.element(index, didFinish: unsafeDowncast(procedure, to: ResultProcedure<Output>.self))
+        batch.element(index, didFinish: unsafeDowncast(procedure, to: ResultProcedure<Output>.self))
     }
 }

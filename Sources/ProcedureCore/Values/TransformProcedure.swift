@@ -47,8 +47,10 @@ open class TransformProcedure<Input: Sendable, Output: Sendable>: ResultProcedur
     /// Takes the input from `dependency`'s output, before this step's conditions are evaluated,
     /// and depends on it. Ignored once this step is on a queue.
     public final func takeInput(from dependency: ResultProcedure<Input>) {
-        // Weak: the closure is kept by this step until it runs.
-        injectResult(from: dependency) { [weak self] value in self?.work.withLock { $0.input = value } }
+        // Unowned: the closure is kept by this step and run only by it, as its evaluation begins (a
+        // strong reference would keep a step that never runs; a weak one gives every step a side
+        // table, each retain of it then on the runtime's slow path).
+        injectResult(from: dependency) { [unowned self] value in self.work.withLock { $0.input = value } }
     }
 
     public final override func execute() {
