@@ -340,8 +340,9 @@ let package = Package(
 )
 
 // Every Swift target, written once: dependencies are imported internally unless a file says
-// `public import`, so no module re-exports another by accident.
+// `public import`, so no module re-exports another by accident. Added to a target's own settings,
+// not in their place (a target's settings were silently dropped before).
 let cTargetNames = Set(cTargets.map(\.name))
 for target in package.targets where target.type != .plugin && !cTargetNames.contains(target.name) {
-    target.swiftSettings = [.enableUpcomingFeature("InternalImportsByDefault")]
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("InternalImportsByDefault")]
 }
