@@ -420,6 +420,42 @@ struct OpenFeatureClientTests {
     }
 
     @Test(
+        "evaluations on many threads while the provider and the contexts change: no race (Scripts/sanitize thread runs this), and the last change wins"
+    )
+    func keptPlanUnderConcurrency() async throws {
+        let directory = try TemporaryDirectory()
+        let on = try directory.write(toggleFile("f", on: true), to: "on.json")
+        let off = try directory.write(toggleFile("f", on: false), to: "off.json")
+        let stores = [FlagStore(files: [on], watchesFiles: false), FlagStore(files: [off], watchesFiles: false)]
+        let api = OpenFeatureAPI()
+        await api.setProvider(stores[0])
+        let client = api.client()
+        let answers = await withTaskGroup(of: Set<Bool>.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    var seen = Set<Bool>()
+                    for _ in 0..<2_000 { seen.insert(client.boolean("f", default: true)) }
+                    return seen
+                }
+            }
+            group.addTask {
+                for round in 0..<50 {
+                    await api.setProvider(stores[round % 2])
+                    client.setEvaluationContext(FlagEvaluationContext(attributes: ["round": .number(Double(round))]))
+                }
+                return []
+            }
+            var all = Set<Bool>()
+            for await seen in group { all.formUnion(seen) }
+            return all
+        }
+        #expect(!answers.isEmpty, "the evaluating tasks ran")
+        // Round 49 set the "off" store last.
+        #expect(client.boolean("f", default: true) == false)
+        #expect(client.booleanDetails("f", default: true).value == false)
+    }
+
+    @Test(
         "a static flag's value through a client without hooks is the one its details carry; a wrong type still comes back as TYPE_MISMATCH, logged"
     )
     func staticShortcut() async throws {
