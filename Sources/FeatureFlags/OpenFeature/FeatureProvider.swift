@@ -134,12 +134,3 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var description: String { message }
 }
-
-/// A provider that can answer a static flag's value without building its details: the shortcut a
-/// ``FlagClient`` takes for a value asked with no hook to see the evaluation.
-package protocol StaticFlagValues: Sendable {
-    /// The value of `key` when it is static (enabled, no targeting, a default variant, nothing
-    /// wrong with it), the one its details would carry; nil for anything else, which the client
-    /// then evaluates the whole way (so that an error, a type mismatch included, is reported and logged).
-    func staticValue(_ key: String) -> FlagValue?
-}

@@ -37,8 +37,10 @@ public final class FlagClient: Sendable {
         /// The API's hooks, then the client's.
         let hooks: [any FlagHook]
         let propagator: any TransactionContextPropagator
-        /// The provider, when it can answer a static flag's value without its details.
-        let staticValues: (any StaticFlagValues)?
+        /// The provider, when it is a flag store: it answers a static flag's value without its
+        /// details, and only when nothing can observe the evaluation (no hooks of the API's or the
+        /// client's) and the provider is asked at all.
+        let staticValues: FlagStore?
 
         init(version: Int, snapshot: OpenFeatureAPI.Snapshot, client: Settings) {
             self.version = version
@@ -49,7 +51,8 @@ public final class FlagClient: Sendable {
             merged = FlagClient.merge(snapshot.context, nil, client.context, nil)
             hooks = snapshot.hooks + client.hooks
             propagator = snapshot.propagator
-            staticValues = snapshot.provider as? any StaticFlagValues
+            let asksProvider = snapshot.status != .notReady && snapshot.status != .fatal
+            staticValues = asksProvider && hooks.isEmpty ? snapshot.provider as? FlagStore : nil
         }
     }
 
@@ -97,9 +100,8 @@ public final class FlagClient: Sendable {
         details: () -> FlagEvaluationDetails<T>
     ) -> T {
         let plan = plan()
-        if let values = plan.staticValues, Self.shortCircuit(plan) == nil, plan.hooks.isEmpty,
-            options.hooks.isEmpty, plan.provider.hooks.isEmpty, let value = values.staticValue(key),
-            let typed = T(flagValue: value)
+        if let store = plan.staticValues, options.hooks.isEmpty, store.hooks.isEmpty,
+            let value = store.staticValue(key), let typed = T(flagValue: value)
         {
             return typed
         }

@@ -23,7 +23,7 @@ import Plumbing
 ///
 /// Evaluation never throws. Problems come back as the caller's default with reason
 /// ``FlagEvaluationReason/error`` and an ``FlagErrorCode``.
-public final class FlagStore: Sendable, StaticFlagValues {
+public final class FlagStore: Sendable {
     /// Where flags come from: a flag set given once, a file kept current, or a remote source.
     fileprivate enum Source: Sendable {
         case fixed(FlagSet)
@@ -69,7 +69,7 @@ public final class FlagStore: Sendable, StaticFlagValues {
         /// Flag key to why: every flag whose definition in effect comes from an expired source.
         var expired: [String: String] = [:]
         /// The value of every static flag (enabled, no targeting, nothing wrong, a default variant,
-        /// not expired), for clients' shortcut (``StaticFlagValues``).
+        /// not expired): what ``value(_:default:context:)`` and a client's shortcut answer.
         var staticValues: [String: FlagValue] = [:]
     }
 
@@ -409,20 +409,20 @@ public final class FlagStore: Sendable, StaticFlagValues {
 
     private func valued<T: FlagValueType>(_ key: String, default defaultValue: T, context: FlagEvaluationContext?) -> T
     {
+        let (value, known) = core.state.withLock { state -> (FlagValue?, Bool) in
+            if let value = state.staticValues[key] { return (value, true) }
+            return (nil, state.flags.index(forKey: key) != nil)
+        }
+        if let value, let typed = T(flagValue: value) { return typed }
         // A missing flag is the caller's default, without building the message that says so.
-        let (found, expired) = core.state.withLock { ($0.flags[key], !$0.expired.isEmpty) }
-        guard let flag = found else { return defaultValue }
-        if !expired, let typed = Self.staticValue(of: flag, as: T.self) { return typed }
+        guard known else { return defaultValue }
         return evaluated(key, default: defaultValue, context: context).value
     }
 
-    /// The value of a static flag (enabled, no targeting, no problem, a default variant of type `T`).
-    private static func staticValue<T: FlagValueType>(of flag: FlagDefinition, as type: T.Type) -> T? {
-        guard flag.isEnabled, !flag.hasTargeting, flag.problem == nil, let value = flag.defaultValue else { return nil }
-        return T(flagValue: value)
-    }
-
-    package func staticValue(_ key: String) -> FlagValue? {
+    /// The value of `key` when it is static, the one its details would carry; nil for anything
+    /// else, which a client then evaluates the whole way (so that an error, a type mismatch
+    /// included, is reported and logged).
+    func staticValue(_ key: String) -> FlagValue? {
         core.state.withLock { $0.staticValues[key] }
     }
 

@@ -1,5 +1,6 @@
 public import Capabilities
 public import CapabilityPolicy
+import FeatureFlags
 import Glibc
 import LinuxBackends
 import Locking
@@ -81,9 +82,7 @@ public struct AuditRecord: Sendable, Equatable {
         self.reasons = reasons
         self.policyFiles = policyFiles
         self.command = command
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        time = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        time = FlagDate.now.secondsSince1970
     }
 
     /// The fields, in order, as `KEY=value` pairs for syslog and journal alike. For this process

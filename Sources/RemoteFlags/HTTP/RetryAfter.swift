@@ -1,3 +1,4 @@
+import ConfigurationFiles
 import FeatureFlags
 
 /// A 429's `Retry-After`, read as RFC 9110 (10.2.3) writes it: a number of seconds, or an
@@ -7,7 +8,7 @@ import FeatureFlags
 enum RetryAfter {
     /// The time (seconds since 1970) the pause ends, or nil when the header is none of these.
     static func end(_ header: String, now: Double) -> Double? {
-        let text = header.trimmingSpaces
+        let text = String(header.trimming([" ", "\t"]))
         if let seconds = Double(text), seconds.isFinite, seconds >= 0 { return now + seconds }
         return httpDate(text, now: now) ?? rfc3339(text)
     }
@@ -89,15 +90,4 @@ enum RetryAfter {
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
-}
-
-extension String {
-    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
-    var trimmingSpaces: String {
-        let isSpace = { (character: Character) in character == " " || character == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[first...last])
-    }
 }

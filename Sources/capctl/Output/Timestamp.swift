@@ -1,5 +1,4 @@
 import FeatureFlags
-import Glibc
 
 /// Times as capctl prints them: UTC, RFC 3339 (`2026-11-25T23:41:12.345Z`), written by the
 /// package's one writer (`FlagDate`), so that no command needs Foundation's formatters (and their
@@ -11,11 +10,7 @@ enum Timestamp {
     }
 
     /// Seconds since 1970, as a `Double`.
-    static func secondsSince1970() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    static func secondsSince1970() -> Double { FlagDate.now.secondsSince1970 }
 
     /// A time in seconds since 1970, to the second.
     static func format(secondsSince1970 value: Double) -> String {

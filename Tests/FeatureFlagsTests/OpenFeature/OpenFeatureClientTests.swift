@@ -386,13 +386,19 @@ struct OpenFeatureClientTests {
         #expect(api.client().boolean("f", default: false) == true)
     }
 
+    /// Two flag files, flag "f" on in one and off in the other, in a directory kept while the test runs.
+    static func onAndOff() throws -> (directory: TemporaryDirectory, on: String, off: String) {
+        let directory = try TemporaryDirectory()
+        let on = try directory.write(toggleFile("f", on: true), to: "on.json")
+        return (directory, on, try directory.write(toggleFile("f", on: false), to: "off.json"))
+    }
+
     @Test(
         "a client keeps what it read of the API only until something changes: a provider, a context or hooks set after an evaluation count for the next"
     )
     func keptPlanFollowsChanges() async throws {
-        let directory = try TemporaryDirectory()
-        let on = try directory.write(toggleFile("f", on: true), to: "on.json")
-        let off = try directory.write(toggleFile("f", on: false), to: "off.json")
+        let (directory, on, off) = try Self.onAndOff()
+        defer { withExtendedLifetime(directory) {} }
         let api = OpenFeatureAPI()
         let client = api.client()
         #expect(client.boolean("f", default: false) == false, "no provider yet: the caller's default")
@@ -423,9 +429,8 @@ struct OpenFeatureClientTests {
         "evaluations on many threads while the provider and the contexts change: no race (Scripts/sanitize thread runs this), and the last change wins"
     )
     func keptPlanUnderConcurrency() async throws {
-        let directory = try TemporaryDirectory()
-        let on = try directory.write(toggleFile("f", on: true), to: "on.json")
-        let off = try directory.write(toggleFile("f", on: false), to: "off.json")
+        let (directory, on, off) = try Self.onAndOff()
+        defer { withExtendedLifetime(directory) {} }
         let stores = [FlagStore(files: [on], watchesFiles: false), FlagStore(files: [off], watchesFiles: false)]
         let api = OpenFeatureAPI()
         await api.setProvider(stores[0])
