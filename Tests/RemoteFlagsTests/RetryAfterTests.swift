@@ -31,6 +31,7 @@ struct RetryAfterTests {
             "", "-5", "soon", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 31 Nov 1994 08:49:37 GMT",
             "Sun, 06 Nov 1994 25:49:37 GMT", "2026-11-27 08:02:00Z", "2026-11-27T08:02:00", "2026-11-27T08:02:00.Z",
             "2026-11-27T08:02:00+25:00", "2026-13-27T08:02:00Z", "Sunday, 06-Nov-1994 08:49:37 GMT",
+            "Sun, +6 Nov 1994 08:49:37 GMT", "Sun Nov +6 08:49:37 1994",
         ])
     func unreadable(header: String) {
         #expect(RetryAfter.end(header, now: Self.now) == nil)

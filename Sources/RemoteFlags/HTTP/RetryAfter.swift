@@ -23,8 +23,8 @@ enum RetryAfter {
     static func httpDate(_ text: String, now: Double) -> Double? {
         let words = text.split(separator: " ").map { $0.lowercased() }
         if words.count == 6, words[0].hasSuffix(","), weekdays.contains(String(words[0].dropLast())), words[5] == "gmt",
-            let day = Int(words[1]), words[1].count == 2, let month = months.firstIndex(of: words[2]),
-            let year = Int(words[3]), words[3].count == 4
+            let day = digits(words[1], 2), let month = months.firstIndex(of: words[2]),
+            let year = digits(words[3], 4)
         {
             return instant(year: year, month: month + 1, day: day, time: words[4])
         }
@@ -32,8 +32,8 @@ enum RetryAfter {
             words[3] == "gmt"
         {
             let date = words[1].split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-            guard date.count == 3, date[0].count == 2, date[2].count == 2, let day = Int(date[0]),
-                let month = months.firstIndex(of: date[1]), let shortYear = Int(date[2])
+            guard date.count == 3, let day = digits(date[0], 2),
+                let month = months.firstIndex(of: date[1]), let shortYear = digits(date[2], 2)
             else { return nil }
             let thisYear = Int(FlagDate(secondsSince1970: now).description.prefix(4)) ?? 2000
             var year = thisYear - thisYear % 100 + shortYear
@@ -41,7 +41,7 @@ enum RetryAfter {
             return instant(year: year, month: month + 1, day: day, time: words[2])
         }
         if words.count == 5, weekdays.contains(words[0]), let month = months.firstIndex(of: words[1]),
-            let day = Int(words[2]), (1...2).contains(words[2].count), let year = Int(words[4]), words[4].count == 4
+            let day = digits(words[2], 1) ?? digits(words[2], 2), let year = digits(words[4], 4)
         {
             return instant(year: year, month: month + 1, day: day, time: words[3])
         }
@@ -82,6 +82,11 @@ enum RetryAfter {
         else { return nil }
         return FlagDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second)?
             .secondsSince1970
+    }
+
+    /// `text` as a number when it is exactly `count` ASCII digits (no sign, no space).
+    private static func digits(_ text: some StringProtocol, _ count: Int) -> Int? {
+        text.utf8.count == count ? number(text.utf8) : nil
     }
 
     private static func number(_ digits: some Collection<UInt8>) -> Int? {
