@@ -21,6 +21,39 @@ struct TransformProcedureTests {
         #expect(doubled.dependencies.isEmpty, "a finished step lets go of its dependency")
     }
 
+    /// Inputs and outputs are kept erased (`ErasedOutcome`): every shape of type comes back as itself,
+    /// an optional's nil included (not taken for "no input" or "no output").
+    @Test("inputs and outputs of any type come back as themselves: nil optionals, large values, existentials, classes")
+    func typesKeptErased() async throws {
+        struct Wide: Sendable, Equatable {
+            var a = 1, b = 2, c = 3, d = 4, e = "wider than an existential's inline buffer"
+        }
+        final class Box: Sendable {}
+        let box = Box()
+        let none = TransformProcedure<Int?, Int?>(name: "none", input: .some(nil)) { $0.map { $0 + 1 } }
+        let wide = TransformProcedure(name: "wide", input: Wide()) { value -> Wide in
+            var copy = value
+            copy.e += "!"
+            return copy
+        }
+        let existential = TransformProcedure<Int, any Sendable>(name: "existential", input: 3) { $0 * 2 }
+        let object = TransformProcedure(name: "object", input: box) { $0 }
+        let optionalNext = none.then(name: "optional next") { $0 == nil ? "nil" : "some" }
+        let queue = ProcedureQueue()
+        queue.addProcedures([none, wide, existential, object, optionalNext])
+        #expect(try await none.value() == nil)
+        #expect(try await optionalNext.value() == "nil", "a nil output is an output, handed on")
+        #expect(try await wide.value() == Wide(e: "wider than an existential's inline buffer!"))
+        #expect(try await existential.value() as? Int == 6)
+        #expect(try await object.value() === box)
+
+        let batch = BatchProcedure(name: "wide batch", elements: [1, 2, 3], width: 2) { element in
+            TransformProcedure<Int, Wide?>(input: element) { $0 == 2 ? nil : Wide(a: $0) }
+        }
+        queue.addProcedure(batch)
+        #expect(try await batch.value() == [Wide(a: 1), nil, Wide(a: 3)])
+    }
+
     @Test("a failing transform fails its step; a step whose input failed is cancelled and never transforms")
     func failures() async {
         let ran = Counter()

@@ -1,5 +1,5 @@
 import Foundation
-public import Glibc
+import Glibc
 
 /// The one directory under /tmp this test process makes, removed with everything in it when the
 /// process exits: what a test does not clean up itself (a directory held by a static, a copy of
@@ -51,7 +51,7 @@ public final class TemporaryDirectory: @unchecked Sendable {
     /// Writes `text` to `name` in place (open, truncate, write, close), creating the
     /// directories above it, and returns its path.
     @discardableResult
-    public func write(_ text: String, to name: String, mode: mode_t = 0o644) throws -> String {
+    public func write(_ text: String, to name: String, mode: UInt32 = 0o644) throws -> String {
         let file = path(of: name)
         let parent = (file as NSString).deletingLastPathComponent
         if !FileManager.default.fileExists(atPath: parent) { _ = try directory(parent, mode: 0o755) }
@@ -73,13 +73,13 @@ public final class TemporaryDirectory: @unchecked Sendable {
 
     /// Creates a file with `mode` and returns its path.
     @discardableResult
-    public func file(_ name: String, mode: mode_t, contents: String = "data\n") throws -> String {
+    public func file(_ name: String, mode: UInt32, contents: String = "data\n") throws -> String {
         try write(contents, to: name, mode: mode)
     }
 
     /// Creates a directory (and those above it) with `mode` and returns its path.
     @discardableResult
-    public func directory(_ name: String, mode: mode_t = 0o755) throws -> String {
+    public func directory(_ name: String, mode: UInt32 = 0o755) throws -> String {
         let directory = path(of: name)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         chmod(directory, mode)

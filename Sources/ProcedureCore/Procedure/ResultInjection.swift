@@ -11,17 +11,18 @@ extension Procedure {
     ) {
         let action = storage.withLock { state in
             state.addInput { [dependency] in
-                switch dependency.output {
+                // Erased, as the outcome is stored: this runs unspecialized (see `ErasedOutcome`).
+                switch dependency.erasedOutput {
                 case .success(let value):
                     do {
-                        try receive(value)
+                        try receive(value as! Input)
                         return nil
                     } catch {
                         return ProcedureError.inputUnavailable(from: dependency.name, reason: error)
                     }
                 case .failure(let error):
                     return ProcedureError.inputUnavailable(from: dependency.name, reason: error)
-                case nil:
+                case .none:
                     return ProcedureError.inputUnavailable(from: dependency.name, reason: nil)
                 }
             }

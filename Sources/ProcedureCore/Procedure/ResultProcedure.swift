@@ -14,7 +14,7 @@ import Locking
 /// ```
 // Sendable by hand, as `Procedure`: the result is behind a lock.
 open class ResultProcedure<Output: Sendable>: Procedure, @unchecked Sendable {
-    private let result = Lock<Result<Output, any Error>?>(nil)
+    private let outcome = Lock<ErasedOutcome>(.none)
 
     /// Creates a procedure.
     public override init(name: String? = nil) {
@@ -23,23 +23,36 @@ open class ResultProcedure<Output: Sendable>: Procedure, @unchecked Sendable {
 
     /// The output once finished: success, failure, or nil when cancelled without one.
     public var output: Result<Output, any Error>? {
-        guard isFinished else { return nil }
-        if let result = result.withLock({ $0 }) { return result }
+        erasedOutput.typed(as: Output.self)
+    }
+
+    /// ``output`` without naming the output's type (see ``ErasedOutcome``).
+    final var erasedOutput: ErasedOutcome {
+        guard isFinished else { return .none }
+        let stored = outcome.withLock { $0 }
+        if !stored.isNone { return stored }
         if let error { return .failure(error) }
-        return nil
+        return .none
     }
 
     /// Finishes with an output. Ignored unless executing.
     public final func finish(returning output: Output) {
         guard isExecuting else { return }
-        result.withLock { if $0 == nil { $0 = .success(output) } }
+        outcome.withLock { if $0.isNone { $0 = .success(output) } }
+        finish()
+    }
+
+    /// ``finish(returning:)`` with an output already erased; it must be an `Output`.
+    final func finishErased(returning output: any Sendable) {
+        guard isExecuting else { return }
+        outcome.withLock { if $0.isNone { $0 = .success(output) } }
         finish()
     }
 
     /// Finishes with an error. Ignored unless executing.
     public final func finish(throwing error: any Error) {
         guard isExecuting else { return }
-        result.withLock { if $0 == nil { $0 = .failure(error) } }
+        outcome.withLock { if $0.isNone { $0 = .failure(error) } }
         finish(with: error)
     }
 

@@ -35,26 +35,18 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
     /// Makes the procedure for one element.
     public typealias MakeProcedure = @Sendable (Element) -> ResultProcedure<Output>
 
-    private struct Run {
+    /// What the batch is made with, until it runs.
+    private struct Work {
         var elements: [Element]?
         var make: MakeProcedure?
-        var queue: ProcedureQueue?
-        var outputs: [Output?] = []
-        var failures: [(index: Int, error: any Error)] = []
-        var remaining = 0
-        var done = false
-    }
-
-    private enum AfterElement {
-        case wait
-        case cancelRest(ProcedureQueue?, any Error)
-        case finish(Result<[Output], any Error>)
+        /// The running batch's bookkeeping (not generic: see ``BatchTally``).
+        var tally: BatchTally?
     }
 
     private let width: Int
     private let policy: FailurePolicy
     private let workload: ProcedureQueue.Workload
-    private let run: Lock<Run>
+    private let work: Lock<Work>
 
     /// Creates a batch over `elements` (or the array taken later from a dependency,
     /// ``takeInput(from:)``), running at most `width` of `makeProcedure`'s procedures at once.
@@ -72,7 +64,7 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
         self.width = max(1, width)
         policy = failurePolicy
         self.workload = workload
-        run = Lock(Run(elements: elements, make: makeProcedure))
+        work = Lock(Work(elements: elements, make: makeProcedure))
         super.init(name: name)
     }
 
@@ -91,23 +83,18 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
     /// evaluated, and depends on it. Ignored once this batch is on a queue.
     public func takeInput(from dependency: ResultProcedure<[Element]>) {
         // Unowned, as TransformProcedure's: kept by this batch and run only by it.
-        injectResult(from: dependency) { [unowned self] elements in self.run.withLock { $0.elements = elements } }
+        injectResult(from: dependency) { [unowned self] elements in self.work.withLock { $0.elements = elements } }
     }
 
     public override func execute() {
         guard isExecuting else { return }
         let queue = ProcedureQueue(name: name, maxConcurrentCount: width, isSuspended: true, workload: workload)
         // Taking the maker makes a second call (or a direct one) do nothing.
-        let taken = run.withLock { run -> (elements: [Element]?, make: MakeProcedure)? in
-            guard let make = run.make else { return nil }
-            run.make = nil
-            let elements = run.elements
-            run.elements = nil
-            if let elements {
-                run.queue = queue
-                run.outputs = Array(repeating: nil, count: elements.count)
-                run.remaining = elements.count
-            }
+        let taken = work.withLock { work -> (elements: [Element]?, make: MakeProcedure)? in
+            guard let make = work.make else { return nil }
+            work.make = nil
+            let elements = work.elements
+            work.elements = nil
             return (elements, make)
         }
         guard let taken else { return }
@@ -120,13 +107,22 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
         let make = taken.make
         reportProgress(completed: 0, of: Int64(elements.count))
         guard !elements.isEmpty else {
-            finishOnce(.success([]))
+            finish(returning: [])
             return
         }
-        let procedures = elements.enumerated().map { index, element in
-            let procedure = make(element)
-            procedure.addObserver(ElementObserver(batch: self, index: index))
-            return procedure
+        let tally = BatchTally(
+            count: elements.count, failsFast: policy == .failFast, queue: queue, batch: self,
+            // Only added to the batch's own element procedures, whose type the maker fixes: no
+            // checked cast (one to a generic class costs more than the rest of the element).
+            outcomeOf: { unsafeDowncast($0, to: ResultProcedure<Output>.self).erasedOutput },
+            end: { [self] ending in end(ending) })
+        work.withLock { $0.tally = tally }
+        var procedures: [Procedure] = []
+        procedures.reserveCapacity(elements.count)
+        for index in elements.indices {
+            let procedure = make(elements[index])
+            procedure.addObserver(tally.observer(for: index))
+            procedures.append(procedure)
         }
         queue.addProcedures(procedures)
         // A batch cancelled while its procedures were being made cancels them now.
@@ -135,80 +131,30 @@ public final class BatchProcedure<Element: Sendable, Output: Sendable>: ResultPr
     }
 
     public override func didCancel(with error: (any Error)?) {
-        run.withLock { $0.queue }?.cancelAll(with: ProcedureError.groupCancelled(name, reason: error))
+        work.withLock { $0.tally }?.queue?.cancelAll(with: ProcedureError.groupCancelled(name, reason: error))
     }
 
     override func releaseWorkBody(executed: Bool) {
-        run.withLock { run in
-            run.elements = nil
-            run.make = nil
-            run.queue = nil
+        let tally = work.withLock { work -> BatchTally? in
+            defer { work = Work() }
+            return work.tally
         }
+        tally?.releaseQueue()
     }
 
-    fileprivate func element(_ index: Int, didFinish procedure: ResultProcedure<Output>) {
-        let output = procedure.output
-        var progress: ProcedureProgress?
-        let next = run.withLock { run -> AfterElement in
-            guard !run.done else { return .wait }
-            run.remaining -= 1
-            progress = ProcedureProgress(
-                completed: Int64(run.outputs.count - run.remaining), of: Int64(run.outputs.count))
-            switch output {
-            case .success(let value):
-                run.outputs[index] = value
-            case .failure(let error):
-                run.failures.append((index, error))
-            case nil:
-                // Cancelled without an error: the element has no output either.
-                run.failures.append((index, procedure.error ?? ProcedureError.cancelled))
+    /// Finishes with the tally's ending, typing the outputs once.
+    private func end(_ ending: BatchTally.Ending) {
+        switch ending {
+        case .outputs(let erased):
+            // Unconditional casts: each element procedure stored its output as an `Output`.
+            let outputs = [Output](unsafeUninitializedCapacity: erased.count) { buffer, count in
+                for index in erased.indices { (buffer.baseAddress! + index).initialize(to: erased[index] as! Output) }
+                count = erased.count
             }
-            if policy == .failFast, let first = run.failures.first {
-                run.done = true
-                return .cancelRest(run.queue, first.error)
-            }
-            guard run.remaining == 0 else { return .wait }
-            run.done = true
-            if !run.failures.isEmpty {
-                let errors = run.failures.sorted { $0.index < $1.index }.map(\.error)
-                // Only collecting gets here: failing fast finished at the first failure.
-                return .finish(.failure(ProcedureError.childrenFailed(errors)))
-            }
-            return .finish(.success(run.outputs.map { $0! }))
-        }
-        if let progress { reportProgress(progress) }
-        switch next {
-        case .wait:
-            break
-        case .cancelRest(let queue, let error):
-            queue?.cancelAll(with: ProcedureError.groupCancelled(name, reason: error))
-            finishOnce(.failure(error))
-        case .finish(let result):
-            finishOnce(result)
-        }
-    }
-
-    private func finishOnce(_ result: Result<[Output], any Error>) {
-        switch result {
-        case .success(let outputs): finish(returning: outputs)
+            finish(returning: outputs)
         // A cancelled batch finishes cancelled, with the error it was cancelled with if any.
         case .failure where isCancelled: finish()
         case .failure(let error): finish(throwing: error)
         }
-    }
-}
-
-/// Reports one element's procedure finishing to its batch. Strongly: a weak reference gave every
-/// batch a side table (each retain of it on the slow path) and cost a weak load per element; the
-/// cycle it would make (batch, its queue, an element, this observer) ends as each element finishes
-/// and leaves the queue, and the batch lets its queue go once it finished.
-private struct ElementObserver<Element: Sendable, Output: Sendable>: ProcedureObserver {
-    let batch: BatchProcedure<Element, Output>
-    let index: Int
-
-    func procedureDidFinish(_ procedure: Procedure, error: (any Error)?) {
-        // Only added to the batch's own element procedures, whose type the maker fixes: no cast
-        // to check (a checked cast to a generic class costs more than the rest of the element).
-        batch.element(index, didFinish: unsafeDowncast(procedure, to: ResultProcedure<Output>.self))
     }
 }

@@ -20,17 +20,15 @@ open class TransformProcedure<Input: Sendable, Output: Sendable>: ResultProcedur
     /// The transform of one input.
     public typealias Transform = @Sendable (Input) throws -> Output
 
-    private struct Work {
-        var input: Input?
-        var transform: Transform?
-    }
+    private typealias Work = ErasedTransformWork
 
     private let work: Lock<Work>
 
     /// Creates a step that runs `transform` on `input`, or on the input taken later from a
     /// dependency (``takeInput(from:)``).
     public init(name: String? = nil, input: Input? = nil, _ transform: @escaping Transform) {
-        work = Lock(Work(input: input, transform: transform))
+        // Unconditional cast: only this step stores its input, as `Input`.
+        work = Lock(Work(input: input.map { $0 }, transform: { try transform($0 as! Input) }))
         super.init(name: name)
     }
 
@@ -55,20 +53,20 @@ open class TransformProcedure<Input: Sendable, Output: Sendable>: ResultProcedur
 
     public final override func execute() {
         // Taking the transform makes a second call (or a direct one) do nothing.
-        let taken = work.withLock { work -> (Input?, Transform)? in
-            guard isExecuting, let transform = work.transform else { return nil }
-            work.transform = nil
-            return (work.input, transform)
+        let taken = work.withLock { work -> Work? in
+            guard isExecuting, work.transform != nil else { return nil }
+            defer { work.transform = nil }
+            return work
         }
-        guard let (input, transform) = taken else { return }
-        guard let input else {
+        guard let taken, let transform = taken.transform else { return }
+        guard let input = taken.input else {
             finish(
                 throwing: ProcedureError.misuse(
                     name, "it executed without an input: give one or take it from a dependency"))
             return
         }
         do {
-            finish(returning: try transform(input))
+            finishErased(returning: try transform(input))
         } catch {
             finish(throwing: error)
         }
@@ -77,6 +75,15 @@ open class TransformProcedure<Input: Sendable, Output: Sendable>: ResultProcedur
     override func releaseWorkBody(executed: Bool) {
         work.withLock { $0 = Work() }
     }
+}
+
+/// A ``TransformProcedure``'s input and transform. Neither is stored under its own type, and this
+/// is not nested in the generic class (a nested type is generic too): the class's code runs
+/// unspecialized, where a type built from `Input` or `Output` costs a metadata cache lookup per use
+/// (see ``ErasedOutcome``). The transform is wrapped once, at making.
+private struct ErasedTransformWork {
+    var input: (any Sendable)?
+    var transform: (@Sendable (any Sendable) throws -> any Sendable)?
 }
 
 extension ResultProcedure {
