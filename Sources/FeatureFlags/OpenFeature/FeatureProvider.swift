@@ -72,7 +72,7 @@ extension FeatureProvider {
     public func track(_ eventName: String, context: FlagEvaluationContext?, details: TrackingEventDetails?) {}
 }
 
-/// Why ``FlagClient/track(_:context:details:)`` did not hand an event to the provider.
+/// Why ``FlagClient/trackOrThrow(_:context:details:)`` (or ``FlagClient/track(_:context:details:)``, in its log) did not hand an event to the provider.
 public struct TrackingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was wrong.
     public let description: String

@@ -334,13 +334,15 @@ public final class FlagClient: Sendable {
     // MARK: Tracking
 
     /// Tells the provider that the subject did something worth measuring (OpenFeature's tracking,
-    /// 6.1): an experiment's goal reached, a purchase, a page seen.
+    /// 6.1): an experiment's goal reached, a purchase, a page seen. Returns nothing (6.1.1.1).
     ///
     /// The context the provider receives is merged as an evaluation's is (global, transaction,
-    /// client, then `context`; 6.1.3). A provider that does not track does nothing (6.1.4). It
-    /// never throws: what went wrong comes back, for a caller that wants to know, and the event
-    /// is not passed on: an empty name (the specification's tracking scenarios), or a provider
-    /// not ready or failed for good. (Its other invalid name, a null one, cannot be written in Swift.)
+    /// client, then `context`; 6.1.3). A provider that does not track does nothing (6.1.4). An
+    /// event that is not passed on — an empty name (the specification's tracking scenarios), or a
+    /// provider not ready or failed for good — is logged as a warning through the API's
+    /// ``OpenFeatureAPI/logger``, as an evaluation's error is (1.4.11); a caller that must know
+    /// calls ``trackOrThrow(_:context:details:)`` instead. (Its other invalid name, a null one,
+    /// cannot be written in Swift.)
     ///
     /// ```swift
     /// let client = api.client()
@@ -350,17 +352,29 @@ public final class FlagClient: Sendable {
     ///   - eventName: What happened; not empty.
     ///   - context: The evaluation context of this event, over the client's.
     ///   - details: A value and fields describing the event.
-    /// - Returns: Success once the provider was handed the event, or why it was not.
-    @discardableResult
     public func track(
         _ eventName: String, context: FlagEvaluationContext? = nil, details: TrackingEventDetails? = nil
-    ) -> Result<Void, TrackingError> {
-        guard !eventName.isEmpty else { return .failure(TrackingError("a tracking event needs a name")) }
+    ) {
+        do {
+            try trackOrThrow(eventName, context: context, details: details)
+        } catch {
+            api.logger?.warning(
+                "tracking event '\(eventName)' was not passed on: \(error)",
+                metadata: ["event": "\(eventName)", "domain": "\(domain ?? "")"])
+        }
+    }
+
+    /// ``track(_:context:details:)`` for a caller that must know whether the provider was handed
+    /// the event: throws why it was not (an empty name, a provider not ready or failed for good),
+    /// and logs nothing.
+    public func trackOrThrow(
+        _ eventName: String, context: FlagEvaluationContext? = nil, details: TrackingEventDetails? = nil
+    ) throws(TrackingError) {
+        guard !eventName.isEmpty else { throw TrackingError("a tracking event needs a name") }
         let snapshot = plan()
-        if let (_, message) = Self.shortCircuit(snapshot) { return .failure(TrackingError(message)) }
+        if let (_, message) = Self.shortCircuit(snapshot) { throw TrackingError(message) }
         let merged = Self.merge(snapshot.global, snapshot.propagator.currentContext(), snapshot.client, context)
         snapshot.provider.track(eventName, context: merged, details: details)
-        return .success(())
     }
 
     /// Global, client and call contexts merged; nil when all are empty, so a provider can skip

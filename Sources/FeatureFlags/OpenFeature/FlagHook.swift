@@ -63,34 +63,41 @@ public struct HookContext: Sendable {
 }
 
 /// A hook's own values for one evaluation, carried from one of its stages to the next
-/// (OpenFeature's hook data, 4.6.1).
+/// (OpenFeature's hook data, 4.6.1): any `Sendable` value under a string key (a Boolean, a string,
+/// a number, an instant, a structure, or an object such as a tracing span), read back by type.
 ///
 /// ```swift
 /// struct Timing: FlagHook {
 ///     func before(_ context: HookContext, hints: HookHints) throws -> FlagEvaluationContext? {
-///         context.hookData["started"] = .number(Date().timeIntervalSince1970)
+///         context.hookData["started"] = ContinuousClock.now
 ///         return nil
 ///     }
 ///     func finally(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints) {
-///         let started = context.hookData["started"]?.numberValue ?? 0
-///         print("\(context.flagKey) took \(Date().timeIntervalSince1970 - started) s")
+///         guard let started = context.hookData["started", as: ContinuousClock.Instant.self] else { return }
+///         print("\(context.flagKey) took \(ContinuousClock.now - started)")
 ///     }
 /// }
 /// ```
 public final class HookData: Sendable {
-    private let values = Lock<[String: FlagValue]>([:])
+    private let values = Lock<[String: any Sendable]>([:])
 
     /// Empty data.
     public init() {}
 
-    /// The value stored under `key`, or nil; storing nil removes it.
-    public subscript(key: String) -> FlagValue? {
+    /// The value stored under `key`, of whatever type it was stored as, or nil; storing nil removes it.
+    public subscript(key: String) -> (any Sendable)? {
         get { values.withLock { $0[key] } }
         set { values.withLock { $0[key] = newValue } }
     }
 
+    /// The value stored under `key` when it is a `Value`; nil when there is none or it is of
+    /// another type (a cast, not a conversion: an `Int` stored is not a `Double` read).
+    public subscript<Value: Sendable>(key: String, as type: Value.Type) -> Value? {
+        values.withLock { $0[key] } as? Value
+    }
+
     /// Every value stored, by key.
-    public var all: [String: FlagValue] { values.withLock { $0 } }
+    public var all: [String: any Sendable] { values.withLock { $0 } }
 }
 
 /// Values a caller passes to the hooks of one evaluation.

@@ -185,17 +185,18 @@ public final class OpenFeatureAPI: Sendable {
     }
 
     /// Shuts every provider down and resets the API (1.6.1, 1.6.2): the providers, the global
-    /// context and hooks are forgotten (the logger and the transaction propagator are kept), every event stream handed out ends, and clients are
-    /// `NOT_READY` (their evaluations return the default with `PROVIDER_NOT_READY`) until a
-    /// provider is set again.
+    /// context, the hooks and the transaction context propagator (back to
+    /// ``TaskLocalTransactionContextPropagator``) are forgotten, every event stream handed out ends,
+    /// and clients are `NOT_READY` (their evaluations return the default with `PROVIDER_NOT_READY`)
+    /// until a provider is set again. The ``logger`` is kept: it is where the process logs, not
+    /// state of the API's (the specification does not list it).
     public func shutdown() async {
         let bindings = state.withLock { state -> [Binding] in
             let all = [state.defaultBinding] + Array(state.domains.values)
-            let (propagator, generation, logger) = (state.propagator, state.generation, state.logger)
+            let (generation, logger) = (state.generation, state.logger)
             state = State(version: version)
             version.changed()
             state.defaultBinding.lifecycle = .settled(.notReady)
-            state.propagator = propagator
             state.logger = logger
             // Kept counting, so a provider still initializing from before cannot pass for a later one.
             state.generation = generation

@@ -1,6 +1,7 @@
 import FeatureFlags
 import Locking
 import OpenFeatureIsolation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -112,20 +113,20 @@ struct OpenFeatureSpecificationTests {
 
         func before(_ context: HookContext, hints: HookHints) throws -> FlagEvaluationContext? {
             #expect(context.hookData["stage"] == nil, "4.3.2: fresh data for each evaluation")
-            context.hookData["stage"] = .string("before of \(context.flagKey)")
+            context.hookData["stage"] = "before of \(context.flagKey)"
             return nil
         }
 
         func after(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints) throws {
-            seen.withLock { $0.append("after saw \(context.hookData["stage"]?.stringValue ?? "nothing")") }
+            seen.withLock { $0.append("after saw \(context.hookData["stage", as: String.self] ?? "nothing")") }
         }
 
         func error(_ context: HookContext, error: any Error, hints: HookHints) {
-            seen.withLock { $0.append("error saw \(context.hookData["stage"]?.stringValue ?? "nothing")") }
+            seen.withLock { $0.append("error saw \(context.hookData["stage", as: String.self] ?? "nothing")") }
         }
 
         func finally(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints) {
-            seen.withLock { $0.append("finally saw \(context.hookData["stage"]?.stringValue ?? "nothing")") }
+            seen.withLock { $0.append("finally saw \(context.hookData["stage", as: String.self] ?? "nothing")") }
         }
     }
 
@@ -133,7 +134,7 @@ struct OpenFeatureSpecificationTests {
     struct SnoopingHook: FlagHook {
         let seen: OpenFeatureClientTests.Log
         func finally(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints) {
-            seen.append("snoop saw \(context.hookData["stage"]?.stringValue ?? "nothing")")
+            seen.append("snoop saw \(context.hookData["stage", as: String.self] ?? "nothing")")
         }
     }
 
@@ -152,6 +153,50 @@ struct OpenFeatureSpecificationTests {
                 "error saw before of missing", "finally saw before of missing",
             ])
         #expect(snooped.all == ["snoop saw nothing", "snoop saw nothing"])
+    }
+
+    /// What a tracing hook keeps from `before` to `finally`: an object, not a value.
+    final class Span: Sendable {
+        let name: String
+        let ended = Atomic<Bool>(false)
+        init(name: String) { self.name = name }
+    }
+
+    /// Opens a span and notes the time at `before`; ends the span and reads both back at `finally`.
+    final class TracingHook: FlagHook {
+        let finished = Lock<[(span: Span, elapsed: Duration, wrongType: Int?)]>([])
+
+        func before(_ context: HookContext, hints: HookHints) throws -> FlagEvaluationContext? {
+            context.hookData["span"] = Span(name: "flag \(context.flagKey)")
+            context.hookData["started"] = ContinuousClock.now
+            context.hookData["attributes"] = ["key": context.flagKey, "kind": "\(context.kind)"]
+            return nil
+        }
+
+        func finally(_ context: HookContext, details: FlagEvaluationDetails<FlagValue>, hints: HookHints) {
+            guard let span = context.hookData["span", as: Span.self],
+                let started = context.hookData["started", as: ContinuousClock.Instant.self]
+            else { return }
+            span.ended.store(true, ordering: .relaxed)
+            #expect(context.hookData["attributes", as: [String: String].self]?["key"] == context.flagKey)
+            #expect(context.hookData["missing"] == nil)
+            let wrongType = context.hookData["started", as: Int.self]
+            finished.withLock { $0.append((span, ContinuousClock.now - started, wrongType)) }
+        }
+    }
+
+    @Test("4.6.1: hook data holds any value (an object such as a span, an instant, a structure), read back by type")
+    func hookDataHoldsObjects() async {
+        let api = OpenFeatureAPI()
+        await api.setProvider(InMemoryFlagProvider(["f": true]))
+        let hook = TracingHook()
+        _ = api.client(hooks: [hook]).boolean("f", default: false)
+        let finished = hook.finished.withLock { $0 }
+        #expect(finished.count == 1)
+        #expect(finished.first?.span.name == "flag f", "the same object, stored at before, read at finally")
+        #expect(finished.first?.span.ended.load(ordering: .relaxed) == true)
+        #expect((finished.first?.elapsed ?? .seconds(-1)) >= .zero)
+        #expect(finished.first?.wrongType == nil, "read as another type: nil, not a conversion")
     }
 
     @Test("1.7.8, 5.1.5: an error event carries its error code")
@@ -198,6 +243,41 @@ struct OpenFeatureSpecificationTests {
         // A provider set afterwards serves again.
         await api.setProvider(InMemoryFlagProvider(["f": true]))
         #expect(client.boolean("f", default: false) == true)
+    }
+
+    /// A propagator that always answers with one context and counts how often it is asked.
+    final class FixedPropagator: TransactionContextPropagator {
+        let asked = Atomic<Int>(0)
+        func currentContext() -> FlagEvaluationContext? {
+            asked.add(1, ordering: .relaxed)
+            return FlagEvaluationContext(targetingKey: "from-the-propagator")
+        }
+        func withContext<Result>(
+            _ context: FlagEvaluationContext, isolation: isolated (any Actor)?, operation: () async throws -> Result
+        ) async rethrows -> Result { try await operation() }
+        func withContext<Result>(_ context: FlagEvaluationContext, operation: () throws -> Result) rethrows -> Result {
+            try operation()
+        }
+    }
+
+    @Test("1.6.2: shutdown resets the transaction context propagator too; it is never asked again")
+    func shutdownResetsPropagator() async {
+        let api = OpenFeatureAPI()
+        let propagator = FixedPropagator()
+        api.setTransactionContextPropagator(propagator)
+        #expect(api.transactionContext?.targetingKey == "from-the-propagator")
+        let before = propagator.asked.load(ordering: .relaxed)
+        #expect(before == 1)
+        await api.shutdown()
+        await api.setProvider(InMemoryFlagProvider(["f": true]))
+        #expect(api.transactionContext == nil, "the default propagator, outside any transaction")
+        _ = api.client().booleanDetails("f", default: false)
+        api.client().track("after shutdown")
+        #expect(propagator.asked.load(ordering: .relaxed) == before, "asked after the API was reset")
+        // The default propagator works as before.
+        api.withTransactionContext(FlagEvaluationContext(targetingKey: "t")) {
+            #expect(api.transactionContext?.targetingKey == "t")
+        }
     }
 
     @Test("1.6.2: a provider still initializing when the API shut down does not touch the provider set after")
@@ -411,32 +491,55 @@ struct TrackingFeatureTests {
     func invalidName() async {
         let (client, provider) = await Self.registered()
         // The feature's other example, a null name, cannot be written: `eventName` is a String.
-        guard case .failure(let error) = client.track("") else {
-            Issue.record("an empty event name was accepted")
-            return
+        #expect(throws: TrackingError.self) { try client.trackOrThrow("") }
+        do {
+            try client.trackOrThrow("")
+        } catch {
+            #expect(error.description.contains("name"))
         }
-        #expect(error.description.contains("name"))
         #expect(provider.tracked.withLock { $0 }.isEmpty)
     }
 
     @Test("Provider's track functionality is called")
-    func providerCalled() async {
+    func providerCalled() async throws {
         let (client, provider) = await Self.registered()
-        guard case .success = client.track("the-event") else {
-            Issue.record("tracking failed")
-            return
-        }
-        #expect(provider.tracked.withLock { $0.map(\.name) } == ["the-event"])
+        try client.trackOrThrow("the-event")
+        client.track("the-other-event")
+        #expect(provider.tracked.withLock { $0.map(\.name) } == ["the-event", "the-other-event"])
+    }
+
+    @Test("6.1.1.1: track returns nothing; an event it could not pass on is logged with its name and why")
+    func refusalsLogged() async {
+        let api = OpenFeatureAPI()
+        let capture = LogCapture()
+        api.logger = capture.logger(level: .warning)
+        let provider = OpenFeatureSpecificationTests.ScriptedProvider(name: "tracking")
+        await api.setProvider(provider)
+        let client = api.client(domain: "shop")
+        // `track`'s type is the requirement's: it returns nothing (a Void function, not a discardable result).
+        let track: (String, FlagEvaluationContext?, TrackingEventDetails?) -> Void = client.track
+        track("checkout", nil, nil)
+        #expect(capture.messages(at: .warning).isEmpty, "an event passed on is not logged")
+        track("", nil, nil)
+        await api.shutdown()
+        track("after shutdown", nil, nil)
+        let logged = capture.messages(at: .warning)
+        #expect(logged.count == 2)
+        #expect(logged.first?.contains("tracking event '' was not passed on: a tracking event needs a name") == true)
+        #expect(logged.last?.contains("tracking event 'after shutdown' was not passed on") == true)
+        #expect(logged.last?.contains("not ready") == true)
+        #expect(provider.tracked.withLock { $0.map(\.name) } == ["checkout"])
     }
 
     @Test("6.1: tracking while the provider is not ready is refused, not passed on")
     func notReady() async {
         let api = OpenFeatureAPI()
         await api.shutdown()
-        guard case .failure(let error) = api.client().track("early") else {
+        do {
+            try api.client().trackOrThrow("early")
             Issue.record("tracking with no ready provider succeeded")
-            return
+        } catch {
+            #expect(error.description.contains("not ready"))
         }
-        #expect(error.description.contains("not ready"))
     }
 }
