@@ -178,15 +178,16 @@ struct FlagEvaluationTests {
         #expect(details.errorMessage?.contains("\"onn\"") == true)
     }
 
-    @Test("fractional's short form without a targeting key buckets on the flag key alone, as flagd does")
+    @Test(
+        "fractional's short form without a targeting key (or with an empty one) is null, as flagd's Go evaluator: the default"
+    )
     func noTargetingKey() throws {
         let flags = try store(Self.flags)
-        let details = flags.evaluation("rollout", default: "none")
-        #expect(details.reason == .targetingMatch)
-        #expect(["A", "B"].contains(details.value))
-        #expect(
-            flags.evaluation("rollout", default: "none", context: .init(targetingKey: "")).variant == details.variant
-        )
+        for context in [FlagEvaluationContext(), FlagEvaluationContext(targetingKey: "")] {
+            let details = flags.evaluation("rollout", default: "none", context: context)
+            #expect(details.reason == .default)
+            #expect(details.value == "A")
+        }
         let keyed = flags.evaluation("rollout", default: "none", context: .init(targetingKey: "host-17"))
         #expect(keyed.reason == .targetingMatch)
         #expect(["A", "B"].contains(keyed.value))

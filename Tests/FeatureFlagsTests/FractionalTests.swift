@@ -45,15 +45,46 @@ struct FractionalTests {
     }
 
     @Test(
-        "a missing or empty bucketing value makes the rule null: the default variant, reason DEFAULT",
-        arguments: [nil, ""])
-    func missingBucketingValue(email: String?) throws {
+        "a missing bucketing value gives way to flag key and targeting key, as flagd's Go evaluator; with neither, null"
+    )
+    func missingBucketingValue() throws {
         let rule = #"{"fractional": [{"var": "email"}, ["red", 25], ["blue", 25], ["green", 25], ["yellow", 25]]}"#
-        let context = FlagEvaluationContext(
-            targetingKey: "myKey", attributes: email.map { ["email": .string($0)] } ?? [:])
-        let details = try color("headerColor", rule, context)
-        #expect(details.variant == "red")
-        #expect(details.reason == .default)
+        let shortForm = #"{"fractional": [["red", 25], ["blue", 25], ["green", 25], ["yellow", 25]]}"#
+        for key in ["myKey", "other", "x"] {
+            let missing = try color("headerColor", rule, .init(targetingKey: key))
+            #expect(missing.reason == .targetingMatch)
+            #expect(missing.variant == (try color("headerColor", shortForm, .init(targetingKey: key))).variant)
+        }
+        for context in [FlagEvaluationContext(), FlagEvaluationContext(targetingKey: "")] {
+            let details = try color("headerColor", rule, context)
+            #expect(details.variant == "red", "the default variant")
+            #expect(details.reason == .default)
+        }
+    }
+
+    @Test("an empty bucketing value is hashed like any other string, as flagd's Go evaluator does")
+    func emptyBucketingValue() throws {
+        // murmur3("") = 0, so the point is 0: the first bucket with weight.
+        let rule = #"{"fractional": [{"var": "email"}, ["blue", 0], ["green", 50], ["yellow", 50]]}"#
+        let details = try color("headerColor", rule, .init(targetingKey: "myKey", attributes: ["email": ""]))
+        #expect(details.variant == "green")
+        #expect(details.reason == .targetingMatch)
+    }
+
+    @Test("a weight with a fraction, or of another type, makes the operator null; a null weight counts as 1")
+    func weights() throws {
+        let context = FlagEvaluationContext(targetingKey: "myKey")
+        for bad in [#"["red", 50.5]"#, #"["red", "50"]"#, #"["red", true]"#, #"[]"#, #"[["red"], 1]"#] {
+            let details = try color("headerColor", #"{"fractional": [\#(bad), ["blue", 50]]}"#, context)
+            #expect(details.reason == .default, "\(bad)")
+        }
+        let nullWeight = try color("headerColor", #"{"fractional": [["blue", null], ["green", 0]]}"#, context)
+        #expect(nullWeight.variant == "blue")
+        #expect(nullWeight.reason == .targetingMatch)
+        // Under `!`, a null operator is falsy: the rule goes on.
+        let negated = try color(
+            "headerColor", #"{"if": [{"!": [{"fractional": [["red", 50.5]]}]}, "green", "blue"]}"#, context)
+        #expect(negated.variant == "green")
     }
 
     @Test("a bucket of weight 100 takes everyone, weight 0 nobody")

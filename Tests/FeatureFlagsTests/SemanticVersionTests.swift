@@ -40,18 +40,29 @@ struct SemanticVersionTests {
     }
 
     @Test(
-        "a version that does not parse makes the whole rule null, so the default variant wins",
+        "a version that does not parse makes sem_ver null: the default variant alone, the else branch in an if, true under !",
         arguments: ["1.0.0.0", "01.0.0", "1.0.0-", "banana", "", "1.2-beta"])
     func invalidVersions(version: String) throws {
         let json = """
             { "flags": { "f": { "state": "ENABLED", "variants": { "yes": true, "no": false, "fallback": false },
               "defaultVariant": "fallback",
-              "targeting": { "if": [{ "sem_ver": [{ "var": "version" }, "!=", "1.0.0"] }, "yes", "no"] } } } }
+              "targeting": { "if": [{ "sem_ver": [{ "var": "version" }, "!=", "1.0.0"] }, "yes", "no"] } },
+              "alone": { "state": "ENABLED", "variants": { "yes": true, "no": false, "fallback": false },
+              "defaultVariant": "fallback", "targeting": { "sem_ver": [{ "var": "version" }, "!=", "1.0.0"] } },
+              "negated": { "state": "ENABLED", "variants": { "yes": true, "no": false, "fallback": false },
+              "defaultVariant": "fallback",
+              "targeting": { "if": [{ "!": [{ "sem_ver": [{ "var": "version" }, "!=", "1.0.0"] }] }, "yes", "no"] } } } }
             """
-        let details = try store(json).evaluation(
-            "f", default: true, context: .init(attributes: ["version": .string(version)]))
-        #expect(details.variant == "fallback")
-        #expect(details.reason == .default)
+        let flags = try store(json)
+        let context = FlagEvaluationContext(attributes: ["version": .string(version)])
+        let details = flags.evaluation("f", default: true, context: context)
+        // Null, not false: an `if` takes its else branch either way, but `!` tells them apart.
+        #expect(details.variant == "no")
+        #expect(details.reason == .targetingMatch)
+        let alone = flags.evaluation("alone", default: true, context: context)
+        #expect(alone.variant == "fallback")
+        #expect(alone.reason == .default)
+        #expect(flags.evaluation("negated", default: false, context: context).variant == "yes")
     }
 
     @Test(

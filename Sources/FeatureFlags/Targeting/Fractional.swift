@@ -1,59 +1,76 @@
-/// flagd's `fractional`: deterministic, weighted bucketing of a value into variants.
+/// flagd's `fractional`: deterministic, weighted bucketing of a value into variants, as flagd's
+/// Go evaluator does it (core/pkg/evaluator/fractional.go).
 ///
-/// The bucketing value is the first argument's value, which must be a non-empty string; in the
-/// short form (the first argument is already a bucket) it is the flag key followed by the
-/// targeting key (empty when the context has none). Its MurmurHash3 (x86, 32-bit, seed 0) picks a
-/// point in `[0, total weight)`: `hash * total >> 32`. Each bucket owns a range as wide as its
-/// weight, in order. These are flagd's rules, so a user lands in the same bucket here and in flagd.
+/// The bucketing value is the first argument's value when that is a string (an empty one too). When
+/// it is null (an attribute the context lacks), or the first argument is already a bucket (the short
+/// form), it is the flag key followed by the targeting key, and with no targeting key, or an empty
+/// one, there is nothing to bucket. Its MurmurHash3 (x86, 32-bit, seed 0) picks a point in
+/// `[0, total weight)`: `hash * total >> 32`. Each bucket owns a range as wide as its weight, in
+/// order. So a user lands in the same bucket here and in flagd.
 ///
-/// A bucket is `[name]` (weight 1) or `[name, weight]`; the name is a string, Boolean, number or
-/// null, and either part may be computed by a rule. Negative weights count as 0 and fractions are
-/// dropped. Anything flagd cannot bucket (a bucketing value that is missing, empty or not a
-/// string, a malformed bucket, weights summing to 0 or past 2^31 - 1) fails, and the whole rule
-/// evaluates to null.
+/// A bucket is `[name]` or `[name, null]` (weight 1) or `[name, weight]`; the name is a string,
+/// Boolean, number or null, and either part may be computed by a rule; entries after the weight are
+/// not read. Negative weights count as 0. What flagd cannot bucket (a bucketing value of another
+/// type, a malformed bucket, a weight with a fraction, weights summing to 0 or past 2^31 - 1) makes
+/// the operator null, as flagd's returns nil, and the rule goes on.
+///
+/// (flagd's Python evaluator 2.0.0 hashes the CBOR encoding of any bucketing value instead, flagd's
+/// proposed "fractional v3"; flagd's Go evaluator, the reference, hashes the string. See
+/// Docs/FeatureFlags.md.)
 enum Fractional {
     static func evaluate(
         seed: TargetingExpression?, buckets: [TargetingExpression], _ scope: TargetingScope
     ) throws(TargetingFailure) -> FlagValue {
-        let bucketBy: String
+        var entries: [FlagValue] = []
+        entries.reserveCapacity(buckets.count + 1)
+        var bucketBy: String?
         if let seed {
-            guard case .string(let value) = try seed.evaluate(scope), !value.isEmpty else { throw TargetingFailure() }
-            bucketBy = value
-        } else {
-            bucketBy = scope.flagKey + (scope.targetingKey ?? "")
+            switch try seed.evaluate(scope) {
+            case .string(let value): bucketBy = value
+            case .null: break
+            case .list(let bucket): entries.append(.list(bucket))
+            default: return .null
+            }
         }
-        guard !buckets.isEmpty else { throw TargetingFailure() }
+        if bucketBy == nil {
+            guard let targetingKey = scope.targetingKey, !targetingKey.isEmpty else { return .null }
+            bucketBy = scope.flagKey + targetingKey
+        }
+        for bucket in buckets { entries.append(try bucket.evaluate(scope)) }
         var names: [FlagValue] = []
         var weights: [UInt64] = []
-        names.reserveCapacity(buckets.count)
-        weights.reserveCapacity(buckets.count)
+        names.reserveCapacity(entries.count)
+        weights.reserveCapacity(entries.count)
         var total: UInt64 = 0
-        for bucket in buckets {
-            guard case .list(let entry) = try bucket.evaluate(scope), let name = entry.first, entry.count <= 2 else {
-                throw TargetingFailure()
-            }
+        for entry in entries {
+            guard case .list(let parts) = entry, let name = parts.first else { return .null }
             switch name {
             case .string, .bool, .number, .null, .date: break
-            case .list, .structure: throw TargetingFailure()
+            case .list, .structure: return .null
             }
             var weight: UInt64 = 1
-            if entry.count == 2 {
-                guard case .number(let number) = entry[1], !number.isNaN else { throw TargetingFailure() }
-                // Clamped before converting, so a huge weight cannot trap; the sum check refuses it.
-                weight = number <= 0 ? 0 : UInt64(Swift.min(number, Double(Int32.max) + 1).rounded(.towardZero))
+            if parts.count >= 2 {
+                switch parts[1] {
+                case .null: break
+                case .number(let number):
+                    guard number.isFinite, number == number.rounded(.towardZero) else { return .null }
+                    guard number <= Double(Int32.max) else { return .null }
+                    weight = number <= 0 ? 0 : UInt64(number)
+                default: return .null
+                }
             }
             total += weight
-            guard total <= UInt64(Int32.max) else { throw TargetingFailure() }
+            guard total <= UInt64(Int32.max) else { return .null }
             names.append(name)
             weights.append(weight)
         }
-        guard total > 0 else { throw TargetingFailure() }
+        guard total > 0, let bucketBy else { return .null }
         let point = (UInt64(MurmurHash3.hash32(bucketBy.utf8)) &* total) >> 32
         var end: UInt64 = 0
         for (name, weight) in zip(names, weights) {
             end += weight
             if point < end { return name }
         }
-        throw TargetingFailure()  // unreachable: point < total
+        return .null  // unreachable: point < total
     }
 }

@@ -29,10 +29,11 @@ indirect enum TargetingExpression: Sendable {
     }
 }
 
-/// One of flagd's own operators (`fractional`, `sem_ver`, `starts_with`, `ends_with`) could not
-/// work with its arguments. As in flagd, the whole rule then evaluates to null, so the default
-/// variant is used. A rule that read an attribute the context could not build completely fails
-/// instead, with ``incompleteAttribute`` set: that is an evaluation error, never a default.
+/// A rule could not be evaluated: it read an attribute the context could not build completely
+/// (``incompleteAttribute`` set), which is an evaluation error, never a default. (flagd's own
+/// operators, `fractional`, `sem_ver`, `starts_with` and `ends_with`, do not fail on arguments they
+/// cannot use: they evaluate to null and the rule goes on, as flagd's do: its Go evaluator's
+/// operators return nil, and flagd-testbed's `@operator-errors` scenarios expect it.)
 struct TargetingFailure: Error, Sendable {
     /// The incomplete attribute read, and why it is incomplete.
     var incompleteAttribute: (name: String, reason: String)?
@@ -148,9 +149,8 @@ extension TargetingExpression {
             if let value = try scope.lookup(components), value != .null { return value }
             return try fallback?.evaluate(scope) ?? .null
         case .semanticVersion(let versionExpression, let comparison, let target):
-            guard let version = SemanticVersion(value: try versionExpression.evaluate(scope)) else {
-                throw TargetingFailure()
-            }
+            // An operator that cannot use its arguments is null, and the rule goes on (flagd's operators).
+            guard let version = SemanticVersion(value: try versionExpression.evaluate(scope)) else { return .null }
             return .bool(comparison.holds(version, target))
         case .fractional(let seed, let buckets):
             return try Fractional.evaluate(seed: seed, buckets: buckets, scope)
@@ -268,9 +268,9 @@ extension TargetingExpression {
         case .log:
             return a
         case .fractional, .semanticVersion:
-            throw TargetingFailure()  // reached only with arguments flagd cannot use
+            return .null  // reached only with arguments flagd cannot use: null, as flagd's operator returns
         case .startsWith, .endsWith:
-            guard count == 2, case .string(let text) = a, case .string(let affix) = b else { throw TargetingFailure() }
+            guard count == 2, case .string(let text) = a, case .string(let affix) = b else { return .null }
             return .bool(op == .startsWith ? JS.hasPrefix(text, affix) : JS.hasSuffix(text, affix))
         case .variable, .missing, .missingSome, .ifThenElse, .ternary, .or, .and, .max, .min, .add, .multiply,
             .map, .filter, .reduce, .all, .none, .some, .merge, .cat:
@@ -331,7 +331,7 @@ extension TargetingExpression {
             guard values.count == 3, case .string(let symbol) = values[1],
                 let comparison = SemanticVersionOperator(rawValue: symbol),
                 let left = SemanticVersion(value: values[0]), let right = SemanticVersion(value: values[2])
-            else { throw TargetingFailure() }
+            else { return .null }
             return .bool(comparison.holds(left, right))
         case .equal, .strictEqual, .notEqual, .strictNotEqual, .not, .truthy, .greater, .greaterOrEqual, .subtract,
             .divide, .remainder, .in, .log, .fractional, .startsWith, .endsWith:
