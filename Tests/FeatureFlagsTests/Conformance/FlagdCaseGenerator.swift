@@ -1,6 +1,7 @@
 import FeatureFlags
+import TestSupport
 
-/// Random flag configurations and contexts for ``FlagdDifferentialTests``, from a seed (SplitMix64),
+/// Random flag configurations and contexts for ``FlagdDifferentialTests``, from a seed (`SplitMix`),
 /// so a failure names a case that the next run makes again.
 ///
 /// Weighted toward the shapes evaluators disagree on: operators given values of the wrong type or
@@ -9,19 +10,11 @@ import FeatureFlags
 /// key, results that are no variant, not a string, or null, and a type asked for that is not the
 /// flag's.
 struct FlagdCaseGenerator {
-    private var state: UInt64
+    private var random: SplitMix
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { random = SplitMix(seed: seed) }
 
-    private mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    private mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    private mutating func below(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
     private mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
     private mutating func pick<T>(_ choices: [T]) -> T { choices[below(choices.count)] }
 
