@@ -54,6 +54,15 @@ public final class FlagClient: Sendable {
             let asksProvider = snapshot.status != .notReady && snapshot.status != .fatal
             staticValues = asksProvider && hooks.isEmpty ? snapshot.provider as? FlagStore : nil
         }
+
+        /// The context the provider is given for an evaluation or a tracking event: the global
+        /// context, the current transaction's, the client's, then the call's (3.2.3, 6.1.3).
+        func context(over invocation: FlagEvaluationContext?) -> FlagEvaluationContext? {
+            guard let transaction = propagator.currentContext() else {
+                return FlagClient.overlay(invocation, on: merged)
+            }
+            return FlagClient.merge(global, transaction, client, invocation)
+        }
     }
 
     init(api: OpenFeatureAPI, domain: String?, context: FlagEvaluationContext, hooks: [any FlagHook]) {
@@ -222,12 +231,7 @@ public final class FlagClient: Sendable {
         _ resolve: (any FeatureProvider, FlagEvaluationContext?) -> FlagEvaluationDetails<T>
     ) -> FlagEvaluationDetails<T> {
         let snapshot = plan()
-        let merged: FlagEvaluationContext?
-        if let transaction = snapshot.propagator.currentContext() {
-            merged = Self.merge(snapshot.global, transaction, snapshot.client, invocation)
-        } else {
-            merged = Self.overlay(invocation, on: snapshot.merged)
-        }
+        let merged = snapshot.context(over: invocation)
         let providerHooks = snapshot.provider.hooks
         let hooks =
             snapshot.hooks.isEmpty && options.hooks.isEmpty && providerHooks.isEmpty
@@ -373,8 +377,7 @@ public final class FlagClient: Sendable {
         guard !eventName.isEmpty else { throw TrackingError("a tracking event needs a name") }
         let snapshot = plan()
         if let (_, message) = Self.shortCircuit(snapshot) { throw TrackingError(message) }
-        let merged = Self.merge(snapshot.global, snapshot.propagator.currentContext(), snapshot.client, context)
-        snapshot.provider.track(eventName, context: merged, details: details)
+        snapshot.provider.track(eventName, context: snapshot.context(over: context), details: details)
     }
 
     /// Global, client and call contexts merged; nil when all are empty, so a provider can skip
@@ -393,7 +396,7 @@ public final class FlagClient: Sendable {
     }
 
     /// The call's context laid over the ones before it, merged already.
-    private static func overlay(
+    fileprivate static func overlay(
         _ invocation: FlagEvaluationContext?, on base: FlagEvaluationContext?
     ) -> FlagEvaluationContext? {
         guard let invocation, !isEmpty(invocation) else { return base }

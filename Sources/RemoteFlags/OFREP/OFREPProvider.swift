@@ -348,6 +348,8 @@ public final class OFREPProvider: FeatureProvider {
         FlagDate(secondsSince1970: seconds.rounded(.down)).description
     }
 
+    private static let hexDigits = Array("0123456789ABCDEF".unicodeScalars)
+
     /// A flag key as one path segment: everything but RFC 3986's unreserved characters escaped.
     static func pathSegment(_ key: String) -> String {
         var segment = ""
@@ -358,8 +360,7 @@ public final class OFREPProvider: FeatureProvider {
             if unreserved {
                 segment.unicodeScalars.append(UnicodeScalar(byte))
             } else {
-                let digits = Array("0123456789ABCDEF".unicodeScalars)
-                segment += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
+                segment += "%" + String(hexDigits[Int(byte >> 4)]) + String(hexDigits[Int(byte & 0xF)])
             }
         }
         return segment

@@ -59,7 +59,7 @@ struct FlagdDifferentialTests {
         let requestFile = try directory.write(request.description, to: "cases.json")
         let run = try runProcess(Self.python!, [script, requestFile])
         try #require(run.status == 0, "\(run.standardError)")
-        guard case .list(let answers) = try Self.flagValue(JSONDocumentReader.read(run.standardOutput, file: "python"))
+        guard case .list(let answers) = try JSONDocumentReader.read(run.standardOutput, file: "python").value
         else {
             Issue.record("the script did not answer with a list")
             return
@@ -231,16 +231,5 @@ struct FlagdDifferentialTests {
         return Outcome(
             value: (fields["value"] ?? .null).description, variant: fields["variant"]?.stringValue,
             reason: fields["reason"]?.stringValue ?? "?", errorCode: fields["errorCode"]?.stringValue)
-    }
-
-    static func flagValue(_ node: DocumentNode) -> FlagValue {
-        switch node.kind {
-        case .null: .null
-        case .bool(let value): .bool(value)
-        case .number(let value): .number(value)
-        case .string(let value): .string(value)
-        case .array(let items): .list(items.map(flagValue))
-        case .object(let members): .structure(Dictionary(members.map { ($0.key, flagValue($0.value)) }) { a, _ in a })
-        }
     }
 }
