@@ -7,6 +7,7 @@ import Testing
 struct RetryAfterTests {
     /// 2026-11-27T08:00:00Z.
     static let now = 1_795_766_400.0
+    static let longFraction: String = "2026-11-27T08:02:00." + String(repeating: "0", count: 400) + "Z"
 
     @Test(
         "seconds, the three HTTP-date forms RFC 9110 says a recipient must accept, and RFC 3339",
@@ -20,6 +21,8 @@ struct RetryAfterTests {
             ("2026-11-27T08:02:00Z", now + 120),
             ("2026-11-27T09:02:00.5+01:00", now + 120.5),
             ("2026-11-27T07:02:00-01:00", now + 120),
+            // A fraction of any length (a hostile service's), read without overflow.
+            (longFraction, now + 120),
         ])
     func readable(header: String, end: Double) {
         #expect(RetryAfter.end(header, now: Self.now) == end)
@@ -31,7 +34,8 @@ struct RetryAfterTests {
             "", "-5", "soon", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 31 Nov 1994 08:49:37 GMT",
             "Sun, 06 Nov 1994 25:49:37 GMT", "2026-11-27 08:02:00Z", "2026-11-27T08:02:00", "2026-11-27T08:02:00.Z",
             "2026-11-27T08:02:00+25:00", "2026-13-27T08:02:00Z", "Sunday, 06-Nov-1994 08:49:37 GMT",
-            "Sun, +6 Nov 1994 08:49:37 GMT", "Sun Nov +6 08:49:37 1994",
+            "Sun, +6 Nov 1994 08:49:37 GMT", "Sun Nov +6 08:49:37 1994", "Sun, 06 Nov 1994 +8:49:37 GMT",
+            "Sun, 06 Nov 1994 08:-9:37 GMT", "Sun, 06 Nov 1994 08:49:+7 GMT", "Sun, 06 Nov 1994 08:49:37. GMT",
         ])
     func unreadable(header: String) {
         #expect(RetryAfter.end(header, now: Self.now) == nil)

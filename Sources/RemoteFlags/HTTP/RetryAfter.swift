@@ -71,15 +71,21 @@ enum RetryAfter {
         return zone.first == UInt8(ascii: "+") ? local - offset : local + offset
     }
 
-    /// A date and an `HH:MM:SS[.fraction]` time of day, in UTC.
+    /// A date and an `HH:MM:SS[.fraction]` time of day, in UTC; every field exactly its digits.
     private static func instant(year: Int, month: Int, day: Int, time: String) -> Double? {
         let parts = time.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 2, parts[1].count == 2, parts[2].utf8.prefix(2).allSatisfy(isDigit),
-            parts[2].count >= 2, let hour = Int(parts[0]), let minute = Int(parts[1]), let second = Double(parts[2]),
-            parts[2].count == 2
-                || (parts[2].utf8.dropFirst(2).first == UInt8(ascii: ".")
-                    && parts[2].count > 3 && parts[2].utf8.dropFirst(3).allSatisfy(isDigit))
+        guard parts.count == 3, let hour = digits(parts[0], 2), let minute = digits(parts[1], 2),
+            let whole = number(parts[2].utf8.prefix(2)), parts[2].utf8.count >= 2
         else { return nil }
+        var second = Double(whole)
+        let fraction = parts[2].utf8.dropFirst(2)
+        if !fraction.isEmpty {
+            // Read as a Double, not an integer: a fraction of any length cannot overflow.
+            guard fraction.first == UInt8(ascii: "."), fraction.count > 1, fraction.dropFirst().allSatisfy(isDigit),
+                let value = Double("0" + String(decoding: fraction, as: UTF8.self))
+            else { return nil }
+            second += value
+        }
         return FlagDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second)?
             .secondsSince1970
     }
