@@ -62,6 +62,17 @@ struct FractionalTests {
         }
     }
 
+    @Test("a bucketing value that is a list is null, never a bucket the context adds to the rule (flagd would take it)")
+    func listBucketingValue() throws {
+        let rule = #"{"fractional": [{"var": "email"}, ["red", 50], ["blue", 50]]}"#
+        for key in ["myKey", "other", "x", "y"] {
+            let context = FlagEvaluationContext(targetingKey: key, attributes: ["email": ["green", 1_000_000]])
+            let details = try color("headerColor", rule, context)
+            #expect(details.variant == "red", "the default variant, not the injected green")
+            #expect(details.reason == .default)
+        }
+    }
+
     @Test("an empty bucketing value is hashed like any other string, as flagd's Go evaluator does")
     func emptyBucketingValue() throws {
         // murmur3("") = 0, so the point is 0: the first bucket with weight.

@@ -2,8 +2,8 @@
 /// Go evaluator does it (core/pkg/evaluator/fractional.go).
 ///
 /// The bucketing value is the first argument's value when that is a string (an empty one too). When
-/// it is null (an attribute the context lacks), or the first argument is already a bucket (the short
-/// form), it is the flag key followed by the targeting key, and with no targeting key, or an empty
+/// it is null (an attribute the context lacks), or the first argument is written as a bucket (the
+/// short form), it is the flag key followed by the targeting key, and with no targeting key, or an empty
 /// one, there is nothing to bucket. Its MurmurHash3 (x86, 32-bit, seed 0) picks a point in
 /// `[0, total weight)`: `hash * total >> 32`. Each bucket owns a range as wide as its weight, in
 /// order. So a user lands in the same bucket here and in flagd.
@@ -12,7 +12,9 @@
 /// Boolean, number or null, and either part may be computed by a rule; entries after the weight are
 /// not read. Negative weights count as 0. What flagd cannot bucket (a bucketing value of another
 /// type, a malformed bucket, a weight with a fraction, weights summing to 0 or past 2^31 - 1) makes
-/// the operator null, as flagd's returns nil, and the rule goes on.
+/// the operator null, as flagd's returns nil, and the rule goes on. One deliberate difference: a
+/// bucketing value that is a list (an attribute that holds one) is null here, where flagd would take
+/// it as a bucket the context wrote into the rule.
 ///
 /// (flagd's Python evaluator 2.0.0 hashes the CBOR encoding of any bucketing value instead, flagd's
 /// proposed "fractional v3"; flagd's Go evaluator, the reference, hashes the string. See
@@ -22,13 +24,15 @@ enum Fractional {
         seed: TargetingExpression?, buckets: [TargetingExpression], _ scope: TargetingScope
     ) throws(TargetingFailure) -> FlagValue {
         var entries: [FlagValue] = []
-        entries.reserveCapacity(buckets.count + 1)
+        entries.reserveCapacity(buckets.count)
         var bucketBy: String?
         if let seed {
             switch try seed.evaluate(scope) {
             case .string(let value): bucketBy = value
             case .null: break
-            case .list(let bucket): entries.append(.list(bucket))
+            // flagd (Go and Python) would take a list here as the first bucket; that lets whoever
+            // supplies the context add a bucket of their choosing to the rule. Null instead.
+            case .list: return .null
             default: return .null
             }
         }
