@@ -21,6 +21,39 @@ void cplatform_set_thread_may_block(int may_block) { thread_may_block = may_bloc
 
 #include <pthread.h>
 
+void *cplatform_load_acquiring(void *const *address) { return __atomic_load_n(address, __ATOMIC_ACQUIRE); }
+
+void *cplatform_set_once(void **address, void *desired) {
+    void *expected = NULL;
+    if (__atomic_compare_exchange_n(address, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        return desired;
+    }
+    return expected;
+}
+
+// The cache is read through a thread-local variable (one load); the pthread key exists only so
+// that the thread's exit releases it.
+static _Thread_local void *thread_cache;
+static pthread_key_t thread_cache_key;
+static pthread_once_t thread_cache_key_once = PTHREAD_ONCE_INIT;
+static void (*thread_cache_release)(void *);
+
+static void release_thread_cache(void *cache) {
+    thread_cache = NULL;
+    if (cache != NULL && thread_cache_release != NULL) thread_cache_release(cache);
+}
+
+static void make_thread_cache_key(void) { pthread_key_create(&thread_cache_key, release_thread_cache); }
+
+void *cplatform_thread_cache(void) { return thread_cache; }
+
+void cplatform_set_thread_cache(void *cache, void (*release)(void *)) {
+    pthread_once(&thread_cache_key_once, make_thread_cache_key);
+    thread_cache_release = release;
+    thread_cache = cache;
+    pthread_setspecific(thread_cache_key, cache);
+}
+
 int cplatform_start_thread(void *(*start)(void *), void *context) {
     pthread_attr_t attributes;
     int result = pthread_attr_init(&attributes);

@@ -15,6 +15,17 @@ void cplatform_set_thread_marker(void *marker);
 int cplatform_thread_may_block(void);
 void cplatform_set_thread_may_block(int may_block);
 
+/// An object kept per thread (ProcedureCore's shared condition lists), released by `release`
+/// when the thread exits. `cplatform_set_thread_cache` may be called once per thread.
+void *cplatform_thread_cache(void);
+void cplatform_set_thread_cache(void *cache, void (*release)(void *));
+
+/// A pointer-sized word at `address`, read with acquiring order.
+void *cplatform_load_acquiring(void *const *address);
+/// Sets the word at `address` to `desired` if it is null (releasing order). Returns the word's
+/// value afterwards: `desired` when it was set, otherwise what another thread set first.
+void *cplatform_set_once(void **address, void *desired);
+
 /// Starts a detached thread running `start(context)`. Returns 0, or the pthread_create error.
 int cplatform_start_thread(void *(*start)(void *), void *context);
 

@@ -1,32 +1,48 @@
+import CPlatform
+
 /// A procedure's conditions and the answers of their last evaluation.
 ///
-/// Most conditioned procedures have one or two plain conditions, checked once on a worker. The
-/// list is kept small on purpose: two conditions take 120 bytes, within what glibc recycles from
-/// its fast bins. Larger blocks, freed by the workers in bulk, are coalesced and handed back to
-/// the system, and the next burst of procedures pays a page fault for every 4 KiB it takes back
-/// (measured: with a list of 168 bytes a procedure with one condition took 1.45 times as long
-/// as a bare one, with 96 bytes 1.30 times). So the answers are not kept beside the conditions:
+/// Most conditioned procedures have one or two plain conditions, the same for every procedure
+/// of their kind, checked once on a worker. Their list is shared (``SharedConditionLists``): it
+/// never changes and keeps no answers, since a list of its own per procedure, made on the
+/// configuring thread and freed on a worker, was most of what a condition cost. A procedure
+/// holding a shared list keeps its answers itself, only when they are not all the default:
 /// answers that are just ``ConditionResult/satisfied(_:)`` with its default reason are not
-/// stored at all, one satisfied answer with a reason of its own (a gate's "password accepted")
-/// is kept in the header, and only more than that goes in an array the evaluating worker makes.
+/// stored at all; one satisfied answer with a reason of its own (a gate's "password accepted")
+/// that is the list's ``CommonAnswer`` is a flag of the procedure; anything else goes in the
+/// procedure's extras, as the answers of compositions do (their tree has more leaves than the
+/// list has slots).
+///
+/// A procedure with more conditions, or with a condition too large to compare, has a list of
+/// its own, which keeps its answers in its header in the same smallest forms.
 /// Checking borrows each condition where it lies instead of copying it: conditions are usually
 /// shared by many procedures, and every copy is a reference count other threads contend for.
-/// With compositions the tree has more leaves than the list has slots, so their answers are kept
-/// by the procedure instead.
 ///
 /// Thread safety follows the procedure's lifecycle rather than a lock of its own: conditions are
 /// appended only under the procedure's lock before it is enqueued, and then never change. Answers
 /// are written by the one evaluation a procedure gets; the procedure publishes them under its lock
 /// (`ProcedureLifecycle.Flags.hasConditionResults`) and nobody reads them before that.
 final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slot> {
-    // 24 bytes, so two slots still fit in 120 (the order matters: the index fills the answers'
-    // spare byte). The capacity is not stored: lists start at two slots and double, so a list is
+    // The capacity is not stored: lists start at two slots and double, so a list of its own is
     // full exactly when its count is a power of two from two on.
     struct Header {
         var answers = Answers.defaults
         /// Which condition ``Answers/satisfied(_:)`` belongs to (only the first 256 are answered that way).
         var satisfiedIndex: UInt8 = 0
+        /// Shared by procedures (``SharedConditionLists``): never changed, no answers kept.
+        var isShared = false
         var count: Int32 = 0
+        /// In a shared list, the first satisfied answer with a reason of its own that a
+        /// procedure kept (a retained ``CommonAnswer``, set once): the procedures whose answer
+        /// is the same only say so (a gate's procedures mostly share their status's reason).
+        var commonAnswer: UnsafeMutableRawPointer?
+    }
+
+    /// An answer that procedures sharing a list share too.
+    final class CommonAnswer {
+        let index: Int
+        let reason: String
+        init(index: Int, reason: String) { (self.index, self.reason) = (index, reason) }
     }
 
     /// The answers of the last evaluation, in the smallest form that holds them: a gate's
@@ -46,18 +62,20 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
         let condition: any ProcedureCondition
     }
 
-    /// Appends `condition` when the list has room. Returns false, changing nothing, when it is full.
+    /// Appends `condition` when the list is a procedure's own and has room. Returns false,
+    /// changing nothing, otherwise.
     func appendIfRoom<Condition: ProcedureCondition>(_ condition: Condition) -> Bool {
         withUnsafeMutablePointers { header, slots in
             let count = Int(header.pointee.count)
-            guard Self.hasRoom(count: count) else { return false }
+            guard !header.pointee.isShared, Self.hasRoom(count: count) else { return false }
             (slots + count).initialize(to: Slot(condition: condition))
             header.pointee.count += 1
             return true
         }
     }
 
-    /// A new list holding `list`'s conditions (moved out of it) and then `condition`.
+    /// A new list holding `list`'s conditions (moved out of it, or copied when it is shared) and
+    /// then `condition`.
     static func appending<Condition: ProcedureCondition>(_ condition: Condition, to list: ConditionList?)
         -> ConditionList
     {
@@ -69,6 +87,15 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
             header.pointee.count += 1
         }
         return grown
+    }
+
+    /// A new shared list holding `list`'s conditions (copied) and then `condition`.
+    static func shared<Condition: ProcedureCondition>(appending condition: Condition, to list: ConditionList?)
+        -> ConditionList
+    {
+        let made = appending(condition, to: list)
+        made.withUnsafeMutablePointerToHeader { $0.pointee.isShared = true }
+        return made
     }
 
     /// Whether a list holding `count` conditions has a free slot (see ``Header``).
@@ -84,19 +111,29 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
         guard let list else { return grown }
         grown.withUnsafeMutablePointers { header, slots in
             list.withUnsafeMutablePointers { oldHeader, oldSlots in
-                slots.moveInitialize(from: oldSlots, count: Int(oldHeader.pointee.count))
-                header.pointee.count = oldHeader.pointee.count
-                oldHeader.pointee.count = 0
+                let count = Int(oldHeader.pointee.count)
+                if oldHeader.pointee.isShared {
+                    for index in 0..<count { (slots + index).initialize(to: Slot(condition: oldSlots[index].condition)) }
+                } else {
+                    slots.moveInitialize(from: oldSlots, count: count)
+                    oldHeader.pointee.count = 0
+                }
+                header.pointee.count = Int32(count)
             }
         }
         return grown
     }
 
     deinit {
-        _ = withUnsafeMutablePointers { header, slots in slots.deinitialize(count: Int(header.pointee.count)) }
+        _ = withUnsafeMutablePointers { header, slots in
+            if let common = header.pointee.commonAnswer { Unmanaged<CommonAnswer>.fromOpaque(common).release() }
+            return slots.deinitialize(count: Int(header.pointee.count))
+        }
     }
 
     var count: Int { withUnsafeMutablePointerToHeader { Int($0.pointee.count) } }
+
+    var isShared: Bool { withUnsafeMutablePointerToHeader { $0.pointee.isShared } }
 
     var conditions: [any ProcedureCondition] {
         withUnsafeMutablePointers { header, slots in
@@ -111,24 +148,63 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
 
     // MARK: Answers
 
-    /// The answers of plain conditions, one per condition.
-    var results: [ConditionResult?] {
+    /// The answers of plain conditions, one per condition: those kept in the list, or, for a
+    /// procedure whose answer was the shared list's common one (`common`), that one.
+    func results(common: Bool = false) -> [ConditionResult?] {
         withUnsafeMutablePointerToHeader { header in
-            Self.expand(
-                header.pointee.answers, count: Int(header.pointee.count),
-                satisfiedIndex: Int(header.pointee.satisfiedIndex))
+            let count = Int(header.pointee.count)
+            if common, let answer = header.pointee.commonAnswer {
+                let common = Unmanaged<CommonAnswer>.fromOpaque(answer).takeUnretainedValue()
+                return Self.expand(.satisfied(common.reason), count: count, satisfiedIndex: common.index)
+            }
+            return Self.expand(header.pointee.answers, count: count, satisfiedIndex: Int(header.pointee.satisfiedIndex))
         }
     }
 
-    /// Keeps the answers of plain conditions, one per condition.
+    /// Whether `reason` at `index` is this shared list's common answer, making it so when the
+    /// list has none yet.
+    private static func isCommonAnswer(
+        _ reason: String, at index: Int, in header: UnsafeMutablePointer<Header>
+    ) -> Bool {
+        withUnsafeMutablePointer(to: &header.pointee.commonAnswer) { word in
+            var common = cplatform_load_acquiring(word)
+            if common == nil {
+                let made = Unmanaged.passRetained(CommonAnswer(index: index, reason: reason)).toOpaque()
+                common = cplatform_set_once(word, made)
+                // Another procedure's answer came first.
+                if common != made { Unmanaged<CommonAnswer>.fromOpaque(made).release() }
+            }
+            guard let common else { return false }
+            let answer = Unmanaged<CommonAnswer>.fromOpaque(common).takeUnretainedValue()
+            return answer.index == index && answer.reason == reason
+        }
+    }
+
+    /// Keeps the answers of plain conditions, one per condition, in a list that is not shared.
     func store(_ results: [ConditionResult?]) {
-        withUnsafeMutablePointerToHeader { $0.pointee.answers = .listed(results) }
+        withUnsafeMutablePointerToHeader { header in
+            precondition(!header.pointee.isShared, "answers stored in a shared condition list")
+            header.pointee.answers = .listed(results)
+        }
+    }
+
+    /// What the first phase found.
+    enum FirstPhase {
+        /// Every condition was satisfied, and their answers are kept: in the list, or, when it
+        /// is shared, nowhere, since they are all the default.
+        case passed
+        /// Every condition was satisfied, with the shared list's common answer.
+        case passedWithCommonAnswer
+        /// Every condition was satisfied, but the list is shared and not every answer is the
+        /// default or the common one: the procedure is to keep these.
+        case passedWithAnswers([ConditionResult?])
+        /// Not decided at once: what was answered, for the evaluation that carries on from it.
+        case undecided(ConditionEvaluation.ImmediateCheck)
     }
 
     /// The first phase for plain conditions: each condition is asked in order until one cannot
-    /// answer at once. Returns nil when all were satisfied (their answers are stored), otherwise
-    /// what was answered, for the evaluation that carries on from it.
-    func checkImmediately(for procedure: Procedure) -> ConditionEvaluation.ImmediateCheck? {
+    /// answer at once.
+    func checkImmediately(for procedure: Procedure) -> FirstPhase {
         withUnsafeMutablePointers { header, slots in
             let count = Int(header.pointee.count)
             var answers = Answers.defaults
@@ -157,13 +233,22 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
                 answered += 1
             }
             if passed, answered == count {
-                header.pointee.answers = answers
-                header.pointee.satisfiedIndex = UInt8(truncatingIfNeeded: satisfiedIndex)
-                return nil
+                if !header.pointee.isShared {
+                    header.pointee.answers = answers
+                    header.pointee.satisfiedIndex = UInt8(truncatingIfNeeded: satisfiedIndex)
+                } else if case .defaults = answers {
+                } else if case .satisfied(let reason) = answers,
+                    Self.isCommonAnswer(reason, at: satisfiedIndex, in: header)
+                {
+                    return .passedWithCommonAnswer
+                } else {
+                    return .passedWithAnswers(Self.expand(answers, count: count, satisfiedIndex: satisfiedIndex))
+                }
+                return .passed
             }
             var partial = Self.expand(answers, count: answered, satisfiedIndex: satisfiedIndex)
             partial.append(contentsOf: repeatElement(nil, count: count - answered))
-            return ConditionEvaluation.ImmediateCheck(results: partial, firstUnchecked: answered)
+            return .undecided(ConditionEvaluation.ImmediateCheck(results: partial, firstUnchecked: answered))
         }
     }
 

@@ -40,19 +40,27 @@ struct ConditionListReference: ~Copyable {
     /// The list, or nil before the first condition.
     var list: ConditionList? { Self.reference(in: word.load(ordering: .relaxed))?.takeUnretainedValue() }
 
-    /// Appends `condition`, replacing the list when it grows.
+    /// Appends `condition`, replacing the list when it is shared or grows.
     func append<Condition: ProcedureCondition>(_ condition: Condition) {
         let current = word.load(ordering: .relaxed)
         let old = Self.reference(in: current)
-        // In place when there is room: no reference counting on the list.
+        // In place when the list is the procedure's own and has room: no reference counting.
         if let old, old._withUnsafeGuaranteedRef({ $0.appendIfRoom(condition) }) { return }
-        let list = Unmanaged.passRetained(
-            old.map { $0._withUnsafeGuaranteedRef { ConditionList.appending(condition, to: $0) } }
-                ?? ConditionList.appending(condition, to: nil))
+        let list = Self.withOptionalGuaranteedRef(old) { old in
+            SharedConditionLists.list(appending: condition, to: old)
+                ?? Unmanaged.passRetained(ConditionList.appending(condition, to: old))
+        }
         let address = UInt(bitPattern: list.toOpaque())
         precondition(address & Self.flagBits == 0, "a condition list must be 16-byte aligned")
         word.store(address | (current & Self.flagBits), ordering: .releasing)
         old?.release()
+    }
+
+    private static func withOptionalGuaranteedRef<Result>(
+        _ list: Unmanaged<ConditionList>?, _ body: (ConditionList?) -> Result
+    ) -> Result {
+        guard let list else { return body(nil) }
+        return list._withUnsafeGuaranteedRef { body($0) }
     }
 
     /// Marks the procedure as one whose worker evaluates its plain conditions, or no longer.

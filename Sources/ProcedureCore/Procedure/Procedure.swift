@@ -131,13 +131,14 @@ open class Procedure: @unchecked Sendable {
     /// has not evaluated them yet.
     public var conditionExplanation: ConditionExplanation? {
         // Answers are written before they are published under the lock, and never after.
-        let (list, treeResults) = storage.withLock { state in
-            (state.flags[.hasConditionResults] ? conditionReference.list : nil, state.conditionTreeResults)
+        let (list, treeResults, flags) = storage.withLock { state in
+            (state.flags[.hasConditionResults] ? conditionReference.list : nil, state.conditionTreeResults, state.flags)
         }
         guard let list else { return nil }
         // The tree is rebuilt rather than kept: conditions cannot change once enqueued.
-        let tree = list.tree(containsCompositions: treeResults != nil)
-        return ConditionRecord(tree: tree, results: treeResults ?? list.results).explanation
+        let tree = list.tree(containsCompositions: flags[.hasComposedConditions])
+        let results = treeResults ?? list.results(common: flags[.hasCommonConditionAnswer])
+        return ConditionRecord(tree: tree, results: results).explanation
     }
 
     /// Waits until the procedure has finished. Returns at once if it already has.
@@ -337,12 +338,18 @@ extension Procedure {
     /// tell when they passed at once and the procedure is now executing; nil otherwise (the
     /// evaluation carries on elsewhere, or the procedure was cancelled).
     private func evaluateOnWorker(_ list: ConditionList, queue: ProcedureQueue) -> [any ProcedureObserver]? {
-        if let checked = list.checkImmediately(for: self) {
+        var answers: [ConditionResult?]?
+        var common = false
+        switch list.checkImmediately(for: self) {
+        case .undecided(let checked):
             evaluate(list.tree(containsCompositions: false), checked)
             return nil
+        case .passed: break
+        case .passedWithCommonAnswer: common = true
+        case .passedWithAnswers(let kept): answers = kept
         }
         let action = storage.withLock { state in
-            let action = state.conditionsPassedOnWorker()
+            let action = state.conditionsPassedOnWorker(keeping: answers, common: common)
             if case .execute = action { conditionReference.setEvaluatesOnWorker(false) }
             return action
         }

@@ -96,7 +96,8 @@ struct ProcedureLifecycle {
         /// pushed, so the queue can push a whole batch under one lock.
         static let defersReadyPush = Flags(rawValue: 1 << 4)
         static let hasDeferredReadyPush = Flags(rawValue: 1 << 5)
-        // 1 << 6 is free: the worker's evaluation is flagged in `Procedure.conditionReference`.
+        /// The answers are the shared condition list's common one (``ConditionList/CommonAnswer``).
+        static let hasCommonConditionAnswer = Flags(rawValue: 1 << 6)
         /// Some condition is an AllOf, AnyOf, Negated or Silent (decided once, when added).
         static let hasComposedConditions = Flags(rawValue: 1 << 7)
 
@@ -116,7 +117,8 @@ struct ProcedureLifecycle {
         var waiters: [CheckedContinuation<Void, Never>] = []
         /// For procedures with many dependencies, so the duplicate check stays constant-time.
         var dependencyIdentities: Set<ObjectIdentifier>?
-        /// The answers of conditions that include compositions, one per leaf of their tree.
+        /// The answers the condition list does not keep: one per leaf of the tree when the
+        /// conditions include compositions, one per condition when the list is shared.
         var conditionTreeResults: [ConditionResult?]?
         /// The last progress reported (Procedure+Progress.swift).
         var progress: ProcedureProgress?
@@ -423,9 +425,15 @@ struct ProcedureLifecycle {
         case stale
     }
 
-    /// A worker's evaluation of plain conditions passed at once.
-    mutating func conditionsPassedOnWorker() -> StartAction {
+    /// A worker's evaluation of plain conditions passed at once. `answers` are those a shared
+    /// list cannot keep (nil when the list kept them, or when they are all the default);
+    /// `common` says they are the shared list's common answer.
+    mutating func conditionsPassedOnWorker(keeping answers: [ConditionResult?]? = nil, common: Bool = false)
+        -> StartAction
+    {
         guard case .evaluatingConditions = phase, !isCancelled else { return .stale }
+        if let answers { extra.conditionTreeResults = answers }
+        flags[.hasCommonConditionAnswer] = common
         flags[.hasConditionResults] = true
         phase = .executing(lease: nil)
         return .execute(observers)
@@ -506,7 +514,7 @@ struct ProcedureLifecycle {
     }
 
     private mutating func publishConditionResults(_ results: [ConditionResult?], in list: ConditionList?) {
-        if flags[.hasComposedConditions] {
+        if flags[.hasComposedConditions] || list?.isShared == true {
             extra.conditionTreeResults = results
         } else {
             list?.store(results)

@@ -1,0 +1,95 @@
+import CPlatform
+
+/// Condition lists shared by the procedures one thread gives the same conditions, so that the
+/// usual procedure (one or two conditions, the same for every procedure of its kind) allocates
+/// no list of its own.
+///
+/// A list of its own per procedure was the main cost of a condition: made on the thread that
+/// configures procedures and freed on the worker that finishes them, it sent every free to
+/// another thread's heap (measured: sharing the list brought the adding phase of a conditioned
+/// procedure down to that of a bare one). A shared list is immutable: it holds no answers (a
+/// procedure keeps answers that are not the default itself, see ``ConditionList``), and adding
+/// a condition to a procedure holding one gives the procedure another list.
+///
+/// Each thread remembers the last list of one condition it made, and the last list of two that
+/// extends it. A condition matches when it is of the same type with the same bits: a value of a
+/// type is determined by its bits (references included, and the remembered list keeps what they
+/// refer to alive, so an address cannot be reused meanwhile), so the procedures get exactly the
+/// value they were given. A condition too large for an existential's inline buffer is boxed
+/// anew for every list, never matches, and costs what it did before.
+///
+/// The price: a thread keeps the last one or two conditions it added alive until it adds others
+/// or exits, after the procedures that used them are gone (Semantics.md, rule 14).
+final class SharedConditionLists {
+    /// What a condition is: its type and, when it fits in three words, its bits.
+    struct Key: Equatable {
+        let type: ObjectIdentifier
+        let bits: (UInt, UInt, UInt)
+
+        /// Nil for a condition larger than three words (an existential boxes it anyway).
+        init?<Condition: ProcedureCondition>(_ condition: Condition) {
+            let size = MemoryLayout<Condition>.size
+            guard size <= 3 * MemoryLayout<UInt>.size else { return nil }
+            type = ObjectIdentifier(Condition.self)
+            var bits: (UInt, UInt, UInt) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &bits) { target in
+                withUnsafeBytes(of: condition) { target.copyMemory(from: $0) }
+            }
+            self.bits = bits
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.type == rhs.type && lhs.bits == rhs.bits
+        }
+    }
+
+    private var single: ConditionList?
+    private var singleKey: Key?
+    /// The single list that ``pair`` extends, retained, so that comparing identities is sound.
+    private var pairBase: ConditionList?
+    private var pair: ConditionList?
+    private var pairKey: Key?
+
+    private init() {}
+
+    /// This thread's lists, unretained: the thread holds them until it exits.
+    private static var current: Unmanaged<SharedConditionLists> {
+        if let cache = cplatform_thread_cache() { return Unmanaged.fromOpaque(cache) }
+        let cache = Unmanaged.passRetained(SharedConditionLists())
+        cplatform_set_thread_cache(cache.toOpaque()) { cache in
+            guard let cache else { return }
+            Unmanaged<SharedConditionLists>.fromOpaque(cache).release()
+        }
+        return cache
+    }
+
+    /// A shared list holding `list`'s conditions and then `condition`, retained for the
+    /// caller, or nil when the result is not to be shared (more than two conditions, a
+    /// condition too large to compare, or `list` is a procedure's own).
+    static func list<Condition: ProcedureCondition>(appending condition: Condition, to list: ConditionList?)
+        -> Unmanaged<ConditionList>?
+    {
+        guard let key = Key(condition) else { return nil }
+        return current._withUnsafeGuaranteedRef { lists in
+            guard let list else { return lists.single(condition, key) }
+            guard list.isShared, list.count == 1 else { return nil }
+            return lists.pair(extending: list, with: condition, key)
+        }
+    }
+
+    private func single<Condition: ProcedureCondition>(_ condition: Condition, _ key: Key) -> Unmanaged<ConditionList> {
+        if let single, singleKey == key { return Unmanaged.passRetained(single) }
+        let made = ConditionList.shared(appending: condition, to: nil)
+        (single, singleKey) = (made, key)
+        return Unmanaged.passRetained(made)
+    }
+
+    private func pair<Condition: ProcedureCondition>(
+        extending base: ConditionList, with condition: Condition, _ key: Key
+    ) -> Unmanaged<ConditionList> {
+        if let pair, pairBase === base, pairKey == key { return Unmanaged.passRetained(pair) }
+        let made = ConditionList.shared(appending: condition, to: base)
+        (pairBase, pair, pairKey) = (base, made, key)
+        return Unmanaged.passRetained(made)
+    }
+}
