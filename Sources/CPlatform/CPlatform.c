@@ -40,7 +40,8 @@ static void (*thread_cache_release)(void *);
 
 static void release_thread_cache(void *cache) {
     thread_cache = NULL;
-    if (cache != NULL && thread_cache_release != NULL) thread_cache_release(cache);
+    void (*release)(void *) = __atomic_load_n(&thread_cache_release, __ATOMIC_ACQUIRE);
+    if (cache != NULL && release != NULL) release(cache);
 }
 
 static void make_thread_cache_key(void) { pthread_key_create(&thread_cache_key, release_thread_cache); }
@@ -49,7 +50,8 @@ void *cplatform_thread_cache(void) { return thread_cache; }
 
 void cplatform_set_thread_cache(void *cache, void (*release)(void *)) {
     pthread_once(&thread_cache_key_once, make_thread_cache_key);
-    thread_cache_release = release;
+    // Every thread passes the same function; atomic only because several may at once.
+    __atomic_store_n(&thread_cache_release, release, __ATOMIC_RELEASE);
     thread_cache = cache;
     pthread_setspecific(thread_cache_key, cache);
 }

@@ -153,7 +153,7 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
     func results(common: Bool = false) -> [ConditionResult?] {
         withUnsafeMutablePointerToHeader { header in
             let count = Int(header.pointee.count)
-            if common, let answer = header.pointee.commonAnswer {
+            if common, let answer = cplatform_load_acquiring(Self.commonAnswerWord(header)) {
                 let common = Unmanaged<CommonAnswer>.fromOpaque(answer).takeUnretainedValue()
                 return Self.expand(.satisfied(common.reason), count: count, satisfiedIndex: common.index)
             }
@@ -166,18 +166,26 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
     private static func isCommonAnswer(
         _ reason: String, at index: Int, in header: UnsafeMutablePointer<Header>
     ) -> Bool {
-        withUnsafeMutablePointer(to: &header.pointee.commonAnswer) { word in
-            var common = cplatform_load_acquiring(word)
-            if common == nil {
-                let made = Unmanaged.passRetained(CommonAnswer(index: index, reason: reason)).toOpaque()
-                common = cplatform_set_once(word, made)
-                // Another procedure's answer came first.
-                if common != made { Unmanaged<CommonAnswer>.fromOpaque(made).release() }
-            }
-            guard let common else { return false }
-            let answer = Unmanaged<CommonAnswer>.fromOpaque(common).takeUnretainedValue()
-            return answer.index == index && answer.reason == reason
+        let word = commonAnswerWord(header)
+        var common = cplatform_load_acquiring(word)
+        if common == nil {
+            let made = Unmanaged.passRetained(CommonAnswer(index: index, reason: reason)).toOpaque()
+            common = cplatform_set_once(word, made)
+            // Another procedure's answer came first.
+            if common != made { Unmanaged<CommonAnswer>.fromOpaque(made).release() }
         }
+        guard let common else { return false }
+        let answer = Unmanaged<CommonAnswer>.fromOpaque(common).takeUnretainedValue()
+        return answer.index == index && answer.reason == reason
+    }
+
+    /// The common answer's word, reached without an inout access: several workers may be at it
+    /// at once, and every access to it is atomic.
+    private static func commonAnswerWord(_ header: UnsafeMutablePointer<Header>)
+        -> UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    {
+        let offset = MemoryLayout<Header>.offset(of: \.commonAnswer)!
+        return (UnsafeMutableRawPointer(header) + offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
     }
 
     /// Keeps the answers of plain conditions, one per condition, in a list that is not shared.
