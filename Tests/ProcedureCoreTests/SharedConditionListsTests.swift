@@ -71,7 +71,8 @@ struct SharedConditionListsTests {
         let queue = ProcedureQueue()
         queue.addProcedures(procedures)
         await queue.waitUntilAllFinished()
-        #expect(procedures.allSatisfy { $0.error == nil && $0.conditionExplanation?.children.first?.reason == "satisfied" })
+        #expect(
+            procedures.allSatisfy { $0.error == nil && $0.conditionExplanation?.children.first?.reason == "satisfied" })
     }
 
     @Test(
@@ -124,7 +125,8 @@ struct SharedConditionListsTests {
             let token = Token()
             released = token
             let procedure = BlockProcedure {}
-            procedure.addCondition(BlockCondition(name: "holds the token") { _ in withExtendedLifetime(token) { true } })
+            procedure.addCondition(
+                BlockCondition(name: "holds the token") { _ in withExtendedLifetime(token) { true } })
         }
         // The procedure is gone; the thread's list still holds the condition (Semantics.md, rule 14).
         #expect(released != nil)

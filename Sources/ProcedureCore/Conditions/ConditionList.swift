@@ -113,7 +113,9 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
             list.withUnsafeMutablePointers { oldHeader, oldSlots in
                 let count = Int(oldHeader.pointee.count)
                 if oldHeader.pointee.isShared {
-                    for index in 0..<count { (slots + index).initialize(to: Slot(condition: oldSlots[index].condition)) }
+                    for index in 0..<count {
+                        (slots + index).initialize(to: Slot(condition: oldSlots[index].condition))
+                    }
                 } else {
                     slots.moveInitialize(from: oldSlots, count: count)
                     oldHeader.pointee.count = 0
