@@ -3,6 +3,7 @@ import CapabilityPolicy
 import Glibc
 import LinuxBackends
 import LinuxPolicy
+import Plumbing
 
 /// The `capctl` command: shows, checks, explains and uses capabilities, flags and gates.
 public struct Capctl: AsyncParsableCommand {
@@ -33,6 +34,13 @@ public struct Capctl: AsyncParsableCommand {
     )
 
     public init() {}
+
+    /// Runs `capctl check` in its common forms on the calling thread (the main thread), its
+    /// tasks there too, and exits; returns for any other command line, which ``runMain()`` reads.
+    public static func runFastCheckOnThisThread() {
+        guard fastCheckRequest() != nil else { return }
+        TaskWait.value { await runMain() }
+    }
 
     /// Runs the command line, with capctl's exit statuses.
     public static func runMain() async {

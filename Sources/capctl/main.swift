@@ -7,5 +7,7 @@ import FlagSourceHelper
 switch CommandLine.arguments.first?.split(separator: "/").last {
 case "capctld": await CapctlDaemon.main()
 case "capctl-flag-source": await FlagSourceHelper.main()
-default: await Capctl.runMain()
+default:
+    Capctl.runFastCheckOnThisThread()
+    await Capctl.runMain()
 }

@@ -29,9 +29,14 @@ public struct ProcessIdentity: Sendable, Equatable {
     /// Reads the identity of the calling process.
     public static func current() -> ProcessIdentity {
         let groups = currentGroupIDs()
+        let (realID, effectiveID) = (getuid(), geteuid())
+        // Each name is a read of the account database (a file, or a directory server): one
+        // read for an id that is both real and effective, as it usually is.
+        let realUser = user(realID)
+        let realGroup = group(groups.real)
         return ProcessIdentity(
-            realUser: user(getuid()), effectiveUser: user(geteuid()),
-            realGroup: group(groups.real), effectiveGroup: group(groups.effective),
+            realUser: realUser, effectiveUser: effectiveID == realID ? realUser : user(effectiveID),
+            realGroup: realGroup, effectiveGroup: groups.effective == groups.real ? realGroup : group(groups.effective),
             supplementaryGroups: groups.supplementary.map(group))
     }
 
