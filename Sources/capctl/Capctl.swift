@@ -38,18 +38,24 @@ public struct Capctl: AsyncParsableCommand {
     /// Runs `capctl check` in its common forms on the calling thread (the main thread), its
     /// tasks there too, and exits; returns for any other command line, which ``runMain()`` reads.
     public static func runFastCheckOnThisThread() {
-        guard fastCheckRequest() != nil else { return }
-        TaskWait.value { await runMain() }
+        guard let request = fastCheckRequest() else { return }
+        TaskWait.value { await run(fastCheck: request) }
     }
 
     /// Runs the command line, with capctl's exit statuses.
     public static func runMain() async {
+        await run(fastCheck: fastCheckRequest())
+    }
+
+    /// Runs `request` when the command line is a check the fast reader took, otherwise the
+    /// command line through the argument parser. Never returns.
+    private static func run(fastCheck request: CheckRequest?) async -> Never {
         // How capctl ends (JSON errors, systemd's statuses) is the parsed request's to say; until
         // there is one, and for a command line that never parses, the one reading of it made at
         // start (``Invocation/commandLine``).
         var ending = Invocation.commandLine
         do {
-            if let request = fastCheckRequest() {
+            if let request {
                 ending = Invocation(request)
                 try await request.run()
             } else {

@@ -152,7 +152,7 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
 
     /// The answers of plain conditions, one per condition: those kept in the list, or, for a
     /// procedure whose answer was the shared list's common one (`common`), that one.
-    func results(common: Bool = false) -> [ConditionResult?] {
+    func results(common: Bool) -> [ConditionResult?] {
         withUnsafeMutablePointerToHeader { header in
             let count = Int(header.pointee.count)
             if common, let answer = cplatform_load_acquiring(Self.commonAnswerWord(header)) {
