@@ -110,6 +110,8 @@ let cTargets: [Target] = [
     .target(name: "CLinuxSupport"),
     // The commit a release build was made from (`capctl --version`), written by Scripts/build-deb.
     .target(name: "CBuildInfo"),
+    // capctl's __cxa_demangle, which keeps GCC's demangler out of its static link (size).
+    .target(name: "CCxxDemangle"),
     // Linux-PAM's declarations for loading libpam at run time; checked against the real header when present.
     .target(name: "CPAM"),
     // sd-bus's declarations (libsystemd) for loading it at run time: the D-Bus client of the polkit backend.
@@ -126,19 +128,24 @@ let toolTargets: [Target] = [
         name: "capctl",
         dependencies: [
             "LinuxPolicy", "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags",
-            "ProcedureCore", "Plumbing", "CLinuxSupport", "CPlatform", "CBuildInfo", "Locking", "DecisionService",
+            "ProcedureCore", "Plumbing", "CLinuxSupport", "CPlatform", "CBuildInfo", "CCxxDemangle", "Locking",
+            "DecisionService",
             "Varlink", "CapctlDaemon", "FlagSourceHelper",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ],
         // The released binary, 22.1 MB stripped, is 19.8 MB with these (Docs/Performance.md, "One
         // binary"): none of its own symbols exported (nothing loads it as a library) and its 50,000
-        // relative relocations packed (glibc 2.36, Debian 12), through lld, which packs them.
+        // relative relocations packed (glibc 2.36, Debian 12), through lld, which packs them. And
+        // it starts faster (Packaging/Linking/README.md): the C++ runtime linked in, and the
+        // functions a start runs side by side.
         linkerSettings: [
             .unsafeFlags(
                 [
                     "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker",
-                    "pack-relative-relocs",
+                    "pack-relative-relocs", "-L\(Context.packageDirectory)/Packaging/Linking", "-Xlinker",
+                    "--symbol-ordering-file=\(Context.packageDirectory)/Packaging/Linking/capctl-startup.order",
+                    "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "--icf=safe",
                 ],
                 .when(configuration: .release))
         ]),
@@ -345,4 +352,10 @@ let package = Package(
 let cTargetNames = Set(cTargets.map(\.name))
 for target in package.targets where target.type != .plugin && !cTargetNames.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("InternalImportsByDefault")]
+}
+// The package's size (issue 41: at most 20 MB installed): capctl's command code and the daemon's and
+// helper's processes are optimized for size; none is on a hot path, and none is a library product
+// (another package cannot build unsafe flags).
+for target in package.targets where ["capctl", "CapctlDaemon", "FlagSourceHelper"].contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Osize"], .when(configuration: .release))]
 }

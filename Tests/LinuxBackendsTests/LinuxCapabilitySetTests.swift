@@ -24,6 +24,26 @@ import Testing
         }
     }
 
+    @Test(
+        "lines are read as the kernel writes them: the last without a newline, blanks at both ends, another field's prefix"
+    )
+    func lineEdges() throws {
+        #expect(
+            try LinuxCapabilitySet.parse(field: "CapEff", fromStatus: "Name:\tx\nCapEff:\t0000000000000400").mask
+                == 0x400)
+        #expect(try LinuxCapabilitySet.parse(field: "CapEff", fromStatus: "CapEff: \t 1f \t\n").mask == 0x1f)
+        #expect(try LinuxCapabilitySet.parse(field: "CapEff", fromStatus: "CapEffX:\t1\nCapEff:\t2\n").mask == 2)
+        #expect(throws: LinuxCapabilitySet.ReadError.missingField("CapEff")) {
+            try LinuxCapabilitySet.parse(field: "CapEff", fromStatus: "XCapEff:\t1\n\n")
+        }
+        #expect(throws: LinuxCapabilitySet.ReadError.malformed(field: "CapEff", value: "")) {
+            try LinuxCapabilitySet.parse(field: "CapEff", fromStatus: "CapEff:\t \nCapBnd:\t1\n")
+        }
+        #expect(throws: LinuxCapabilitySet.ReadError.malformed(field: "CapEff", value: "1é")) {
+            try LinuxCapabilitySet.parse(field: "CapEff", fromStatus: "CapEff:\t1é\n")
+        }
+    }
+
     @Test("the effective set read from the kernel matches /proc/self/status for this process")
     func effectiveMatchesKernel() throws {
         let text = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)

@@ -34,6 +34,14 @@ public struct GrantRequirement: CapabilityRequirement, Hashable {
     }
 
     public var description: String {
-        grants.isEmpty ? "authorized" : "authorized for " + grants.sorted().joined(separator: " and ")
+        guard !grants.isEmpty else { return "authorized" }
+        // Joined by hand: `joined(separator:)` runs generic here, and its first use in a process
+        // scans every conformance record of the binary (a gate's label is made at every start).
+        var text = "authorized for "
+        for (index, grant) in grants.sorted().enumerated() {
+            if index > 0 { text += " and " }
+            text += grant
+        }
+        return text
     }
 }

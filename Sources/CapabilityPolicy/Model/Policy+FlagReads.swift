@@ -3,7 +3,10 @@ extension Policy {
     /// capability whose kind reads flags (``CapabilityKind/readsFlags``), directly or through the
     /// gates they use. An unknown name may: only what is known not to read flags waits for no flag
     /// service (``PolicyOptions/startsFlagServices``).
-    public func readsFlags(deciding names: some Sequence<String>) -> Bool {
+    ///
+    /// An array, not any sequence: called from another module, generic code finds the sequence's
+    /// conformances at run time, which costs a process's start a scan of every conformance record.
+    public func readsFlags(deciding names: [String]) -> Bool {
         var visited: Set<String> = []
         return names.contains { name in
             if gates[name] != nil { return gateReadsFlags(name, visited: &visited) }

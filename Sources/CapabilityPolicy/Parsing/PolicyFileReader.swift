@@ -197,7 +197,9 @@ struct PolicyFileReader {
     private mutating func readCapability(_ member: DocumentNode.Member) -> CapabilityDeclaration? {
         let name = member.key
         let what = "capability \"\(name)\""
-        let kindNames = environment.kinds.map(\.name).joined(separator: ", ")
+        // Named only in an error: joining them at every capability costs a process's start a
+        // lookup of the array's conformances.
+        var kindNames: String { environment.kinds.map(\.name).joined(separator: ", ") }
         guard Self.isValidName(name) else {
             fail("\"\(name)\" is not a valid name (letters, digits, - _ . :)", member.keyLocation)
             return nil

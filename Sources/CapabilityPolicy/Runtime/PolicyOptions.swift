@@ -27,7 +27,9 @@ public struct PolicyOptions: Sendable {
     /// The context the policy's flags are evaluated with; nil for the policy environment's
     /// ``PolicyEnvironment/hostContext``.
     public var flagContext: FlagEvaluationContext?
-    private var values: [ObjectIdentifier: any Sendable] = [:]
+    // A few entries, searched in order: a dictionary keyed by ObjectIdentifier made each process's
+    // first policy look up ObjectIdentifier's Hashable conformance (a scan of every record).
+    private var values: [(key: ObjectIdentifier, value: any Sendable)] = []
 
     /// Options with watched flag files, polled flag services and the host's flag context.
     public init(
@@ -40,8 +42,18 @@ public struct PolicyOptions: Sendable {
 
     /// A kind's own option, or its default.
     public subscript<Key: PolicyOptionKey>(key: Key.Type) -> Key.Value {
-        get { values[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
-        set { values[ObjectIdentifier(key)] = newValue }
+        get {
+            let id = ObjectIdentifier(key)
+            return values.first { $0.key == id }?.value as? Key.Value ?? Key.defaultValue
+        }
+        set {
+            let id = ObjectIdentifier(key)
+            if let index = values.firstIndex(where: { $0.key == id }) {
+                values[index].value = newValue
+            } else {
+                values.append((id, newValue))
+            }
+        }
     }
 }
 

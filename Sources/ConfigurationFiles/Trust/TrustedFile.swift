@@ -333,7 +333,15 @@ package enum TrustedFile {
     }
 
     private static func joined(_ components: [Substring]) -> String {
-        components.isEmpty ? "/" : "/" + components.joined(separator: "/")
+        // Appended by hand: `joined(separator:)` finds the array's conformances at run time, a
+        // scan of every conformance record that each process's first path paid for.
+        guard !components.isEmpty else { return "/" }
+        var path = ""
+        for component in components {
+            path += "/"
+            path += String(component)
+        }
+        return path
     }
 
     private static func currentDirectory() -> String? {

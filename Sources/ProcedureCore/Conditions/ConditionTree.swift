@@ -50,7 +50,15 @@ struct ConditionTree: Sendable {
     /// exist, so comparing type identities first spares every other condition a dynamic cast.
     static func composition(of condition: any ProcedureCondition) -> (any ComposedCondition)? {
         guard isComposition(type(of: condition)) else { return nil }
-        return condition as? any ComposedCondition
+        // Casts to the four types: a cast to `any ComposedCondition` scans every conformance
+        // record of the binary (twice: the existential, then its value) at a process's first check.
+        return switch condition {
+        case let allOf as AllOf: allOf
+        case let anyOf as AnyOf: anyOf
+        case let negated as Negated: negated
+        case let silent as Silent: silent
+        default: nil
+        }
     }
 
     /// Whether conditions of this type are one of the four compositions.

@@ -9,10 +9,11 @@ enum ProcessEnvironment {
         var result: [String: String] = [:]
         var entry = environ
         while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                let name = String(text[..<equals])
-                if result[name] == nil { result[name] = String(text[text.index(after: equals)...]) }
+            // Split at the byte: finding "=" among characters was 7 % of a `capctl check`.
+            if let equals = strchr(pointer, Int32(UInt8(ascii: "="))) {
+                let name = String(
+                    decoding: UnsafeRawBufferPointer(start: pointer, count: equals - pointer), as: UTF8.self)
+                if result[name] == nil { result[name] = String(cString: equals + 1) }
             }
             entry += 1
         }
