@@ -48,7 +48,7 @@ enum StartupWorkloads {
     }
 
     static let buildHint =
-        "no capctl beside core-bench (build it: swift build -c release --product capctl --static-swift-stdlib, or set CAPCTL)"
+        "no capctl beside core-bench (build it as Scripts/build-deb does: swift build -c release --product capctl --static-swift-stdlib --disable-local-rpath, or set CAPCTL)"
 
     /// The median wall time of `count` starts, taken in turns with the others by the caller.
     static func median(_ samples: [Double]) -> Double {
