@@ -39,7 +39,8 @@ struct CoreBench {
             await remoteFlags(&report, evaluations: quick ? 200_000 : 2_000_000)
             exit(report.missed.isEmpty ? 0 : 1)
         }
-        // `--startup` measures only capctl's start, against /bin/true and pkcheck.
+        // `--startup` measures only capctl's start, against /bin/true and pkcheck (and, with
+        // CAPCTL_BASELINE=PATH, against another build of capctl, in the same turns).
         if CommandLine.arguments.contains("--startup") {
             var report = Report()
             await startup(&report, starts: quick ? 50 : 300)

@@ -69,6 +69,16 @@ extension CoreBench {
         var environment = ["PATH": "/usr/bin:/bin", "CAPCTL_POLICY_ROOTS": directory.path + "/root"]
         let check = [capctl, "check", "maintenance", "--no-prompt"]
         precondition(StartupWorkloads.spawn(check, environment: environment).status == 0, "the gate does not hold here")
+        // Another build of capctl (an older commit's, say), started in the same turns: an A/B
+        // on this noisy machine compares builds only when they share the minutes they ran in.
+        let baseline = ProcessInfo.processInfo.environment["CAPCTL_BASELINE"].map {
+            [$0, "check", "maintenance", "--no-prompt"]
+        }
+        if let baseline {
+            precondition(
+                StartupWorkloads.spawn(baseline, environment: environment).status == 0,
+                "the gate does not hold for CAPCTL_BASELINE")
+        }
 
         var pkcheck: [String]?
         var polkitEnvironment: [String: String] = [:]
@@ -94,10 +104,12 @@ extension CoreBench {
         var capctlTimes: [Double] = []
         var versionTimes: [Double] = []
         var pkcheckTimes: [Double] = []
+        var baselineTimes: [Double] = []
         environment["NO_COLOR"] = "1"
         for _ in 0..<starts {
             trueTimes.append(StartupWorkloads.spawn(["/bin/true"], environment: environment).seconds)
             capctlTimes.append(StartupWorkloads.spawn(check, environment: environment).seconds)
+            if let baseline { baselineTimes.append(StartupWorkloads.spawn(baseline, environment: environment).seconds) }
             versionTimes.append(StartupWorkloads.spawn([capctl, "--version"], environment: environment).seconds)
             if let pkcheck {
                 pkcheckTimes.append(StartupWorkloads.spawn(pkcheck, environment: polkitEnvironment).seconds)
@@ -118,6 +130,12 @@ extension CoreBench {
             "capctl check, ms", median(capctlTimes) * 1e3, target: 2.5,
             row: "capctl check, three requirements (median of \(starts) starts), ms")
         report.ratio("capctl check / /bin/true", median(capctlTimes) / median(trueTimes), target: nil, atLeast: false)
+        if !baselineTimes.isEmpty {
+            report.line("CAPCTL_BASELINE check", String(format: "%6.2f ms", median(baselineTimes) * 1e3))
+            report.ratio(
+                "capctl check / CAPCTL_BASELINE's", median(capctlTimes) / median(baselineTimes), target: nil,
+                atLeast: false)
+        }
         if !pkcheckTimes.isEmpty {
             report.ratio(
                 "capctl check / pkcheck", median(capctlTimes) / median(pkcheckTimes), target: nil, atLeast: false)
