@@ -53,7 +53,9 @@ package enum TrustedFile {
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(info.st_size))
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // Sized to the file (a policy is a few hundred bytes): a 64 KiB buffer zeroed for it was
+        // sixteen pages a process's start faulted in. A file that grows is read on, chunk by chunk.
+        var chunk = [UInt8](repeating: 0, count: Int(min(max(info.st_size + 1, 4096), 64 * 1024)))
         while true {
             let count: Int
             do {

@@ -284,6 +284,8 @@ public final class FlagStore: Sendable {
     /// that evaluates once, with a store that does not follow its sources, calls this first with
     /// `onlyIfDue` (a source whose flags are younger than its interval is not asked).
     public func refreshRemoteSources(onlyIfDue: Bool = false) async {
+        // Most stores follow no service: no task group to make (a process's start pays for its first).
+        guard sources.contains(where: { if case .remote = $0 { true } else { false } }) else { return }
         await withTaskGroup(of: Void.self) { group in
             for case .remote(let source) in sources { group.addTask { await source.refresh(onlyIfDue: onlyIfDue) } }
         }
