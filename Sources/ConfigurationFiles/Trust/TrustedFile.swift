@@ -241,7 +241,9 @@ package enum TrustedFile {
             throw Refusal(path, "refusing \(describe(info)): a \(expected.name) is expected here")
         }
         if let problem = ownership(info) { throw Refusal(path, problem) }
-        if let problem = writers(info, acl: aclEntries(descriptor: descriptor)) { throw Refusal(path, problem) }
+        if let problem = writers(info, acl: mayHaveWritingACL(info) ? aclEntries(descriptor: descriptor) : []) {
+            throw Refusal(path, problem)
+        }
         return info
     }
 
@@ -261,8 +263,14 @@ package enum TrustedFile {
 
     /// Why others than the owner could write a directory on the way, or nil.
     private static func writableByOthers(_ info: stat, path: String) -> String? {
-        writers(info, acl: aclEntries(path: path))
+        writers(info, acl: mayHaveWritingACL(info) ? aclEntries(path: path) : [])
     }
+
+    /// Whether an access ACL could let anyone but the owner write. With named entries, the mode's
+    /// group bits are the ACL's mask, which bounds every named user's and group's permissions
+    /// (acl(5)); without, they are the owning group's. So no group write bit, no writer through
+    /// the ACL: its attribute is read (a system call per path component) only to say who.
+    private static func mayHaveWritingACL(_ info: stat) -> Bool { info.st_mode & S_IWGRP != 0 }
 
     /// Who else than the owner can write, from the mode and the access ACL, or nil.
     private static func writers(_ info: stat, acl: [ACLEntry]) -> String? {
