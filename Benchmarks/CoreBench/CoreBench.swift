@@ -40,7 +40,7 @@ struct CoreBench {
             exit(report.missed.isEmpty ? 0 : 1)
         }
         // `--startup` measures only capctl's start, against /bin/true and pkcheck (and, with
-        // CAPCTL_BASELINE=PATH, against another build of capctl, in the same turns).
+        // CAPCTL_BASELINE=PATH[:PATH...], against other builds of capctl, in the same turns).
         if CommandLine.arguments.contains("--startup") {
             var report = Report()
             await startup(&report, starts: quick ? 50 : 300)

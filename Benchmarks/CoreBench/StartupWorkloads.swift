@@ -68,16 +68,18 @@ extension CoreBench {
         try! directory.write(StartupWorkloads.policy, to: "root/policy.yaml")
         var environment = ["PATH": "/usr/bin:/bin", "CAPCTL_POLICY_ROOTS": directory.path + "/root"]
         let check = [capctl, "check", "maintenance", "--no-prompt"]
-        precondition(StartupWorkloads.spawn(check, environment: environment).status == 0, "the gate does not hold here")
-        // Another build of capctl (an older commit's, say), started in the same turns: an A/B
-        // on this noisy machine compares builds only when they share the minutes they ran in.
-        let baseline = ProcessInfo.processInfo.environment["CAPCTL_BASELINE"].map {
-            [$0, "check", "maintenance", "--no-prompt"]
+        // Other builds of capctl (older commits', say; paths separated by ":"), started in the
+        // same turns: an A/B on this noisy machine compares builds only when they share the
+        // minutes they ran in. Each binary is read whole first: the host pages out cold page
+        // cache, so an older binary would otherwise fault more than one just linked.
+        let baselines = (ProcessInfo.processInfo.environment["CAPCTL_BASELINE"] ?? "").split(separator: ":").map {
+            [String($0), "check", "maintenance", "--no-prompt"]
         }
-        if let baseline {
+        for command in [check] + baselines {
+            _ = try? Data(contentsOf: URL(fileURLWithPath: command[0]))
             precondition(
-                StartupWorkloads.spawn(baseline, environment: environment).status == 0,
-                "the gate does not hold for CAPCTL_BASELINE")
+                StartupWorkloads.spawn(command, environment: environment).status == 0,
+                "the gate does not hold for \(command[0])")
         }
 
         var pkcheck: [String]?
@@ -104,12 +106,14 @@ extension CoreBench {
         var capctlTimes: [Double] = []
         var versionTimes: [Double] = []
         var pkcheckTimes: [Double] = []
-        var baselineTimes: [Double] = []
+        var baselineTimes = [[Double]](repeating: [], count: baselines.count)
         environment["NO_COLOR"] = "1"
         for _ in 0..<starts {
             trueTimes.append(StartupWorkloads.spawn(["/bin/true"], environment: environment).seconds)
             capctlTimes.append(StartupWorkloads.spawn(check, environment: environment).seconds)
-            if let baseline { baselineTimes.append(StartupWorkloads.spawn(baseline, environment: environment).seconds) }
+            for (index, baseline) in baselines.enumerated() {
+                baselineTimes[index].append(StartupWorkloads.spawn(baseline, environment: environment).seconds)
+            }
             versionTimes.append(StartupWorkloads.spawn([capctl, "--version"], environment: environment).seconds)
             if let pkcheck {
                 pkcheckTimes.append(StartupWorkloads.spawn(pkcheck, environment: polkitEnvironment).seconds)
@@ -130,11 +134,10 @@ extension CoreBench {
             "capctl check, ms", median(capctlTimes) * 1e3, target: 2.5,
             row: "capctl check, three requirements (median of \(starts) starts), ms")
         report.ratio("capctl check / /bin/true", median(capctlTimes) / median(trueTimes), target: nil, atLeast: false)
-        if !baselineTimes.isEmpty {
-            report.line("CAPCTL_BASELINE check", String(format: "%6.2f ms", median(baselineTimes) * 1e3))
+        for (baseline, times) in zip(baselines, baselineTimes) {
+            report.line("check by \(baseline[0])", String(format: "%6.2f ms", median(times) * 1e3))
             report.ratio(
-                "capctl check / CAPCTL_BASELINE's", median(capctlTimes) / median(baselineTimes), target: nil,
-                atLeast: false)
+                "capctl check / that one's", median(capctlTimes) / median(times), target: nil, atLeast: false)
         }
         if !pkcheckTimes.isEmpty {
             report.ratio(
