@@ -338,18 +338,17 @@ extension Procedure {
     /// tell when they passed at once and the procedure is now executing; nil otherwise (the
     /// evaluation carries on elsewhere, or the procedure was cancelled).
     private func evaluateOnWorker(_ list: ConditionList, queue: ProcedureQueue) -> [any ProcedureObserver]? {
-        var answers: [ConditionResult?]?
-        var common = false
+        let answers: ProcedureLifecycle.PassedAnswers
         switch list.checkImmediately(for: self) {
         case .undecided(let checked):
             evaluate(list.tree(containsCompositions: false), checked)
             return nil
-        case .passed: break
-        case .passedWithCommonAnswer: common = true
-        case .passedWithAnswers(let kept): answers = kept
+        case .passed: answers = .inList
+        case .passedWithCommonAnswer: answers = .common
+        case .passedWithAnswers(let kept): answers = .own(kept)
         }
         let action = storage.withLock { state in
-            let action = state.conditionsPassedOnWorker(keeping: answers, common: common)
+            let action = state.conditionsPassedOnWorker(answers: answers)
             if case .execute = action { conditionReference.setEvaluatesOnWorker(false) }
             return action
         }

@@ -425,15 +425,26 @@ struct ProcedureLifecycle {
         case stale
     }
 
-    /// A worker's evaluation of plain conditions passed at once. `answers` are those a shared
-    /// list cannot keep (nil when the list kept them, or when they are all the default);
-    /// `common` says they are the shared list's common answer.
-    mutating func conditionsPassedOnWorker(keeping answers: [ConditionResult?]? = nil, common: Bool = false)
-        -> StartAction
-    {
+    /// Where the answers of plain conditions that passed at once on a worker are kept.
+    enum PassedAnswers {
+        /// In the list (a procedure's own), or nowhere: they are all the default.
+        case inList
+        /// They are the shared list's common answer (``ConditionList/CommonAnswer``).
+        case common
+        /// In the procedure: a shared list keeps none.
+        case own([ConditionResult?])
+    }
+
+    /// A worker's evaluation of plain conditions passed at once.
+    mutating func conditionsPassedOnWorker(answers: PassedAnswers = .inList) -> StartAction {
         guard case .evaluatingConditions = phase, !isCancelled else { return .stale }
-        if let answers { extra.conditionTreeResults = answers }
-        flags[.hasCommonConditionAnswer] = common
+        switch answers {
+        case .inList: flags[.hasCommonConditionAnswer] = false
+        case .common: flags[.hasCommonConditionAnswer] = true
+        case .own(let results):
+            flags[.hasCommonConditionAnswer] = false
+            extra.conditionTreeResults = results
+        }
         flags[.hasConditionResults] = true
         phase = .executing(lease: nil)
         return .execute(observers)
