@@ -133,4 +133,38 @@ struct SharedConditionListsTests {
         BlockProcedure {}.addCondition(BlockCondition(name: "another") { _ in true })
         #expect(released == nil)
     }
+
+    @Test("a single list given back for a pair is handed out again, and every reference to it is released")
+    func singleGivenBackIsReleased() throws {
+        // One thread throughout, as above.
+        weak var released: Token?
+        do {
+            let token = Token()
+            released = token
+            let first = BlockCondition(name: "holds the token") { _ in withExtendedLifetime(token) { true } }
+            let second = BlockCondition(name: "second") { _ in true }
+            let lone = BlockProcedure {}
+            lone.addCondition(first)
+            let single = try #require(list(of: lone))
+            var procedures: [BlockProcedure] = []
+            for _ in 0..<5 {
+                let procedure = BlockProcedure {}
+                procedure.addCondition(first)
+                // The single list the pair extends, handed out again each time, is still one list.
+                #expect(list(of: procedure) === single)
+                procedure.addCondition(second)
+                procedures.append(procedure)
+            }
+            #expect(single.isShared && single.count == 1)
+            #expect(procedures.allSatisfy { list(of: $0)?.count == 2 && list(of: $0) === list(of: procedures[0]) })
+            #expect(procedures.allSatisfy { names(of: $0) == ["holds the token", "second"] })
+        }
+        // The last procedure's reference to the single list is the thread's now.
+        #expect(released != nil)
+        // Another single and another pair replace both lists: no reference the thread took back is left.
+        let other = BlockProcedure {}
+        other.addCondition(BlockCondition(name: "another") { _ in true })
+        other.addCondition(BlockCondition(name: "and another") { _ in true })
+        #expect(released == nil)
+    }
 }

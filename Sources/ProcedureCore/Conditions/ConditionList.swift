@@ -177,8 +177,11 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
             if common != made { Unmanaged<CommonAnswer>.fromOpaque(made).release() }
         }
         guard let common else { return false }
-        let answer = Unmanaged<CommonAnswer>.fromOpaque(common).takeUnretainedValue()
-        return answer.index == index && answer.reason == reason
+        // Not retained: the list holds it until it goes, and every worker of every procedure
+        // sharing the list reads it, so a count of its own would be one cache line they all write.
+        return Unmanaged<CommonAnswer>.fromOpaque(common)._withUnsafeGuaranteedRef { answer in
+            answer.index == index && answer.reason == reason
+        }
     }
 
     /// The common answer's word, reached without an inout access: several workers may be at it

@@ -53,7 +53,8 @@ struct ConditionListReference: ~Copyable {
         let address = UInt(bitPattern: list.toOpaque())
         precondition(address & Self.flagBits == 0, "a condition list must be 16-byte aligned")
         word.store(address | (current & Self.flagBits), ordering: .releasing)
-        old?.release()
+        // A shared single list goes back to this thread's cache, which hands it out again.
+        if let old, !SharedConditionLists.takeBack(old) { old.release() }
     }
 
     private static func withOptionalGuaranteedRef<Result>(

@@ -45,12 +45,28 @@ final class SharedConditionLists {
 
     private var single: ConditionList?
     private var singleKey: Key?
+    /// References to ``single`` that procedures gave back when a second condition moved them to
+    /// ``pair``, handed out again instead of new ones: a procedure with two conditions then
+    /// counts one reference (its pair's) rather than three (the single's, the pair's, and the
+    /// single's release). Each is a reference held, released when the single is replaced or the
+    /// thread exits.
+    private var singleCredits = 0
     /// The single list that ``pair`` extends, retained, so that comparing identities is sound.
     private var pairBase: ConditionList?
     private var pair: ConditionList?
     private var pairKey: Key?
 
     private init() {}
+
+    deinit {
+        releaseCredits()
+    }
+
+    private func releaseCredits() {
+        guard let single else { return }
+        for _ in 0..<singleCredits { Unmanaged.passUnretained(single).release() }
+        singleCredits = 0
+    }
 
     /// This thread's lists, unretained: the thread holds them until it exits.
     private static var current: Unmanaged<SharedConditionLists> {
@@ -78,10 +94,28 @@ final class SharedConditionLists {
     }
 
     private func single<Condition: ProcedureCondition>(_ condition: Condition, _ key: Key) -> Unmanaged<ConditionList> {
-        if let single, singleKey == key { return Unmanaged.passRetained(single) }
+        if let single, singleKey == key {
+            guard singleCredits > 0 else { return Unmanaged.passRetained(single) }
+            singleCredits -= 1
+            return Unmanaged.passUnretained(single)
+        }
+        releaseCredits()
         let made = ConditionList.shared(appending: condition, to: nil)
         (single, singleKey) = (made, key)
         return Unmanaged.passRetained(made)
+    }
+
+    /// Takes over a procedure's reference to `list` when it is this thread's single list (the
+    /// procedure moved on to a pair); returns false, taking nothing, otherwise.
+    static func takeBack(_ list: Unmanaged<ConditionList>) -> Bool {
+        guard let cache = cplatform_thread_cache() else { return false }
+        return Unmanaged<SharedConditionLists>.fromOpaque(cache)._withUnsafeGuaranteedRef { lists in
+            guard let single = lists.single, Unmanaged.passUnretained(single).toOpaque() == list.toOpaque() else {
+                return false
+            }
+            lists.singleCredits += 1
+            return true
+        }
     }
 
     private func pair<Condition: ProcedureCondition>(
