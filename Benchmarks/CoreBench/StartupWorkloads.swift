@@ -40,15 +40,16 @@ enum StartupWorkloads {
         return (seconds, (status >> 8) & 0xFF)
     }
 
-    /// The capctl measured: `CAPCTL`, else the one beside this benchmark; nil when there is none.
+    /// The capctl measured: `CAPCTL`, else the released build (Scripts/build-release-capctl, run
+    /// from the package's directory as core-bench is); nil when there is none. A capctl built
+    /// otherwise is not the one measured: its modules lack the release build's compiler flags.
     static func capctlPath() -> String? {
-        let executable = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
-        let capctl = ProcessInfo.processInfo.environment["CAPCTL"] ?? (executable ?? ".") + "/capctl"
+        let capctl = ProcessInfo.processInfo.environment["CAPCTL"] ?? ".build/release-capctl/release/capctl"
         return FileManager.default.isExecutableFile(atPath: capctl) ? capctl : nil
     }
 
     static let buildHint =
-        "no capctl beside core-bench (build it as Scripts/build-deb does: swift build -c release --product capctl --static-swift-stdlib --disable-local-rpath, or set CAPCTL)"
+        "no released capctl (Scripts/build-release-capctl builds it, as Scripts/build-deb does; or set CAPCTL)"
 
     /// The median wall time of `count` starts, taken in turns with the others by the caller.
     static func median(_ samples: [Double]) -> Double {
