@@ -233,6 +233,36 @@ struct CapctlOperatorTests {
         #expect(!missing.output.contains("absent.yaml: \(tree.root)/absent.yaml"))
     }
 
+    @Test("a name given twice in the environment means its first value, as getenv(3) answers")
+    func firstOfTwoEqualNames() throws {
+        let tree = try PolicyTree()
+        try tree.write("etc/policy.yaml", "capabilities:\n  anyone: { kind: group, group: root }\n")
+        let roots = "CAPCTL_POLICY_ROOTS=" + [tree.vendor, tree.admin, tree.runtime].joined(separator: ":")
+        let nowhere = "CAPCTL_POLICY_ROOTS=" + tree.root + "/no-such-root"
+        // A dictionary cannot hold a name twice: the child's environment is written out as it comes.
+        func status(_ variables: [String]) -> Int32 {
+            let command: [String] = [PolicyTree.capctl, "status"]
+            let arguments: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+            let environment: [UnsafeMutablePointer<CChar>?] =
+                (variables + ["NO_COLOR=1", "HOME=\(tree.root)/home", "XDG_CONFIG_HOME=\(tree.root)/config"]).map {
+                    strdup($0)
+                } + [nil]
+            defer { for pointer in arguments + environment { free(pointer) } }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            var pid: pid_t = 0
+            guard posix_spawn(&pid, PolicyTree.capctl, &actions, nil, arguments, environment) == 0 else { return -1 }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            return (status >> 8) & 0xFF
+        }
+        #expect(status([roots, nowhere]) == 0)
+        #expect(status([nowhere, roots]) == 78)
+    }
+
     @Test("under --json, errors are JSON on standard error with the exit status")
     func jsonErrors() throws {
         let tree = try PolicyTree()

@@ -1,3 +1,5 @@
+import Plumbing
+
 /// Decides whether a status meets a need, such as "read and write" or "member of wheel".
 public protocol CapabilityRequirement: Sendable, CustomStringConvertible {
     /// Whether `status` is good enough.
@@ -35,13 +37,7 @@ public struct GrantRequirement: CapabilityRequirement, Hashable {
 
     public var description: String {
         guard !grants.isEmpty else { return "authorized" }
-        // Joined by hand: `joined(separator:)` runs generic here, and its first use in a process
-        // scans every conformance record of the binary (a gate's label is made at every start).
-        var text = "authorized for "
-        for (index, grant) in grants.sorted().enumerated() {
-            if index > 0 { text += " and " }
-            text += grant
-        }
-        return text
+        // Not `joined(separator:)`: a gate's label is made at every start (see `joinedByAppending`).
+        return "authorized for " + grants.sorted().joinedByAppending(separator: " and ")
     }
 }

@@ -343,15 +343,8 @@ package enum TrustedFile {
     }
 
     private static func joined(_ components: [Substring]) -> String {
-        // Appended by hand: `joined(separator:)` finds the array's conformances at run time, a
-        // scan of every conformance record that each process's first path paid for.
-        guard !components.isEmpty else { return "/" }
-        var path = ""
-        for component in components {
-            path += "/"
-            path += String(component)
-        }
-        return path
+        // Not `joined(separator:)`: every process's first path would pay its run-time lookups.
+        "/" + components.map(String.init).joinedByAppending(separator: "/")
     }
 
     private static func currentDirectory() -> String? {

@@ -55,7 +55,7 @@ public struct FileAccess: SubjectCapability {
         /// The grant names, such as `read` and `write`.
         public var names: [String] { Self.all.filter { contains($0.0) }.map(\.1) }
 
-        public var description: String { names.isEmpty ? "existence" : names.joined(separator: " and ") }
+        public var description: String { names.isEmpty ? "existence" : names.joinedByAppending(separator: " and ") }
     }
 
     /// What the path must be.
