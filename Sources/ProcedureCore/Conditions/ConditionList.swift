@@ -62,13 +62,13 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
         let condition: any ProcedureCondition
     }
 
-    /// Appends `condition` when the list is a procedure's own and has room. Returns false,
-    /// changing nothing, otherwise.
-    func appendIfRoom<Condition: ProcedureCondition>(_ condition: Condition) -> Bool {
+    /// Appends the condition `condition` boxes when the list is a procedure's own and has room.
+    /// Returns false, changing nothing (and boxing nothing), otherwise.
+    func appendIfRoom(_ condition: () -> any ProcedureCondition) -> Bool {
         withUnsafeMutablePointers { header, slots in
             let count = Int(header.pointee.count)
             guard !header.pointee.isShared, Self.hasRoom(count: count) else { return false }
-            (slots + count).initialize(to: Slot(condition: condition))
+            (slots + count).initialize(to: Slot(condition: condition()))
             header.pointee.count += 1
             return true
         }
@@ -76,9 +76,7 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
 
     /// A new list holding `list`'s conditions (moved out of it, or copied when it is shared) and
     /// then `condition`.
-    static func appending<Condition: ProcedureCondition>(_ condition: Condition, to list: ConditionList?)
-        -> ConditionList
-    {
+    static func appending(_ condition: any ProcedureCondition, to list: ConditionList?) -> ConditionList {
         let grown = grown(list)
         // Not `appendIfRoom`: a grown list's count is a power of two, which reads as full until
         // this condition takes the first new slot (see ``Header``).
@@ -90,9 +88,7 @@ final class ConditionList: ManagedBuffer<ConditionList.Header, ConditionList.Slo
     }
 
     /// A new shared list holding `list`'s conditions (copied) and then `condition`.
-    static func shared<Condition: ProcedureCondition>(appending condition: Condition, to list: ConditionList?)
-        -> ConditionList
-    {
+    static func shared(appending condition: any ProcedureCondition, to list: ConditionList?) -> ConditionList {
         let made = appending(condition, to: list)
         made.withUnsafeMutablePointerToHeader { $0.pointee.isShared = true }
         return made

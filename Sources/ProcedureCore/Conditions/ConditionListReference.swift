@@ -40,15 +40,16 @@ struct ConditionListReference: ~Copyable {
     /// The list, or nil before the first condition.
     var list: ConditionList? { Self.reference(in: word.load(ordering: .relaxed))?.takeUnretainedValue() }
 
-    /// Appends `condition`, replacing the list when it is shared or grows.
-    func append<Condition: ProcedureCondition>(_ condition: Condition) {
+    /// Appends the condition `key` names (`condition` boxes it, called only when it is stored),
+    /// replacing the list when it is shared or grows.
+    func append(_ key: ConditionKey, _ condition: () -> any ProcedureCondition) {
         let current = word.load(ordering: .relaxed)
         let old = Self.reference(in: current)
         // In place when the list is the procedure's own and has room: no reference counting.
         if let old, old._withUnsafeGuaranteedRef({ $0.appendIfRoom(condition) }) { return }
         let list = Self.withOptionalGuaranteedRef(old) { old in
-            SharedConditionLists.list(appending: condition, to: old)
-                ?? Unmanaged.passRetained(ConditionList.appending(condition, to: old))
+            SharedConditionLists.list(appending: key, condition, to: old)
+                ?? Unmanaged.passRetained(ConditionList.appending(condition(), to: old))
         }
         let address = UInt(bitPattern: list.toOpaque())
         precondition(address & Self.flagBits == 0, "a condition list must be 16-byte aligned")

@@ -63,7 +63,12 @@ struct ConditionTree: Sendable {
 
     /// Whether conditions of this type are one of the four compositions.
     static func isComposition(_ type: any ProcedureCondition.Type) -> Bool {
-        switch ObjectIdentifier(type) {
+        isComposition(ObjectIdentifier(type))
+    }
+
+    /// Whether conditions of the type `type` identifies are one of the four compositions.
+    static func isComposition(_ type: ObjectIdentifier) -> Bool {
+        switch type {
         case ObjectIdentifier(AllOf.self), ObjectIdentifier(AnyOf.self), ObjectIdentifier(Negated.self),
             ObjectIdentifier(Silent.self):
             true

@@ -21,30 +21,8 @@ import CPlatform
 /// The price: a thread keeps the last one or two conditions it added alive until it adds others
 /// or exits, after the procedures that used them are gone (Semantics.md, rule 14).
 final class SharedConditionLists {
-    /// What a condition is: its type and, when it fits in three words, its bits.
-    struct Key: Equatable {
-        let type: ObjectIdentifier
-        let bits: (UInt, UInt, UInt)
-
-        /// Nil for a condition larger than three words (an existential boxes it anyway).
-        init?<Condition: ProcedureCondition>(_ condition: Condition) {
-            let size = MemoryLayout<Condition>.size
-            guard size <= 3 * MemoryLayout<UInt>.size else { return nil }
-            type = ObjectIdentifier(Condition.self)
-            var bits: (UInt, UInt, UInt) = (0, 0, 0)
-            withUnsafeMutableBytes(of: &bits) { target in
-                withUnsafeBytes(of: condition) { target.copyMemory(from: $0) }
-            }
-            self.bits = bits
-        }
-
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.type == rhs.type && lhs.bits == rhs.bits
-        }
-    }
-
     private var single: ConditionList?
-    private var singleKey: Key?
+    private var singleKey: ConditionKey?
     /// References to ``single`` that procedures gave back when a second condition moved them to
     /// ``pair``, handed out again instead of new ones: a procedure with two conditions then
     /// counts one reference (its pair's) rather than three (the single's, the pair's, and the
@@ -54,7 +32,7 @@ final class SharedConditionLists {
     /// The single list that ``pair`` extends, retained, so that comparing identities is sound.
     private var pairBase: ConditionList?
     private var pair: ConditionList?
-    private var pairKey: Key?
+    private var pairKey: ConditionKey?
 
     private init() {}
 
@@ -79,13 +57,14 @@ final class SharedConditionLists {
         return cache
     }
 
-    /// A shared list holding `list`'s conditions and then `condition`, retained for the
-    /// caller, or nil when the result is not to be shared (more than two conditions, a
-    /// condition too large to compare, or `list` is a procedure's own).
-    static func list<Condition: ProcedureCondition>(appending condition: Condition, to list: ConditionList?)
-        -> Unmanaged<ConditionList>?
-    {
-        guard let key = Key(condition) else { return nil }
+    /// A shared list holding `list`'s conditions and then the condition `key` names (`condition`
+    /// boxes it, called only when a list is made), retained for the caller, or nil when the
+    /// result is not to be shared (more than two conditions, a condition too large to compare,
+    /// or `list` is a procedure's own).
+    static func list(
+        appending key: ConditionKey, _ condition: () -> any ProcedureCondition, to list: ConditionList?
+    ) -> Unmanaged<ConditionList>? {
+        guard key.bits != nil else { return nil }
         return current._withUnsafeGuaranteedRef { lists in
             guard let list else { return lists.single(condition, key) }
             guard list.isShared, list.count == 1 else { return nil }
@@ -93,14 +72,14 @@ final class SharedConditionLists {
         }
     }
 
-    private func single<Condition: ProcedureCondition>(_ condition: Condition, _ key: Key) -> Unmanaged<ConditionList> {
+    private func single(_ condition: () -> any ProcedureCondition, _ key: ConditionKey) -> Unmanaged<ConditionList> {
         if let single, singleKey == key {
             guard singleCredits > 0 else { return Unmanaged.passRetained(single) }
             singleCredits -= 1
             return Unmanaged.passUnretained(single)
         }
         releaseCredits()
-        let made = ConditionList.shared(appending: condition, to: nil)
+        let made = ConditionList.shared(appending: condition(), to: nil)
         (single, singleKey) = (made, key)
         return Unmanaged.passRetained(made)
     }
@@ -118,11 +97,11 @@ final class SharedConditionLists {
         }
     }
 
-    private func pair<Condition: ProcedureCondition>(
-        extending base: ConditionList, with condition: Condition, _ key: Key
+    private func pair(
+        extending base: ConditionList, with condition: () -> any ProcedureCondition, _ key: ConditionKey
     ) -> Unmanaged<ConditionList> {
         if let pair, pairBase === base, pairKey == key { return Unmanaged.passRetained(pair) }
-        let made = ConditionList.shared(appending: condition, to: base)
+        let made = ConditionList.shared(appending: condition(), to: base)
         (pairBase, pair, pairKey) = (base, made, key)
         return Unmanaged.passRetained(made)
     }

@@ -185,15 +185,21 @@ open class Procedure: @unchecked Sendable {
     /// Adds a condition that must be satisfied before the procedure executes.
     /// Adding one once this procedure is on a queue is misuse (see ``Procedure``): it is cancelled
     /// if it has not started, so it never runs unguarded.
+    @inlinable
     public final func addCondition<Condition: ProcedureCondition>(_ condition: Condition) {
-        // Generic rather than an existential parameter: the caller passes its condition without
-        // a copy, and the list copies it once, into its slot.
+        // Inlinable, so that what the condition is (`ConditionKey`) is read in code specialized
+        // for its type where it is added; the rest takes it boxed, and boxes it only to store it.
+        addCondition(ConditionKey.of(condition)) { condition }
+    }
+
+    @usableFromInline
+    final func addCondition(_ key: ConditionKey, _ condition: () -> any ProcedureCondition) {
         let action = storage.withLock { state in
-            let action = state.addCondition(isComposition: ConditionTree.isComposition(Condition.self))
-            if case .accepted = action { conditionReference.append(condition) }
+            let action = state.addCondition(isComposition: ConditionTree.isComposition(key.type))
+            if case .accepted = action { conditionReference.append(key, condition) }
             return action
         }
-        if case .refused = action { configuredAfterEnqueue("the condition '\(condition.name)'") }
+        if case .refused = action { configuredAfterEnqueue("the condition '\(condition().name)'") }
     }
 
     /// The conditions added so far (kept after finishing, for ``conditionExplanation``).
