@@ -54,6 +54,52 @@ struct KeptAuthorizationTests {
         #expect(login.authorizationCount == 1)
     }
 
+    @Test(
+        "a gate evaluated again and again reads the kept authorization in place: the status's answer, none once revoked, expired or short of a grant"
+    )
+    func gateReadsKeptAuthorizationInPlace() async throws {
+        let clock = ManualClock()
+        let login = ScriptedCapability(name: "admin", requirement: .grants("backup"))
+        login.answerAuthorizations(
+            .returns(.authorized("password accepted", grants: ["backup", "restore"])),
+            .returns(.authorized("password accepted again", grants: ["restore"])))
+        let admin = login.keepingAuthorization(for: .seconds(60), clock: clock)
+        let gate = AuthorizedFor(admin)
+        let procedure = BlockProcedure {}
+        let context = ConditionContext(allowsInteraction: false)
+        func answer() -> ConditionResult? { gate.evaluateImmediately(for: procedure, context: context) }
+        // A gate made afresh reads the whole status (its first evaluation): what the in-place read must match.
+        func statusAnswer() -> ConditionResult? {
+            AuthorizedFor(admin).evaluateImmediately(for: procedure, context: context)
+        }
+
+        _ = try await admin.authorize()
+        let kept = try #require(admin.knownStatus()?.reason)
+        // The first two evaluations read the status; the in-place read takes over from the third.
+        for _ in 0..<5 {
+            let result = try #require(answer())
+            #expect(result.verdict == .satisfied && result.reason == kept, "\(result)")
+            #expect(result.reason == statusAnswer()?.reason && result.verdict == statusAnswer()?.verdict)
+        }
+        clock.advance(by: .seconds(60))
+        #expect(answer()?.verdict != .satisfied)
+        #expect(admin.knownStatus()?.cause == .expired)
+
+        // Kept again, but without the grant the gate requires.
+        _ = try await admin.authorize()
+        #expect(admin.knownStatus()?.kind == .authorized)
+        for _ in 0..<3 { #expect(answer()?.verdict == .failed) }
+        #expect(answer()?.verdict == statusAnswer()?.verdict)
+
+        login.answerAuthorizations(.returns(.authorized("and again", grants: ["backup"])))
+        admin.revoke()
+        _ = try await admin.authorize()
+        for _ in 0..<3 { #expect(answer()?.verdict == .satisfied) }
+        admin.revoke()
+        #expect(answer()?.verdict != .satisfied)
+        #expect(answer()?.verdict == statusAnswer()?.verdict)
+    }
+
     @Test("a refusal is not kept")
     func refusalNotKept() async throws {
         let login = ScriptedCapability(name: "admin")

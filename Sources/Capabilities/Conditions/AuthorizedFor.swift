@@ -1,5 +1,6 @@
 import Plumbing
 public import ProcedureCore
+import Synchronization
 
 /// A condition satisfied when a capability's status meets its requirement.
 ///
@@ -30,6 +31,12 @@ public struct AuthorizedFor: ProcedureCondition {
         let unavailableReason: String?
         /// What this gate's authorizations are serialized with (``Authorize``).
         let serializationKey: String
+        /// Where a kept authorization is read in place (``KeptReasonReading``): 0 before the
+        /// first evaluation, 2 after it, then 1 (nowhere) or the address of a retained
+        /// ``KeptReader``. Looked for at the second evaluation, not at the first: the cast's first
+        /// use in a process scans every conformance record of the binary, which a process that
+        /// checks a gate once (`capctl check`) should not pay. Written at most twice, then only read.
+        private let keptReader = Atomic<UInt>(0)
 
         init(_ capability: any CapabilityType, label: String?, serializationKey: String? = nil) {
             self.capability = capability
@@ -42,6 +49,36 @@ public struct AuthorizedFor: ProcedureCondition {
             } else {
                 unavailableReason = nil
             }
+        }
+
+        deinit {
+            let state = keptReader.load(ordering: .acquiring)
+            if state > 2 { Unmanaged<KeptReader>.fromOpaque(UnsafeRawPointer(bitPattern: state)!).release() }
+        }
+
+        /// A kept authorization's reason read in place, when the capability keeps one that
+        /// meets this gate's requirement; nil when it does not, or cannot be read that way.
+        func keptReason() -> String? {
+            let state = keptReader.load(ordering: .acquiring)
+            if state > 2 {
+                return Unmanaged<KeptReader>.fromOpaque(UnsafeRawPointer(bitPattern: state)!)
+                    ._withUnsafeGuaranteedRef { $0.reason() }
+            }
+            if state == 0 {
+                _ = keptReader.compareExchange(expected: 0, desired: 2, ordering: .relaxed)
+            } else if state == 2 {
+                findKeptReader()
+            }
+            return nil
+        }
+
+        private func findKeptReader() {
+            var found: UInt = 1
+            if let reader = capability as? any KeptReasonReading, let requirement = requirement as? GrantRequirement {
+                found = UInt(bitPattern: Unmanaged.passRetained(KeptReader(reader, requirement)).toOpaque())
+            }
+            let (exchanged, _) = keptReader.compareExchange(expected: 2, desired: found, ordering: .acquiringAndReleasing)
+            if !exchanged, found > 2 { Unmanaged<KeptReader>.fromOpaque(UnsafeRawPointer(bitPattern: found)!).release() }
         }
 
         /// `turn` is ``AuthorizationTurns``' count for this gate's key taken before `status` was
@@ -72,6 +109,16 @@ public struct AuthorizedFor: ProcedureCondition {
                 error: CapabilityError.unauthorized(
                     capability: capability.name, status: status, requirement: requirementText))
         }
+    }
+
+    /// A gate's in-place reader of its capability's kept authorization.
+    private final class KeptReader: Sendable {
+        let reader: any KeptReasonReading
+        let requirement: GrantRequirement
+        init(_ reader: any KeptReasonReading, _ requirement: GrantRequirement) {
+            (self.reader, self.requirement) = (reader, requirement)
+        }
+        func reason() -> String? { reader.keptReason(meeting: requirement) }
     }
 
     private let gate: Gate
@@ -131,6 +178,8 @@ public struct AuthorizedFor: ProcedureCondition {
         if let reason = gate.unavailableReason {
             return gate.result(for: .unavailable(reason, cause: .backendMissing), allowsInteraction: false)
         }
+        // What the status would give, without the status: satisfied with the kept reason.
+        if let reason = gate.keptReason() { return .satisfied(reason) }
         guard let known = gate.capability.knownStatus() else { return nil }
         return gate.result(for: known, allowsInteraction: context.allowsInteraction)
     }

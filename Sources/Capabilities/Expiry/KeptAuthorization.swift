@@ -26,11 +26,11 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     /// How long an authorization is kept.
     public let duration: Duration
 
-    private let timeline: KeptTimeline
+    let timeline: KeptTimeline
     private let sleepUntil: @Sendable (Int64) async throws -> Void
     /// The source of truth, and what serializes writers; checks read ``copies``.
     private let state = Lock(State())
-    private let copies = KeptCopies()
+    let copies = KeptCopies()
     private let changed = CapabilityChangeSignal()
     /// What is kept for other subjects, apart from this process's own.
     private let subjects = KeptForSubjects()

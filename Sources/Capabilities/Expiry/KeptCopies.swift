@@ -47,6 +47,19 @@ final class KeptCopies: @unchecked Sendable {
         }
     }
 
+    /// The kept status's reason at `now` when it meets `requirement` (as `requirement.isMet`
+    /// decides: authorized, granting at least its grants); nil when nothing is kept, it ran out,
+    /// or it does not meet it. Nothing but this comparison runs under the copy's lock.
+    func reason(at now: Int64, meeting requirement: GrantRequirement) -> String? {
+        copy(Int(cplatform_current_processor()) & mask).pointee.withLock { kept in
+            guard let expiry = kept?.expiry, now < expiry, kept?.status.kind == .authorized else { return nil }
+            if !requirement.grants.isEmpty {
+                guard let grants = kept?.status.grants, requirement.grants.isSubset(of: grants) else { return nil }
+            }
+            return kept?.status.reason
+        }
+    }
+
     /// Replaces every copy (nil forgets the kept authorization). Call with the owner's lock held.
     func store(_ kept: KeptAuthorizationState.Kept?) {
         for index in 0...mask {
