@@ -77,8 +77,11 @@ public struct AuthorizedFor: ProcedureCondition {
             if let reader = capability as? any KeptReasonReading, let requirement = requirement as? GrantRequirement {
                 found = UInt(bitPattern: Unmanaged.passRetained(KeptReader(reader, requirement)).toOpaque())
             }
-            let (exchanged, _) = keptReader.compareExchange(expected: 2, desired: found, ordering: .acquiringAndReleasing)
-            if !exchanged, found > 2 { Unmanaged<KeptReader>.fromOpaque(UnsafeRawPointer(bitPattern: found)!).release() }
+            let (exchanged, _) = keptReader.compareExchange(
+                expected: 2, desired: found, ordering: .acquiringAndReleasing)
+            if !exchanged, found > 2 {
+                Unmanaged<KeptReader>.fromOpaque(UnsafeRawPointer(bitPattern: found)!).release()
+            }
         }
 
         /// `turn` is ``AuthorizationTurns``' count for this gate's key taken before `status` was
