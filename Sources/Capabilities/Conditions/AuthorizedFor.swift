@@ -31,11 +31,12 @@ public struct AuthorizedFor: ProcedureCondition {
         let unavailableReason: String?
         /// What this gate's authorizations are serialized with (``Authorize``).
         let serializationKey: String
-        /// Where a kept authorization is read in place (``KeptReasonReading``): 0 before the
-        /// first evaluation, 2 after it, then 1 (nowhere) or the address of a retained
-        /// ``KeptReader``. Looked for at the second evaluation, not at the first: the cast's first
-        /// use in a process scans every conformance record of the binary, which a process that
-        /// checks a gate once (`capctl check`) should not pay. Written at most twice, then only read.
+        /// Where a kept authorization is read in place (``KeptReasonReading``): 0 until a status
+        /// known in memory first satisfied the gate, 2 after that, then 1 (nowhere) or the address
+        /// of a retained ``KeptReader``. Looked for at the second such pass, not at the first: the
+        /// cast's first use in a process scans every conformance record of the binary, which a
+        /// process that passes a gate once (`capctl check`) should not pay. Written at most twice,
+        /// then only read.
         private let keptReader = Atomic<UInt>(0)
 
         init(_ capability: any CapabilityType, label: String?, serializationKey: String? = nil) {
@@ -64,12 +65,14 @@ public struct AuthorizedFor: ProcedureCondition {
                 return Unmanaged<KeptReader>.fromOpaque(UnsafeRawPointer(bitPattern: state)!)
                     ._withUnsafeGuaranteedRef { $0.reason() }
             }
-            if state == 0 {
-                _ = keptReader.compareExchange(expected: 0, desired: 2, ordering: .relaxed)
-            } else if state == 2 {
-                findKeptReader()
-            }
+            if state == 2 { findKeptReader() }
             return nil
+        }
+
+        /// A status known in memory satisfied the gate: the next time, look for a reader.
+        func passedOnKnownStatus() {
+            guard keptReader.load(ordering: .relaxed) == 0 else { return }
+            _ = keptReader.compareExchange(expected: 0, desired: 2, ordering: .relaxed)
         }
 
         private func findKeptReader() {
@@ -184,7 +187,9 @@ public struct AuthorizedFor: ProcedureCondition {
         // What the status would give, without the status: satisfied with the kept reason.
         if let reason = gate.keptReason() { return .satisfied(reason) }
         guard let known = gate.capability.knownStatus() else { return nil }
-        return gate.result(for: known, allowsInteraction: context.allowsInteraction)
+        let result = gate.result(for: known, allowsInteraction: context.allowsInteraction)
+        if result.verdict == .satisfied { gate.passedOnKnownStatus() }
+        return result
     }
 
     public func evaluate(
