@@ -32,7 +32,12 @@ public struct GrantRequirement: CapabilityRequirement, Hashable {
     }
 
     public func isMet(by status: CapabilityStatus) -> Bool {
-        status.kind == .authorized && (grants.isEmpty || grants.isSubset(of: status.grants))
+        isMet(kind: status.kind, grants: status.grants)
+    }
+
+    /// The rule itself, for a status read in place (a kept authorization under its lock).
+    func isMet(kind: CapabilityStatus.Kind, grants granted: Set<String>) -> Bool {
+        kind == .authorized && (grants.isEmpty || grants.isSubset(of: granted))
     }
 
     public var description: String {

@@ -26,11 +26,11 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
     /// How long an authorization is kept.
     public let duration: Duration
 
-    let timeline: KeptTimeline
+    private let timeline: KeptTimeline
     private let sleepUntil: @Sendable (Int64) async throws -> Void
     /// The source of truth, and what serializes writers; checks read ``copies``.
     private let state = Lock(State())
-    let copies = KeptCopies()
+    private let copies = KeptCopies()
     private let changed = CapabilityChangeSignal()
     /// What is kept for other subjects, apart from this process's own.
     private let subjects = KeptForSubjects()
@@ -177,6 +177,13 @@ public final class KeptAuthorization<Base: CapabilityType>: CapabilityType {
         if seconds >= 60, seconds % 60 == 0 { return "\(seconds / 60) min" }
         if seconds >= 1 { return "\(seconds) s" }
         return "\(duration)"
+    }
+}
+
+extension KeptAuthorization: KeptReasonReading {
+    func keptReason(meeting requirement: GrantRequirement) -> String? {
+        guard let now = timeline.now() else { return nil }
+        return copies.reason(at: now, meeting: requirement)
     }
 }
 

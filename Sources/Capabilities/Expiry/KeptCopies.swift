@@ -47,15 +47,14 @@ final class KeptCopies: @unchecked Sendable {
         }
     }
 
-    /// The kept status's reason at `now` when it meets `requirement` (as `requirement.isMet`
-    /// decides: authorized, granting at least its grants); nil when nothing is kept, it ran out,
-    /// or it does not meet it. Nothing but this comparison runs under the copy's lock.
+    /// The kept status's reason at `now` when `requirement` is met by it; nil when nothing is
+    /// kept, it ran out, or it does not meet it. Nothing but that rule runs under the copy's lock.
     func reason(at now: Int64, meeting requirement: GrantRequirement) -> String? {
         copy(Int(cplatform_current_processor()) & mask).pointee.withLock { kept in
-            guard let expiry = kept?.expiry, now < expiry, kept?.status.kind == .authorized else { return nil }
-            if !requirement.grants.isEmpty {
-                guard let grants = kept?.status.grants, requirement.grants.isSubset(of: grants) else { return nil }
-            }
+            // Read in place, as `read(at:)` does: binding the kept value would copy the status.
+            guard let expiry = kept?.expiry, now < expiry, let kind = kept?.status.kind,
+                requirement.isMet(kind: kind, grants: kept?.status.grants ?? [])
+            else { return nil }
             return kept?.status.reason
         }
     }

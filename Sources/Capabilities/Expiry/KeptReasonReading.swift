@@ -8,10 +8,3 @@ protocol KeptReasonReading: Sendable {
     /// authorization that ran out).
     func keptReason(meeting requirement: GrantRequirement) -> String?
 }
-
-extension KeptAuthorization: KeptReasonReading {
-    func keptReason(meeting requirement: GrantRequirement) -> String? {
-        guard let now = timeline.now() else { return nil }
-        return copies.reason(at: now, meeting: requirement)
-    }
-}
