@@ -112,6 +112,9 @@ let cTargets: [Target] = [
     .target(name: "CBuildInfo"),
     // capctl's __cxa_demangle, which keeps GCC's demangler out of its static link (size).
     .target(name: "CCxxDemangle"),
+    // capctl's arguments as glibc hands them to constructors, which keeps the Swift runtime's
+    // search of /proc/self/maps for them out of its static link (start time).
+    .target(name: "CArgumentVector"),
     // Linux-PAM's declarations for loading libpam at run time; checked against the real header when present.
     .target(name: "CPAM"),
     // sd-bus's declarations (libsystemd) for loading it at run time: the D-Bus client of the polkit backend.
@@ -128,8 +131,8 @@ let toolTargets: [Target] = [
         name: "capctl",
         dependencies: [
             "LinuxPolicy", "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags",
-            "ProcedureCore", "Plumbing", "CLinuxSupport", "CPlatform", "CBuildInfo", "CCxxDemangle", "Locking",
-            "DecisionService",
+            "ProcedureCore", "Plumbing", "CLinuxSupport", "CPlatform", "CBuildInfo", "CCxxDemangle", "CArgumentVector",
+            "Locking", "DecisionService",
             "Varlink", "CapctlDaemon", "FlagSourceHelper",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
