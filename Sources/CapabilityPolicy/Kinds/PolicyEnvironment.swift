@@ -37,9 +37,21 @@ public struct PolicyEnvironment: Sendable {
         subjectContext: (@Sendable (Subject) -> FlagEvaluationContext)? = nil,
         httpFlagSource: (@Sendable (HTTPFlagSourceSettings) -> any RemoteFlagSource)? = nil
     ) {
+        self.init(
+            kinds: kinds, deferredHostContext: { hostContext }, subjectContext: subjectContext,
+            httpFlagSource: httpFlagSource)
+    }
+
+    /// An environment whose host context is made when first read: the Linux layer's asks the user
+    /// and group databases, which a policy without flags never needs.
+    package init(
+        kinds: [any CapabilityKind], deferredHostContext: @escaping @Sendable () -> FlagEvaluationContext,
+        subjectContext: (@Sendable (Subject) -> FlagEvaluationContext)?,
+        httpFlagSource: (@Sendable (HTTPFlagSourceSettings) -> any RemoteFlagSource)? = nil
+    ) {
         kindsByName = Dictionary(
             ([FlagCapabilityKind()] + kinds).map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
-        self.hostContext = hostContext
+        makeHostContext = deferredHostContext
         self.subjectContext = subjectContext ?? Self.numericContext
         self.httpFlagSource = httpFlagSource
     }
@@ -60,7 +72,12 @@ public struct PolicyEnvironment: Sendable {
     }
 
     /// The context a loaded policy's flags are evaluated with, unless its options give one.
-    public var hostContext: FlagEvaluationContext
+    public var hostContext: FlagEvaluationContext {
+        get { makeHostContext() }
+        set { makeHostContext = { newValue } }
+    }
+
+    private var makeHostContext: @Sendable () -> FlagEvaluationContext
 
     /// What follows a policy's flag services (`flags: { http: [...] }`): `RemoteFlags`'
     /// `HTTPFlagSource.init`, set by a program that links it. Without it, those services' flags

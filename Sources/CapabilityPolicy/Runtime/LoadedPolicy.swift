@@ -29,18 +29,20 @@ public final class LoadedPolicy: Sendable {
         self.policy = policy
         let environment = policy.environment
         let policy = options.startsFlagServices ? policy : policy.withoutFlagServices
+        // A store without sources answers every key "not found" before it reads a context, so
+        // the host's (which asks the user and group databases) is made only for a policy with flags.
+        let baseContext =
+            options.flagContext ?? (policy.flagSources.isEmpty ? FlagEvaluationContext() : environment.hostContext)
         let flags = FlagStore(
             sources: environment.connectedFlagSources(policy), watchesFiles: options.watchesFlagFiles,
-            pollsServices: options.pollsFlagServices,
-            context: options.flagContext ?? environment.hostContext)
+            pollsServices: options.pollsFlagServices, context: baseContext)
         self.flags = flags
         var systemPolicy = policy
         if let sources = policy.systemFlagSources {
             systemPolicy.flagSources = sources
             systemFlags = FlagStore(
                 sources: environment.connectedFlagSources(systemPolicy), watchesFiles: options.watchesFlagFiles,
-                pollsServices: options.pollsFlagServices,
-                context: options.flagContext ?? environment.hostContext)
+                pollsServices: options.pollsFlagServices, context: baseContext)
         } else {
             systemFlags = nil
         }

@@ -23,6 +23,9 @@ extension PolicyEnvironment {
     public static var linux: PolicyEnvironment { linuxEnvironment }
 }
 
-/// Made once: the host context names this process's user and groups, which asks the databases.
+/// Made once. The host context names this process's user and groups, which asks the databases
+/// (four lookups, each a file or a directory service): it is made when a policy with flags first
+/// needs it.
 private let linuxEnvironment = PolicyEnvironment(
-    kinds: LinuxPolicySupport.kinds, hostContext: .host, subjectContext: { FlagEvaluationContext.subject($0) })
+    kinds: LinuxPolicySupport.kinds, deferredHostContext: { .host },
+    subjectContext: { FlagEvaluationContext.subject($0) })
