@@ -32,7 +32,7 @@ struct PolicyEnvironmentTests {
         return try LoadedPolicy(PolicyLoader.load(files: [file], environment: environment))
     }
 
-    @Test("the host context is made for a policy with flags, and its flags are evaluated with it; never for one without")
+    @Test("the host context is made for a policy with flags and its flags read it; never for one without")
     func hostContextOnlyForFlags() throws {
         let made = Counter()
         let environment = Self.countingEnvironment(made)
