@@ -17,6 +17,9 @@ public struct PolicySearchPath: Sendable, Equatable {
     /// and packagers never touch the real /usr/share, /etc and /run.
     public static let rootsVariable = "CAPCTL_POLICY_ROOTS"
 
+    /// The variables ``init(environment:)`` reads, for a program that gives it only those.
+    public static let environmentVariables = [rootsVariable, "XDG_CONFIG_HOME", "HOME"]
+
     /// The default roots: vendor, admin, runtime.
     public static let systemRoots = ["/usr/share/capctl", "/etc/capctl", "/run/capctl"]
 

@@ -11,10 +11,9 @@ import LinuxPolicy
 enum Audit {
     /// Records `record` at the level `policy` and the environment ask for.
     static func record(_ record: AuditRecord, policy: Policy) {
-        let environment = ProcessEnvironment.variables
-        let level = level(policy: policy.audit?.level, environment: environment["CAPCTL_AUDIT"])
+        let level = level(policy: policy.audit?.level, environment: ProcessEnvironment["CAPCTL_AUDIT"])
         var destinations: [AuditTrail.Destination] = [.system]
-        if let socket = environment["CAPCTL_AUDIT_SOCKET"] {
+        if let socket = ProcessEnvironment["CAPCTL_AUDIT_SOCKET"] {
             destinations = policy.finalLocation == nil ? [.syslog(path: socket)] : [.system, .syslog(path: socket)]
         }
         for destination in destinations {

@@ -17,13 +17,12 @@ enum DecisionRoute {
     /// The route for a command that reads the policy the way `policy` (its `--policy` files)
     /// says, with `flagContext` (`--context`, `--targeting-key`) given or not.
     static func choose(policy: [String], hasFlagContext: Bool = false) -> DecisionRoute {
-        let environment = ProcessEnvironment.variables
-        let named = environment[socketVariable]
+        let named = ProcessEnvironment[socketVariable]
         if named == "" { return .inProcess(reason: "\(socketVariable) is empty") }
         if !policy.isEmpty { return .inProcess(reason: "--policy names the policy files") }
         // A socket named outright is asked even with other roots named: that is how a test or an
         // operator points capctl at a capctld of its own.
-        if named == nil, environment[PolicySearchPath.rootsVariable] != nil {
+        if named == nil, ProcessEnvironment[PolicySearchPath.rootsVariable] != nil {
             return .inProcess(reason: "\(PolicySearchPath.rootsVariable) names the policy roots")
         }
         if hasFlagContext { return .inProcess(reason: "capctld takes no --context or --targeting-key") }

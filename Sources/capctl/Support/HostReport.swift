@@ -65,8 +65,7 @@ struct HostReport {
         list.append(("network", "network", NetworkPath(), nil))
         if let login = try? PAMLogin(service: "login") { list.append(("pam:login", "pam", login, nil)) }
         list.append(("polkit", "polkit", PolkitService(), nil))
-        let environment = ProcessEnvironment.variables
-        if let home = environment["HOME"],
+        if let home = ProcessEnvironment["HOME"],
             let access = try? FileAccess(home, access: [.read, .write], kind: .directory)
         {
             list.append(("home", "file", access, nil))

@@ -26,8 +26,7 @@ enum PolicyContext {
     /// The files given (with --policy), or those of the search path.
     static func policyFiles(given: [String]) throws(PolicyErrors) -> [String] {
         if !given.isEmpty { return given.map(absolute) }
-        let environment = ProcessEnvironment.variables
-        if let roots = environment[PolicySearchPath.rootsVariable] {
+        if let roots = ProcessEnvironment[PolicySearchPath.rootsVariable] {
             let named = roots.split(separator: ":").map(String.init).filter { !$0.isEmpty }
             if !named.contains(where: TrustedFile.exists) {
                 let list = named.isEmpty ? "nothing" : named.map { "\"\($0)\"" }.joined(separator: ", ")
@@ -37,7 +36,7 @@ enum PolicyContext {
                 ])
             }
         }
-        return try PolicyLoader.files(in: PolicySearchPath(environment: environment))
+        return try PolicyLoader.files(in: ProcessEnvironment.searchPath)
     }
 
     /// The per-user layer of the search path, unless --policy replaces the search.
@@ -46,7 +45,7 @@ enum PolicyContext {
     }
 
     private static func userDirectory(given: [String]) -> String? {
-        given.isEmpty ? PolicySearchPath(environment: ProcessEnvironment.variables).userDirectory : nil
+        given.isEmpty ? ProcessEnvironment.searchPath.userDirectory : nil
     }
 
     /// The policy files in play, or a failure with every problem and exit status 78.
@@ -102,23 +101,22 @@ enum PolicyContext {
     /// clock (`CAPCTL_KEEP_CLOCK_OFFSET`, seconds added) be replaced, so the system's records
     /// cannot be stretched through the environment.
     static func keptLoginRecords() -> KeptLoginRecords? {
-        let environment = ProcessEnvironment.variables
         // Never for the system's directory, under whatever name: a clock moved back through the
         // environment would bring its expired records back to life.
-        if let directory = environment["CAPCTL_KEEP_DIRECTORY"], directory.hasPrefix("/"),
+        if let directory = ProcessEnvironment["CAPCTL_KEEP_DIRECTORY"], directory.hasPrefix("/"),
             realpath(directory, nil).map({ resolved in
                 defer { free(resolved) }
                 return String(cString: resolved) != KeptLoginRecords.systemDirectory
             }) ?? true
         {
-            let offset = Int64(environment["CAPCTL_KEEP_CLOCK_OFFSET"] ?? "0") ?? 0
+            let offset = Int64(ProcessEnvironment["CAPCTL_KEEP_CLOCK_OFFSET"] ?? "0") ?? 0
             return KeptLoginRecords(
                 directory: directory,
-                bootIDPath: environment["CAPCTL_KEEP_BOOT_ID"] ?? "/proc/sys/kernel/random/boot_id",
+                bootIDPath: ProcessEnvironment["CAPCTL_KEEP_BOOT_ID"] ?? "/proc/sys/kernel/random/boot_id",
                 clock: { KeptLoginRecords.bootTime().map { $0 &+ offset &* 1_000_000_000 } })
         }
         if geteuid() == 0 { return KeptLoginRecords(directory: KeptLoginRecords.systemDirectory) }
-        guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else { return nil }
+        guard let runtime = ProcessEnvironment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else { return nil }
         return KeptLoginRecords(directory: runtime + "/capctl/keep")
     }
 

@@ -1,29 +1,29 @@
+import CapabilityPolicy
 import Glibc
 
 /// This process's environment variables and working directory, read from the C library: capctl
 /// keeps Foundation out of its start (Docs/Performance.md, "Starting capctl").
 enum ProcessEnvironment {
-    /// Every `NAME=VALUE` of `environ` at the first use; the first of two equal names wins, as
-    /// `getenv` answers. capctl never changes its own environment.
-    static let variables: [String: String] = {
-        var entries: [UnsafeMutablePointer<CChar>] = []
-        var entry = environ
-        while let pointer = entry.pointee {
-            entries.append(pointer)
-            entry += 1
-        }
-        // Sized once, and filled from the last entry back, so that the first of two equal names
-        // is the one kept with one hashing per entry: growing the table and looking each name up
-        // before storing it were two thirds of this table's cost.
-        var result = [String: String](minimumCapacity: entries.count)
-        for pointer in entries.reversed() {
-            // Split at the byte: finding "=" among characters was 7 % of a `capctl check`.
-            guard let equals = strchr(pointer, Int32(UInt8(ascii: "="))) else { continue }
-            let name = String(decoding: UnsafeRawBufferPointer(start: pointer, count: equals - pointer), as: UTF8.self)
-            result[name] = String(cString: equals + 1)
+    /// The value of `name`, as `getenv` answers it (the first of two equal names). capctl never
+    /// changes its own environment. Asked by name: a table of every variable was 3 % of a
+    /// `capctl check` that reads four of them.
+    static subscript(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// The variables among `names` that are set, by name.
+    static func values(_ names: [String]) -> [String: String] {
+        var result: [String: String] = [:]
+        for name in names {
+            if let value = self[name] { result[name] = value }
         }
         return result
-    }()
+    }
+
+    /// What `PolicySearchPath(environment:)` reads.
+    static var searchPath: PolicySearchPath {
+        PolicySearchPath(environment: values(PolicySearchPath.environmentVariables))
+    }
 
     /// The working directory, or nil when it cannot be named (removed, or too long).
     static var currentDirectory: String? {
