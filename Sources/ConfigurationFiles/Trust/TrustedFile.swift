@@ -154,6 +154,9 @@ package enum TrustedFile {
         pending.reverse()  // a stack: the next component is last
 
         var current: [Substring] = []
+        // `current` joined, kept with it: joining every component again at each step was a
+        // tenth of resolving a path.
+        var holder = "/"
         var currentInfo = try directoryInfo("/", for: path)
         var viaLink = false
         var linksFollowed = 0
@@ -161,11 +164,12 @@ package enum TrustedFile {
             if component == "." { continue }
             if component == ".." {
                 if !current.isEmpty { current.removeLast() }
-                currentInfo = try directoryInfo(joined(current), for: path)
+                holder = joined(current)
+                currentInfo = try directoryInfo(holder, for: path)
                 continue
             }
-            let holder = joined(current)
-            let candidate = joined(current + [component])
+            let name = String(component)
+            let candidate = holder == "/" ? "/" + name : holder + "/" + name
             var info = stat()
             guard lstat(candidate, &info) == 0 else {
                 let code = errno
@@ -202,6 +206,7 @@ package enum TrustedFile {
                 guard let target = readLink(candidate) else { throw Refusal(path, "cannot read the link \(candidate)") }
                 if target.hasPrefix("/") {
                     current = []
+                    holder = "/"
                     currentInfo = try directoryInfo("/", for: path)
                 }
                 pending += components(of: target).reversed()
@@ -217,13 +222,14 @@ package enum TrustedFile {
             guard fileType(info) == S_IFDIR else { throw Refusal(path, "\(candidate) is not a directory") }
             if let problem = ownership(info) { throw Refusal(path, "a directory on the way, \(candidate), \(problem)") }
             current.append(component)
+            holder = candidate
             currentInfo = info
         }
         // The path named a directory that was walked entirely ("/", or ending in "..").
         guard expected == .directory else {
             throw Refusal(path, "refusing a directory: a regular file is expected here")
         }
-        return Resolved(path: joined(current), info: currentInfo)
+        return Resolved(path: holder, info: currentInfo)
     }
 
     /// The checks made on the open descriptor: the same object that was walked to, of the

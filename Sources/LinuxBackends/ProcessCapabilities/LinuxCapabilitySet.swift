@@ -73,26 +73,30 @@ public struct LinuxCapabilitySet: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses a field such as `CapEff` out of the text of /proc/PID/status.
     public static func parse(field: String, fromStatus text: String) throws(ReadError) -> LinuxCapabilitySet {
-        // Bytes, not characters: the kernel writes ASCII lines, and splitting into characters
-        // (grapheme breaking) was a sixth of `capctl check`'s instructions.
-        let bytes = text.utf8
+        try parse(field: field, fromStatus: Array(text.utf8))
+    }
+
+    /// The same, over the file's bytes: the kernel writes ASCII lines, and walking a string's
+    /// indices cost some 600 instructions a line of the status file, which has fifty.
+    static func parse(field: String, fromStatus bytes: [UInt8]) throws(ReadError) -> LinuxCapabilitySet {
         let prefix = Array(field.utf8) + [UInt8(ascii: ":")]
-        let blanks: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        var lineStart = bytes.startIndex
-        while lineStart < bytes.endIndex {
-            let lineEnd = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
-            let line = bytes[lineStart..<lineEnd]
-            if line.starts(with: prefix) {
-                var value = line.dropFirst(prefix.count)
-                while let first = value.first, blanks(first) { value = value.dropFirst() }
-                while let last = value.last, blanks(last) { value = value.dropLast() }
-                let digits = String(decoding: value, as: UTF8.self)
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var lineStart = 0
+        while lineStart < bytes.count {
+            var lineEnd = lineStart
+            while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            if lineEnd - lineStart >= prefix.count, bytes[lineStart..<lineStart + prefix.count].elementsEqual(prefix) {
+                var valueStart = lineStart + prefix.count
+                var valueEnd = lineEnd
+                while valueStart < valueEnd, isBlank(bytes[valueStart]) { valueStart += 1 }
+                while valueEnd > valueStart, isBlank(bytes[valueEnd - 1]) { valueEnd -= 1 }
+                let digits = String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)
                 guard !digits.isEmpty, let mask = UInt64(digits, radix: 16) else {
                     throw .malformed(field: field, value: digits)
                 }
                 return LinuxCapabilitySet(mask: mask)
             }
-            lineStart = lineEnd < bytes.endIndex ? bytes.index(after: lineEnd) : lineEnd
+            lineStart = lineEnd + 1
         }
         throw .missingField(field)
     }
@@ -105,6 +109,6 @@ public struct LinuxCapabilitySet: Sendable, Equatable, CustomStringConvertible {
         } catch {
             throw .unreadable(path: error.path, errno: error.code)
         }
-        return try parse(field: "CapEff", fromStatus: String(decoding: bytes, as: UTF8.self))
+        return try parse(field: "CapEff", fromStatus: bytes)
     }
 }

@@ -42,6 +42,18 @@ package enum YAMLDocumentReader {
     struct ExactIntegersError: Error {}
 
     private static func coreSchemaKind(_ text: String) -> DocumentNode.Kind? {
+        // Every null, Boolean, number and infinity below begins with one of these bytes (or is
+        // empty); any other plain scalar is a string, without comparing it with each spelling.
+        if let first = text.utf8.first {
+            switch first {
+            case UInt8(ascii: "~"), UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "t"), UInt8(ascii: "T"),
+                UInt8(ascii: "f"), UInt8(ascii: "F"), UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "-"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                break
+            default:
+                return nil
+            }
+        }
         switch text {
         case "", "~", "null", "Null", "NULL": return .null
         case "true", "True", "TRUE": return .bool(true)
