@@ -17,7 +17,7 @@ public struct PolicySearchPath: Sendable, Equatable {
     /// and packagers never touch the real /usr/share, /etc and /run.
     public static let rootsVariable = "CAPCTL_POLICY_ROOTS"
 
-    /// The variables ``init(environment:)`` reads, for a program that gives it only those.
+    /// The variables the search path reads (``init(environment:)``, ``init(variable:)``).
     public static let environmentVariables = [rootsVariable, "XDG_CONFIG_HOME", "HOME"]
 
     /// The default roots: vendor, admin, runtime.
@@ -32,14 +32,20 @@ public struct PolicySearchPath: Sendable, Equatable {
     /// The search path for the given environment: the system roots (or `CAPCTL_POLICY_ROOTS`), then
     /// the per-user layer.
     public init(environment: [String: String]) {
+        self.init { environment[$0] }
+    }
+
+    /// The same, asking `variable` for each of ``environmentVariables`` (getenv, say) instead of
+    /// being given a table of them.
+    public init(variable: (String) -> String?) {
         var roots = Self.systemRoots
-        if let override = environment[Self.rootsVariable] {
+        if let override = variable(Self.rootsVariable) {
             roots = override.split(separator: ":").map(String.init).filter { !$0.isEmpty }
         }
         var user: String?
-        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
+        if let config = variable("XDG_CONFIG_HOME"), config.hasPrefix("/") {
             user = config + "/capctl"
-        } else if let home = environment["HOME"], home.hasPrefix("/") {
+        } else if let home = variable("HOME"), home.hasPrefix("/") {
             user = home + "/.config/capctl"
         }
         self.init(directories: roots, userDirectory: user)

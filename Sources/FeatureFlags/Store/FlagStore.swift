@@ -144,6 +144,9 @@ public final class FlagStore: Sendable {
 
     let core: Core
     private var sources: [Source] { core.sources }
+    /// The remote sources among them, which are stopped with the store: apart, so that a store
+    /// without any (most) does not walk its sources' enumeration when it goes.
+    private let remotes: [any RemoteFlagSource]
     private let baseContext: FlagEvaluationContext
     private let baseContextProblem: String?
     private let queue = DispatchQueue(label: "FeatureFlags.FlagStore")
@@ -210,11 +213,14 @@ public final class FlagStore: Sendable {
         baseContext = context
         baseContextProblem = context.firstInvalidAttribute()
         relay.connect(core)
+        var remotes: [any RemoteFlagSource] = []
         for case .remote(let source) in resolved {
+            remotes.append(source)
             source.start(follow: pollsServices ?? watchesFiles) { event in
                 relay.core?.apply(event, from: source.location)
             }
         }
+        self.remotes = remotes
         if watchesFiles, !files.isEmpty {
             // One watcher for every file; a file that cannot be watched is still read now and on
             // reloadAll(), and the store says it is not followed (watchFailure).
@@ -257,7 +263,7 @@ public final class FlagStore: Sendable {
     }
 
     deinit {
-        for case .remote(let source) in sources { source.stop() }
+        for source in remotes { source.stop() }
     }
 
     /// Serves the given flag sets, in order (later ones override earlier ones); nothing is watched.

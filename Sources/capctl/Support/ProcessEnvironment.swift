@@ -11,18 +11,9 @@ enum ProcessEnvironment {
         getenv(name).map { String(cString: $0) }
     }
 
-    /// The variables among `names` that are set, by name.
-    static func values(_ names: [String]) -> [String: String] {
-        var result: [String: String] = [:]
-        for name in names {
-            if let value = self[name] { result[name] = value }
-        }
-        return result
-    }
-
-    /// What `PolicySearchPath(environment:)` reads.
+    /// The policy search path this environment names.
     static var searchPath: PolicySearchPath {
-        PolicySearchPath(environment: values(PolicySearchPath.environmentVariables))
+        PolicySearchPath { self[$0] }
     }
 
     /// The working directory, or nil when it cannot be named (removed, or too long).
