@@ -108,6 +108,33 @@ int clinux_exec_clean(const char *file, char *const argv[]) {
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+int clinux_effective_capabilities(uint64_t *mask) {
+    // The process id names the main thread: the task whose credentials /proc/self/status reads.
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, getpid()};
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &header, data) != 0) return errno;
+    *mask = (uint64_t)data[0].effective | ((uint64_t)data[1].effective << 32);
+    return 0;
+}
+
+int clinux_thread_effective_capabilities(uint64_t *mask) {
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &header, data) != 0) return errno;
+    *mask = (uint64_t)data[0].effective | ((uint64_t)data[1].effective << 32);
+    return 0;
+}
+
+int clinux_clear_thread_effective_capabilities(void) {
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &header, data) != 0) return errno;
+    data[0].effective = 0;
+    data[1].effective = 0;
+    if (syscall(SYS_capset, &header, data) != 0) return errno;
+    return 0;
+}
+
 int clinux_confine_capabilities(uint64_t mask) {
     struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
     struct __user_cap_data_struct data[2];
@@ -214,6 +241,29 @@ int clinux_refuse_peer_pidfd(void) {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SO_PEERPIDFD, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOPROTOOPT & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog program = {.len = sizeof filter / sizeof filter[0], .filter = filter};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) return errno;
+    return 0;
+}
+
+int clinux_refuse_capget(void) {
+#if defined(__x86_64__)
+    const unsigned architecture = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+    const unsigned architecture = AUDIT_ARCH_AARCH64;
+#else
+    return ENOSYS;
+#endif
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, architecture, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_capget, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog program = {.len = sizeof filter / sizeof filter[0], .filter = filter};

@@ -2,7 +2,8 @@
 // other credentials (setpriv as uid 65534) or in another network namespace (ip netns exec).
 //
 //     capability-probe file PATH ACCESS [any|file|directory]   ACCESS: letters of r, w, x, c, or -
-//     capability-probe capability NAME                          a Linux capability, such as CAP_NET_BIND_SERVICE
+//     capability-probe capability NAME [without-capget]         a Linux capability, such as CAP_NET_BIND_SERVICE;
+//         without-capget makes capget(2) fail first (seccomp), so the status file is read instead
 //     capability-probe user NAME | group NAME
 //     capability-probe path                     the network path (NWPathMonitor's satisfied / unsatisfied)
 //     capability-probe watch-path               each path status as it changes, until one is satisfied
@@ -88,7 +89,14 @@ case "file":
         fail("\(error)")
     }
 case "capability", "user", "group":
-    guard arguments.count == 2 else { fail("usage: capability-probe \(mode) NAME") }
+    let withoutCapget = mode == "capability" && arguments.count == 3 && arguments[2] == "without-capget"
+    guard arguments.count == 2 || withoutCapget else { fail("usage: capability-probe \(mode) NAME") }
+    if withoutCapget {
+        let refused = clinux_refuse_capget()
+        guard refused == 0 else { fail("cannot install the seccomp filter: \(String(cString: strerror(refused)))") }
+        var mask: UInt64 = 0
+        guard clinux_effective_capabilities(&mask) == EPERM else { fail("capget was not refused") }
+    }
     do {
         let capability: any CapabilityType =
             switch mode {

@@ -1,4 +1,6 @@
+import CLinuxSupport
 import Foundation
+import Glibc
 import Testing
 
 @testable import LinuxBackends
@@ -42,6 +44,37 @@ import Testing
         #expect(throws: LinuxCapabilitySet.ReadError.malformed(field: "CapEff", value: "1é")) {
             try LinuxCapabilitySet.parse(field: "CapEff", fromStatus: "CapEff:\t1é\n")
         }
+    }
+
+    /// What a thread learned, read after it is joined.
+    private final class ThreadAnswers: @unchecked Sendable {
+        var ownSet: UInt64?
+        var processSet: LinuxCapabilitySet?
+    }
+
+    @Test("the effective set is the process's, as /proc/self/status says, not the asking thread's")
+    func effectiveSetOfTheProcess() throws {
+        let process = try LinuxCapabilitySet.effective()
+        #expect(try LinuxCapabilitySet.effectiveFromStatusFile() == process)
+        // A thread that empties its own effective set still answers for the process.
+        let answers = ThreadAnswers()
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread, nil,
+            { context in
+                let answers = Unmanaged<ThreadAnswers>.fromOpaque(context!).takeRetainedValue()
+                var own: UInt64 = 0
+                guard clinux_clear_thread_effective_capabilities() == 0,
+                    clinux_thread_effective_capabilities(&own) == 0
+                else { return nil }
+                answers.ownSet = own
+                answers.processSet = try? LinuxCapabilitySet.effective()
+                return nil
+            }, Unmanaged.passRetained(answers).toOpaque())
+        try #require(started == 0)
+        pthread_join(thread, nil)
+        #expect(answers.ownSet == 0)
+        #expect(answers.processSet == process)
     }
 
     @Test("the effective set read from the kernel matches /proc/self/status for this process")

@@ -41,6 +41,22 @@ struct ProcessCapabilityTests {
         #expect(try Probe.statusAsNobody(["capability", "CAP_NET_BIND_SERVICE"]).kind == .denied)
     }
 
+    @Test(
+        "where capget(2) is refused (a seccomp filter), the effective set is read from the status file, with the same answers",
+        .enabled(if: Probe.canDropPrivileges))
+    func withoutCapget() throws {
+        let full = try Probe.status(["capability", "CAP_NET_BIND_SERVICE", "without-capget"])
+        #expect(full.kind == .authorized)
+        #expect(full.reason.contains("is in the effective set"))
+        let dropped = try Probe.status(
+            ["capability", "CAP_NET_BIND_SERVICE", "without-capget"],
+            via: ["/usr/bin/setpriv", "--bounding-set=-net_bind_service"])
+        #expect(dropped.kind == .denied)
+        let nobody = try Probe.statusAsNobody(["capability", "CAP_NET_BIND_SERVICE", "without-capget"])
+        #expect(nobody.kind == .denied)
+        #expect(nobody.reason.contains("(effective: (none))"))
+    }
+
     @Test("users and groups", .enabled(if: Probe.canDropPrivileges))
     func usersAndGroups() async throws {
         #expect(await (try RunsAsUser("root")).resolveStatus().kind == .authorized)

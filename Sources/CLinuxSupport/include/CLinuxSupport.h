@@ -47,6 +47,18 @@ long long clinux_socket_peer_uid(int fd);
 /// capability in `mask` is not held or CAP_SETPCAP is missing, or another errno.
 int clinux_confine_capabilities(uint64_t mask);
 
+/// This process's effective capability set (bit n for capability n), as capget(2) gives it for the
+/// process's main thread, which is the set /proc/self/status shows as CapEff. Returns 0 or an errno.
+int clinux_effective_capabilities(uint64_t *mask);
+
+/// The calling thread's own effective set (capget(2) for thread 0), which a thread may have
+/// narrowed apart from the process. Returns 0 or an errno.
+int clinux_thread_effective_capabilities(uint64_t *mask);
+
+/// Empties the calling thread's effective set (capset(2)), as a thread that drops what it does not
+/// need would; the permitted set stays. Returns 0 or an errno.
+int clinux_clear_thread_effective_capabilities(void);
+
 /// What `clinux_unix_socket` does with the path.
 enum clinux_unix_socket_use { CLINUX_UNIX_CONNECT = 0, CLINUX_UNIX_BIND = 1, CLINUX_UNIX_LISTEN = 2 };
 
@@ -69,6 +81,10 @@ int clinux_socket_peer_pidfd(int fd);
 /// getsockopt(SOL_SOCKET, SO_PEERPIDFD) fails with ENOPROTOOPT (a seccomp filter; sets
 /// no_new_privs). For tests of the older path on a newer kernel. 0, or an errno.
 int clinux_refuse_peer_pidfd(void);
+
+/// Makes capget(2) fail with EPERM for this process and what it executes (a seccomp filter, as a
+/// sandbox that forbids it would): for tests of the reading that does without it. 0 or an errno.
+int clinux_refuse_capget(void);
 
 /// The device and inode `path` names (stat, following links: for /proc/PID/ns/*, the namespace). 0 or an errno.
 int clinux_file_identity(const char *path, unsigned long long *device, unsigned long long *inode);

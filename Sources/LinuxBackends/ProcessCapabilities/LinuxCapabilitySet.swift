@@ -1,3 +1,4 @@
+import CLinuxSupport
 import ConfigurationFiles
 import Glibc
 
@@ -101,8 +102,18 @@ public struct LinuxCapabilitySet: Sendable, Equatable, CustomStringConvertible {
         throw .missingField(field)
     }
 
-    /// The calling process's effective set, from /proc/self/status.
+    /// The calling process's effective set: capget(2) for its main thread, the set
+    /// /proc/self/status shows as `CapEff`. The kernel makes that file, memory figures and all,
+    /// at every read, which cost a start ten times the system call; should capget be refused (a
+    /// seccomp filter), the file is read instead.
     public static func effective() throws(ReadError) -> LinuxCapabilitySet {
+        var mask: UInt64 = 0
+        if clinux_effective_capabilities(&mask) == 0 { return LinuxCapabilitySet(mask: mask) }
+        return try effectiveFromStatusFile()
+    }
+
+    /// The calling process's effective set, from /proc/self/status.
+    static func effectiveFromStatusFile() throws(ReadError) -> LinuxCapabilitySet {
         let bytes: [UInt8]
         do throws(FileContents.ReadError) {
             bytes = try FileContents.bytes(of: "/proc/self/status")
