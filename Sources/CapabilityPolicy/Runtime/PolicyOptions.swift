@@ -28,8 +28,13 @@ public struct PolicyOptions: Sendable {
     /// ``PolicyEnvironment/hostContext``.
     public var flagContext: FlagEvaluationContext?
     // A few entries, searched in order: a dictionary keyed by ObjectIdentifier made each process's
-    // first policy look up ObjectIdentifier's Hashable conformance (a scan of every record).
-    private var values: [(key: ObjectIdentifier, value: any Sendable)] = []
+    // first policy look up ObjectIdentifier's Hashable conformance (a scan of every record), and
+    // an array of tuples had its tuple type made from its mangled name at first use.
+    private struct Entry {
+        let key: ObjectIdentifier
+        var value: any Sendable
+    }
+    private var values: [Entry] = []
 
     /// Options with watched flag files, polled flag services and the host's flag context.
     public init(
@@ -51,7 +56,7 @@ public struct PolicyOptions: Sendable {
             if let index = values.firstIndex(where: { $0.key == id }) {
                 values[index].value = newValue
             } else {
-                values.append((id, newValue))
+                values.append(Entry(key: id, value: newValue))
             }
         }
     }
