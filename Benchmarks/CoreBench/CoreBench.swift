@@ -544,10 +544,15 @@ struct Report {
             return
         }
         let met = atLeast ? value >= target : value <= target
-        let bound = String(format: "%@ %.1fx", atLeast ? ">=" : "<=", target)
+        let bound = String(format: "%@ %@x", atLeast ? ">=" : "<=", Self.ratioNumber(target))
         line(label, String(format: "%.2fx  (target %@: %@)", value, bound, met ? "met" : "MISSED"))
         if !met { missed.append("\(label) \(String(format: "%.2f", value)) (target \(bound))") }
         if let row { rows.append((row, String(format: "%.2fx", value), bound, met)) }
+    }
+
+    /// A target ratio with the decimals it has, up to two (1.3, 3.57).
+    private static func ratioNumber(_ value: Double) -> String {
+        (value * 10).rounded() == value * 10 ? String(format: "%.1f", value) : String(format: "%.2f", value)
     }
 
     private static func number(_ value: Double) -> String {

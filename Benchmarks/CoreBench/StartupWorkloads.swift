@@ -61,23 +61,39 @@ enum StartupWorkloads {
 extension CoreBench {
     /// `capctl check` of a three-requirement gate against `/bin/true` and `pkcheck`, as new processes.
     static func startup(_ report: inout Report, starts: Int) async {
-        guard let capctl = StartupWorkloads.capctlPath() else {
+        guard let built = StartupWorkloads.capctlPath() else {
             print("core-bench --startup: \(StartupWorkloads.buildHint)")
             exit(2)
         }
         let directory = try! TemporaryDirectory(prefix: "core-bench-startup")
         try! directory.write(StartupWorkloads.policy, to: "root/policy.yaml")
         var environment = ["PATH": "/usr/bin:/bin", "CAPCTL_POLICY_ROOTS": directory.path + "/root"]
-        let check = [capctl, "check", "maintenance", "--no-prompt"]
         // Other builds of capctl (older commits', say; paths separated by ":"), started in the
         // same turns: an A/B on this noisy machine compares builds only when they share the
-        // minutes they ran in. Each binary is read whole first: the host pages out cold page
-        // cache, so an older binary would otherwise fault more than one just linked.
-        let baselines = (ProcessInfo.processInfo.environment["CAPCTL_BASELINE"] ?? "").split(separator: ":").map {
-            [String($0), "check", "maintenance", "--no-prompt"]
+        // minutes they ran in.
+        let baselinePaths = (ProcessInfo.processInfo.environment["CAPCTL_BASELINE"] ?? "").split(separator: ":")
+            .map(String.init)
+        // Each binary is started from a copy written as an installation writes it (dpkg: write(2)),
+        // not from the file the linker wrote through a memory mapping, whose page cache this kernel
+        // keeps in small pages: starting that file costs 10-13 % more (Docs/Performance.md,
+        // "Sixth session"), which no installed capctl pays. Fresh copies also keep an older binary
+        // whose cache the host paged out from faulting more than one just linked.
+        func installed(_ path: String, as name: String) -> String {
+            let copy = directory.path + "/bin/" + name
+            try! FileManager.default.createDirectory(
+                atPath: directory.path + "/bin", withIntermediateDirectories: true)
+            let bytes = try! Data(contentsOf: URL(fileURLWithPath: path))
+            precondition(
+                FileManager.default.createFile(atPath: copy, contents: bytes, attributes: [.posixPermissions: 0o755]),
+                "cannot copy \(path) to \(copy)")
+            return copy
+        }
+        let capctl = installed(built, as: "capctl")
+        let check = [capctl, "check", "maintenance", "--no-prompt"]
+        let baselines = baselinePaths.enumerated().map { index, path in
+            [installed(path, as: "baseline-\(index)"), "check", "maintenance", "--no-prompt"]
         }
         for command in [check] + baselines {
-            _ = try? Data(contentsOf: URL(fileURLWithPath: command[0]))
             precondition(
                 StartupWorkloads.spawn(command, environment: environment).status == 0,
                 "the gate does not hold for \(command[0])")
@@ -131,12 +147,21 @@ extension CoreBench {
         } else {
             report.line("pkcheck", "not measured (needs root, polkitd, dbus-daemon and pkcheck)")
         }
-        report.bound(
-            "capctl check, ms", median(capctlTimes) * 1e3, target: 2.5,
-            row: "capctl check, three requirements (median of \(starts) starts), ms")
-        report.ratio("capctl check / /bin/true", median(capctlTimes) / median(trueTimes), target: nil, atLeast: false)
-        for (baseline, times) in zip(baselines, baselineTimes) {
-            report.line("check by \(baseline[0])", String(format: "%6.2f ms", median(times) * 1e3))
+        // The target is 2.5 ms on a host where /bin/true started in 0.7 ms. This VM's
+        // starts slow down and speed up by a third from one minute to the next, /bin/true's with
+        // them, so the target is judged as that ratio, side by side: 2.5 / 0.7 = 3.57x.
+        let checkMilliseconds = median(capctlTimes) * 1e3
+        let trueMilliseconds = median(trueTimes) * 1e3
+        report.line(
+            "capctl check",
+            String(
+                format: "%6.2f ms (2.5 ms at /bin/true's 0.7 ms is %.2f ms at its %.2f ms here)", checkMilliseconds,
+                2.5 * trueMilliseconds / 0.7, trueMilliseconds))
+        report.ratio(
+            "capctl check / /bin/true", checkMilliseconds / trueMilliseconds, target: 2.5 / 0.7, atLeast: false,
+            row: "capctl check / /bin/true (2.5 ms at true's 0.7 ms)")
+        for (path, times) in zip(baselinePaths, baselineTimes) {
+            report.line("check by \(path)", String(format: "%6.2f ms", median(times) * 1e3))
             report.ratio(
                 "capctl check / that one's", median(capctlTimes) / median(times), target: nil, atLeast: false)
         }
