@@ -1,7 +1,5 @@
 import CapabilityPolicy
 import FeatureFlags
-import Foundation
-import Glibc
 import LinuxPolicy
 import TestSupport
 import Testing
@@ -22,13 +20,8 @@ struct PolicyEnvironmentTests {
     }
 
     private func load(_ text: String, environment: PolicyEnvironment) throws -> LoadedPolicy {
-        let directory = TestRunDirectory.path + "/policy-environment-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        chmod(directory, 0o755)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let file = directory + "/policy.yaml"
-        try text.write(toFile: file, atomically: false, encoding: .utf8)
-        chmod(file, 0o644)
+        let directory = try TemporaryDirectory(prefix: "policy-environment")
+        let file = try directory.write(text, to: "policy.yaml")
         return try LoadedPolicy(PolicyLoader.load(files: [file], environment: environment))
     }
 
