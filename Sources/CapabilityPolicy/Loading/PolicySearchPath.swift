@@ -17,9 +17,6 @@ public struct PolicySearchPath: Sendable, Equatable {
     /// and packagers never touch the real /usr/share, /etc and /run.
     public static let rootsVariable = "CAPCTL_POLICY_ROOTS"
 
-    /// The variables the search path reads (``init(environment:)``, ``init(variable:)``).
-    public static let environmentVariables = [rootsVariable, "XDG_CONFIG_HOME", "HOME"]
-
     /// The default roots: vendor, admin, runtime.
     public static let systemRoots = ["/usr/share/capctl", "/etc/capctl", "/run/capctl"]
 
@@ -35,8 +32,8 @@ public struct PolicySearchPath: Sendable, Equatable {
         self.init { environment[$0] }
     }
 
-    /// The same, asking `variable` for each of ``environmentVariables`` (getenv, say) instead of
-    /// being given a table of them.
+    /// The same, asking `variable` (getenv, say) for `CAPCTL_POLICY_ROOTS`, `XDG_CONFIG_HOME` and
+    /// `HOME` instead of being given a table of every variable.
     public init(variable: (String) -> String?) {
         var roots = Self.systemRoots
         if let override = variable(Self.rootsVariable) {

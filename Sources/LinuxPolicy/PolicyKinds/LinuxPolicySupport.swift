@@ -24,8 +24,8 @@ extension PolicyEnvironment {
 }
 
 /// Made once. The host context names this process's user and groups, which asks the databases
-/// (four lookups, each a file or a directory service): it is made when a policy with flags first
-/// needs it.
+/// (the user, then each group, by id; each a file or a directory service): it is made when a
+/// policy with flags first needs it.
 private let linuxEnvironment = PolicyEnvironment(
     kinds: LinuxPolicySupport.kinds, deferredHostContext: { .host },
     subjectContext: { FlagEvaluationContext.subject($0) })
