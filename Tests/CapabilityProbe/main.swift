@@ -13,9 +13,16 @@
 //         dismisses), prints authorize()'s status (or `cancelled`) and then status() read afresh;
 //         authorize-cancel cancels the authorizing task at the first prompt instead of answering.
 //         polkit's messages go to standard error as `message: TEXT`. `timeout:MS` bounds status().
-//     capability-probe connect PATH            connects to a Unix socket, prints `connected`, then waits for end of input
+//     capability-probe connect PATH            connects to a Unix socket, prints `connected`, then waits until the
+//         other end closes the connection
 //     capability-probe peer PATH [without-peer-pidfd]   accepts one connection; prints the peer subject and
 //         CAP_NET_BIND_SERVICE's status for it; without-peer-pidfd makes SO_PEERPIDFD fail first (seccomp)
+//     capability-probe exec-after-connect PATH REQUEST PROGRAM ARGUMENT...   the attack of a client that connects
+//         to PATH, then execs PROGRAM (a setuid or file-capability program that waits) while a child it started sends
+//         REQUEST (`\n` and `\0` written as such) on the inherited connection once the exec is done; the child prints
+//         `program: uid=R,E capeff=HEX` (the exec'd process as /proc shows it) and `reply: TEXT` (up to the first NUL
+//         or newline, or the close), then ends PROGRAM. With PATH `-` nothing connects: the child prints
+//         `process: PID,START-TIME,UID` (UID the one before the exec) instead, and leaves PROGRAM running
 //     capability-probe exec-without-peer-pidfd COMMAND ARGUMENT...   runs COMMAND with SO_PEERPIDFD failing (seccomp,
 //         kept across exec): a service as it runs on a kernel before 6.5
 //     capability-probe flood PATH SILENT IDLE   a stalling client's flood of a service socket (gated-daemon): SILENT
@@ -59,6 +66,73 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else { fail("usage: capability-probe file PATH ACCESS [KIND]") }
 
 switch mode {
+case "exec-after-connect":
+    guard arguments.count >= 4 else {
+        fail("usage: capability-probe exec-after-connect PATH REQUEST PROGRAM ARGUMENT...")
+    }
+    // Without a socket (`-`), the child prints the process's reference instead of sending.
+    let connection =
+        arguments[1] == "-"
+        ? open("/dev/null", O_RDWR | O_CLOEXEC)
+        : clinux_unix_socket(arguments[1], Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT)
+    guard connection >= 0 else { fail("cannot connect to \(arguments[1])") }
+    // The child learns that the exec is done when the pipe's write end, closed by the exec, is.
+    var ends: [Int32] = [0, 0]
+    guard pipe(&ends) == 0 else { fail("pipe: \(String(cString: strerror(errno)))") }
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    // Above 2 and apart from 3 and 4, so the child's dup2 onto 3 and 4 makes inheritable copies.
+    let (socketCopy, readCopy) = (fcntl(connection, F_DUPFD_CLOEXEC, 10), fcntl(ends[0], F_DUPFD_CLOEXEC, 10))
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_adddup2(&actions, socketCopy, 3)
+    posix_spawn_file_actions_adddup2(&actions, readCopy, 4)
+    let childWords: [String] = [CommandLine.arguments[0], "send-after-exec", arguments[1] == "-" ? "-" : arguments[2]]
+    let childArguments = childWords.map { strdup($0) } + [nil]
+    var child: pid_t = 0
+    let spawned = posix_spawn(&child, "/proc/self/exe", &actions, nil, childArguments, environ)
+    guard spawned == 0 else { fail("cannot start the sending child: \(String(cString: strerror(spawned)))") }
+    close(ends[0])
+    close(readCopy)
+    let program = Array(arguments.dropFirst(3))
+    execv(program[0], program.map { strdup($0) } + [nil])
+    fail("cannot run \(program[0]): \(String(cString: strerror(errno)))")
+case "send-after-exec":
+    // exec-after-connect's child: the connection is descriptor 3, the pipe's read end 4.
+    guard arguments.count == 2 else {
+        fail("usage: capability-probe send-after-exec REQUEST (from exec-after-connect)")
+    }
+    var byte: UInt8 = 0
+    while read(4, &byte, 1) > 0 {}
+    let program = getppid()
+    let status = String(decoding: (try? FileContents.bytes(of: "/proc/\(program)/status")) ?? [], as: UTF8.self)
+    func field(_ name: String) -> [Substring] {
+        status.split(separator: "\n").first { $0.hasPrefix(name + ":") }?.split(whereSeparator: {
+            $0 == "\t" || $0 == " "
+        })
+        .dropFirst().map { $0 } ?? []
+    }
+    let uids = field("Uid")
+    print("program: uid=\(uids.first ?? "?"),\(uids.dropFirst().first ?? "?") capeff=\(field("CapEff").first ?? "?")")
+    guard arguments[1] != "-" else {
+        // The reference a caller would take from SO_PEERCRED before the exec: its uid, not the program's.
+        let stat = String(decoding: (try? FileContents.bytes(of: "/proc/\(program)/stat")) ?? [], as: UTF8.self)
+        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+        print("process: \(program),\(fields.count > 19 ? fields[19] : "?"),\(getuid())")
+        exit(0)
+    }
+    // Unescaped here: an argument vector cannot carry the NUL that ends a varlink message.
+    let request = Array(
+        arguments[1].split(separator: "\\n", omittingEmptySubsequences: false).joined(separator: "\n")
+            .split(separator: "\\0", omittingEmptySubsequences: false).joined(separator: "\0").utf8)
+    _ = request.withUnsafeBytes { write(3, $0.baseAddress, $0.count) }
+    // Every wait has a deadline: a service that never answers gives an empty reply after 20 s.
+    var deadline = timeval(tv_sec: 20, tv_usec: 0)
+    setsockopt(3, SOL_SOCKET, SO_RCVTIMEO, &deadline, socklen_t(MemoryLayout<timeval>.size))
+    var reply: [UInt8] = []
+    while read(3, &byte, 1) == 1, byte != 0, byte != 10 { reply.append(byte) }
+    print("reply: \(String(decoding: reply, as: UTF8.self))")
+    fflush(nil)
+    kill(program, SIGKILL)
 case "exec-without-peer-pidfd":
     guard arguments.count >= 2 else { fail("usage: capability-probe exec-without-peer-pidfd COMMAND ARGUMENT...") }
     let refused = clinux_refuse_peer_pidfd()
@@ -185,7 +259,9 @@ case "connect":
     guard socketDescriptor >= 0 else { fail("cannot connect to \(arguments[1])") }
     print("connected")
     fflush(nil)
-    while readLine() != nil {}
+    // Running (not a zombie whose /proc entry is half gone) until the service is done with it.
+    var byte: UInt8 = 0
+    while read(socketDescriptor, &byte, 1) > 0 {}
 case "peer":
     // Accepts one connection on a new socket at PATH and prints the peer as Subject.peer sees it
     // (`uid=U pid=P|none`), then CAP_NET_BIND_SERVICE's status for it. With `without-peer-pidfd`,

@@ -521,6 +521,94 @@ struct CapctldTests {
         #expect(root["outcome"] as? String == "satisfied", "\(root)")
     }
 
+    /// The attack of issue 53: uid 65534 connects, then execs a program that gains privileges (a
+    /// setuid-root one, or one with a file capability and no uid change) and waits, while a child
+    /// sends the call on the inherited connection. The kernel pinned uid 65534 at connect; the
+    /// program's capabilities are not the client's. Before, both gates answered satisfied.
+    @Test(
+        "a client that execs a setuid or file-capability program after connecting is not decided as that program, with or without SO_PEERPIDFD"
+    )
+    func execAfterConnect() async throws {
+        let policy = """
+            capabilities:
+              sys-admin: { kind: process-capability, capability: CAP_SYS_ADMIN }
+              net-bind: { kind: process-capability, capability: CAP_NET_BIND_SERVICE }
+            gates:
+              sys-admin: { require: sys-admin }
+              bind: { require: net-bind }
+            """
+        let programs = try PrivilegedPrograms()
+        for wrapper in [[], [builtProduct("capability-probe"), "exec-without-peer-pidfd"]] {
+            let daemon = try await Daemon(policy: policy, wrapper: wrapper)
+            func check(_ gate: String) -> String {
+                #"{"method":"org.capctl.gates.Check","parameters":{"gate":"\#(gate)"}}\0"#
+            }
+            let setuid = try await PrivilegedPrograms.execAfterConnect(
+                daemon.socket, request: check("sys-admin"), program: programs.setuidRoot)
+            #expect(setuid.program.hasPrefix("uid=65534,0 "), "the exec made it root: \(setuid.program)")
+            #expect(setuid.reply.contains(#""outcome":"undecided""#), "\(wrapper): \(setuid.reply)")
+            let fileCapability = try await PrivilegedPrograms.execAfterConnect(
+                daemon.socket, request: check("bind"), program: programs.fileCapability)
+            #expect(fileCapability.program == "uid=65534,65534 capeff=0000000000000400", "\(fileCapability.program)")
+            #expect(fileCapability.reply.contains(#""outcome":"undecided""#), "\(wrapper): \(fileCapability.reply)")
+            // What the client holds itself still counts where the peer is pinned: the capability
+            // given to it as systemd's AmbientCapabilities= gives it, across a plain exec.
+            let ambient = try await PrivilegedPrograms.execAfterConnect(
+                daemon.socket, request: check("bind"), program: "/bin/sleep",
+                credentials: ["--clear-groups", "--inh-caps=+net_bind_service", "--ambient-caps=+net_bind_service"])
+            #expect(
+                ambient.reply.contains(wrapper.isEmpty ? #""outcome":"satisfied""# : #""outcome":"undecided""#),
+                "\(wrapper): \(ambient.reply)")
+            // Root's own set is read as ever: the gates can open.
+            let root = Self.decision(try Self.client(daemon.socket, ["check", "sys-admin"]).first)
+            #expect(root["outcome"] as? String == (wrapper.isEmpty ? "satisfied" : "undecided"), "\(root)")
+        }
+    }
+
+    @Test(
+        "CheckForSubject: a process that exec'd a privileged program between its reference and the call is not decided as that program"
+    )
+    func checkForSubjectAfterExec() async throws {
+        let daemon = try await Daemon(
+            policy: """
+                capabilities:
+                  net-bind: { kind: process-capability, capability: CAP_NET_BIND_SERVICE }
+                gates:
+                  bind: { require: net-bind }
+                """)
+        let programs = try PrivilegedPrograms()
+        /// The reference a caller took before the exec (pid, start time, the uid it connected as),
+        /// and the decision asked with it once the exec is done.
+        func decided(after program: String, credentials: [String] = ["--clear-groups"]) async throws -> (
+            program: String, reply: [String: Any]
+        ) {
+            let process = try DaemonProcess(
+                ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534"] + credentials
+                    + [builtProductForAnyUser("capability-probe"), "exec-after-connect", "-", "", program, "30"],
+                environment: [:])
+            defer { process.stop() }
+            let exec = await process.nextLine() ?? ""
+            let reference = (await process.nextLine() ?? "").dropFirst("process: ".count).split(separator: ",")
+            #expect(reference.count == 3 && reference[0] == "\(process.pid)", "\(reference)")
+            guard reference.count == 3 else { return (exec, [:]) }
+            let reply = try Self.client(
+                daemon.socket,
+                ["check-subject", "bind", "pid=\(reference[0])", "startTime=\(reference[1])", "uid=\(reference[2])"]
+            ).first
+            return (exec, reply ?? [:])
+        }
+        let fileCapability = try await decided(after: programs.fileCapability)
+        #expect(fileCapability.program == "program: uid=65534,65534 capeff=0000000000000400")
+        #expect(Self.decision(fileCapability.reply)["outcome"] as? String == "undecided", "\(fileCapability.reply)")
+        let setuid = try await decided(after: programs.setuidRoot)
+        #expect(setuid.program.hasPrefix("program: uid=65534,0 "), "\(setuid.program)")
+        #expect(setuid.reply["error"] as? String == "org.capctl.gates.SubjectMismatch", "\(setuid.reply)")
+        let ambient = try await decided(
+            after: "/bin/sleep",
+            credentials: ["--clear-groups", "--inh-caps=+net_bind_service", "--ambient-caps=+net_bind_service"])
+        #expect(Self.decision(ambient.reply)["outcome"] as? String == "satisfied", "\(ambient.reply)")
+    }
+
     @Test("one user answers at most three logins at once: a fourth Authorize is Busy, other users are asked meanwhile")
     func conversationsPerUser() async throws {
         let daemon = try await Daemon()

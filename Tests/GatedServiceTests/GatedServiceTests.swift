@@ -77,6 +77,36 @@ struct GatedServiceTests {
     }
 
     @Test(
+        "a client that execs a setuid or file-capability program after connecting is not served as that program"
+    )
+    func execAfterConnect() async throws {
+        let policy = """
+            capabilities:
+              sys-admin: { kind: process-capability, capability: CAP_SYS_ADMIN }
+              net-bind: { kind: process-capability, capability: CAP_NET_BIND_SERVICE }
+            gates:
+              restart-unit: { require: { any-of: [sys-admin, net-bind] } }
+            """
+        let (daemon, socket, log, directory) = try await daemon(policy: policy)
+        defer { daemon.stop() }
+        _ = directory
+        let programs = try PrivilegedPrograms()
+        // Before, both exec's got `ok: restarted nginx` and the daemon restarted it for uid 65534.
+        for program in [programs.setuidRoot, programs.fileCapability] {
+            let attack = try await PrivilegedPrograms.execAfterConnect(
+                socket, request: "restart nginx\\n", program: program)
+            #expect(attack.program.contains("uid=65534,0 ") || attack.program.hasSuffix("capeff=0000000000000400"))
+            #expect(attack.reply.hasPrefix("denied: undecided"), "\(program): \(attack.reply)")
+        }
+        #expect(try String(contentsOfFile: log, encoding: .utf8).isEmpty, "nothing was restarted")
+        // A capability the client was given itself (as AmbientCapabilities= gives it) is served.
+        let ambient = try await PrivilegedPrograms.execAfterConnect(
+            socket, request: "restart nginx\\n", program: "/bin/sleep",
+            credentials: ["--clear-groups", "--inh-caps=+net_bind_service", "--ambient-caps=+net_bind_service"])
+        #expect(ambient.reply == "ok: restarted nginx", "\(ambient.reply)")
+    }
+
+    @Test(
         "every decision for a client is in the audit trail, with the client as subject",
         .enabled(if: SyslogReceiver.isAvailable, "needs rsyslog"))
     func audited() async throws {

@@ -36,4 +36,24 @@ import Testing
         }
         #expect(host.attributes["user"] != nil)
     }
+
+    @Test("the auxiliary vector's AT_SECURE: this test started without privileges; 32-bit vectors read, others refused")
+    func auxiliaryVector() throws {
+        let own = try ProcessFiles.auxiliaryVector(of: getpid())
+        #expect(own.startedWithPrivileges == false)
+        #expect(try ProcessFiles.auxiliaryVector(of: getpid()) == own, "the same program reads the same")
+        func vector(_ words: [UInt32]) -> ProcessFiles.AuxiliaryVector {
+            ProcessFiles.AuxiliaryVector(
+                bytes: words.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) } })
+        }
+        // A 32-bit program's: AT_PAGESZ (6), AT_SECURE (23), AT_NULL, each two 4-byte words.
+        #expect(vector([6, 4096, 23, 1, 0, 0]).startedWithPrivileges == true)
+        #expect(vector([6, 4096, 23, 0, 0, 0]).startedWithPrivileges == false)
+        // The same as 64-bit words: entries of two 8-byte words.
+        #expect(vector([6, 0, 4096, 0, 23, 0, 1, 0, 0, 0, 0, 0]).startedWithPrivileges == true)
+        // No terminating entry, a type no kernel writes, nothing: not a vector.
+        #expect(vector([6, 4096, 23, 1]).startedWithPrivileges == nil)
+        #expect(vector([0xFFFF, 1, 0, 0]).startedWithPrivileges == nil)
+        #expect(vector([]).startedWithPrivileges == nil)
+    }
 }

@@ -128,6 +128,53 @@ package enum ProcessFiles {
         guard let bytes = try? FileContents.bytes(of: "/proc/\(pid)/status") else { return nil }
         return Status(parsing: bytes)
     }
+
+    /// /proc/PID/auxv: the auxiliary vector the kernel gave the process's current program when it
+    /// started it. Reading it of another user's process needs the right to trace it.
+    static func auxiliaryVector(of pid: Int32) throws(FileContents.ReadError) -> AuxiliaryVector {
+        AuxiliaryVector(bytes: try FileContents.bytes(of: "/proc/\(pid)/auxv"))
+    }
+
+    /// The auxiliary vector of a program, as the kernel wrote it at execve: (type, value) pairs of
+    /// the program's word size, ending with a zero type.
+    struct AuxiliaryVector: Equatable {
+        /// The raw bytes: two readings are the same program only if these are equal (they hold
+        /// addresses that differ from one execve to the next).
+        let bytes: [UInt8]
+
+        /// `AT_SECURE`: whether the kernel started the current program in secure-execution mode,
+        /// which it does when the program gained privileges by starting (a setuid or setgid file,
+        /// or file capabilities beyond the process's own). nil when the vector cannot be parsed.
+        var startedWithPrivileges: Bool? {
+            // A 64-bit program's entries are 8-byte words, a 32-bit one's (on a 64-bit kernel) 4.
+            for width in [8, 4] {
+                if let secure = Self.value(of: 23, in: bytes, width: width) { return secure != 0 }
+            }
+            return nil
+        }
+
+        /// The value of entry `type`, 0 when it is absent; nil unless `bytes` parse as a vector of
+        /// `width`-byte words in this machine's byte order: small types up to a zero type.
+        private static func value(of type: UInt64, in bytes: [UInt8], width: Int) -> UInt64? {
+            guard bytes.count % (2 * width) == 0, !bytes.isEmpty else { return nil }
+            func word(_ index: Int) -> UInt64 {
+                bytes.withUnsafeBytes { raw in
+                    width == 8
+                        ? raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)
+                        : UInt64(raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+                }
+            }
+            var found: UInt64 = 0
+            for entry in 0..<(bytes.count / (2 * width)) {
+                let entryType = word(2 * entry)
+                if entryType == 0 { return found }
+                // The kernel's types are below 64 (AT_MINSIGSTKSZ is 51); anything else is not this width.
+                guard entryType < 64 else { return nil }
+                if entryType == type { found = word(2 * entry + 1) }
+            }
+            return nil
+        }
+    }
 }
 
 extension StringProtocol {

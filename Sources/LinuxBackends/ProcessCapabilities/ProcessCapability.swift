@@ -11,7 +11,10 @@ import ConfigurationFiles
 ///
 /// For a subject, the subject process's effective set (`/proc/PID/status`), read between two
 /// readings of its start time so a reused pid is never mistaken for it; a subject without a
-/// process (a user by name) is unavailable. Capabilities count only in this process's user
+/// process (a user by name) is unavailable, and so is a process that may no longer be the one
+/// identified: one whose credentials differ from the subject's, or that runs a program it gained
+/// privileges by starting (setuid, setgid, file capabilities), which it may have exec'd after it
+/// connected. Capabilities count only in this process's user
 /// namespace (on a host, the initial one): a subject in a user namespace of its own holds none
 /// here, whatever its `CapEff` says, and one whose namespace cannot be read is unavailable.
 ///
@@ -68,13 +71,20 @@ public struct ProcessCapability: SubjectCapability {
     }
 
     private func status(of subject: Subject) -> CapabilityStatus {
-        guard let pid = subject.process?.pid, let started = subject.process?.startTime else {
+        guard let process = subject.process else {
             return .unavailable("\(subject) is no process, so it holds no \(capability)", cause: .misconfigured)
         }
-        guard ProcessFiles.startTime(of: pid) == started, let status = ProcessFiles.status(of: pid),
-            let mask = status.effectiveCapabilities, case let namespace = ProcessFiles.userNamespace(of: pid),
-            ProcessFiles.startTime(of: pid) == started
-        else { return .unavailable("\(subject) has ended", cause: .resourceMissing) }
+        let status: ProcessFiles.Status
+        switch PinnedProcessReading.read(process) {
+        case .holding(let read): status = read
+        case .ended: return .unavailable("\(subject) has ended", cause: .resourceMissing)
+        case .changed(let reason): return .unavailable(reason, cause: .resourceMissing)
+        case .unreadable(let reason): return .unavailable(reason, cause: .error)
+        }
+        guard let mask = status.effectiveCapabilities else {
+            return .unavailable("cannot read the effective set of \(subject)", cause: .error)
+        }
+        let namespace = ProcessFiles.userNamespace(of: process.pid)
         switch namespace {
         case .same: break
         case .other:

@@ -1,0 +1,66 @@
+import Capabilities
+import Glibc
+
+/// What a subject's process holds now, read only while it provably is the process the subject
+/// pinned: the same process (start time), the same credentials the kernel recorded for it (uid,
+/// gid and groups), and a program it did not gain privileges by starting.
+///
+/// The kernel pins a socket peer's uid and groups at `connect()` (`SO_PEERCRED`), but nothing
+/// else: a client can connect, then exec a setuid or file-capability program that waits (passwd
+/// at its prompt) while a child sends the request on the inherited connection. The pid and start
+/// time are unchanged, and `/proc/PID/status` then shows the new program's capabilities. A uid
+/// change shows in the credentials; a file-capability program changes no id, so the kernel's own
+/// mark is used: a program started with privileges it did not have runs in secure-execution mode
+/// (`AT_SECURE` in its auxiliary vector), set at that execve for setuid, setgid and file
+/// capabilities beyond the process's own. Such a program may have been started after the
+/// connection, so what it holds is never the subject's. The vector is read before and after the
+/// status: it holds addresses that change at every execve, so an exec between the readings
+/// shows.
+enum PinnedProcessReading {
+    /// The process's status file, read while it was what the subject pinned.
+    case holding(ProcessFiles.Status)
+    /// It has ended, or its pid is another process's.
+    case ended
+    /// It may no longer be what was pinned: why.
+    case changed(String)
+    /// It could not be read: why.
+    case unreadable(String)
+
+    static func read(_ process: SubjectProcess) -> PinnedProcessReading {
+        let pid = process.pid
+        func stillRuns() -> Bool { ProcessFiles.startTime(of: pid) == process.startTime }
+        guard stillRuns() else { return .ended }
+        let before: ProcessFiles.AuxiliaryVector
+        do {
+            before = try ProcessFiles.auxiliaryVector(of: pid)
+        } catch {
+            // A process that has exited and not been reaped yet keeps its stat file, not its program.
+            guard stillRuns(), error.code != ESRCH else { return .ended }
+            return .unreadable(
+                "cannot tell which program process \(pid) runs (/proc/\(pid)/auxv: \(error.reason)); reading another user's process needs the right to trace it (CAP_SYS_PTRACE)"
+            )
+        }
+        guard let status = ProcessFiles.status(of: pid), let after = try? ProcessFiles.auxiliaryVector(of: pid),
+            stillRuns()
+        else { return .ended }
+        guard before == after else { return .changed("process \(pid) started another program while it was read") }
+        guard let privileged = after.startedWithPrivileges else {
+            return .unreadable("cannot read /proc/\(pid)/auxv: not an auxiliary vector this kernel writes")
+        }
+        if privileged {
+            return .changed(
+                "process \(pid) runs a program that gained privileges when it was started (setuid, setgid or file capabilities): it may have started it after it was identified, so what that program holds is not the client's"
+            )
+        }
+        let user = process.user
+        guard let uid = status.effective("Uid"), let gid = status.effective("Gid") else {
+            return .unreadable("cannot read the credentials of process \(pid)")
+        }
+        guard uid == user.uid, gid == user.gid, Set(status.groups) == Set(user.supplementaryGroups) else {
+            return .changed(
+                "process \(pid) runs as uid \(uid), gid \(gid), groups \(status.groups) now, not as it was identified (uid \(user.uid), gid \(user.gid), groups \(user.supplementaryGroups))"
+            )
+        }
+        return .holding(status)
+    }
+}
