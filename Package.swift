@@ -53,6 +53,7 @@ let libraryTargets: [Target] = [
         dependencies: [
             "LinuxBackends", "Capabilities", "CapabilityPolicy", "FeatureFlags", "ConfigurationFiles", "CLinuxSupport",
             "Locking", "ProcedureCore", .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
     // Feature flags from flagd-format files (JSON or YAML), as capabilities and conditions.
     .target(
@@ -276,7 +277,8 @@ let testTargets: [Target] = [
             "CLinuxSupport", "Locking", "capability-probe",
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
         ]),
-    .testTarget(name: "LinuxPolicyTests", dependencies: ["LinuxPolicy", "CLinuxSupport", "TestSupport"]),
+    .testTarget(
+        name: "LinuxPolicyTests", dependencies: ["LinuxPolicy", "Capabilities", "CLinuxSupport", "Locking", "TestSupport"]),
     .testTarget(
         name: "RemoteFlagsTests",
         dependencies: [

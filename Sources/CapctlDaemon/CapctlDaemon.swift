@@ -2,7 +2,8 @@
 // `org.capctl.gates`, Docs/Decisions.md). Run by systemd with socket activation (capctld.socket),
 // or by hand:
 //
-//     capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH] [--idle-timeout SECONDS]
+//     capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH] [--audit-limit RECORDS]
+//             [--idle-timeout SECONDS]
 //
 // It reads the system's policy layers only (never a user's), follows their changes and SIGHUP,
 // and on SIGTERM stops accepting, lets the clients it serves finish (each within its own
@@ -39,6 +40,16 @@ enum FileHandle {
         func write(_ text: String) {
             _ = try? descriptor.writeAll(text.utf8)
         }
+
+        /// Writes `text` without waiting when the descriptor is a socket (journald's stream under
+        /// systemd): a journal that stopped reading must not hold a decision. Elsewhere, as ``write(_:)``.
+        func writeWithoutWaiting(_ text: String) {
+            let bytes = Array(text.utf8)
+            let sent = bytes.withUnsafeBytes {
+                send(descriptor.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            }
+            if sent < 0, errno == ENOTSOCK { write(text) }
+        }
     }
 }
 
@@ -49,6 +60,8 @@ struct Options {
     var auditSocket: String?
     /// How long a client has for each call (10 s by default).
     var idleTimeout = Duration.seconds(10)
+    /// What each user's decisions may write to the audit trail (nil: no bound).
+    var auditLimit: AuditUserLimit? = .service
 
     init(_ arguments: [String]) {
         var index = 0
@@ -73,12 +86,17 @@ struct Options {
                     fail("--idle-timeout takes whole seconds from 1 to 3600", status: 64)
                 }
                 idleTimeout = .seconds(seconds)
+            case "--audit-limit":
+                guard let records = Int(value("--audit-limit")), records >= 0, records <= 1_000_000 else {
+                    fail("--audit-limit takes a whole number of records from 0 (no limit) to 1000000", status: 64)
+                }
+                auditLimit = records == 0 ? nil : AuditUserLimit(records: records, per: .seconds(30))
             case "--version":
                 print("capctld \(String(cString: capctl_build_commit()))")
                 exit(0)
             case "--help", "-h":
                 print(
-                    "usage: capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH] [--idle-timeout SECONDS]"
+                    "usage: capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH] [--audit-limit RECORDS] [--idle-timeout SECONDS]"
                 )
                 exit(0)
             default: fail("unknown argument \"\(arguments[index])\" (see --help)", status: 64)
@@ -137,9 +155,14 @@ package enum CapctlDaemon {
             environment: environment,
             options: policyOptions)
         for problem in store.problems { FileHandle.standardError.write("capctld: \(problem)\n") }
+        // Each user's decisions write at most --audit-limit records per 30 s (then a summary), so no
+        // user crowds others out of the journal's per-service rate limit; lost records are said
+        // on standard error (the journal's stream under systemd), never waited for.
         let audit = AuditTrail(
             level: store.current?.policy.audit?.level ?? .all,
-            destination: options.auditSocket.map { .syslog(path: $0) } ?? .system, identifier: "capctld")
+            destination: options.auditSocket.map { .syslog(path: $0) } ?? .system, identifier: "capctld",
+            limitPerUser: options.auditLimit,
+            onLostRecords: { FileHandle.standardError.writeWithoutWaiting("capctld: \($0)\n") })
         let service = DecisionService(
             policy: store, audit: audit, keptLogins: policyOptions.keptLoginRecords, listener: listener,
             version: String(cString: capctl_build_commit()), idleTimeout: options.idleTimeout,
@@ -165,7 +188,7 @@ package enum CapctlDaemon {
         logger.logLevel = .warning
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [store, service, SystemdNotifier(listener: listener)],
+                services: [audit, store, service, SystemdNotifier(listener: listener)],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         do {

@@ -8,8 +8,13 @@ import Metrics
 ///   `check-for-subject`, `status`, `watch`, `authorize`) and outcome (`satisfied`, `failed`,
 ///   `undecided`, `needsInteraction`);
 /// - `capctld_decision_duration_seconds{method}`: how long deciding took, without reading the
-///   call or writing the reply (a timer; Prometheus shows it as a histogram).
+///   call or writing the reply (a timer; Prometheus shows it as a histogram);
+/// - `capctld_audit_records_undelivered_total`: records of decisions that reached no log.
 enum DecisionMetrics {
+    static func countUndeliveredAuditRecord() {
+        Counter(label: "capctld_audit_records_undelivered_total").increment()
+    }
+
     static func count(action: String, outcome: GateEvaluation.Outcome) {
         let word =
             switch outcome {

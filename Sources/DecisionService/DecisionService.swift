@@ -138,11 +138,21 @@ public final class DecisionService: Sendable {
                     // One policy for the whole reply, even if a reload lands meanwhile.
                     let loaded = try currentPolicy()
                     var decisions: [VarlinkValue] = []
+                    var evaluations: [GateEvaluation] = []
                     for gate in loaded.policy.gates.keys.sorted() {
-                        decisions.append(
-                            try decide(gate, in: loaded, for: client.subject, asker: client.subject, action: "status"))
+                        let (evaluation, decision) = try evaluate(
+                            gate, in: loaded, for: client.subject, asker: client.subject, action: "status")
+                        evaluations.append(evaluation)
+                        decisions.append(decision)
                     }
-                    replies.reply([("decisions", .array(decisions))])
+                    // One record for the call, not one per gate: a user looping Status must not
+                    // fill the journal's rate limit with records that crowd out others'.
+                    recordStatus(evaluations, subject: client.subject, in: loaded)
+                    var reply: [(String, VarlinkValue)] = [("decisions", .array(decisions))]
+                    if client.subject.uid == 0 {
+                        reply.append(("undeliveredAuditRecords", .int(Int64(audit.failedWrites))))
+                    }
+                    replies.reply(reply)
                 },
                 "Authorize": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly(["gate", "capability"])
@@ -178,7 +188,7 @@ public final class DecisionService: Sendable {
                 "Forget": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly([])
                     let removed = keptLogins?.forget(uid: client.subject.uid) ?? 0
-                    audit.record(
+                    write(
                         AuditRecord(
                             action: "forget", gate: "", outcome: .authorized, subject: client.subject,
                             reasons: "\(removed) kept login(s) ended"))
@@ -220,6 +230,16 @@ public final class DecisionService: Sendable {
     private func decide(
         _ gate: String, in loaded: LoadedPolicy, for subject: Subject, asker: Subject, action: String
     ) throws(VarlinkError) -> VarlinkValue {
+        let (evaluation, decision) = try evaluate(gate, in: loaded, for: subject, asker: asker, action: action)
+        record(evaluation, action: action, subject: subject, in: loaded)
+        return decision
+    }
+
+    /// Decides `gate` for `subject` without asking anyone or recording it: the evaluation, and
+    /// what `asker` may be told.
+    private func evaluate(
+        _ gate: String, in loaded: LoadedPolicy, for subject: Subject, asker: Subject, action: String
+    ) throws(VarlinkError) -> (GateEvaluation, VarlinkValue) {
         guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
         let started = ContinuousClock.now
         let evaluation = TaskWait.value { () -> GateEvaluation? in
@@ -227,18 +247,41 @@ public final class DecisionService: Sendable {
         }
         DecisionMetrics.time(action: action, ContinuousClock.now - started)
         guard let evaluation else { throw Self.noSuchGate(gate) }
-        record(evaluation, action: action, subject: subject, in: loaded)
-        return ClientDecision(evaluation, summary: loaded.policy.gates[gate]?.summary, toldTo: asker).value
+        DecisionMetrics.count(action: action, outcome: evaluation.outcome)
+        return (
+            evaluation, ClientDecision(evaluation, summary: loaded.policy.gates[gate]?.summary, toldTo: asker).value
+        )
+    }
+
+    private static func auditOutcome(_ outcome: GateEvaluation.Outcome) -> AuditRecord.Outcome {
+        switch outcome {
+        case .satisfied: .authorized
+        case .undecided: .undecided
+        case .failed, .needsInteraction: .denied
+        }
+    }
+
+    /// Writes `record`, counting it in the metrics when it reached no log.
+    private func write(_ record: AuditRecord) {
+        if !audit.record(record) { DecisionMetrics.countUndeliveredAuditRecord() }
+    }
+
+    /// A Status call's one record: each gate with its outcome, the record's outcome the most
+    /// closed of them (so `CAPCTL_OUTCOME=denied` finds a call in which any gate was refused).
+    private func recordStatus(_ evaluations: [GateEvaluation], subject: Subject, in loaded: LoadedPolicy) {
+        let outcomes = evaluations.map { Self.auditOutcome($0.outcome) }
+        let outcome =
+            outcomes.contains(.denied)
+            ? .denied : outcomes.contains(.undecided) ? .undecided : AuditRecord.Outcome.authorized
+        write(
+            AuditRecord(
+                action: "status", gate: "", outcome: outcome, subject: subject,
+                reasons: zip(evaluations, outcomes).map { "\($0.gate) \($1.rawValue)" }.joined(separator: ", "),
+                policyFiles: Array(Set(loaded.policy.gates.values.map(\.location.file))).sorted()))
     }
 
     private func record(_ evaluation: GateEvaluation, action: String, subject: Subject, in loaded: LoadedPolicy) {
-        DecisionMetrics.count(action: action, outcome: evaluation.outcome)
-        let outcome: AuditRecord.Outcome =
-            switch evaluation.outcome {
-            case .satisfied: .authorized
-            case .undecided: .undecided
-            case .failed, .needsInteraction: .denied
-            }
+        let outcome = Self.auditOutcome(evaluation.outcome)
         var record = AuditRecord(
             action: action, gate: evaluation.gate, outcome: outcome, subject: subject,
             reasons: evaluation.explanation.description,
@@ -247,7 +290,7 @@ public final class DecisionService: Sendable {
         if evaluation.holds {
             record.logins = AuditRecord.logins(in: evaluation.explanation, policy: loaded.policy, subject: subject)
         }
-        audit.record(record)
+        write(record)
     }
 
     /// The subject a root caller names: a process by pid, start time and uid (each checked, so a
@@ -296,6 +339,7 @@ public final class DecisionService: Sendable {
             client.reply("denied: no gate \(gate)")
             return
         }
+        DecisionMetrics.count(action: "authorize", outcome: evaluation.outcome)
         record(evaluation, action: "authorize", subject: subject, in: loaded)
         let decision = ClientDecision(evaluation, summary: loaded.policy.gates[gate]?.summary, toldTo: subject)
         if evaluation.holds {
@@ -324,7 +368,7 @@ public final class DecisionService: Sendable {
             case .notDetermined: .undecided
             case .denied, .unavailable: .denied
             }
-        audit.record(
+        write(
             AuditRecord(
                 action: "authorize", gate: name, outcome: outcome, subject: subject, reasons: status.reason,
                 policyFiles: loaded.policy.capabilities[name].map { [$0.location.file] } ?? []))

@@ -45,8 +45,9 @@ enum GatesInterface {
           user: ?string
         ) -> (decision: Decision)
 
-        # Decides every gate for the caller.
-        method Status() -> (decisions: []Decision)
+        # Decides every gate for the caller (recorded in the audit trail as one record). For
+        # root callers, also how many audit records reached no log since capctld started.
+        method Status() -> (decisions: []Decision, undeliveredAuditRecords: ?int)
 
         # Decides a gate (or authorizes one capability of the policy) for the caller, asking it to
         # authenticate where that could open it; name exactly one. Call it with upgrade: after
@@ -60,7 +61,8 @@ enum GatesInterface {
         # that needs one asks again.
         method Forget() -> (removed: int)
 
-        # The service's metrics (decisions by method and outcome, how long they took) in
+        # The service's metrics (decisions by method and outcome, how long they took, audit
+        # records that reached no log) in
         # Prometheus's text format. Root callers only.
         method Metrics() -> (text: string)
 

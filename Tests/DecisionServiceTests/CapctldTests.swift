@@ -33,7 +33,8 @@ struct CapctldTests {
 
         init(
             policy: String = CapctldTests.policy, arguments: [String] = [], audit: SyslogReceiver? = nil,
-            launcher: [String] = [], wrapper: [String] = [], environment: [String: String] = [:]
+            launcher: [String] = [], wrapper: [String] = [], environment: [String: String] = [:],
+            journal: (JournalReceiver, ControlGroup)? = nil
         ) async throws {
             directory = try TemporaryDirectory(prefix: "capctld")
             chmod(directory.path, 0o755)
@@ -46,14 +47,16 @@ struct CapctldTests {
                 policy.replacingOccurrences(of: "PAM", with: directory.path + "/pam"), to: "etc/policy.yaml")
             socket = directory.path + "/capctld.sock"
             let receiver = audit?.socketPath ?? directory.path + "/audit.sock"
-            let daemon = [
-                builtProduct("capctld"), "--policy-roots", directory.path + "/etc", "--audit-socket", receiver,
-                "--idle-timeout", "120",
-            ]
+            // Records go to a test's receiver, or to the journal of the test's namespace as the system's.
+            let daemon =
+                [builtProduct("capctld"), "--policy-roots", directory.path + "/etc", "--idle-timeout", "120"]
+                + (journal == nil ? ["--audit-socket", receiver] : [])
             // Either capctld listens itself, or a launcher (systemd-socket-activate) listens and starts it.
-            process = try DaemonProcess(
+            let command =
                 launcher.isEmpty
-                    ? wrapper + daemon + ["--listen", socket] + arguments : launcher + [socket] + daemon + arguments,
+                ? wrapper + daemon + ["--listen", socket] + arguments : launcher + [socket] + daemon + arguments
+            process = try DaemonProcess(
+                journal.map { journal, group in journal.inside(group.inside(command)) } ?? command,
                 environment: ["PATH": "/usr/bin:/bin", "CAPCTL_KEEP_DIRECTORY": directory.path + "/keep"].merging(
                     environment
                 ) { _, given in given })
@@ -323,14 +326,14 @@ struct CapctldTests {
         #expect(await authorizing.nextLine()?.contains("capctl-pam-relay") == true)
         #expect(await authorizing.nextLine()?.contains("pam-secret: ") == true)
         kill(daemon.process.pid, SIGTERM)
-        #expect(await daemon.process.nextLine() == "capctld: stopping, 1 client(s) being served")
+        #expect(await daemon.process.waitForOutput(containing: "capctld: stopping, 1 client(s) being served"))
         // No new client is accepted.
         let refused = try runProcess(python, [Self.script, daemon.socket, "check", "root-only"])
         #expect(refused.status != 0, "\(refused.standardOutput)")
         // The one in its conversation answers, and is answered.
         Self.write("secret\n", toFIFO: answers)
         #expect(await authorizing.nextLine() == #"{"line": "ok: admin-login holds"}"#)
-        #expect(await daemon.process.nextLine() == "capctld: stopped")
+        #expect(await daemon.process.waitForOutput(containing: "capctld: stopped"))
         #expect(daemon.process.waitUntilExit() == 0)
     }
 
@@ -607,6 +610,75 @@ struct CapctldTests {
             after: "/bin/sleep",
             credentials: ["--clear-groups", "--inh-caps=+net_bind_service", "--ambient-caps=+net_bind_service"])
         #expect(Self.decision(ambient.reply)["outcome"] as? String == "satisfied", "\(ambient.reply)")
+    }
+
+    @Test(
+        "records that reach no log are said: on standard error (the first at once, then at most once a minute, the rest as it stops), in Metrics and in root's Status"
+    )
+    func lostRecordsAreSaid() async throws {
+        // The test's Daemon names an audit socket nobody listens on: every record is lost.
+        let daemon = try await Daemon()
+        #expect(Self.decision(try Self.client(daemon.socket, ["check", "root-only"]).first)["outcome"] != nil)
+        #expect(await daemon.process.waitForOutput(containing: "capctld: 1 audit record(s) reached no log"))
+        let status = try Self.client(daemon.socket, ["status"]).first ?? [:]
+        #expect(status["undeliveredAuditRecords"] as? Int == 2, "the check's and this call's: \(status)")
+        let unprivileged = try Self.client(daemon.socket, ["status"], uid: 65534).first ?? [:]
+        #expect(unprivileged["undeliveredAuditRecords"] == nil, "root's alone: \(unprivileged)")
+        let metrics = try Self.client(daemon.socket, ["metrics"]).first?["text"] as? String ?? ""
+        #expect(metrics.contains("capctld_audit_records_undelivered_total 3"), "\(metrics)")
+        kill(daemon.process.pid, SIGTERM)
+        var notices: [String] = []
+        while let line = daemon.process.readLineBlocking() {
+            if line.contains("reached no log") { notices.append(line) }
+        }
+        #expect(daemon.process.waitUntilExit() == 0)
+        // Said at the first loss, then the other two in one line as it stopped: not a line each.
+        #expect(notices.count == 2, "\(notices)")
+        #expect(notices.first?.hasSuffix("; 1 since start") == true, "\(notices)")
+        #expect(notices.last?.hasPrefix("capctld: 2 audit record(s) reached no log") == true, "\(notices)")
+        #expect(notices.last?.hasSuffix("; 3 since start") == true, "\(notices)")
+    }
+
+    /// journald limits each service (the unit its cgroup names) to a burst of records per interval
+    /// and drops the rest, whoever they were for. Here the burst is 20 (journald lets it grow with
+    /// free space, to about 90 at most on these machines); uid 65534 makes 400 calls, then uid 4321
+    /// one. Without a bound per user (`--audit-limit 0`), uid 4321's record is dropped: the flood
+    /// crowds it out. With capctld's bound (10 here, 100 by default), uid 65534 writes its 10 and one
+    /// summary, and uid 4321's record is kept.
+    @Test(
+        "one user's calls cannot crowd another's records out of the journal's rate limit: each user's records are bounded, then summarized",
+        .enabled(if: JournalReceiver.isAvailable && ControlGroup.isAvailable, "needs journald and a cgroup2 hierarchy")
+    )
+    func auditBoundedPerUser() async throws {
+        let journal = try JournalReceiver(configuration: ["RateLimitIntervalSec=60s", "RateLimitBurst=20"])
+        func flood(limit: Int, method: [String]) async throws -> [[String: String]] {
+            let group = try ControlGroup(unit: "capctld-flood")
+            let daemon = try await Daemon(arguments: ["--audit-limit", String(limit)], journal: (journal, group))
+            let flood = try Self.client(daemon.socket, ["repeat", "400"] + method, uid: 65534)
+            #expect(flood.first?["calls"] as? Int == 400, "\(flood)")
+            let other = Self.decision(try Self.client(daemon.socket, ["check", "root-only"], uid: 4321).first)
+            #expect(other["outcome"] as? String == "failed", "\(other)")
+            kill(daemon.process.pid, SIGTERM)
+            #expect(await daemon.process.waitForOutput(containing: "capctld: stopped"))
+            _ = daemon.process.waitUntilExit()
+            let mine = group.path
+            return try journal.records(identifier: "capctld").filter {
+                $0["_SYSTEMD_CGROUP"].map(mine.hasSuffix) ?? false
+            }
+        }
+        let unbounded = try await flood(limit: 0, method: ["check", "root-only"])
+        #expect(
+            !unbounded.contains { $0["CAPCTL_UID"] == "4321" },
+            "the test's premise: without a bound the journal drops uid 4321's record (\(unbounded.count) kept)")
+        for method in [["check", "root-only"], ["status"]] {
+            let bounded = try await flood(limit: 10, method: method)
+            let flooding = bounded.filter { $0["CAPCTL_UID"] == "65534" }
+            #expect(flooding.count == 11, "\(method): 10 records and a summary: \(flooding.count)")
+            let summary = flooding.last ?? [:]
+            #expect(summary["CAPCTL_ACTION"] == "summary", "\(summary)")
+            #expect(summary["CAPCTL_REASONS"]?.hasPrefix("390 more decision(s) for uid 65534") == true, "\(summary)")
+            #expect(bounded.contains { $0["CAPCTL_UID"] == "4321" }, "\(method): uid 4321's record is kept")
+        }
     }
 
     @Test("one user answers at most three logins at once: a fourth Authorize is Busy, other users are asked meanwhile")

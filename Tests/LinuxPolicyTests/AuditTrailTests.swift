@@ -1,8 +1,11 @@
 import CLinuxSupport
+import Capabilities
 import Glibc
-import LinuxPolicy
+import Locking
 import TestSupport
 import Testing
+
+@testable import LinuxPolicy
 
 /// Where a record goes, and that one nobody received is never counted as delivered. The logs are
 /// datagram sockets of the test's own at the paths the trail is given, read as journald and a
@@ -111,6 +114,77 @@ struct AuditTrailTests {
         trail.record(record)
         #expect(trail.failedWrites == 1)
         #expect(syslog.next() == nil, "where journald runs, /dev/log is its own: not tried again")
+    }
+
+    private static func decision(uid: UInt32, _ outcome: AuditRecord.Outcome) -> AuditRecord {
+        AuditRecord(
+            action: "check", gate: "g", outcome: outcome,
+            subject: .user(SubjectUser(uid: uid, gid: uid, supplementaryGroups: [], name: nil)))
+    }
+
+    @Test("each user writes its share of an interval; the rest is counted, and one summary says it, at flush")
+    func boundedPerUser() throws {
+        let directory = try TemporaryDirectory()
+        let syslog = try Receiver(directory.path + "/log")
+        let trail = AuditTrail(
+            level: .all, journalPath: nil, syslogPath: directory.path + "/log", identifier: "test",
+            limitPerUser: AuditUserLimit(records: 3, per: .seconds(30)))
+        for index in 0..<10 { trail.record(Self.decision(uid: 65534, index == 9 ? .authorized : .denied)) }
+        trail.record(Self.decision(uid: 4321, .denied))
+        var lines: [String] = []
+        while let datagram = syslog.next() { lines.append(String(decoding: datagram, as: UTF8.self)) }
+        #expect(lines.filter { $0.contains(#"CAPCTL_UID="65534""#) }.count == 3, "\(lines)")
+        #expect(lines.filter { $0.contains(#"CAPCTL_UID="4321""#) }.count == 1, "another user's share is its own")
+        trail.flush()
+        #expect(syslog.next() == nil, "the interval has not ended: nothing to summarize yet")
+        trail.flush(all: true)
+        let summary = String(decoding: try #require(syslog.next()), as: UTF8.self)
+        #expect(summary.contains(#"CAPCTL_ACTION="summary""#) && summary.contains(#"CAPCTL_UID="65534""#))
+        #expect(summary.contains(#"CAPCTL_OUTCOME="denied""#), "the most closed of them: \(summary)")
+        #expect(
+            summary.contains(
+                #"CAPCTL_REASONS="7 more decision(s) for uid 65534 in 30 s not recorded one by one (denied 6, authorized 1): past its 3 records per 30 s""#
+            ), "\(summary)")
+        #expect(syslog.next() == nil, "uid 4321 stayed within its share: no summary")
+    }
+
+    @Test("an interval that ended is summarized before the user's next record, and the user has a new share")
+    func intervalsRollOver() {
+        var windows = AuditUserWindows(limit: AuditUserLimit(records: 2, per: .seconds(30)))
+        let start = ContinuousClock.now
+        let record = Self.decision(uid: 7, .undecided)
+        #expect(windows.admit(record, uid: 7, at: start).write)
+        #expect(windows.admit(record, uid: 7, at: start + .seconds(1)).write)
+        #expect(!windows.admit(record, uid: 7, at: start + .seconds(29)).write)
+        let next = windows.admit(record, uid: 7, at: start + .seconds(30))
+        #expect(next.write, "a new interval")
+        #expect(
+            next.summary?.reasons.hasPrefix("1 more decision(s) for uid 7") == true,
+            "\(String(describing: next.summary))")
+        #expect(next.summary?.outcome == .undecided)
+        #expect(windows.due(at: start + .seconds(59), all: false).isEmpty, "nothing counted in the new one")
+    }
+
+    @Test("lost records are said: the first at once, later ones at most once a minute and at the last flush")
+    func lostRecordsSaid() throws {
+        let directory = try TemporaryDirectory()
+        let said = Lock<[String]>([])
+        let trail = AuditTrail(
+            level: .all, journalPath: nil, syslogPath: directory.path + "/no-log", identifier: "test",
+            onLostRecords: { message in said.withLock { $0.append(message) } })
+        #expect(!trail.record(record))
+        #expect(!trail.record(record))
+        #expect(!trail.record(record))
+        trail.flush()
+        #expect(said.withLock { $0 }.count == 1, "within the minute: once")
+        #expect(said.withLock { $0 }.first?.hasPrefix("1 audit record(s) reached no log") == true)
+        trail.flush(all: true)
+        let messages = said.withLock { $0 }
+        #expect(messages.count == 2 && messages.last?.hasPrefix("2 audit record(s)") == true, "\(messages)")
+        #expect(messages.last?.hasSuffix("; 3 since start") == true)
+        #expect(trail.failedWrites == 3)
+        trail.flush(all: true)
+        #expect(said.withLock { $0 }.count == 2, "nothing more to say")
     }
 
     /// The native protocol's fields: `KEY=value\n`, or `KEY\n`, a 64-bit little-endian length,

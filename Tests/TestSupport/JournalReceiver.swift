@@ -20,13 +20,18 @@ public final class JournalReceiver: Sendable {
     private let daemon: DaemonProcess
 
     /// Starts journald and waits until it says it is ready (`READY=1` on a notify socket of the test's).
-    public init() throws {
+    /// - Parameter configuration: journald.conf settings of the `[Journal]` section, one per line
+    ///   (`RateLimitBurst=20`), given as a drop-in in the namespace's /run.
+    public init(configuration: [String] = []) throws {
         directory = try TemporaryDirectory(prefix: "journal")
         let notify = try NotifySocket(path: directory.path + "/notify")
+        let dropIn = try directory.write(
+            (["[Journal]"] + configuration).joined(separator: "\n") + "\n", to: "test.conf")
         let setup = """
             set -e
             mount -t tmpfs tmpfs /run
-            mkdir -p /run/systemd/journal /run/log/journal
+            mkdir -p /run/systemd/journal /run/log/journal /run/systemd/journald.conf.d
+            cp \(dropIn) /run/systemd/journald.conf.d/test.conf
             if [ -d /var/log/journal ]; then mount -t tmpfs tmpfs /var/log/journal; fi
             exec \(Self.journald)
             """

@@ -113,22 +113,25 @@ do {
 } catch {
     fail("\(error)")
 }
-let service = RestartService(
-    listener: listener, policy: store, log: value("--log"),
-    audit: AuditTrail(
-        level: loaded.policy.audit?.level ?? .all,
-        destination: value("--audit-socket").map { .syslog(path: $0) } ?? .system, identifier: "gated-daemon"))
+// Each user's requests write at most 100 records per 30 s, then a summary: one client looping
+// requests cannot crowd the others out of the journal's rate limit. Lost records are said.
+let audit = AuditTrail(
+    level: loaded.policy.audit?.level ?? .all,
+    destination: value("--audit-socket").map { .syslog(path: $0) } ?? .system, identifier: "gated-daemon",
+    limitPerUser: .service, onLostRecords: { FileHandle.standardError.write(Data("gated-daemon: \($0)\n".utf8)) })
+let service = RestartService(listener: listener, policy: store, log: value("--log"), audit: audit)
 print("listening on \(socketPath)")
 fflush(nil)
 // Under systemd (Type=notify): ready now, and told when stopping.
 ServiceNotification.send("READY=1")
 // SIGTERM and SIGINT shut the group down in reverse order: the service stops accepting and lets
-// its clients finish, then the store stops following the policy file.
+// its clients finish, then the store stops following the policy file, then the audit trail
+// writes its last summaries.
 var logger = Logger(label: "gated-daemon")
 logger.logLevel = .warning
 let group = ServiceGroup(
     configuration: ServiceGroupConfiguration(
-        services: [store, service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        services: [audit, store, service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
 do {
     try await group.run()
 } catch {

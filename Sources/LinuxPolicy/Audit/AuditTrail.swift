@@ -11,7 +11,10 @@ import Locking
 ///
 /// Writing never changes a decision and never holds one up: a log that is missing, or full for
 /// longer than ``sendTimeoutMilliseconds`` (a receiver that stopped reading), is counted
-/// (``failedWrites``), and the program says so (capctl warns on standard error).
+/// (``failedWrites``), and the program says so: capctl warns on standard error, and a service
+/// passes `onLostRecords`, which hears of the first lost record at once and of later ones at most
+/// once a minute. A service deciding for many users bounds what each can write
+/// (``AuditUserLimit``), so one user's calls cannot make the journal drop another's records.
 ///
 /// ```swift
 /// let trail = AuditTrail(level: .all, destination: .syslog(path: "/dev/log"), identifier: "myservice")
@@ -33,21 +36,44 @@ public final class AuditTrail: Sendable {
     public let destination: Destination
     /// The program name records carry (`capctl`).
     public let identifier: String
+    /// What each user's decisions may write, when bounded.
+    public let limitPerUser: AuditUserLimit?
     private let journal: SystemJournal?
     private let syslog: LogSocket
-    private let failures = Lock(0)
+    private let onLostRecords: (@Sendable (String) -> Void)?
+    private let state: Lock<State>
+
+    /// What changes as records are written.
+    private struct State {
+        var windows: AuditUserWindows?
+        /// Records that reached no receiver: all of them, and those not said yet.
+        var lost = 0
+        var lostUnsaid = 0
+        var lostLastSaid: ContinuousClock.Instant?
+    }
+
+    /// How often lost records are said at most, after the first.
+    static let lossNoticeInterval = Duration.seconds(60)
 
     /// A trail recording the decisions `level` asks for, to `destination`.
-    public convenience init(level: AuditLevel = .all, destination: Destination = .system, identifier: String = "capctl")
-    {
+    /// - Parameters:
+    ///   - limitPerUser: What each user's decisions may write (nil: no bound), past which they are
+    ///     summarized; ``flush(all:)`` writes the summaries of intervals that ended.
+    ///   - onLostRecords: Told when records reached no receiver: at the first at once, then at
+    ///     most once a minute (and at ``flush(all:)``), with a line to log where the audit trail is not.
+    public convenience init(
+        level: AuditLevel = .all, destination: Destination = .system, identifier: String = "capctl",
+        limitPerUser: AuditUserLimit? = nil, onLostRecords: (@Sendable (String) -> Void)? = nil
+    ) {
         switch destination {
         case .system:
             self.init(
                 level: level, journalPath: SystemJournal.socketPath, syslogPath: "/dev/log", identifier: identifier,
-                destination: destination)
+                destination: destination, limitPerUser: limitPerUser, onLostRecords: onLostRecords)
         case .syslog(let path):
             self.init(
-                level: level, journalPath: nil, syslogPath: path, identifier: identifier, destination: destination)
+                level: level, journalPath: nil, syslogPath: path, identifier: identifier, destination: destination,
+                limitPerUser: limitPerUser, onLostRecords: onLostRecords)
         }
     }
 
@@ -55,13 +81,17 @@ public final class AuditTrail: Sendable {
     /// `syslogPath`: the system's destination, with other paths for tests.
     package init(
         level: AuditLevel, journalPath: String?, syslogPath: String, identifier: String,
-        destination: Destination = .system
+        destination: Destination = .system, limitPerUser: AuditUserLimit? = nil,
+        onLostRecords: (@Sendable (String) -> Void)? = nil
     ) {
         self.level = level
         self.destination = destination
         self.identifier = identifier
+        self.limitPerUser = limitPerUser
+        self.onLostRecords = onLostRecords
         journal = journalPath.map(SystemJournal.init(path:))
         syslog = LogSocket(path: syslogPath)
+        state = Lock(State(windows: limitPerUser.map(AuditUserWindows.init(limit:))))
     }
 
     /// The identifier of capctl's decision records in the journal (`MESSAGE_ID`), so
@@ -69,15 +99,69 @@ public final class AuditTrail: Sendable {
     public static let journalMessageID = "4f1c7a9e2b6d4c38a5e0d9b7c3f18a26"
 
     /// How many records reached no receiver: no log listens, or it stayed full.
-    public var failedWrites: Int { failures.withLock { $0 } }
+    public var failedWrites: Int { state.withLock { $0.lost } }
 
-    /// Records `record` when the level asks for it.
-    public func record(_ record: AuditRecord) {
+    /// Records `record` when the level asks for it (and, with ``limitPerUser``, when its user has
+    /// not written its share of the interval; else it is counted for the user's summary).
+    /// - Returns: false when a record was to be written and reached no receiver.
+    @discardableResult
+    public func record(_ record: AuditRecord) -> Bool {
         switch level {
-        case .off: return
-        case .denials where record.outcome == .authorized: return
+        case .off: return true
+        case .denials where record.outcome == .authorized: return true
         default: break
         }
+        let uid = record.subject?.uid ?? geteuid()
+        let now = ContinuousClock.now
+        let (write, summary) = state.withLock { state -> (Bool, AuditRecord?) in
+            guard state.windows != nil else { return (true, nil) }
+            return state.windows!.admit(record, uid: uid, at: now)
+        }
+        var delivered = summary.map(send) ?? true
+        if write { delivered = send(record) && delivered }
+        return delivered
+    }
+
+    /// Writes the summaries of users' intervals that have ended (every one when `all`, as a
+    /// service stops), and says lost records not said yet when a minute has passed since the last
+    /// notice (at once when `all`). A service calls it now and then.
+    public func flush(all: Bool = false) {
+        let now = ContinuousClock.now
+        let summaries = state.withLock { $0.windows?.due(at: now, all: all) ?? [] }
+        for summary in summaries { send(summary) }
+        let notice = state.withLock { state -> String? in
+            guard state.lostUnsaid > 0,
+                all || state.lostLastSaid.map({ now - $0 >= Self.lossNoticeInterval }) ?? true
+            else { return nil }
+            return Self.lossNotice(&state, at: now)
+        }
+        if let notice { onLostRecords?(notice) }
+    }
+
+    /// Counts a record that reached no receiver, and says so when it is time.
+    private func lost() {
+        let now = ContinuousClock.now
+        let notice = state.withLock { state -> String? in
+            state.lost += 1
+            state.lostUnsaid += 1
+            guard state.lostLastSaid.map({ now - $0 >= Self.lossNoticeInterval }) ?? true else { return nil }
+            return Self.lossNotice(&state, at: now)
+        }
+        if let notice { onLostRecords?(notice) }
+    }
+
+    private static func lossNotice(_ state: inout State, at now: ContinuousClock.Instant) -> String {
+        defer {
+            state.lostUnsaid = 0
+            state.lostLastSaid = now
+        }
+        return
+            "\(state.lostUnsaid) audit record(s) reached no log (none listens, or it stayed full for \(sendTimeoutMilliseconds) ms); \(state.lost) since start"
+    }
+
+    /// Sends one record to the journal, else the system log; false (and counted) when neither took it.
+    @discardableResult
+    private func send(_ record: AuditRecord) -> Bool {
         let fields = record.fields
         let severity = record.outcome == .authorized ? 5 : 4
         let message = Self.message(fields)
@@ -88,18 +172,20 @@ public final class AuditTrail: Sendable {
                     ("SYSLOG_FACILITY", "10"), ("SYSLOG_IDENTIFIER", identifier),
                 ] + fields
             switch journal.send(entry) {
-            case .delivered: return
+            case .delivered: return true
             case .full:
                 // Waited once already; where journald runs, /dev/log is its too.
-                failures.withLock { $0 += 1 }
-                return
+                lost()
+                return false
             case .noReceiver, .failed: break
             }
         }
         let line = Array("<\(10 * 8 + severity)>\(identifier)[\(getpid())]: \(message)".utf8)
-        if syslog.send(line) != .delivered {
-            failures.withLock { $0 += 1 }
+        guard syslog.send(line) == .delivered else {
+            lost()
+            return false
         }
+        return true
     }
 
     /// `KEY="value" ...`. Values are quoted, with `"` and `\` escaped and control characters

@@ -8,6 +8,8 @@ which that package does not speak. Each command prints one JSON object per reply
     capctld_client.py SOCKET check GATE
     capctld_client.py SOCKET check-subject GATE [pid=N startTime=N uid=N | user=NAME]
     capctld_client.py SOCKET status
+    capctld_client.py SOCKET repeat COUNT check GATE | repeat COUNT status
+                                                   # COUNT calls on one connection; prints {"calls": COUNT}
     capctld_client.py SOCKET metrics               # root only: Prometheus's text, as {"text": ...}
     capctld_client.py SOCKET forget
     capctld_client.py SOCKET watch GATE COUNT      # the first COUNT replies, then closes
@@ -78,6 +80,11 @@ def main():
                 emit(as_dict(gates.CheckForSubject(gate=arguments[0], **typed)))
             elif command == "status":
                 emit(as_dict(gates.Status()))
+            elif command == "repeat":
+                count, method = int(arguments[0]), arguments[1]
+                for _ in range(count):
+                    gates.Check(arguments[2]) if method == "check" else gates.Status()
+                emit({"calls": count})
             elif command == "metrics":
                 emit(as_dict(gates.Metrics()))
             elif command == "forget":
