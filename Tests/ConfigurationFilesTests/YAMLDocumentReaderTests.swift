@@ -75,6 +75,9 @@ struct YAMLDocumentReaderTests {
                 == #"{"a":9007199254740992.0}"#)
         // flagd reads a flag file's numbers as doubles: so does a flag file here.
         #expect(try Self.read("a: 9007199254740993\n") == #"{"a":9007199254740992.0}"#)
+        // An integer past any double is refused there too, never read as text (it was a string).
+        let huge = Self.failure("a: 1" + String(repeating: "0", count: 400) + "\n")
+        #expect(huge.hasPrefix("1:4: '1000") && huge.contains("reads as infinite or not a number"), "\(huge)")
     }
 
     @Test(
@@ -146,8 +149,9 @@ struct YAMLDocumentReaderTests {
             ),
             // 2.19 and 2.20, integers and floats of the core schema (YAML 1.2's own spellings)
             (
-                "canonical: 12345\ndecimal: +12345\noctal: 0o14\nhexadecimal: 0xC\nexponential: 1.23015e+3\nfixed: 1230.15\nnegative infinity: -.inf\nnot a number: .nan\n",
-                #"{"canonical":12345,"decimal":12345,"octal":12,"hexadecimal":12,"exponential":1230.15,"fixed":1230.15,"negative infinity":"-.inf","not a number":".nan"}"#
+                // Example 2.20's infinity and NaN are refused (below): no policy or flag can hold them.
+                "canonical: 12345\ndecimal: +12345\noctal: 0o14\nhexadecimal: 0xC\nexponential: 1.23015e+3\nfixed: 1230.15\n",
+                #"{"canonical":12345,"decimal":12345,"octal":12,"hexadecimal":12,"exponential":1230.15,"fixed":1230.15}"#
             ),
             // 2.21 Miscellaneous
             (
@@ -195,6 +199,8 @@ struct YAMLDocumentReaderTests {
             ),
             // Numbers: what is not a number by the core schema stays a string
             ("[1_000, 0b1, 1.2.3, -0.5, .5, 1e3, 0x, 12abc]", #"["1_000","0b1","1.2.3",-0.5,0.5,1000,"0x","12abc"]"#),
+            // Distinct values are distinct keys; quoted, the infinities are text; tiny floats are floats
+            ("1: a\n1.0: b\n'.inf': c\nx: -1e-400\n", #"{"1":"a","1.0":"b",".inf":"c","x":0}"#),
             // The core schema's 0x and 0o take digits only: a sign makes a string (Int(radix:) would take it).
             ("[0x-1, 0o+7, 0x+F, 0o-0, 0xff, 0o17]", #"["0x-1","0o+7","0x+F","0o-0",255,15]"#),
             (
@@ -259,6 +265,47 @@ struct YAMLDocumentReaderTests {
             ),
             ("a: 1\na: 2\n", "2:1: duplicate key \"a\" (first defined at line 1, column 1)"),
             ("{a: 1, a: 2}", "1:8: duplicate key \"a\" (first defined at line 1, column 2)"),
+            // Keys the core schema reads as the same value are the same key (YAML's node equality)
+            (
+                "1: a\n01: b\n",
+                "2:1: duplicate key a key of 2 characters that is not a name (the same value to YAML's core schema) (first defined at line 1, column 1)"
+            ),
+            (
+                "true: a\nTrue: b\n",
+                "2:1: duplicate key \"True\" (the same value to YAML's core schema) (first defined at line 1, column 1)"
+            ),
+            (
+                "{null: a, ~: b}",
+                "1:11: duplicate key a key of 1 characters that is not a name (the same value to YAML's core schema) (first defined at line 1, column 2)"
+            ),
+            (
+                "0x10: a\n+16: b\n",
+                "2:1: duplicate key a key of 3 characters that is not a name (the same value to YAML's core schema) (first defined at line 1, column 1)"
+            ),
+            ("1.50: a\n1.5: b\n", "2:1: duplicate key a key of 3 characters that is not a name (the same value to YAML's core schema) (first defined at line 1, column 1)"),
+            // A quoted key and a plain one of the same text stay one key of this reader's model
+            ("'1': a\n1: b\n", "2:1: duplicate key a key of 1 characters that is not a name (first defined at line 1, column 1)"),
+            // Floats the core schema reads as infinite or not a number: refused, never read as text
+            (
+                "a: .inf\n",
+                "1:4: '.inf' is a number YAML reads as infinite or not a number, which a policy or flag cannot hold (JSON has no such numbers): quote it to mean the text"
+            ),
+            (
+                "[1, -.Inf]",
+                "1:5: '-.Inf' is a number YAML reads as infinite or not a number, which a policy or flag cannot hold (JSON has no such numbers): quote it to mean the text"
+            ),
+            (
+                "a: .NaN\n",
+                "1:4: '.NaN' is a number YAML reads as infinite or not a number, which a policy or flag cannot hold (JSON has no such numbers): quote it to mean the text"
+            ),
+            (
+                "a: 1e400\n",
+                "1:4: '1e400' is a number YAML reads as infinite or not a number, which a policy or flag cannot hold (JSON has no such numbers): quote it to mean the text"
+            ),
+            (
+                ".inf: 1\n",
+                "1:1: '.inf' is a number YAML reads as infinite or not a number, which a policy or flag cannot hold (JSON has no such numbers): quote it to mean the text"
+            ),
             (
                 "a: 1\n  b: 2\n",
                 "2:4: a value cannot continue with 'key: value' on a more indented line (indent the key as the others)"

@@ -17,10 +17,11 @@ package enum YAMLDocumentReader {
     static let maximumDepth = 256
 
     /// The YAML 1.2 core schema's reading of a plain scalar, or nil for a string; an integer
-    /// beyond what a `Double` holds exactly is an error (``ExactIntegers``).
-    static func coreSchema(_ text: String) -> Result<DocumentNode.Kind?, ExactIntegersError> {
+    /// beyond what a `Double` holds exactly is an error (``ExactIntegers``), and so is a float
+    /// that is not finite (`.inf`, `.nan`, `1e400`), which no JSON value, policy or flag holds.
+    static func coreSchema(_ text: String) -> Result<DocumentNode.Kind?, CoreSchemaError> {
         let kind = coreSchemaKind(text)
-        guard case .number = kind else { return .success(kind) }
+        guard case .number(let value) = kind else { return .success(kind) }
         var digits = Substring(text)
         var radix = 10
         if digits.hasPrefix("0x") || digits.hasPrefix("0o") {
@@ -29,17 +30,41 @@ package enum YAMLDocumentReader {
         } else if digits.first == "+" || digits.first == "-" {
             digits = digits.dropFirst()
         }
-        guard digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) || radix != 10 else { return .success(kind) }
+        // A float (a point, an exponent, or one of the infinities and NaN).
+        guard digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) || radix != 10 else {
+            return value.isFinite ? .success(kind) : .failure(.notFinite)
+        }
         if radix == 10 {
-            return ExactIntegers.fits(decimalDigits: digits.utf8) ? .success(kind) : .failure(ExactIntegersError())
+            return ExactIntegers.fits(decimalDigits: digits.utf8) ? .success(kind) : .failure(.inexactInteger)
         }
         guard let value = UInt64(digits, radix: radix), value <= ExactIntegers.limit else {
-            return .failure(ExactIntegersError())
+            return .failure(.inexactInteger)
         }
         return .success(kind)
     }
 
-    struct ExactIntegersError: Error {}
+    /// Why the core schema's reading of a scalar cannot be held.
+    enum CoreSchemaError: Error {
+        /// An integer beyond 2^53.
+        case inexactInteger
+        /// An infinite float, or not a number.
+        case notFinite
+    }
+
+    /// What the core schema makes a plain mapping key, for telling duplicates: keys it reads as
+    /// the same null, Boolean, integer or float are the same key (`1` and `01`, `true` and
+    /// `True`, `null` and `~`, `.inf` and `.Inf`); nil for a key it reads as a string.
+    static func keyIdentity(_ key: String) -> String? {
+        guard let kind = coreSchemaKind(key) else { return nil }
+        switch kind {
+        case .null: return "\u{0}null"
+        case .bool(let value): return "\u{0}bool:\(value)"
+        case .number(let value):
+            let integer = key.allSatisfy { "+-0123456789".contains($0) } || key.hasPrefix("0x") || key.hasPrefix("0o")
+            return value.isNaN ? "\u{0}float:nan" : "\u{0}\(integer ? "int" : "float"):\(value)"
+        default: return nil
+        }
+    }
 
     private static func coreSchemaKind(_ text: String) -> DocumentNode.Kind? {
         // Every null, Boolean, number and infinity below begins with one of these bytes (or is
@@ -58,8 +83,9 @@ package enum YAMLDocumentReader {
         case "", "~", "null", "Null", "NULL": return .null
         case "true", "True", "TRUE": return .bool(true)
         case "false", "False", "FALSE": return .bool(false)
-        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN":
-            return nil  // not representable in JSON; flagd's JSON model has no such numbers
+        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF": return .number(.infinity)
+        case "-.inf", "-.Inf", "-.INF": return .number(-.infinity)
+        case ".nan", ".NaN", ".NAN": return .number(.nan)
         default: break
         }
         // `0x` and `0o` take digits only: `0x-1` and `0o+7` are strings (Int(radix:) would take the sign).
@@ -72,7 +98,7 @@ package enum YAMLDocumentReader {
         }
         guard let first = text.unicodeScalars.first, "+-.0123456789".unicodeScalars.contains(first),
             text.unicodeScalars.allSatisfy({ "+-.0123456789eE".unicodeScalars.contains($0) }),
-            let value = Double(text), value.isFinite
+            let value = Double(text)
         else { return nil }
         return .number(value)
     }

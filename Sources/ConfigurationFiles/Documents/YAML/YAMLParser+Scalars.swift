@@ -432,7 +432,7 @@ extension YAMLParser {
                         "a collection cannot be a mapping key (complex keys are not supported): keys are strings",
                         at: entryStart)
                 }
-                try checkDuplicate(key, at: entryStart, seen: &seen)
+                try checkDuplicate(key, plain: entry.plain, at: entryStart, seen: &seen)
                 try skipFlowSpace(collectionAt: start, minimumIndent: minimumIndent)
                 let value: DocumentNode
                 if bytes[position] == .colon {
@@ -472,16 +472,16 @@ extension YAMLParser {
 
     /// A node inside a flow collection, with its text when it is a scalar (a possible key).
     private mutating func parseFlowEntry(depth: Int, minimumIndent: Int) throws(ConfigurationError) -> (
-        node: DocumentNode, key: String?
+        node: DocumentNode, key: String?, plain: Bool
     ) {
         let start = position
         try refuseNodeProperties()
         switch bytes[position] {
         case .openBracket, .openBrace:
-            return (try parseFlowCollection(depth: depth, minimumIndent: minimumIndent), nil)
+            return (try parseFlowCollection(depth: depth, minimumIndent: minimumIndent), nil, false)
         case .singleQuote, .doubleQuote:
             let text = try parseQuotedScalar(minimumIndent: minimumIndent)
-            return (DocumentNode(kind: .string(text), location: location(start)), text)
+            return (DocumentNode(kind: .string(text), location: location(start)), text, false)
         case .verticalBar, .greaterThan:
             throw error("a block scalar ('|' or '>') cannot stand inside a flow collection", at: position)
         case .comma:
@@ -492,7 +492,7 @@ extension YAMLParser {
             let text = try parsePlainScalar(parentIndent: minimumIndent - 1, flow: true)
             return (
                 DocumentNode(kind: try typed(text, at: start), location: location(start)),
-                text
+                text, true
             )
         }
     }

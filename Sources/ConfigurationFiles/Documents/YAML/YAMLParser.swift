@@ -244,16 +244,26 @@ struct YAMLParser {
         return node
     }
 
-    /// A plain scalar's node kind by the core schema; an integer too large to hold exactly is an error.
+    /// A plain scalar's node kind by the core schema; an integer too large to hold exactly (with
+    /// `exactIntegers`), and a float that is not finite, are errors: never read as text.
     func typed(_ text: String, at offset: Int) throws(ConfigurationError) -> DocumentNode.Kind {
         switch YAMLDocumentReader.coreSchema(text) {
         case .success(let kind): return kind ?? .string(text)
-        case .failure:
+        case .failure(.inexactInteger):
             guard exactIntegers else {
-                return Double(text).flatMap { $0.isFinite ? .number($0) : nil } ?? .string(text)
+                guard let value = Double(text), value.isFinite else { throw notFinite(text, at: offset) }
+                return .number(value)
             }
             throw error(ExactIntegers.message(text), at: offset)
+        case .failure(.notFinite):
+            throw notFinite(text, at: offset)
         }
+    }
+
+    func notFinite(_ text: String, at offset: Int) -> ConfigurationError {
+        error(
+            "'\(text)' is a number YAML reads as infinite or not a number, which a policy or flag cannot hold (JSON has no such numbers): quote it to mean the text",
+            at: offset)
     }
 
     /// `key: value` where a value was expected: a mapping cannot start inside a mapping's value
@@ -301,7 +311,8 @@ struct YAMLParser {
             let keyStart = position
             try refuseNodeProperties()
             let key: String
-            if bytes[position] == .singleQuote || bytes[position] == .doubleQuote {
+            let plainKey = bytes[position] != .singleQuote && bytes[position] != .doubleQuote
+            if !plainKey {
                 key = try parseQuotedScalar(minimumIndent: indent + 1)
             } else {
                 key = try parsePlainScalar(parentIndent: Int.max, flow: false)
@@ -310,7 +321,7 @@ struct YAMLParser {
             // isImplicitKey saw the colon.
             let colon = position
             position += 1
-            try checkDuplicate(key, at: keyStart, seen: &seen)
+            try checkDuplicate(key, plain: plainKey, at: keyStart, seen: &seen)
             let value = try parseNode(after: colon + 1, parentIndent: indent, depth: depth + 1, context: .mappingValue)
             members.append(DocumentNode.Member(key: key, keyLocation: location(keyStart), value: value))
             guard try moveToNextLine(), !isDocumentMarker(.minus, at: position),
@@ -343,15 +354,22 @@ struct YAMLParser {
     }
 
     /// A key seen before in the same mapping is an error at the second, naming the first, as the
-    /// JSON reader says it.
-    func checkDuplicate(_ key: String, at offset: Int, seen: inout [String: Int]) throws(ConfigurationError) {
-        if let first = seen[key] {
+    /// JSON reader says it. A plain key is also the same as one the core schema reads as the same
+    /// value (`1` and `01`, `true` and `True`, `null` and `~`), as YAML's node equality has it.
+    func checkDuplicate(_ key: String, plain: Bool, at offset: Int, seen: inout [String: Int])
+        throws(ConfigurationError)
+    {
+        let identity = plain ? YAMLDocumentReader.keyIdentity(key) : nil
+        if plain, case .failure(.notFinite) = YAMLDocumentReader.coreSchema(key) { throw notFinite(key, at: offset) }
+        if let first = seen[key] ?? identity.flatMap({ seen[$0] }) {
             let firstLocation = location(first)
+            let same = seen[key] == nil ? " (the same value to YAML's core schema)" : ""
             throw error(
-                "duplicate key \(QuotedName.key(key)) (first defined at line \(firstLocation.line), column \(firstLocation.column))",
+                "duplicate key \(QuotedName.key(key))\(same) (first defined at line \(firstLocation.line), column \(firstLocation.column))",
                 at: offset)
         }
         seen[key] = offset
+        if let identity { seen[identity] = offset }
     }
 
     /// Anchors (`&`), aliases (`*`) and tags (`!`) are refused where they stand.
