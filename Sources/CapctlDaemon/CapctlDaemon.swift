@@ -3,11 +3,11 @@
 // or by hand:
 //
 //     capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH] [--audit-limit RECORDS]
-//             [--idle-timeout SECONDS]
+//             [--idle-timeout SECONDS] [--drain-timeout SECONDS]
 //
 // It reads the system's policy layers only (never a user's), follows their changes and SIGHUP,
-// and on SIGTERM stops accepting, lets the clients it serves finish (each within its own
-// deadlines), and exits.
+// and on SIGTERM stops accepting, lets the clients it serves finish (within --drain-timeout, 20 s
+// by default: below the unit's TimeoutStopSec=30s), and exits.
 import CBuildInfo
 import CLinuxSupport
 import CapabilityPolicy
@@ -60,6 +60,8 @@ struct Options {
     var auditSocket: String?
     /// How long a client has for each call (10 s by default).
     var idleTimeout = Duration.seconds(10)
+    /// How long the clients being served may take to finish once SIGTERM came.
+    var drainTimeout = DecisionService.defaultDrainTimeout
     /// What each user's decisions may write to the audit trail (nil: no bound).
     var auditLimit: AuditUserLimit? = .service
 
@@ -86,6 +88,11 @@ struct Options {
                     fail("--idle-timeout takes whole seconds from 1 to 3600", status: 64)
                 }
                 idleTimeout = .seconds(seconds)
+            case "--drain-timeout":
+                guard let seconds = Int(value("--drain-timeout")), seconds >= 0, seconds <= 3600 else {
+                    fail("--drain-timeout takes whole seconds from 0 to 3600", status: 64)
+                }
+                drainTimeout = .seconds(seconds)
             case "--audit-limit":
                 guard let records = Int(value("--audit-limit")), records >= 0, records <= 1_000_000 else {
                     fail("--audit-limit takes a whole number of records from 0 (no limit) to 1000000", status: 64)
@@ -96,7 +103,7 @@ struct Options {
                 exit(0)
             case "--help", "-h":
                 print(
-                    "usage: capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH] [--audit-limit RECORDS] [--idle-timeout SECONDS]"
+                    "usage: capctld [--listen PATH] [--policy-roots DIR:DIR...] [--audit-socket PATH] [--audit-limit RECORDS] [--idle-timeout SECONDS] [--drain-timeout SECONDS]"
                 )
                 exit(0)
             default: fail("unknown argument \"\(arguments[index])\" (see --help)", status: 64)
@@ -166,6 +173,7 @@ package enum CapctlDaemon {
         let service = DecisionService(
             policy: store, audit: audit, keptLogins: policyOptions.keptLoginRecords, listener: listener,
             version: String(cString: capctl_build_commit()), idleTimeout: options.idleTimeout,
+            drainTimeout: options.drainTimeout,
             metricsExposition: { metrics.emitToString() })
 
         // SIGHUP reads the policy again, whatever the group is doing.

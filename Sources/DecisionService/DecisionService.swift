@@ -54,9 +54,14 @@ public final class DecisionService: Sendable {
     public static let conversationsPerUser = 3
     /// How many watches one user may have open at once.
     public static let watchesPerUser = 4
-    /// How long ``run()`` waits for the clients being served once it stops accepting: past a PAM
-    /// answer's deadline.
-    static let drainTimeout = Duration.seconds(130)
+    /// How long ``run()`` waits by default for the clients being served once it stops accepting:
+    /// a call in progress ends long before, a login whose person has gone silent is cut off (it
+    /// could hold the stop for the PAM answer's 120 s). Below systemd's default stop timeout (90 s)
+    /// and below capctld.service's `TimeoutStopSec=30s`, so the service manager never kills a
+    /// capctld that is still writing its last records.
+    public static let defaultDrainTimeout = Duration.seconds(20)
+    /// How long ``run()`` waits for the clients being served once it stops accepting.
+    public let drainTimeout: Duration
 
     /// A service deciding the gates of `policy`, recording each decision in `audit`.
     /// - Parameters:
@@ -66,11 +71,13 @@ public final class DecisionService: Sendable {
     ///   - listener: The socket ``run()`` serves (nil: call ``serve(_:)`` from a listener of yours).
     ///   - version: The service's version, as `org.varlink.service.GetInfo` tells it.
     ///   - idleTimeout: How long a client has to send each call.
+    ///   - drainTimeout: How long ``run()`` lets the clients being served finish once it stops
+    ///     accepting; those still served then are cut off.
     ///   - metricsExposition: The metrics as text, for root's `Metrics` call (capctld gives
     ///     Prometheus's exposition of its swift-metrics backend); nil: `Metrics` is refused.
     public init(
         policy: PolicyStore, audit: AuditTrail, keptLogins: KeptLoginRecords? = nil, listener: ClientListener? = nil,
-        version: String = "1", idleTimeout: Duration = .seconds(10),
+        version: String = "1", idleTimeout: Duration = .seconds(10), drainTimeout: Duration = defaultDrainTimeout,
         metricsExposition: (@Sendable () -> String)? = nil
     ) {
         self.policy = policy
@@ -78,6 +85,7 @@ public final class DecisionService: Sendable {
         self.keptLogins = keptLogins
         self.listener = listener
         self.metricsExposition = metricsExposition
+        self.drainTimeout = drainTimeout
         info = VarlinkServiceInfo(
             vendor: "capctl", product: "capctld", version: version,
             url: "https://github.com/capctl/swift-capabilities/blob/main/Docs/Decisions.md")
@@ -536,7 +544,7 @@ extension DecisionService: Service {
         guard let listener else { throw ServiceError("the decision service was made without a listener") }
         try await withTaskCancellationHandler {
             try await withGracefulShutdownHandler {
-                try await listener.serve(draining: Self.drainTimeout) { [self] client in serve(client) }
+                try await listener.serve(draining: drainTimeout) { [self] client in serve(client) }
             } onGracefulShutdown: {
                 self.shutdown()
             }

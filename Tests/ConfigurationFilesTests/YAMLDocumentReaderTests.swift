@@ -282,9 +282,15 @@ struct YAMLDocumentReaderTests {
                 "0x10: a\n+16: b\n",
                 "2:1: duplicate key a key of 3 characters that is not a name (the same value to YAML's core schema) (first defined at line 1, column 1)"
             ),
-            ("1.50: a\n1.5: b\n", "2:1: duplicate key a key of 3 characters that is not a name (the same value to YAML's core schema) (first defined at line 1, column 1)"),
+            (
+                "1.50: a\n1.5: b\n",
+                "2:1: duplicate key a key of 3 characters that is not a name (the same value to YAML's core schema) (first defined at line 1, column 1)"
+            ),
             // A quoted key and a plain one of the same text stay one key of this reader's model
-            ("'1': a\n1: b\n", "2:1: duplicate key a key of 1 characters that is not a name (first defined at line 1, column 1)"),
+            (
+                "'1': a\n1: b\n",
+                "2:1: duplicate key a key of 1 characters that is not a name (first defined at line 1, column 1)"
+            ),
             // Floats the core schema reads as infinite or not a number: refused, never read as text
             (
                 "a: .inf\n",

@@ -1,3 +1,4 @@
+import DecisionService
 import Foundation
 import Glibc
 import TestSupport
@@ -314,6 +315,33 @@ struct CapctldTests {
         #expect(record.contains(#"CAPCTL_GATE="root-only""#), "\(record)")
         #expect(record.contains(#"CAPCTL_UID="65534""#), "\(record)")
         #expect(record.contains(#"CAPCTL_OUTCOME="denied""#), "\(record)")
+    }
+
+    @Test(
+        "SIGTERM with a client silent at its PAM question: cut off after the drain timeout, and the unit's stop timeout outlasts the default drain"
+    )
+    func sigtermBoundedDrain() async throws {
+        // Before, capctld waited 130 s for such a client, past systemd's default stop timeout (90 s).
+        let unit = try String(
+            contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+                + "/../../Packaging/systemd/capctld.service", encoding: .utf8)
+        let stopLine = unit.split(separator: "\n").first { $0.hasPrefix("TimeoutStopSec=") }
+        let stopSeconds = stopLine.flatMap { Int($0.dropFirst("TimeoutStopSec=".count).dropLast()) }
+        #expect(stopLine?.hasSuffix("s") == true, "\(String(describing: stopLine))")
+        #expect(
+            stopSeconds.map { Duration.seconds($0) > DecisionService.defaultDrainTimeout + .seconds(5) } == true,
+            "TimeoutStopSec=\(String(describing: stopSeconds)) leaves the drain and the last records room")
+        #expect(DecisionService.defaultDrainTimeout < .seconds(90), "below systemd's default stop timeout")
+        let daemon = try await Daemon(arguments: ["--drain-timeout", "1"])
+        let answers = Self.fifo(daemon.directory, "answers")
+        let silent = try Self.running(daemon, ["authorize", "admin-login", answers])
+        defer { silent.stop() }
+        #expect(await silent.nextLine()?.contains("capctl-pam-relay") == true)
+        #expect(await silent.nextLine()?.contains("pam-secret: ") == true)
+        kill(daemon.process.pid, SIGTERM)
+        #expect(await daemon.process.waitForOutput(containing: "capctld: 1 client(s) still served at exit"))
+        #expect(await daemon.process.waitForOutput(containing: "capctld: stopped"))
+        #expect(daemon.process.waitUntilExit() == 0)
     }
 
     @Test("SIGTERM stops accepting, lets a client in its PAM conversation finish, then capctld exits 0")

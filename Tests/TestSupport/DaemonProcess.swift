@@ -57,8 +57,10 @@ public final class DaemonProcess: @unchecked Sendable {
         }
     }
 
-    /// The next line of output, or nil once the child closed it, blocking the calling thread.
+    /// The next line of output, or nil once the child closed it (or wrote no line within
+    /// ``TestDeadline/wait``), blocking the calling thread.
     public func readLineBlocking() -> String? {
+        let deadline = ContinuousClock.now + TestDeadline.wait
         while true {
             if let newline = buffer.firstIndex(of: 10) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -66,18 +68,19 @@ public final class DaemonProcess: @unchecked Sendable {
                 return line
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
+            let count = chunk.withUnsafeMutableBytes { TestDeadline.read(output, into: $0, by: deadline) }
             if count <= 0 { return nil }
             buffer.append(contentsOf: chunk[..<count])
         }
     }
 
     /// Reads output until it contains `text` (a prompt written without a line break); false once
-    /// the child closed its output first. What was read stays for ``readLineBlocking()``.
+    /// the child closed its output first, or after ``TestDeadline/wait``. What was read stays for
+    /// ``readLineBlocking()``.
     public func waitForOutput(containing text: String) async -> Bool {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
+                let deadline = ContinuousClock.now + TestDeadline.wait
                 let wanted = Array(text.utf8)
                 while true {
                     if self.buffer.count >= wanted.count,
@@ -88,8 +91,7 @@ public final class DaemonProcess: @unchecked Sendable {
                         return continuation.resume(returning: true)
                     }
                     var chunk = [UInt8](repeating: 0, count: 4096)
-                    let count = chunk.withUnsafeMutableBytes { read(self.output, $0.baseAddress, $0.count) }
-                    if count < 0, errno == EINTR { continue }
+                    let count = chunk.withUnsafeMutableBytes { TestDeadline.read(self.output, into: $0, by: deadline) }
                     if count <= 0 { return continuation.resume(returning: false) }
                     self.buffer.append(contentsOf: chunk[..<count])
                 }
@@ -112,10 +114,21 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     /// Waits for the child to exit on its own and reaps it: its exit status (128 + the signal when
-    /// a signal ended it), or -1 when it was reaped already.
+    /// a signal ended it), or -1 when it was reaped already. A child still running after
+    /// ``TestDeadline/wait`` is killed (its status says SIGKILL), so no test waits for ever.
     public func waitUntilExit() -> Int32 {
         guard !reaped else { return -1 }
         reaped = true
+        let pidfd = clinux_pidfd_open(pid)
+        if pidfd >= 0 {
+            var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+            var ready: Int32
+            repeat {
+                ready = poll(&entry, 1, Int32(TestDeadline.wait.components.seconds * 1000))
+            } while ready < 0 && errno == EINTR
+            close(pidfd)
+            if ready == 0 { kill(pid, SIGKILL) }
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         close(output)

@@ -33,13 +33,16 @@ public final class PseudoTerminal: @unchecked Sendable {
     }
 
     /// What the terminal shows, read until `done` holds for it or nothing more can come (every
-    /// slave side closed). Blocks a dispatch thread.
+    /// slave side closed, or ``TestDeadline/wait`` passed). Blocks a dispatch thread.
     public func read(until done: @escaping @Sendable (String) -> Bool) async -> String {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
+                let deadline = ContinuousClock.now + TestDeadline.wait
                 var shown = ""
                 var byte: UInt8 = 0
-                while !done(shown), Glibc.read(self.master, &byte, 1) == 1 {
+                while !done(shown),
+                    withUnsafeMutableBytes(of: &byte, { TestDeadline.read(self.master, into: $0, by: deadline) }) == 1
+                {
                     shown.unicodeScalars.append(UnicodeScalar(byte))
                 }
                 continuation.resume(returning: shown)

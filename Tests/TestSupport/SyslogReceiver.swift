@@ -41,7 +41,7 @@ public final class SyslogReceiver: @unchecked Sendable {
         close(fifo)
     }
 
-    /// The next record rsyslogd received.
+    /// The next record rsyslogd received, or nil when none came within ``TestDeadline/wait``.
     public func nextRecord() async -> String? {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async { [self] in continuation.resume(returning: readLine()) }
@@ -49,6 +49,7 @@ public final class SyslogReceiver: @unchecked Sendable {
     }
 
     private func readLine() -> String? {
+        let deadline = ContinuousClock.now + TestDeadline.wait
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -56,8 +57,7 @@ public final class SyslogReceiver: @unchecked Sendable {
                 return line
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = read(fifo, &chunk, chunk.count)
-            if count < 0, errno == EINTR { continue }
+            let count = chunk.withUnsafeMutableBytes { TestDeadline.read(fifo, into: $0, by: deadline) }
             guard count > 0 else { return nil }
             buffer += chunk.prefix(count)
         }

@@ -120,9 +120,16 @@ public func runProcess(
     try process.run()
     standardInput.fileHandleForWriting.write(Data(input.utf8))
     try standardInput.fileHandleForWriting.close()
-    // Read before waiting, so a child writing more than a pipe holds cannot block.
-    let outData = readToEnd(output.fileHandleForReading)
-    let errData = readToEnd(error.fileHandleForReading)
+    // Read before waiting, so a child writing more than a pipe holds cannot block; a child that
+    // has not finished within the deadline is killed, and says so in its error output.
+    let deadline = ContinuousClock.now + TestDeadline.wait
+    var outData = readToEnd(output.fileHandleForReading, by: deadline)
+    var errData = readToEnd(error.fileHandleForReading, by: deadline)
+    if ContinuousClock.now >= deadline {
+        kill(process.processIdentifier, SIGKILL)
+        outData += readToEnd(output.fileHandleForReading, by: .now + .seconds(5))
+        errData += Data("\n(runProcess: \(executable) killed: no end within \(TestDeadline.wait))\n".utf8)
+    }
     process.waitUntilExit()
     return ProcessOutput(
         status: process.terminationStatus,
@@ -130,23 +137,14 @@ public func runProcess(
         standardError: String(decoding: errData, as: UTF8.self))
 }
 
-/// Everything left to read from `handle`, up to the end of file.
-func readToEnd(_ handle: FileHandle) -> Data {
+/// Everything left to read from `handle`, up to the end of file or `deadline`.
+func readToEnd(_ handle: FileHandle, by deadline: ContinuousClock.Instant) -> Data {
     var data = Data()
-    while let chunk = readChunk(handle) { data.append(chunk) }
-    return data
-}
-
-/// The next chunk read from `handle`, or nil at the end of file (or on a read error). With
-/// read(2), retried when a signal interrupts it: Foundation's own readers trap on EINTR, which a
-/// child's SIGCHLD arriving on the reading thread causes now and then.
-func readChunk(_ handle: FileHandle) -> Data? {
     var bytes = [UInt8](repeating: 0, count: 65_536)
     while true {
-        let count = bytes.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
-        if count > 0 { return Data(bytes[0..<count]) }
-        if count < 0, errno == EINTR { continue }
-        return nil
+        let count = bytes.withUnsafeMutableBytes { TestDeadline.read(handle.fileDescriptor, into: $0, by: deadline) }
+        guard count > 0 else { return data }
+        data.append(contentsOf: bytes[0..<count])
     }
 }
 
@@ -175,7 +173,8 @@ public final class StreamingProcess: @unchecked Sendable {
         let box = errorBox
         errorsRead.enter()
         DispatchQueue.global().async { [errorsRead] in
-            box.data = readToEnd(reader)
+            // For as long as the child runs: the end of its output is the end of this read.
+            box.data = readToEnd(reader, by: .now + .seconds(24 * 3600))
             errorsRead.leave()
         }
     }
@@ -194,15 +193,21 @@ public final class StreamingProcess: @unchecked Sendable {
         }
     }
 
+    /// The next line, or nil at the end of the output or when none came within ``TestDeadline/wait``.
     private func readLine() -> String? {
+        let deadline = ContinuousClock.now + TestDeadline.wait
+        var bytes = [UInt8](repeating: 0, count: 65_536)
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
                 buffer.removeSubrange(buffer.startIndex...newline)
                 return line
             }
-            guard let chunk = readChunk(output.fileHandleForReading) else { return nil }
-            buffer.append(chunk)
+            let count = bytes.withUnsafeMutableBytes {
+                TestDeadline.read(output.fileHandleForReading.fileDescriptor, into: $0, by: deadline)
+            }
+            guard count > 0 else { return nil }
+            buffer.append(contentsOf: bytes[0..<count])
         }
     }
 

@@ -6,7 +6,9 @@ import ServiceLifecycle
 extension ClientListener {
     /// Serves clients as ``run(_:)`` does (each on a thread of its own, within the limits) until
     /// the task is cancelled or its `ServiceGroup` shuts down gracefully; then stops accepting,
-    /// waits up to `draining` for the clients being served to finish, and returns. A listener
+    /// waits up to `draining` for the clients being served to finish, and returns (20 s by
+    /// default: below systemd's default stop timeout of 90 s, where a client silent at a PAM
+    /// question could otherwise hold the stop for its 120 s). A listener
     /// that made its socket file removes it when it goes; systemd's socket is left to systemd.
     ///
     /// ```swift
@@ -17,7 +19,7 @@ extension ClientListener {
     /// }
     /// ```
     public func serve(
-        draining: Duration = .seconds(130), _ handle: @escaping @Sendable (ClientConnection) -> Void
+        draining: Duration = .seconds(20), _ handle: @escaping @Sendable (ClientConnection) -> Void
     ) async throws {
         try await withTaskCancellationHandler {
             try await withGracefulShutdownHandler {
