@@ -237,6 +237,14 @@ let measuringTargets: [Target] = [
     .executableTarget(name: "FlagFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/FlagFuzzer"),
     .executableTarget(
         name: "TargetingFuzzer", dependencies: ["FeatureFlags", "FuzzSupport"], path: "Fuzz/TargetingFuzzer"),
+    // What capctld reads from clients, on a real connection to a DecisionService.
+    .executableTarget(
+        name: "DecisionFuzzer",
+        dependencies: [
+            "DecisionService", "CapabilityPolicy", "LinuxPolicy", "LinuxBackends", "CLinuxSupport", "Plumbing",
+            "FuzzSupport",
+        ],
+        path: "Fuzz/DecisionFuzzer"),
 ]
 
 /// The tests, one target per module or program, and what they share.

@@ -123,3 +123,27 @@ struct PolicyStoreTests {
         #expect(OpenDescriptors.inotifyInstances(watching: root) == 0)
     }
 }
+
+@Suite("Policy store, memory")
+struct PolicyStoreMemoryTests {
+    @Test("a policy replaced by a reload is freed once nobody holds it")
+    func replacedPolicyIsFreed() throws {
+        let directory = try TemporaryDirectory(prefix: "policy-memory")
+        try directory.write(
+            """
+            capabilities:
+              is-root: { kind: user, user: root }
+            flags:
+              inline: { flags: { beta: { state: ENABLED, variants: { "on": true, "off": false }, defaultVariant: "on" } } }
+            gates:
+              g: { require: { all-of: [is-root, { not: is-root }, { flag: beta }] } }
+            """, to: "policy.yaml")
+        let store = PolicyStore(
+            searchPath: PolicySearchPath(directories: [directory.path], userDirectory: nil), environment: .linux)
+        weak let first = store.current
+        #expect(first != nil)
+        store.reload()
+        #expect(store.current != nil)
+        #expect(first == nil, "the policy the reload replaced is still alive")
+    }
+}
