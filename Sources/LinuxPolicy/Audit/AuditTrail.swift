@@ -57,6 +57,9 @@ public final class AuditTrail: Sendable {
 
     /// A trail recording the decisions `level` asks for, to `destination`.
     /// - Parameters:
+    ///   - level: Which decisions are recorded.
+    ///   - destination: Where records go.
+    ///   - identifier: The program name records carry.
     ///   - limitPerUser: What each user's decisions may write (nil: no bound), past which they are
     ///     summarized; ``flush(all:)`` writes the summaries of intervals that ended.
     ///   - onLostRecords: Told when records reached no receiver: at the first at once, then at
