@@ -58,9 +58,9 @@ struct CapctldTests {
                 ? wrapper + daemon + ["--listen", socket] + arguments : launcher + [socket] + daemon + arguments
             process = try DaemonProcess(
                 journal.map { journal, group in journal.inside(group.inside(command)) } ?? command,
-                environment: ["PATH": "/usr/bin:/bin", "CAPCTL_KEEP_DIRECTORY": directory.path + "/keep"].merging(
-                    environment
-                ) { _, given in given })
+                environment: ["PATH": "/usr/bin:/bin", "CAPCTL_KEEP_DIRECTORY": directory.path + "/keep"]
+                    .merging(Self.sanitizerOptions) { _, given in given }
+                    .merging(environment) { _, given in given })
             let first = await process.nextLine()
             if launcher.isEmpty {
                 #expect(first == "capctld: listening on \(socket)", "\(first ?? "nothing")")
@@ -70,6 +70,15 @@ struct CapctldTests {
         }
 
         deinit { process.stop() }
+
+        /// The sanitizer's options of this test run (Scripts/sanitize), for a capctld built with
+        /// the same sanitizer: without them, its leak check at exit (which reads Swift's tagged
+        /// pointers as leaks) turns a clean exit into status 1.
+        static var sanitizerOptions: [String: String] {
+            ProcessInfo.processInfo.environment.filter {
+                ["ASAN_OPTIONS", "TSAN_OPTIONS", "LSAN_OPTIONS"].contains($0.key)
+            }
+        }
 
         /// Replaces the policy file with `policy` (its `PAM` standing for the test's PAM stack):
         /// capctld reloads it.
@@ -371,7 +380,9 @@ struct CapctldTests {
     func socketActivation() async throws {
         let launcher = "/usr/bin/systemd-socket-activate"
         try #require(FileManager.default.isExecutableFile(atPath: launcher), "needs systemd (systemd-socket-activate)")
-        let daemon = try await Daemon(launcher: [launcher, "-l"])
+        // The launcher hands capctld only the variables it is told (-E): the sanitizer's, if any.
+        let passed = Daemon.sanitizerOptions.keys.sorted().map { "--setenv=\($0)" }
+        let daemon = try await Daemon(launcher: [launcher] + passed + ["-l"])
         // As root: the launcher's socket file has the umask's mode (the unit's SocketMode=0666 is systemd's).
         let decision = Self.decision(try Self.client(daemon.socket, ["check", "root-only"]).first)
         #expect(decision["outcome"] as? String == "satisfied", "\(decision)")
