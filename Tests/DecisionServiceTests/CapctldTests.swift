@@ -571,14 +571,12 @@ struct CapctldTests {
         "a client that execs a setuid or file-capability program after connecting is not decided as that program, with or without SO_PEERPIDFD"
     )
     func execAfterConnect() async throws {
-        let policy = """
-            capabilities:
-              sys-admin: { kind: process-capability, capability: CAP_SYS_ADMIN }
-              net-bind: { kind: process-capability, capability: CAP_NET_BIND_SERVICE }
-            gates:
-              sys-admin: { require: sys-admin }
-              bind: { require: net-bind }
-            """
+        let policy =
+            PrivilegedPrograms.capabilitiesTheyGain + """
+                gates:
+                  sys-admin: { require: sys-admin }
+                  bind: { require: net-bind }
+                """
         let programs = try PrivilegedPrograms()
         // As run here (root, every capability); on a kernel without SO_PEERPIDFD; and without
         // CAP_SYS_PTRACE, as capctld.service runs it, where another process's program cannot be read.

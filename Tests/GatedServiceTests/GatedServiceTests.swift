@@ -80,13 +80,11 @@ struct GatedServiceTests {
         "a client that execs a setuid or file-capability program after connecting is not served as that program"
     )
     func execAfterConnect() async throws {
-        let policy = """
-            capabilities:
-              sys-admin: { kind: process-capability, capability: CAP_SYS_ADMIN }
-              net-bind: { kind: process-capability, capability: CAP_NET_BIND_SERVICE }
-            gates:
-              restart-unit: { require: { any-of: [sys-admin, net-bind] } }
-            """
+        let policy =
+            PrivilegedPrograms.capabilitiesTheyGain + """
+                gates:
+                  restart-unit: { require: { any-of: [sys-admin, net-bind] } }
+                """
         let (daemon, socket, log, directory) = try await daemon(policy: policy)
         defer { daemon.stop() }
         _ = directory

@@ -31,6 +31,15 @@ public final class PrivilegedPrograms: Sendable {
 }
 
 extension PrivilegedPrograms {
+    /// The policy's capabilities the programs' gains would open: `sys-admin` (setuid root gains
+    /// CAP_SYS_ADMIN) and `net-bind` (the file capability), as a policy's `capabilities:` block.
+    public static let capabilitiesTheyGain = """
+        capabilities:
+          sys-admin: { kind: process-capability, capability: CAP_SYS_ADMIN }
+          net-bind: { kind: process-capability, capability: CAP_NET_BIND_SERVICE }
+
+        """
+
     /// What a client gets when it connects to `socket` as uid 65534 (with `credentials`, setpriv's
     /// options), then execs `program` for 30 s while a child it started sends `request` (`\n` and
     /// `\0` written so) on the inherited connection: the exec'd process as the child read it from
