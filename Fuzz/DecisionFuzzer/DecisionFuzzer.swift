@@ -12,11 +12,21 @@ import Plumbing
 /// `org.varlink.service` on a small policy), must end in replies, errors or a closed connection:
 /// never a crash, and never a connection the service keeps once the client has closed its side.
 enum DecisionTarget {
-    /// The service, started once per process on a socket in a directory of its own.
-    static let socket: String = {
+    /// The fuzzer's directory: the policy, and the socket beside it. Under /tmp (a socket's path
+    /// has room for 107 bytes, which a deep build folder could exceed), removed at exit.
+    static let directory: String = {
         var template = Array("/tmp/capctl-decision-fuzzer-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { fatalError("cannot make a directory for the fuzzer") }
-        let directory = String(cString: made)
+        atexit {
+            for file in ["/run/capctld.sock", "/policy.yaml"] { unlink(DecisionTarget.directory + file) }
+            rmdir(DecisionTarget.directory + "/run")
+            rmdir(DecisionTarget.directory)
+        }
+        return String(cString: made)
+    }()
+
+    /// The service, started once per process on a socket in ``directory``.
+    static let socket: String = {
         let policy = """
             capabilities:
               is-root: { kind: user, user: root }
