@@ -75,8 +75,9 @@ public struct ProcessCapability: SubjectCapability {
             return .unavailable("\(subject) is no process, so it holds no \(capability)", cause: .misconfigured)
         }
         let status: ProcessFiles.Status
+        let namespace: ProcessFiles.UserNamespace
         switch PinnedProcessReading.read(process) {
-        case .holding(let read): status = read
+        case .holding(let read, let readNamespace): (status, namespace) = (read, readNamespace)
         case .ended: return .unavailable("\(subject) has ended", cause: .resourceMissing)
         case .changed(let reason): return .unavailable(reason, cause: .resourceMissing)
         case .unreadable(let reason): return .unavailable(reason, cause: .error)
@@ -84,7 +85,6 @@ public struct ProcessCapability: SubjectCapability {
         guard let mask = status.effectiveCapabilities else {
             return .unavailable("cannot read the effective set of \(subject)", cause: .error)
         }
-        let namespace = ProcessFiles.userNamespace(of: process.pid)
         switch namespace {
         case .same: break
         case .other:

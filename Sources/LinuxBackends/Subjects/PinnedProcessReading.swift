@@ -17,8 +17,8 @@ import Glibc
 /// status: it holds addresses that change at every execve, so an exec between the readings
 /// shows.
 enum PinnedProcessReading {
-    /// The process's status file, read while it was what the subject pinned.
-    case holding(ProcessFiles.Status)
+    /// The process's status file and user namespace, read while it was what the subject pinned.
+    case holding(ProcessFiles.Status, ProcessFiles.UserNamespace)
     /// It has ended, or its pid is another process's.
     case ended
     /// It may no longer be what was pinned: why.
@@ -40,8 +40,8 @@ enum PinnedProcessReading {
                 "cannot tell which program process \(pid) runs (/proc/\(pid)/auxv: \(error.reason)); reading another user's process needs the right to trace it (CAP_SYS_PTRACE)"
             )
         }
-        guard let status = ProcessFiles.status(of: pid), let after = try? ProcessFiles.auxiliaryVector(of: pid),
-            stillRuns()
+        guard let status = ProcessFiles.status(of: pid), case let namespace = ProcessFiles.userNamespace(of: pid),
+            let after = try? ProcessFiles.auxiliaryVector(of: pid), stillRuns()
         else { return .ended }
         guard before == after else { return .changed("process \(pid) started another program while it was read") }
         guard let privileged = after.startedWithPrivileges else {
@@ -61,6 +61,6 @@ enum PinnedProcessReading {
                 "process \(pid) runs as uid \(uid), gid \(gid), groups \(status.groups) now, not as it was identified (uid \(user.uid), gid \(user.gid), groups \(user.supplementaryGroups))"
             )
         }
-        return .holding(status)
+        return .holding(status, namespace)
     }
 }

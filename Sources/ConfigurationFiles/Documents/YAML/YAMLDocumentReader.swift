@@ -20,8 +20,15 @@ package enum YAMLDocumentReader {
     /// beyond what a `Double` holds exactly is an error (``ExactIntegers``), and so is a float
     /// that is not finite (`.inf`, `.nan`, `1e400`), which no JSON value, policy or flag holds.
     static func coreSchema(_ text: String) -> Result<DocumentNode.Kind?, CoreSchemaError> {
-        let kind = coreSchemaKind(text)
+        coreSchema(text, kind: coreSchemaKind(text))
+    }
+
+    /// ``coreSchema(_:)`` of `text`, whose kind was read already.
+    private static func coreSchema(_ text: String, kind: DocumentNode.Kind?) -> Result<
+        DocumentNode.Kind?, CoreSchemaError
+    > {
         guard case .number(let value) = kind else { return .success(kind) }
+        guard isIntegerForm(text) else { return value.isFinite ? .success(kind) : .failure(.notFinite) }
         var digits = Substring(text)
         var radix = 10
         if digits.hasPrefix("0x") || digits.hasPrefix("0o") {
@@ -29,10 +36,6 @@ package enum YAMLDocumentReader {
             digits = digits.dropFirst(2)
         } else if digits.first == "+" || digits.first == "-" {
             digits = digits.dropFirst()
-        }
-        // A float (a point, an exponent, or one of the infinities and NaN).
-        guard digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) || radix != 10 else {
-            return value.isFinite ? .success(kind) : .failure(.notFinite)
         }
         if radix == 10 {
             return ExactIntegers.fits(decimalDigits: digits.utf8) ? .success(kind) : .failure(.inexactInteger)
@@ -51,19 +54,28 @@ package enum YAMLDocumentReader {
         case notFinite
     }
 
-    /// What the core schema makes a plain mapping key, for telling duplicates: keys it reads as
-    /// the same null, Boolean, integer or float are the same key (`1` and `01`, `true` and
-    /// `True`, `null` and `~`, `.inf` and `.Inf`); nil for a key it reads as a string.
-    static func keyIdentity(_ key: String) -> String? {
-        guard let kind = coreSchemaKind(key) else { return nil }
-        switch kind {
-        case .null: return "\u{0}null"
-        case .bool(let value): return "\u{0}bool:\(value)"
-        case .number(let value):
-            let integer = key.allSatisfy { "+-0123456789".contains($0) } || key.hasPrefix("0x") || key.hasPrefix("0o")
-            return value.isNaN ? "\u{0}float:nan" : "\u{0}\(integer ? "int" : "float"):\(value)"
-        default: return nil
-        }
+    /// An integer of the core schema (`[-+]?[0-9]+`, `0x...`, `0o...`) rather than a float, for
+    /// a scalar the schema reads as a number.
+    private static func isIntegerForm(_ text: String) -> Bool {
+        if text.hasPrefix("0x") || text.hasPrefix("0o") { return true }
+        let digits = text.first == "+" || text.first == "-" ? Substring(text).dropFirst() : Substring(text)
+        return digits.utf8.allSatisfy { (0x30...0x39).contains($0) }
+    }
+
+    /// A plain mapping key as the core schema reads it: whether it can be held (``coreSchema(_:)``),
+    /// and its identity for telling duplicates: keys it reads as the same null, Boolean, integer or
+    /// float are the same key (`1` and `01`, `true` and `True`, `null` and `~`); nil for a string.
+    static func key(_ key: String) -> (holdable: Result<DocumentNode.Kind?, CoreSchemaError>, identity: String?) {
+        let kind = coreSchemaKind(key)
+        let identity: String? =
+            switch kind {
+            case .null: "\u{0}null"
+            case .bool(let value): "\u{0}bool:\(value)"
+            case .number(let value) where value.isNaN: "\u{0}float:nan"
+            case .number(let value): "\u{0}\(isIntegerForm(key) ? "int" : "float"):\(value)"
+            default: nil
+            }
+        return (coreSchema(key, kind: kind), identity)
     }
 
     private static func coreSchemaKind(_ text: String) -> DocumentNode.Kind? {

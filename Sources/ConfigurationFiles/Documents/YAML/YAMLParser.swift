@@ -359,8 +359,9 @@ struct YAMLParser {
     func checkDuplicate(_ key: String, plain: Bool, at offset: Int, seen: inout [String: Int])
         throws(ConfigurationError)
     {
-        let identity = plain ? YAMLDocumentReader.keyIdentity(key) : nil
-        if plain, case .failure(.notFinite) = YAMLDocumentReader.coreSchema(key) { throw notFinite(key, at: offset) }
+        let read = plain ? YAMLDocumentReader.key(key) : nil
+        if case .failure(.notFinite)? = read?.holdable { throw notFinite(key, at: offset) }
+        let identity = read?.identity
         if let first = seen[key] ?? identity.flatMap({ seen[$0] }) {
             let firstLocation = location(first)
             let same = seen[key] == nil ? " (the same value to YAML's core schema)" : ""
