@@ -209,7 +209,7 @@ let exampleTargets: [Target] = [
             .product(name: "Logging", package: "swift-log"),
         ],
         path: "Examples/GatedService/Daemon"),
-    .executableTarget(name: "gated-client", path: "Examples/GatedService/Client"),
+    .executableTarget(name: "gated-client", dependencies: ["LinuxBackends"], path: "Examples/GatedService/Client"),
 ]
 
 /// The benchmarks (Docs/Performance.md) and fuzzers (Docs/Security.md): not products.

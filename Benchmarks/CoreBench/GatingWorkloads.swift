@@ -140,7 +140,7 @@ enum GatingWorkloads {
     static func auditRecord(_ count: Int, destination: AuditTrail.Destination) -> (nanoseconds: Double, failed: Int) {
         let trail = AuditTrail(level: .all, destination: destination)
         let record = AuditRecord(
-            action: "check", gate: "export", outcome: .denied, reasons: "AuthorizedFor(admin): denied")
+            action: "check", gate: "export", outcome: .fails, reasons: "AuthorizedFor(admin): denied")
         let start = ContinuousClock.now
         for _ in 0..<count { trail.record(record) }
         return (Workloads.seconds(since: start) * 1e9 / Double(count), trail.failedWrites)
@@ -152,7 +152,7 @@ enum GatingWorkloads {
     static func pacedAuditRecord(_ count: Int, destination: AuditTrail.Destination) -> Double {
         let trail = AuditTrail(level: .all, destination: destination)
         let record = AuditRecord(
-            action: "check", gate: "export", outcome: .denied, reasons: "AuthorizedFor(admin): denied")
+            action: "check", gate: "export", outcome: .fails, reasons: "AuthorizedFor(admin): denied")
         var total = Duration.zero
         for _ in 0..<count {
             let start = ContinuousClock.now

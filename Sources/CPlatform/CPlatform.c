@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <sys/eventfd.h>
 #include "CPlatform.h"
 #include <unistd.h>
 
@@ -102,4 +103,8 @@ int cplatform_boottime_nanoseconds(long long *nanoseconds) {
     (void)nanoseconds;
     return -1;
 #endif
+}
+
+int cplatform_eventfd(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }

@@ -1,3 +1,4 @@
+public import CapabilityPolicy
 import Glibc
 public import LinuxBackends
 import Plumbing
@@ -53,14 +54,14 @@ public final class DecisionClient: Sendable {
     }
 
     /// How `gate` stands for this process, asking nobody anything.
-    public func check(_ gate: String) throws(Failure) -> GateDecision {
+    public func check(_ gate: String) throws(Failure) -> Decision {
         try Self.decision(client.call(GatesInterface.name + ".Check", [("gate", .string(gate))])["decision"])
     }
 
     /// How `gate` stands for another process: its pid, its start time (field 22 of
     /// `/proc/PID/stat`) and its uid, each checked by the service. Root callers only.
     public func check(_ gate: String, forProcess pid: Int32, startTime: UInt64, uid: UInt32) throws(Failure)
-        -> GateDecision
+        -> Decision
     {
         try Self.decision(
             client.call(
@@ -72,18 +73,18 @@ public final class DecisionClient: Sendable {
     }
 
     /// How `gate` stands for a user, by name. Root callers only.
-    public func check(_ gate: String, forUser user: String) throws(Failure) -> GateDecision {
+    public func check(_ gate: String, forUser user: String) throws(Failure) -> Decision {
         try Self.decision(
             client.call(GatesInterface.name + ".CheckForSubject", [("gate", .string(gate)), ("user", .string(user))])[
                 "decision"])
     }
 
     /// Every gate of the policy, decided for this process with one policy.
-    public func status() throws(Failure) -> [GateDecision] {
+    public func status() throws(Failure) -> [Decision] {
         guard case .array(let values)? = try client.call(GatesInterface.name + ".Status")["decisions"] else {
             throw .connection("the reply has no decisions")
         }
-        var decisions: [GateDecision] = []
+        var decisions: [Decision] = []
         for value in values { decisions.append(try Self.decision(value)) }
         return decisions
     }
@@ -97,22 +98,24 @@ public final class DecisionClient: Sendable {
     }
 
     /// Decides `gate` for this process, relaying the questions of any login it needs to
-    /// `conversation` (on this thread: a terminal conversation may block on the person).
-    public func authorize(gate: String, conversation: some PAMConversation) throws(Failure) -> Authorization {
+    /// `conversation` (on this thread: a terminal conversation may block on the person). The
+    /// decision is `dismissed` when a question went unanswered.
+    public func authorize(gate: String, conversation: some PAMConversation) throws(Failure) -> Decision {
         try authorize([("gate", .string(gate))], conversation: conversation)
     }
 
     /// Authorizes one capability of the policy for this process (a PAM login: the login it
     /// keeps, if the policy keeps one, counts for the gates that need it), relaying its questions
-    /// to `conversation`.
-    public func authorize(capability: String, conversation: some PAMConversation) throws(Failure) -> Authorization {
+    /// to `conversation`. The decision, named by the capability, is ``Decision/Outcome/init(_:)``
+    /// of its status.
+    public func authorize(capability: String, conversation: some PAMConversation) throws(Failure) -> Decision {
         try authorize([("capability", .string(capability))], conversation: conversation)
     }
 
     /// Hands `gate`'s decision to `body` now and again each time it changes, until `body`
     /// returns false or the service ends the watch. Without `gate`, every gate's decision, each
     /// as it changes (one connection, however many gates: a user has few watches).
-    public func watch(_ gate: String?, _ body: (GateDecision) -> Bool) throws(Failure) {
+    public func watch(_ gate: String?, _ body: (Decision) -> Bool) throws(Failure) {
         // varlink ends a call with more only by closing its connection: a connection of its own.
         let watching = try Self.trusted(VarlinkClient(path: path, timeout: timeout), at: path)
         var failure: Failure?
@@ -130,87 +133,56 @@ public final class DecisionClient: Sendable {
 
     // MARK: The relay
 
+    /// `Authorize` with interaction: each question a reply that continues, each answer an
+    /// `Answer` call on a second connection of this process (the service takes answers for a
+    /// login only from the process it asks).
     private func authorize(_ parameters: [(key: String, value: VarlinkValue)], conversation: some PAMConversation)
-        throws(Failure) -> Authorization
+        throws(Failure) -> Decision
     {
-        let relay = try Self.trusted(VarlinkClient(path: path, timeout: timeout), at: path).callUpgrading(
-            GatesInterface.name + ".Authorize", parameters
-        ).connection
-        defer { relay.close() }
-        // The service waits ClientPAMConversation.answerTimeout for each answer; a PAM module may
-        // take a while between questions (pam_faildelay), so a line may take about as long.
-        let lineTimeout = Duration.seconds(ClientPAMConversation.answerTimeout) + timeout
-        while true {
-            guard case .line(let bytes) = relay.readLine(limit: 4096, until: .now + lineTimeout) else {
-                throw .connection("capctld ended the login without an answer")
+        let asking = try Self.trusted(VarlinkClient(path: path, timeout: timeout), at: path)
+        let answering = try Self.trusted(VarlinkClient(path: path, timeout: timeout), at: path)
+        var outcome: Result<Decision, Failure> = .failure(.connection("capctld ended the login without a decision"))
+        try asking.callMore(
+            GatesInterface.name + ".Authorize", parameters + [("allowInteractiveAuthentication", .bool(true))]
+        ) { reply in
+            if let value = reply["decision"] {
+                outcome = Decision(varlink: value).map { .success($0) } ?? .failure(.connection("the reply holds no decision"))
+                return false
             }
-            let line = String(decoding: bytes, as: UTF8.self)
-            if let rest = line.removingPrefix("ok: ") { return .authorized(rest) }
-            if let rest = line.removingPrefix("denied: ") {
-                return rest == "dismissed" ? .dismissed : .denied(rest)
+            guard let question = reply["question"].flatMap(LoginQuestion.init) else {
+                outcome = .failure(.connection("capctld sent a reply the login does not know"))
+                return false
             }
-            if let text = line.removingPrefix("pam-error: ") {
-                conversation.show(PAMMessage(style: .error, text: text))
-            } else if let text = line.removingPrefix("pam-info: ") {
-                conversation.show(PAMMessage(style: .info, text: text))
-            } else if let text = line.removingPrefix("pam-secret: ") ?? line.removingPrefix("pam-prompt: ") {
-                let secret = line.hasPrefix("pam-secret: ")
-                let answer = conversation.answer(PAMMessage(style: secret ? .secretPrompt : .visiblePrompt, text: text))
-                guard Self.send(answer, on: relay) else {
-                    // Closing unanswered dismisses the login on the service's side.
-                    return .dismissed
+            switch question.message.style {
+            case .error, .info:
+                conversation.show(question.message)
+                return true
+            case .secretPrompt, .visiblePrompt:
+                let answer = Self.answerValue(conversation.answer(question.message))
+                do throws(Failure) {
+                    _ = try answering.call(
+                        GatesInterface.name + ".Answer", [("login", .string(question.login)), ("answer", answer)])
+                    return true
+                } catch {
+                    outcome = .failure(error)
+                    return false
                 }
-            } else {
-                throw .connection("capctld sent a line the relay does not know")
             }
         }
+        return try outcome.get()
     }
 
-    /// Sends one answer as a line; false when there is none to send (or it cannot be one line).
-    private static func send(_ answer: PAMAnswer, on relay: LineConnection) -> Bool {
+    /// An answer as `Answer` sends it: null when the person declined (the login is dismissed).
+    private static func answerValue(_ answer: PAMAnswer) -> VarlinkValue {
         switch answer {
-        case .secret(let secret):
-            return secret.withUnsafeBytes { bytes in
-                guard !bytes.contains(UInt8(ascii: "\n")) else { return false }
-                // One write of the secret and its line feed, from memory zeroed afterwards.
-                let line = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count + 1, alignment: 1)
-                defer {
-                    explicit_bzero(line.baseAddress!, line.count)
-                    line.deallocate()
-                }
-                line.copyMemory(from: bytes)
-                line[bytes.count] = UInt8(ascii: "\n")
-                return relay.write(UnsafeRawBufferPointer(line))
-            }
-        case .text(let text):
-            guard !text.contains("\n") else { return false }
-            return relay.writeLine(text)
-        case .cancel, .unanswerable:
-            return false
+        case .secret(let secret): secret.withUnsafeBytes { .string(String(decoding: $0, as: UTF8.self)) }
+        case .text(let text): .string(text)
+        case .cancel, .unanswerable: .null
         }
     }
 
-    private static func decision(_ value: VarlinkValue?) throws(Failure) -> GateDecision {
-        guard let value, let decision = GateDecision(value) else { throw .connection("the reply holds no decision") }
+    private static func decision(_ value: VarlinkValue?) throws(Failure) -> Decision {
+        guard let value, let decision = Decision(varlink: value) else { throw .connection("the reply holds no decision") }
         return decision
-    }
-}
-
-extension DecisionClient {
-    /// How an authorization through the service ended.
-    public enum Authorization: Sendable, Equatable {
-        /// The gate holds, or the capability is authorized: the service's words.
-        case authorized(String)
-        /// It does not: `failed`, `undecided` or `needsInteraction` (the login needed could not
-        /// be asked for).
-        case denied(String)
-        /// A question went unanswered: the person dismissed it.
-        case dismissed
-    }
-}
-
-extension String {
-    fileprivate func removingPrefix(_ prefix: String) -> String? {
-        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : nil
     }
 }

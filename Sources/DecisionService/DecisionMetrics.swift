@@ -5,8 +5,8 @@ import Metrics
 /// Prometheus's, read with `org.capctl.gates.Metrics`; Docs/Decisions.md, "Metrics"):
 ///
 /// - `capctld_decisions_total{method, outcome}`: a counter per method (`check`,
-///   `check-for-subject`, `status`, `watch`, `authorize`) and outcome (`satisfied`, `failed`,
-///   `undecided`, `needsInteraction`);
+///   `check-for-subject`, `status`, `watch`, `authorize`) and outcome (``Decision/Outcome``'s
+///   words: `holds`, `fails`, `undecided`, `needsInteraction`, `dismissed`);
 /// - `capctld_decision_duration_seconds{method}`: how long deciding took, without reading the
 ///   call or writing the reply (a timer; Prometheus shows it as a histogram);
 /// - `capctld_audit_records_undelivered_total`: records of decisions that reached no log.
@@ -15,15 +15,9 @@ enum DecisionMetrics {
         Counter(label: "capctld_audit_records_undelivered_total").increment()
     }
 
-    static func count(action: String, outcome: GateEvaluation.Outcome) {
-        let word =
-            switch outcome {
-            case .satisfied: "satisfied"
-            case .failed: "failed"
-            case .undecided: "undecided"
-            case .needsInteraction: "needsInteraction"
-            }
-        Counter(label: "capctld_decisions_total", dimensions: [("method", action), ("outcome", word)]).increment()
+    static func count(action: String, outcome: Decision.Outcome) {
+        Counter(label: "capctld_decisions_total", dimensions: [("method", action), ("outcome", outcome.rawValue)])
+            .increment()
     }
 
     static func time(action: String, _ duration: Duration) {

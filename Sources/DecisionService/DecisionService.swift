@@ -45,10 +45,12 @@ public final class DecisionService: Sendable {
     private let conversations = PerUserCounts()
     /// Watches open per user.
     private let openWatches = PerUserCounts()
+    /// The logins being asked through `Authorize`, which `Answer` answers.
+    private let pendingLogins = PendingLogins()
     /// Signalled by ``shutdown()``: connections end after their call in progress.
     private let stopping = Wakeup()
     /// The watches being served, woken at ``shutdown()`` to end.
-    private let watches = Lock<[ObjectIdentifier: ChangeSignal]>([:])
+    private let watches = Lock<[ObjectIdentifier: EventSignal]>([:])
 
     /// How many logins one user may be answering at once.
     public static let conversationsPerUser = 3
@@ -96,9 +98,10 @@ public final class DecisionService: Sendable {
     /// it closes the connection, breaks the protocol, stays silent past the idle timeout, or its
     /// `Authorize` ends.
     public func serve(_ client: ClientConnection) {
+        let (logins, uid, pid) = (pendingLogins, client.subject.uid, client.peerProcessID)
         let connection = VarlinkConnection(
             connection: client.lineConnection, info: info, interfaces: [interface(for: client)], limits: limits,
-            stopping: stopping)
+            stopping: stopping, awaited: { logins.asks(uid: uid, pid: pid) })
         _ = connection.serve()
     }
 
@@ -130,7 +133,7 @@ public final class DecisionService: Sendable {
                     let gate = try call.string("gate")
                     let decision = try decide(
                         gate, in: try currentPolicy(), for: client.subject, asker: client.subject, action: "check")
-                    replies.reply([("decision", decision)])
+                    replies.reply([("decision", decision.varlinkValue)])
                 },
                 "CheckForSubject": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly(["gate", "pid", "startTime", "uid", "user"])
@@ -139,7 +142,7 @@ public final class DecisionService: Sendable {
                     let subject = try Self.subject(named: call)
                     let decision = try decide(
                         gate, in: try currentPolicy(), for: subject, asker: client.subject, action: "check-for-subject")
-                    replies.reply([("decision", decision)])
+                    replies.reply([("decision", decision.varlinkValue)])
                 },
                 "Status": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly([])
@@ -148,10 +151,9 @@ public final class DecisionService: Sendable {
                     var decisions: [VarlinkValue] = []
                     var evaluations: [GateEvaluation] = []
                     for gate in loaded.policy.gates.keys.sorted() {
-                        let (evaluation, decision) = try evaluate(
-                            gate, in: loaded, for: client.subject, asker: client.subject, action: "status")
+                        let evaluation = try evaluate(gate, in: loaded, for: client.subject, action: "status")
                         evaluations.append(evaluation)
-                        decisions.append(decision)
+                        decisions.append(told(evaluation, in: loaded, to: client.subject).varlinkValue)
                     }
                     // One record for the call, not one per gate: a user looping Status must not
                     // fill the journal's rate limit with records that crowd out others'.
@@ -163,29 +165,38 @@ public final class DecisionService: Sendable {
                     replies.reply(reply)
                 },
                 "Authorize": { [self] call, replies throws(VarlinkError) in
-                    try call.allowOnly(["gate", "capability"])
+                    try call.allowOnly(["gate", "capability", "allowInteractiveAuthentication"])
                     let gate = try call.optionalString("gate")
                     let capability = try call.optionalString("capability")
                     guard (gate == nil) != (capability == nil) else { throw .invalidParameter("gate") }
-                    guard call.upgrade else { throw VarlinkError("org.capctl.gates.UpgradeRequired") }
+                    let interactive = try call.optionalBool("allowInteractiveAuthentication") ?? false
+                    // Questions are replies that continue: asking needs a call that takes more.
+                    if interactive, !call.more { throw .expectedMore }
                     let loaded = try currentPolicy()
+                    if let gate, loaded.policy.gates[gate] == nil { throw Self.noSuchGate(gate) }
+                    if let capability, loaded.policy.capabilities[capability] == nil {
+                        throw VarlinkError("org.capctl.gates.NoSuchCapability", [("capability", .string(capability))])
+                    }
                     let uid = client.subject.uid
                     guard conversations.begin(uid: uid, limit: Self.conversationsPerUser) else {
                         throw Self.busy("uid \(uid) is answering \(Self.conversationsPerUser) logins already")
                     }
                     defer { conversations.end(uid: uid) }
-                    if let gate {
-                        guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
-                        _ = try replies.upgrade([("protocol", .string("capctl-pam-relay"))])
-                        authorize(gate, in: loaded, for: client)
-                    } else if let capability {
-                        guard loaded.policy.capabilities[capability] != nil else {
-                            throw VarlinkError(
-                                "org.capctl.gates.NoSuchCapability", [("capability", .string(capability))])
-                        }
-                        _ = try replies.upgrade([("protocol", .string("capctl-pam-relay"))])
-                        authorize(capability: capability, in: loaded, for: client)
+                    let decision = try authorize(
+                        gate.map(Authorizing.gate) ?? .capability(capability!), in: loaded, for: client,
+                        replies: interactive ? replies : nil)
+                    replies.reply([("decision", decision.varlinkValue)])
+                },
+                "Answer": { [self] call, replies throws(VarlinkError) in
+                    try call.allowOnly(["login", "answer"])
+                    let login = try call.string("login")
+                    let answer = try call.optionalString("answer")
+                    guard
+                        pendingLogins.answer(answer, to: login, uid: client.subject.uid, pid: client.peerProcessID)
+                    else {
+                        throw VarlinkError("org.capctl.gates.NoSuchQuestion", [("login", .string(login))])
                     }
+                    replies.reply([])
                 },
                 "Metrics": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly([])
@@ -198,7 +209,7 @@ public final class DecisionService: Sendable {
                     let removed = keptLogins?.forget(uid: client.subject.uid) ?? 0
                     write(
                         AuditRecord(
-                            action: "forget", gate: "", outcome: .authorized, subject: client.subject,
+                            action: "forget", gate: "", outcome: .holds, subject: client.subject,
                             reasons: "\(removed) kept login(s) ended"))
                     replies.reply([("removed", .int(Int64(removed)))])
                 },
@@ -237,17 +248,16 @@ public final class DecisionService: Sendable {
     /// may be told.
     private func decide(
         _ gate: String, in loaded: LoadedPolicy, for subject: Subject, asker: Subject, action: String
-    ) throws(VarlinkError) -> VarlinkValue {
-        let (evaluation, decision) = try evaluate(gate, in: loaded, for: subject, asker: asker, action: action)
-        record(evaluation, action: action, subject: subject, in: loaded)
-        return decision
+    ) throws(VarlinkError) -> Decision {
+        let evaluation = try evaluate(gate, in: loaded, for: subject, action: action)
+        write(AuditRecord(action: action, evaluation: evaluation, policy: loaded.policy, subject: subject))
+        return told(evaluation, in: loaded, to: asker)
     }
 
-    /// Decides `gate` for `subject` without asking anyone or recording it: the evaluation, and
-    /// what `asker` may be told.
+    /// Decides `gate` for `subject` without asking anyone or recording it.
     private func evaluate(
-        _ gate: String, in loaded: LoadedPolicy, for subject: Subject, asker: Subject, action: String
-    ) throws(VarlinkError) -> (GateEvaluation, VarlinkValue) {
+        _ gate: String, in loaded: LoadedPolicy, for subject: Subject, action: String
+    ) throws(VarlinkError) -> GateEvaluation {
         guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
         let started = ContinuousClock.now
         let evaluation = TaskWait.value { () -> GateEvaluation? in
@@ -255,18 +265,16 @@ public final class DecisionService: Sendable {
         }
         DecisionMetrics.time(action: action, ContinuousClock.now - started)
         guard let evaluation else { throw Self.noSuchGate(gate) }
-        DecisionMetrics.count(action: action, outcome: evaluation.outcome)
-        return (
-            evaluation, ClientDecision(evaluation, summary: loaded.policy.gates[gate]?.summary, toldTo: asker).value
-        )
+        DecisionMetrics.count(action: action, outcome: evaluation.decisionOutcome)
+        return evaluation
     }
 
-    private static func auditOutcome(_ outcome: GateEvaluation.Outcome) -> AuditRecord.Outcome {
-        switch outcome {
-        case .satisfied: .authorized
-        case .undecided: .undecided
-        case .failed, .needsInteraction: .denied
-        }
+    /// What `asker` is told of `evaluation`: as polkit tells a client its result and a few
+    /// details, never the policy's inner workings; the explanation (the groups, PAM services,
+    /// users and inner names a gate is made of) goes to the audit trail, and to root callers.
+    private func told(_ evaluation: GateEvaluation, in loaded: LoadedPolicy, to asker: Subject) -> Decision {
+        let decision = evaluation.decision(description: loaded.policy.gates[evaluation.gate]?.summary)
+        return asker.uid == 0 ? decision : decision.withoutExplanation
     }
 
     /// Writes `record`, counting it in the metrics when it reached no log.
@@ -275,30 +283,14 @@ public final class DecisionService: Sendable {
     }
 
     /// A Status call's one record: each gate with its outcome, the record's outcome the most
-    /// closed of them (so `CAPCTL_OUTCOME=denied` finds a call in which any gate was refused).
+    /// closed of them (so `CAPCTL_OUTCOME=fails` finds a call in which any gate failed).
     private func recordStatus(_ evaluations: [GateEvaluation], subject: Subject, in loaded: LoadedPolicy) {
-        let outcomes = evaluations.map { Self.auditOutcome($0.outcome) }
-        let outcome =
-            outcomes.contains(.denied)
-            ? .denied : outcomes.contains(.undecided) ? .undecided : AuditRecord.Outcome.authorized
+        let outcomes = evaluations.map(\.decisionOutcome)
         write(
             AuditRecord(
-                action: "status", gate: "", outcome: outcome, subject: subject,
+                action: "status", gate: "", outcome: Decision.Outcome.mostClosed(outcomes), subject: subject,
                 reasons: zip(evaluations, outcomes).map { "\($0.gate) \($1.rawValue)" }.joined(separator: ", "),
                 policyFiles: Array(Set(loaded.policy.gates.values.map(\.location.file))).sorted()))
-    }
-
-    private func record(_ evaluation: GateEvaluation, action: String, subject: Subject, in loaded: LoadedPolicy) {
-        let outcome = Self.auditOutcome(evaluation.outcome)
-        var record = AuditRecord(
-            action: action, gate: evaluation.gate, outcome: outcome, subject: subject,
-            reasons: evaluation.explanation.description,
-            policyFiles: loaded.policy.gates[evaluation.gate].map { [$0.location.file] } ?? [])
-        // Who logged in, when a login opened the gate.
-        if evaluation.holds {
-            record.logins = AuditRecord.logins(in: evaluation.explanation, policy: loaded.policy, subject: subject)
-        }
-        write(record)
     }
 
     /// The subject a root caller names: a process by pid, start time and uid (each checked, so a
@@ -333,60 +325,72 @@ public final class DecisionService: Sendable {
 
     // MARK: Authorizing
 
-    /// After the upgrade: the gate decided for the client with its questions relayed to it, and
-    /// one last line.
-    private func authorize(_ gate: String, in loaded: LoadedPolicy, for client: ClientConnection) {
-        let (subject, conversation) = (client.subject, client.conversation)
-        // Capabilities are made for the client while its conversation is set: PAM asks the client.
-        let evaluation = TaskWait.value { () -> GateEvaluation? in
-            await PAMLogin.$subjectConversation.withValue(conversation) {
-                try? await loaded.evaluateAllowingInteraction(gate: gate, subject: subject)
-            }
-        }
-        guard let evaluation else {
-            client.reply("denied: no gate \(gate)")
-            return
-        }
-        DecisionMetrics.count(action: "authorize", outcome: evaluation.outcome)
-        record(evaluation, action: "authorize", subject: subject, in: loaded)
-        let decision = ClientDecision(evaluation, summary: loaded.policy.gates[gate]?.summary, toldTo: subject)
-        if evaluation.holds {
-            client.reply("ok: \(gate) holds")
-        } else {
-            client.reply("denied: " + (evaluation.wasDismissed ? "dismissed" : decision.outcomeWord))
-        }
+    /// What `Authorize` names.
+    private enum Authorizing {
+        case gate(String)
+        case capability(String)
     }
 
-    /// After the upgrade: one capability authorized for the client with its questions relayed
-    /// to it (a login the policy keeps is kept for the client's scope), and one last line.
-    private func authorize(capability name: String, in loaded: LoadedPolicy, for client: ClientConnection) {
-        let (subject, conversation) = (client.subject, client.conversation)
-        let status = TaskWait.value { () -> CapabilityStatus in
-            await PAMLogin.$subjectConversation.withValue(conversation) {
-                do {
-                    return try await loaded.capability(named: name, subject: subject).authorize()
-                } catch {
-                    return .unavailable("\(error)")
+    /// Decides a gate (or authorizes one capability) for the client, asking the client's
+    /// person through `replies` (nil: nobody is asked, and a decision that needs asking is
+    /// `io.systemd.InteractiveAuthenticationRequired`), records it, and returns what the client
+    /// is told.
+    private func authorize(
+        _ what: Authorizing, in loaded: LoadedPolicy, for client: ClientConnection, replies: VarlinkReplies?
+    ) throws(VarlinkError) -> Decision {
+        let subject = client.subject
+        var login: PendingLogin?
+        if replies != nil {
+            guard let pid = client.peerProcessID else {
+                throw VarlinkError("org.capctl.gates.SubjectMismatch", [("reason", .string("no peer process id"))])
+            }
+            login = try pendingLogins.begin(uid: subject.uid, pid: pid)
+        }
+        defer { if let login { pendingLogins.end(login) } }
+        let conversation: (any PAMConversation)? = login.map { login in
+            VarlinkLoginConversation(login: login, replies: replies!, connection: client.lineConnection)
+        }
+        let decision: Decision
+        switch what {
+        case .gate(let gate):
+            // Capabilities are made for the client while its conversation is set: PAM asks the client.
+            let evaluation = TaskWait.value { () -> GateEvaluation? in
+                await PAMLogin.$subjectConversation.withValue(conversation) {
+                    conversation == nil
+                        ? try? await loaded.evaluate(gate: gate, subject: subject)
+                        : try? await loaded.evaluateAllowingInteraction(gate: gate, subject: subject)
                 }
             }
-        }
-        let outcome: AuditRecord.Outcome =
-            switch status.kind {
-            case .authorized: .authorized
-            case .notDetermined: .undecided
-            case .denied, .unavailable: .denied
+            guard let evaluation else { throw Self.noSuchGate(gate) }
+            if conversation == nil, evaluation.outcome == .needsInteraction {
+                throw Self.interactiveAuthenticationRequired
             }
-        write(
-            AuditRecord(
-                action: "authorize", gate: name, outcome: outcome, subject: subject, reasons: status.reason,
-                policyFiles: loaded.policy.capabilities[name].map { [$0.location.file] } ?? []))
-        switch status.kind {
-        case .authorized: client.reply("ok: \(name) authorized")
-        case .notDetermined: client.reply(status.cause == .dismissed ? "denied: dismissed" : "denied: needsInteraction")
-        case .denied: client.reply("denied: failed")
-        case .unavailable: client.reply("denied: undecided")
+            DecisionMetrics.count(action: "authorize", outcome: evaluation.decisionOutcome)
+            write(AuditRecord(action: "authorize", evaluation: evaluation, policy: loaded.policy, subject: subject))
+            decision = told(evaluation, in: loaded, to: subject)
+        case .capability(let name):
+            let status = TaskWait.value { () -> CapabilityStatus in
+                await PAMLogin.$subjectConversation.withValue(conversation) {
+                    do {
+                        let capability = try loaded.capability(named: name, subject: subject)
+                        return conversation == nil ? try await capability.status() : try await capability.authorize()
+                    } catch {
+                        return .unavailable("\(error)")
+                    }
+                }
+            }
+            if conversation == nil, status.kind == .notDetermined { throw Self.interactiveAuthenticationRequired }
+            let outcome = Decision.Outcome(status)
+            DecisionMetrics.count(action: "authorize", outcome: outcome)
+            write(AuditRecord(authorizing: name, status: status, policy: loaded.policy, subject: subject))
+            decision = Decision(gate: name, outcome: outcome, description: nil, explanation: nil)
         }
+        return decision
     }
+
+    /// systemd's word for "this needs a login, and the caller did not allow asking for one".
+    private static let interactiveAuthenticationRequired = VarlinkError(
+        "io.systemd.InteractiveAuthenticationRequired")
 
     // MARK: Watching
 
@@ -397,7 +401,8 @@ public final class DecisionService: Sendable {
     private func watch(_ gate: String?, for client: ClientConnection, replies: VarlinkReplies) throws(VarlinkError) {
         // Subscribed before the first decision, so no change between the two goes unseen.
         let policyEvents = policy.events()
-        let changes = ChangeSignal()
+        let changes: EventSignal
+        do { changes = try EventSignal() } catch { throw Self.busy("no descriptor left for a watch: \(error)") }
         let key = ObjectIdentifier(changes)
         watches.withLock { $0[key] = changes }
         defer { watches.withLock { $0[key] = nil } }
@@ -416,35 +421,35 @@ public final class DecisionService: Sendable {
         }
         defer { follower.cancel() }
         // The gates watched and what was last said of each: every one at first, then those that changed.
-        func decisions() throws(VarlinkError) -> [(gate: String, decision: VarlinkValue)] {
+        func decisions() throws(VarlinkError) -> [(gate: String, decision: Decision)] {
             let loaded = try currentPolicy()
-            var decided: [(gate: String, decision: VarlinkValue)] = []
+            var decided: [(gate: String, decision: Decision)] = []
             for name in gate.map({ [$0] }) ?? loaded.policy.gates.keys.sorted() {
                 decided.append(
                     (name, try decide(name, in: loaded, for: client.subject, asker: client.subject, action: "watch")))
             }
             return decided
         }
-        var last: [String: VarlinkValue] = [:]
+        var last: [String: Decision] = [:]
         for (name, decision) in try decisions() {
             last[name] = decision
-            try replies.replyContinuing([("decision", decision)])
+            try replies.replyContinuing([("decision", decision.varlinkValue)])
         }
         let connection = client.lineConnection
         while true {
             if stopping.wasSignalled { return }
-            let wakeup = changes.nextWakeup()
-            if !wakeup.wasSignalled {
-                // The client may only listen now: anything it sends, or its closing, ends the watch.
-                let read = connection.readLine(
-                    limit: 1, until: nil, interrupt: FileDescriptor(rawValue: wakeup.descriptor), terminator: 0)
+            // A change signalled since the last decisions is taken now; else wait for one. The
+            // client may only listen meanwhile: anything it sends, or its closing, ends the watch.
+            if !changes.take() {
+                let read = connection.readLine(limit: 1, until: nil, interrupt: changes.descriptor, terminator: 0)
                 guard case .interrupted = read else { return }
+                changes.take()
             }
             if stopping.wasSignalled { return }
             guard let next = try? decisions() else { return }
             for (name, decision) in next where last[name] != decision {
                 last[name] = decision
-                try replies.replyContinuing([("decision", decision)])
+                try replies.replyContinuing([("decision", decision.varlinkValue)])
                 if replies.clientIsGone { return }
             }
         }
@@ -455,7 +460,7 @@ extension DecisionService {
     /// Signals `changes` whenever `loaded`'s flags change or one of its capabilities' status
     /// changes for `subject`, until the task is cancelled; nil without a policy.
     fileprivate static func follow(
-        _ loaded: LoadedPolicy?, for subject: Subject, signalling changes: ChangeSignal
+        _ loaded: LoadedPolicy?, for subject: Subject, signalling changes: EventSignal
     ) -> Task<Void, Never>? {
         guard let loaded else { return nil }
         // Subscribed now, before the caller decides again: no change in between goes unseen.
@@ -496,31 +501,6 @@ private final class PerUserCounts: Sendable {
             let left = counts[uid, default: 1] - 1
             counts[uid] = left > 0 ? left : nil
         }
-    }
-}
-
-/// A change to wake a watching client thread for: one `Wakeup` per wait, so none is missed
-/// between two waits.
-private final class ChangeSignal: Sendable {
-    private let state = Lock<(pending: Bool, current: Wakeup?)>((false, nil))
-
-    func signal() {
-        let wakeup = state.withLock { state -> Wakeup? in
-            state.pending = true
-            return state.current
-        }
-        wakeup?.signal()
-    }
-
-    /// The wakeup to wait on next: already signalled when a change came since the last one.
-    func nextWakeup() -> Wakeup {
-        let wakeup = Wakeup()
-        let pending = state.withLock { state -> Bool in
-            defer { (state.pending, state.current) = (false, wakeup) }
-            return state.pending
-        }
-        if pending { wakeup.signal() }
-        return wakeup
     }
 }
 

@@ -11,10 +11,11 @@ enum GatesInterface {
         # How a gate stands for one subject.
         type Decision (
           gate: string,
-          # satisfied: the gate holds; failed: it does not; undecided: it could not be decided
-          # (it never holds then); needsInteraction: it could hold after the caller authenticates
-          # (call Authorize).
-          outcome: (satisfied, failed, undecided, needsInteraction),
+          # holds; fails: it does not; undecided: it could not be decided (it does not hold then);
+          # needsInteraction: it could hold after the caller authenticates (call Authorize);
+          # dismissed: the caller was asked and did not answer (Authorize only). The same words
+          # as capctl's output, the audit trail's CAPCTL_OUTCOME and the metrics.
+          outcome: (holds, fails, undecided, needsInteraction, dismissed),
           # The gate's description in the policy, if it has one.
           description: ?string,
           # What the caller can do about it: "authorize" when authenticating could open it.
@@ -49,13 +50,34 @@ enum GatesInterface {
         # root callers, also how many audit records reached no log since capctld started.
         method Status() -> (decisions: []Decision, undeliveredAuditRecords: ?int)
 
-        # Decides a gate (or authorizes one capability of the policy) for the caller, asking it to
-        # authenticate where that could open it; name exactly one. Call it with upgrade: after
-        # this reply the connection leaves varlink and carries the questions as lines
-        # (pam-secret:, pam-prompt:, pam-error:, pam-info:; the caller answers each question with
-        # one line), then one last line: "ok: ..." when it holds, or "denied: WHY", WHY being
-        # dismissed (a question went unanswered), failed, undecided or needsInteraction.
-        method Authorize(gate: ?string, capability: ?string) -> (protocol: string)
+        # A question of a login being asked for the caller, or a message to show it.
+        type Question (
+          # Names the login: Answer takes it.
+          login: string,
+          # secret: a password (read it without echo); visible: an answer that may be echoed;
+          # error, info: a message to show, with no answer.
+          kind: (secret, visible, error, info),
+          text: string
+        )
+
+        # Decides a gate (or authorizes one capability of the policy: the decision is named by
+        # it) for the caller; name exactly one. Without allowInteractiveAuthentication nobody is
+        # asked, and a decision that needs a login is io.systemd.InteractiveAuthenticationRequired.
+        # With it (call with more), each question of the login is a reply with question set;
+        # answer each secret or visible one with Answer, from another connection of the same
+        # process; the last reply has the decision. Anything sent on this connection meanwhile,
+        # its closing, or 120 s without an answer dismisses the login.
+        method Authorize(
+          gate: ?string,
+          capability: ?string,
+          allowInteractiveAuthentication: ?bool
+        ) -> (question: ?Question, decision: ?Decision)
+
+        # Answers the question waiting in a login asked of this process (its login name from
+        # the Question); a null answer declines, which dismisses the login. An answer longer
+        # than 512 bytes, with a NUL byte, or (for a visible question) a control character
+        # dismisses it too.
+        method Answer(login: string, answer: ?string) -> ()
 
         # Ends every login capctld keeps for the caller's user (as sudo -K): the next gate
         # that needs one asks again.
@@ -87,8 +109,8 @@ enum GatesInterface {
         # The service keeps no metrics (a DecisionService made without them).
         error MetricsUnavailable ()
 
-        # Authorize was called without upgrade.
-        error UpgradeRequired ()
+        # No question of that login waits for an answer from this process.
+        error NoSuchQuestion (login: string)
 
         # The caller's user (or everyone) has as many connections open as capctld serves at
         # once: sent in place of a reply to the first call, and the connection is closed. Also

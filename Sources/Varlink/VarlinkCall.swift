@@ -98,6 +98,15 @@ public struct VarlinkCall: Sendable {
         }
     }
 
+    /// The boolean parameter `name` if given (null counts as not given).
+    public func optionalBool(_ name: String) throws(VarlinkError) -> Bool? {
+        switch parameters[name] {
+        case nil, .null?: return nil
+        case .bool(let value)?: return value
+        default: throw .invalidParameter(name)
+        }
+    }
+
     /// The integer parameter `name` if given, within `range`.
     public func optionalInt(_ name: String, in range: ClosedRange<Int64>) throws(VarlinkError) -> Int64? {
         switch parameters[name] {

@@ -2,7 +2,7 @@ import CLinuxSupport
 import ConfigurationFiles
 import Glibc
 import Locking
-package import Plumbing
+import Plumbing
 import SystemPackage
 
 /// A connection to a varlink service on a Unix socket. Calls are made one after another (from
@@ -88,17 +88,6 @@ public final class VarlinkClient: Sendable {
                     return
                 }
             }
-        }
-    }
-
-    /// Calls `method` with `upgrade`: after its reply the connection carries the service's own
-    /// protocol, as lines (`readLine`, `writeLine` on the returned connection).
-    package func callUpgrading(_ method: String, _ parameters: [(key: String, value: VarlinkValue)] = [])
-        throws(Failure) -> (parameters: VarlinkValue, connection: LineConnection)
-    {
-        try turn.withLock { _ throws(Failure) in
-            try send(method, parameters, flags: [("upgrade", .bool(true))])
-            return (try nextReply(until: .now + timeout).parameters, connection)
         }
     }
 

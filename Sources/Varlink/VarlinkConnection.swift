@@ -37,12 +37,16 @@ package struct VarlinkConnection {
     let limits: Limits
     /// Signalled when the service stops: a connection waiting for its next call ends.
     let stopping: Wakeup?
+    /// Whether a call on another connection waits for one on this connection (an answer to a
+    /// question asked there): then this one outlasts its idle timeout and a stop, until it does not.
+    let awaited: (@Sendable () -> Bool)?
 
     package init(
         connection: LineConnection, info: VarlinkServiceInfo, interfaces: [VarlinkInterface], limits: Limits = Limits(),
-        stopping: Wakeup? = nil
+        stopping: Wakeup? = nil, awaited: (@Sendable () -> Bool)? = nil
     ) {
         self.stopping = stopping
+        self.awaited = awaited
         self.connection = connection
         self.info = info
         self.interfaces = Dictionary(interfaces.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -53,17 +57,23 @@ package struct VarlinkConnection {
     package func serve() -> End {
         let interrupt = stopping.map { FileDescriptor(rawValue: $0.descriptor) }
         while true {
-            // Between calls: a stopping service takes no more (pipelined ones included).
-            if stopping?.wasSignalled == true { return .stopped }
+            let isAwaited = awaited?() == true
+            // Between calls: a stopping service takes no more (pipelined ones included), except
+            // the one another call waits for.
+            let isStopping = stopping?.wasSignalled == true
+            if isStopping, !isAwaited { return .stopped }
             let message: [UInt8]
             switch connection.readLine(
-                limit: limits.messageSize, until: .now + limits.idleTimeout, interrupt: interrupt, terminator: 0)
+                limit: limits.messageSize, until: .now + limits.idleTimeout, interrupt: isStopping ? nil : interrupt,
+                terminator: 0)
             {
             case .line(let bytes): message = bytes
             case .end: return .closed
-            case .timedOut: return .refused("no call within \(limits.idleTimeout)")
+            case .timedOut:
+                if isAwaited || awaited?() == true { continue }
+                return .refused("no call within \(limits.idleTimeout)")
             case .tooLong: return .refused("a message longer than \(limits.messageSize) bytes")
-            case .interrupted: return .stopped
+            case .interrupted: continue
             }
             let call: VarlinkCall
             do throws(VarlinkProtocolError) {
@@ -80,7 +90,7 @@ package struct VarlinkConnection {
                 replies.fail(error)
             }
             if replies.isUpgraded { return .upgraded }
-            if replies.clientIsGone { return .closed }
+            if replies.clientIsGone || replies.closesConnection { return .closed }
         }
     }
 

@@ -12,6 +12,7 @@ public final class VarlinkReplies: Sendable {
     private struct State {
         var finished = false
         var upgraded = false
+        var closing = false
         var failedToSend = false
     }
 
@@ -26,6 +27,15 @@ public final class VarlinkReplies: Sendable {
     var isUpgraded: Bool { state.withLock { $0.upgraded } }
     /// Whether a reply could not be written (the client went away).
     public var clientIsGone: Bool { state.withLock { $0.failedToSend } }
+
+    /// Whether the connection ends after this call (``closeConnectionAfterReply()``).
+    var closesConnection: Bool { state.withLock { $0.closing } }
+
+    /// Ends the connection once this call's final reply is sent: for a handler that read from
+    /// the connection itself, after which what follows on it is no longer sure to be varlink.
+    package func closeConnectionAfterReply() {
+        state.withLock { $0.closing = true }
+    }
 
     /// Whether the client asked for several replies.
     public var acceptsMore: Bool { call.more }

@@ -55,7 +55,7 @@ struct CapctlAuditTests {
         let ran = try #require(await receiver.nextRecord())
         #expect(ran.hasPrefix("authpriv.notice capctl: "), "\(ran)")
         for field in [
-            #"CAPCTL_ACTION="run""#, #"CAPCTL_GATE="open""#, #"CAPCTL_OUTCOME="authorized""#,
+            #"CAPCTL_ACTION="run""#, #"CAPCTL_GATE="open""#, #"CAPCTL_OUTCOME="holds""#,
             #"CAPCTL_COMMAND="/bin/true""#, #"CAPCTL_UID="0""#, "CAPCTL_POLICY=\"\(tree.admin)/policy.yaml\"",
         ] {
             #expect(ran.contains(field), "\(field) in \(ran)")
@@ -63,7 +63,7 @@ struct CapctlAuditTests {
         #expect(try capctl(tree, ["run", "shut", "--", "/bin/true"], receiver).status == 77)
         let refused = try #require(await receiver.nextRecord())
         #expect(refused.hasPrefix("authpriv.warning capctl: "), "\(refused)")
-        #expect(refused.contains(#"CAPCTL_OUTCOME="denied""#) && refused.contains("CAPCTL_REASONS="), "\(refused)")
+        #expect(refused.contains(#"CAPCTL_OUTCOME="fails""#) && refused.contains("CAPCTL_REASONS="), "\(refused)")
         // For another subject: undecided, with the subject and the reasons, control characters escaped.
         #expect(try capctl(tree, ["check", "unknown", "--for-user", "nobody"], receiver).status == 1)
         let undecided = try #require(await receiver.nextRecord())
@@ -72,13 +72,13 @@ struct CapctlAuditTests {
             undecided.contains(#"CAPCTL_USER="nobody""#) && undecided.contains(#"CAPCTL_UID="65534""#), "\(undecided)")
         #expect(undecided.contains(#"/nonexistent/\x1b[2J"#), "\(undecided)")
         #expect(try capctl(tree, ["check", "root", "--for-user", "nobody"], receiver).status == 1)
-        #expect(try #require(await receiver.nextRecord()).contains(#"CAPCTL_OUTCOME="denied""#))
+        #expect(try #require(await receiver.nextRecord()).contains(#"CAPCTL_OUTCOME="fails""#))
         // An authorization: the password is never recorded; a dismissed prompt is dismissed.
         let wrong = try capctl(tree, ["authorize", "admin", "--password-stdin"], receiver, input: "hunter2-secret\n")
         #expect(wrong.status == 1)
         let denied = try #require(await receiver.nextRecord())
         #expect(
-            denied.contains(#"CAPCTL_ACTION="authorize""#) && denied.contains(#"CAPCTL_OUTCOME="denied""#), "\(denied)")
+            denied.contains(#"CAPCTL_ACTION="authorize""#) && denied.contains(#"CAPCTL_OUTCOME="fails""#), "\(denied)")
         #expect(!denied.contains("hunter2"))
         #expect(try capctl(tree, ["authorize", "admin", "--password-stdin"], receiver, input: "").status == 3)
         #expect(try #require(await receiver.nextRecord()).contains(#"CAPCTL_OUTCOME="dismissed""#))
@@ -101,9 +101,9 @@ struct CapctlAuditTests {
         let first = try #require(await receiver.nextRecord())
         #expect(first.contains(#"CAPCTL_ACTION="check""#) && first.contains(#"CAPCTL_GATE="root""#), "\(first)")
         let second = try #require(await receiver.nextRecord())
-        #expect(second.contains(#"CAPCTL_GATE="shut""#) && second.contains(#"CAPCTL_OUTCOME="denied""#), "\(second)")
+        #expect(second.contains(#"CAPCTL_GATE="shut""#) && second.contains(#"CAPCTL_OUTCOME="fails""#), "\(second)")
         let third = try #require(await receiver.nextRecord())
-        #expect(third.contains(#"CAPCTL_GATE="open""#) && third.contains(#"CAPCTL_OUTCOME="authorized""#), "\(third)")
+        #expect(third.contains(#"CAPCTL_GATE="open""#) && third.contains(#"CAPCTL_OUTCOME="holds""#), "\(third)")
         // A level the environment misspells records everything, and says so.
         let misspelt = try capctl(tree, ["run", "open", "--", "/bin/true"], receiver, level: "none")
         #expect(misspelt.status == 0 && misspelt.error.contains("CAPCTL_AUDIT: unknown level"), "\(misspelt.error)")
@@ -223,7 +223,7 @@ struct CapctlJournalAuditTests {
         let records = try journal.records(identifier: "capctl")
         try #require(records.count == 2, "\(records)")
         let ran = records[0]
-        #expect(ran["CAPCTL_ACTION"] == "run" && ran["CAPCTL_GATE"] == "open" && ran["CAPCTL_OUTCOME"] == "authorized")
+        #expect(ran["CAPCTL_ACTION"] == "run" && ran["CAPCTL_GATE"] == "open" && ran["CAPCTL_OUTCOME"] == "holds")
         #expect(ran["CAPCTL_COMMAND"] == "/bin/true" && ran["CAPCTL_UID"] == "0")
         #expect(ran["PRIORITY"] == "5" && ran["SYSLOG_FACILITY"] == "10")
         #expect(ran["_TRANSPORT"] == "journal", "sent through sd_journal_sendv, not syslog")

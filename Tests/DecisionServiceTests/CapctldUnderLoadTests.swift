@@ -1,3 +1,4 @@
+import CapabilityPolicy
 import DecisionService
 import Dispatch
 import Foundation
@@ -24,13 +25,13 @@ struct CapctldUnderLoadTests {
     /// what each got: decisions, then at most one failure.
     static func asking(
         _ socket: String, gate: String, clients: Int, until stop: Latch
-    ) async -> [(decisions: [GateDecision], failure: DecisionClient.Failure?)] {
-        await withTaskGroup(of: ([GateDecision], DecisionClient.Failure?).self) { group in
+    ) async -> [(decisions: [Decision], failure: DecisionClient.Failure?)] {
+        await withTaskGroup(of: ([Decision], DecisionClient.Failure?).self) { group in
             for _ in 0..<clients {
                 group.addTask {
                     await withCheckedContinuation { continuation in
                         Thread.detachNewThread {
-                            var decisions: [GateDecision] = []
+                            var decisions: [Decision] = []
                             do throws(DecisionClient.Failure) {
                                 let client = try DecisionClient(path: socket)
                                 while !stop.isOpen {
@@ -44,7 +45,7 @@ struct CapctldUnderLoadTests {
                     }
                 }
             }
-            var results: [(decisions: [GateDecision], failure: DecisionClient.Failure?)] = []
+            var results: [(decisions: [Decision], failure: DecisionClient.Failure?)] = []
             for await result in group { results.append(result) }
             return results
         }
@@ -71,8 +72,8 @@ struct CapctldUnderLoadTests {
             for decision in decisions {
                 // Version 1 lets root through, version 2 does not: a mixed answer would be half of each.
                 let consistent =
-                    (decision.description == "Version 1" && decision.outcome == .satisfied)
-                    || (decision.description == "Version 2" && decision.outcome == .failed)
+                    (decision.description == "Version 1" && decision.outcome == .holds)
+                    || (decision.description == "Version 2" && decision.outcome == .fails)
                 #expect(consistent, "\(decision)")
             }
         }
@@ -92,7 +93,7 @@ struct CapctldUnderLoadTests {
         kill(daemon.process.pid, SIGTERM)
         let results = await asking.value
         for (decisions, failure) in results {
-            #expect(decisions.allSatisfy { $0.outcome == .satisfied && $0.gate == "root-only" }, "\(decisions)")
+            #expect(decisions.allSatisfy { $0.outcome == .holds && $0.gate == "root-only" }, "\(decisions)")
             // Each client's last call met a closed connection: never an answer that is not varlink.
             if case .error(let error)? = failure {
                 Issue.record("an error reply instead of a closed connection: \(error)")

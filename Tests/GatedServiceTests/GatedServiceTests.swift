@@ -61,7 +61,7 @@ struct GatedServiceTests {
         let plain = try client(socket, ["restart", "nginx"], credentials: ["--clear-groups"])
         #expect(plain.0 == 1)
         // Told the outcome, not the policy's parts (its groups, its users): those are audited.
-        #expect(plain.1 == "denied: failed", "\(plain.1)")
+        #expect(plain.1 == "denied: fails", "\(plain.1)")
         let member = try client(socket, ["restart", "nginx"], credentials: ["--groups=4242"])
         #expect(member.0 == 0, "\(member.1)")
         #expect(member.1 == "ok: restarted nginx")
@@ -116,14 +116,14 @@ struct GatedServiceTests {
         let denied = try #require(await receiver.nextRecord())
         #expect(denied.hasPrefix("authpriv.warning gated-daemon: "), "\(denied)")
         for field in [
-            #"CAPCTL_ACTION="serve""#, #"CAPCTL_GATE="restart-unit""#, #"CAPCTL_OUTCOME="denied""#,
+            #"CAPCTL_ACTION="serve""#, #"CAPCTL_GATE="restart-unit""#, #"CAPCTL_OUTCOME="fails""#,
             #"CAPCTL_UID="65534""#, #"CAPCTL_REQUEST_UNIT="nginx""#, "nobody(65534)",
         ] {
             #expect(denied.contains(field), "\(field) in \(denied)")
         }
         #expect(try client(socket, ["restart", "nginx"], credentials: ["--groups=4242"]).0 == 0)
         let allowed = try #require(await receiver.nextRecord())
-        #expect(allowed.contains(#"CAPCTL_OUTCOME="authorized""#) && allowed.contains("CAPCTL_PID="), "\(allowed)")
+        #expect(allowed.contains(#"CAPCTL_OUTCOME="holds""#) && allowed.contains("CAPCTL_PID="), "\(allowed)")
     }
 
     @Test(
@@ -149,7 +149,7 @@ struct GatedServiceTests {
             // The record says who logged in to open the gate.
             let record = await receiver.nextRecord() ?? ""
             #expect(record.contains(#"CAPCTL_LOGIN="alice (admin)""#), "\(record)")
-            #expect(record.contains(#"CAPCTL_OUTCOME="authorized""#), "\(record)")
+            #expect(record.contains(#"CAPCTL_OUTCOME="holds""#), "\(record)")
         }
         #expect(right.standardError.contains("Password"), "the client was asked: \(right.standardError)")
         let wrong = try clientRun(socket, ["restart", "nginx"], credentials: ["--clear-groups"], input: "guess\n")
@@ -228,7 +228,7 @@ struct GatedServiceTests {
         // The daemon can read the root-only file; uid 65534 cannot, so only the flag could let it in.
         let denied = try client(socket, ["restart", "nginx"], credentials: ["--groups=4242"])
         #expect(denied.0 == 1, "\(denied.1)")
-        #expect(denied.1 == "denied: failed", "\(denied.1)")
+        #expect(denied.1 == "denied: fails", "\(denied.1)")
         // The flag rule reads the client's groups.
         let flagged = try client(socket, ["restart", "nginx"], credentials: ["--groups=4343"])
         #expect(flagged.0 == 0, "\(flagged.1)")

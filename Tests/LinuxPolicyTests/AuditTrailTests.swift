@@ -49,7 +49,7 @@ struct AuditTrailTests {
     }
 
     private let record = AuditRecord(
-        action: "run", gate: "open", outcome: .denied, reasons: "line one\nCAPCTL_OUTCOME=authorized")
+        action: "run", gate: "open", outcome: .fails, reasons: "line one\nCAPCTL_OUTCOME=authorized")
 
     @Test("no journal listening: the record goes to the system log, and counts as delivered only there")
     func noJournalFallsBackToSyslog() throws {
@@ -96,7 +96,7 @@ struct AuditTrailTests {
         let fields = try Self.decode(entry)
         #expect(fields["CAPCTL_REASONS"] == "line one\nCAPCTL_OUTCOME=authorized", "\(fields)")
         #expect(
-            fields["CAPCTL_OUTCOME"] == "denied" && fields["PRIORITY"] == "4" && fields["SYSLOG_IDENTIFIER"] == "test")
+            fields["CAPCTL_OUTCOME"] == "fails" && fields["PRIORITY"] == "4" && fields["SYSLOG_IDENTIFIER"] == "test")
         #expect(fields["MESSAGE_ID"] == AuditTrail.journalMessageID)
         #expect(trail.failedWrites == 0)
     }
@@ -129,8 +129,8 @@ struct AuditTrailTests {
         let trail = AuditTrail(
             level: .all, journalPath: nil, syslogPath: directory.path + "/log", identifier: "test",
             limitPerUser: AuditUserLimit(records: 3, per: .seconds(30)))
-        for index in 0..<10 { trail.record(Self.decision(uid: 65534, index == 9 ? .authorized : .denied)) }
-        trail.record(Self.decision(uid: 4321, .denied))
+        for index in 0..<10 { trail.record(Self.decision(uid: 65534, index == 9 ? .holds : .fails)) }
+        trail.record(Self.decision(uid: 4321, .fails))
         var lines: [String] = []
         while let datagram = syslog.next() { lines.append(String(decoding: datagram, as: UTF8.self)) }
         #expect(lines.filter { $0.contains(#"CAPCTL_UID="65534""#) }.count == 3, "\(lines)")
@@ -140,10 +140,10 @@ struct AuditTrailTests {
         trail.flush(all: true)
         let summary = String(decoding: try #require(syslog.next()), as: UTF8.self)
         #expect(summary.contains(#"CAPCTL_ACTION="summary""#) && summary.contains(#"CAPCTL_UID="65534""#))
-        #expect(summary.contains(#"CAPCTL_OUTCOME="denied""#), "the most closed of them: \(summary)")
+        #expect(summary.contains(#"CAPCTL_OUTCOME="fails""#), "the most closed of them: \(summary)")
         #expect(
             summary.contains(
-                #"CAPCTL_REASONS="7 more decision(s) for uid 65534 in 30 s not recorded one by one (denied 6, authorized 1): past its 3 records per 30 s""#
+                #"CAPCTL_REASONS="7 more decision(s) for uid 65534 in 30 s not recorded one by one (holds 1, fails 6): past its 3 records per 30 s""#
             ), "\(summary)")
         #expect(syslog.next() == nil, "uid 4321 stayed within its share: no summary")
     }

@@ -140,6 +140,8 @@ public final class DaemonProcess: @unchecked Sendable {
     public func stop() {
         guard !reaped else { return }
         reaped = true
+        // A child that leads a session of its own (setsid) is stopped with everything it started.
+        if getsid(pid) == pid { kill(-pid, SIGKILL) }
         kill(pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}

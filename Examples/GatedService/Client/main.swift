@@ -2,11 +2,13 @@
 //
 //     gated-client --socket /run/gated.sock restart NAME
 //
-// When the gate needs a login, the daemon asks this client (`pam-secret: Password: `): the
-// question is shown and the answer read from standard input, without echo on a terminal.
+// When the gate needs a login, the daemon asks this client (`pam-secret: Password: `, read with
+// `PAMMessage(relayLine:)`): the question is shown and the answer read from standard input,
+// without echo on a terminal.
 // Exits 0 for `ok`, 1 for `denied` or `error`, 2 for bad arguments or no daemon.
 import Foundation
 import Glibc
+import LinuxBackends
 
 func fail(_ message: String, status: Int32) -> Never {
     FileHandle.standardError.write(Data("gated-client: \(message)\n".utf8))
@@ -64,16 +66,17 @@ func answer(_ question: String, secret: Bool) -> String {
 }
 
 while let line = readLine(from: descriptor) {
-    for (prefix, secret) in [("pam-secret: ", true), ("pam-prompt: ", false)] where line.hasPrefix(prefix) {
-        let reply = Array((answer(String(line.dropFirst(prefix.count)), secret: secret) + "\n").utf8)
-        _ = reply.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-    }
-    if line.hasPrefix("pam-info: ") || line.hasPrefix("pam-error: ") {
-        FileHandle.standardError.write(Data((line.drop(while: { $0 != " " }).dropFirst() + "\n").utf8))
-    }
-    if !line.hasPrefix("pam-") {
+    guard let message = PAMMessage(relayLine: line) else {
+        // Not a relayed message: the daemon's reply.
         print(line)
         exit(line.hasPrefix("ok: ") ? 0 : 1)
+    }
+    switch message.style {
+    case .secretPrompt, .visiblePrompt:
+        let reply = Array((answer(message.text, secret: message.style == .secretPrompt) + "\n").utf8)
+        _ = reply.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    case .error, .info:
+        FileHandle.standardError.write(Data((message.text + "\n").utf8))
     }
 }
 fail("the daemon closed the connection without a reply", status: 1)

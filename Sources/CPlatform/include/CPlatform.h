@@ -32,6 +32,10 @@ int cplatform_start_thread(void *(*start)(void *), void *context);
 /// Names the calling thread (the first 15 bytes of `name`), as `top -H` and `ps -L` show it.
 void cplatform_name_current_thread(const char *name);
 
+/// A new eventfd, close-on-exec and non-blocking (a signal one thread polls and another gives),
+/// or -1 with errno set.
+int cplatform_eventfd(void);
+
 /// The processor the calling thread runs on (a hint: it may change at once), or 0 when unknown.
 int cplatform_current_processor(void);
 

@@ -230,36 +230,3 @@ public final class LoadedPolicy: Sendable {
         return " (defined: " + names.sorted().joined(separator: ", ") + ")"
     }
 }
-
-/// The result of evaluating a gate.
-public struct GateEvaluation: Sendable {
-    /// How a gate stands: the core's verdict for its condition, the one vocabulary from the
-    /// condition's result to capctl's exit status (satisfied, failed, undecided,
-    /// needsInteraction).
-    public typealias Outcome = ConditionResult.Verdict
-
-    /// The gate's name.
-    public let gate: String
-    /// How it stands.
-    public let outcome: Outcome
-    /// Every part with passed, failed, undecided or not checked (not asked), and why.
-    public let explanation: ConditionExplanation
-
-    /// Whether the gate holds.
-    public var holds: Bool { outcome == .satisfied }
-
-    /// Whether it failed because a person dismissed a prompt it asked (not because they were
-    /// refused): told once, here, from the capability error that carries the dismissal.
-    public let wasDismissed: Bool
-
-    init(gate: String, report: ConditionReport) {
-        self.gate = gate
-        self.explanation = report.explanation
-        self.outcome = report.verdict
-        wasDismissed =
-            report.verdict == .failed
-            && report.explanation.failedLeaves.contains { leaf in
-                (leaf.error as? CapabilityError)?.status.cause == .dismissed
-            }
-    }
-}

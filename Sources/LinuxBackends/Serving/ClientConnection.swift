@@ -1,4 +1,5 @@
 public import Capabilities
+import CLinuxSupport
 import ConfigurationFiles
 import Glibc
 import Locking
@@ -67,6 +68,14 @@ public final class ClientConnection: Sendable {
 
     /// The connection itself, for a protocol of the service's own (varlink).
     package var lineConnection: LineConnection { connection }
+
+    /// The client's process id as the kernel recorded it at connect time (`SO_PEERCRED`); nil
+    /// when it cannot be read. What binds a second connection of the same process to this one,
+    /// never a subject: the pid may have been reused since.
+    package var peerProcessID: Int32? {
+        var (pid, uid, gid): (Int32, UInt32, UInt32) = (0, 0, 0)
+        return clinux_socket_peer_credentials(connection.descriptor.rawValue, &pid, &uid, &gid) == 0 ? pid : nil
+    }
 
     /// Who answers PAM's questions on this connection: the client (``ClientPAMConversation``).
     public var conversation: any PAMConversation { ClientPAMConversation(connection: self) }

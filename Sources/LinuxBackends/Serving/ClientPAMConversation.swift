@@ -1,7 +1,8 @@
 import Glibc
 
 /// PAM's questions relayed to a service's client over its connection, so the client's person
-/// answers them, never the service's terminal. Before the reply line, the service sends:
+/// answers them, never the service's terminal. Before the reply line, the service sends each
+/// message as a line (`PAMMessage.relayLine`, which `PAMMessage(relayLine:)` reads back):
 ///
 /// - `pam-secret: TEXT`: a question whose answer must not be echoed (a password); the client
 ///   answers with one line;
@@ -23,7 +24,7 @@ public struct ClientPAMConversation: PAMConversation {
 
     public func answer(_ prompt: PAMMessage) -> PAMAnswer {
         let secret = prompt.style == .secretPrompt
-        guard connection.send((secret ? "pam-secret: " : "pam-prompt: ") + prompt.text) else {
+        guard connection.send(prompt.relayLine) else {
             return .unanswerable("the client went away")
         }
         let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Self.answerLimit)
@@ -47,6 +48,6 @@ public struct ClientPAMConversation: PAMConversation {
     }
 
     public func show(_ message: PAMMessage) {
-        _ = connection.send((message.style == .error ? "pam-error: " : "pam-info: ") + message.text)
+        _ = connection.send(message.relayLine)
     }
 }

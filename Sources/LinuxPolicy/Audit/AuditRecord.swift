@@ -12,24 +12,16 @@ public import ProcedureCore
 ///
 /// ```swift
 /// let trail = AuditTrail(identifier: "myservice")
-/// trail.record(AuditRecord(action: "restart nginx", gate: "restart-unit", outcome: .authorized))
+/// trail.record(AuditRecord(action: "restart nginx", gate: "restart-unit", outcome: .holds))
 /// ```
 public struct AuditRecord: Sendable, Equatable {
-    /// What was decided.
-    public enum Outcome: String, Sendable {
-        /// The gate opened.
-        case authorized
-        /// The gate refused: something it needs does not hold.
-        case denied
-        /// Nothing could be decided (a backend did not answer); the gate stayed closed.
-        case undecided
-        /// A person was asked and dismissed the prompt; the gate stayed closed.
-        case dismissed
-    }
+    /// What was decided, in the words of every route (``Decision/Outcome``): holds, fails,
+    /// undecided, needsInteraction or dismissed.
+    public typealias Outcome = Decision.Outcome
 
     /// What asked: a gate check, a command run behind a gate, an authorization.
     public var action: String
-    /// The gate (or, for `authorize`, the capability) decided.
+    /// The gate decided (for the authorization of one capability, the capability).
     public var gate: String
     /// What was decided.
     public var outcome: Outcome
@@ -83,6 +75,40 @@ public struct AuditRecord: Sendable, Equatable {
         self.policyFiles = policyFiles
         self.command = command
         time = FlagDate.now.secondsSince1970
+    }
+
+    /// The record of a gate's decision, made the same way on every route (capctl, capctld, a
+    /// service's ``ServeClientRequest``): its outcome, the failing requirements, the file that
+    /// defined the gate, and who logged in when a login opened it.
+    /// - Parameters:
+    ///   - action: What asked (`check`, `run`, `authorize`, `serve`).
+    ///   - evaluation: The gate's evaluation.
+    ///   - policy: The policy that defined the gate.
+    ///   - subject: Whom it was decided for; nil for this process.
+    ///   - command: For `run`: the command and its arguments.
+    public init(
+        action: String, evaluation: GateEvaluation, policy: Policy, subject: Subject?, command: [String]? = nil
+    ) {
+        let decision = evaluation.decision(description: nil)
+        self.init(
+            action: action, gate: evaluation.gate, outcome: decision.outcome, subject: subject,
+            reasons: decision.reasons, policyFiles: policy.gates[evaluation.gate].map { [$0.location.file] } ?? [],
+            command: command)
+        if evaluation.holds { logins = Self.logins(in: evaluation.explanation, policy: policy, subject: subject) }
+    }
+
+    /// The record of one capability's authorization (`capctl authorize`, capctld's `Authorize`
+    /// of a capability), in the decision's words (``Decision/Outcome/init(_:)``).
+    /// - Parameters:
+    ///   - capability: The capability's name.
+    ///   - status: Where its authorization ended.
+    ///   - policy: The policy that defined it.
+    ///   - subject: Whom it was authorized for; nil for this process.
+    public init(authorizing capability: String, status: CapabilityStatus, policy: Policy, subject: Subject?) {
+        self.init(
+            action: "authorize", gate: capability, outcome: Decision.Outcome(status), subject: subject,
+            reasons: status.kind == .authorized ? "" : status.reason,
+            policyFiles: policy.capabilities[capability].map { [$0.location.file] } ?? [])
     }
 
     /// The fields, in order, as `KEY=value` pairs for syslog and journal alike. For this process

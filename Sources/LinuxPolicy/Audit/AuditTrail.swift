@@ -111,7 +111,7 @@ public final class AuditTrail: Sendable {
     public func record(_ record: AuditRecord) -> Bool {
         switch level {
         case .off: return true
-        case .denials where record.outcome == .authorized: return true
+        case .denials where record.outcome == .holds: return true
         default: break
         }
         let uid = record.subject?.uid ?? geteuid()
@@ -166,7 +166,7 @@ public final class AuditTrail: Sendable {
     @discardableResult
     private func send(_ record: AuditRecord) -> Bool {
         let fields = record.fields
-        let severity = record.outcome == .authorized ? 5 : 4
+        let severity = record.outcome == .holds ? 5 : 4
         let message = Self.message(fields)
         if let journal {
             let entry =

@@ -1,3 +1,5 @@
+import CapabilityPolicy
+
 /// How many records one user's decisions may write to the audit trail in an interval. A service
 /// deciding for many users writes to one journal, whose rate limit is per service: without a
 /// bound, one user looping calls could make the journal drop everyone else's records. Past the
@@ -75,13 +77,12 @@ struct AuditUserWindows {
     }
 
     /// One record for the decisions of `window` that were counted, with the most closed outcome
-    /// among them (so `CAPCTL_OUTCOME=denied` finds it when any was a denial).
+    /// among them (so `CAPCTL_OUTCOME=fails` finds it when any failed).
     private func summary(of window: Window, uid: UInt32) -> AuditRecord? {
         guard let last = window.last else { return nil }
         let total = window.counted.values.reduce(0, +)
-        let order: [AuditRecord.Outcome] = [.denied, .dismissed, .undecided, .authorized]
-        let outcome = order.first { window.counted[$0, default: 0] > 0 } ?? .denied
-        let counts = order.compactMap { outcome in
+        let outcome = Decision.Outcome.mostClosed(window.counted.keys)
+        let counts = Decision.Outcome.allCases.compactMap { outcome in
             window.counted[outcome].map { "\(outcome.rawValue) \($0)" }
         }
         let seconds = limit.interval.components.seconds

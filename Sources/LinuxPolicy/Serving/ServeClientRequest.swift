@@ -38,8 +38,8 @@ public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable
     public struct Denial: Sendable {
         /// The gate.
         public let gate: String
-        /// `failed`, `undecided` or `dismissed` (a login the client did not answer).
-        public let outcome: String
+        /// `fails`, `undecided` or `dismissed` (a login the client did not answer).
+        public let outcome: Decision.Outcome
         /// The gate's `description:` in the policy.
         public let description: String?
         /// Every part of the gate and why: what the audit record holds; tell it to root only.
@@ -51,7 +51,7 @@ public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable
     /// The reply a denied client gets unless the service words its own: `denied: OUTCOME`, the
     /// gate's description in parentheses, and for a client running as root the reasons.
     public static let standardDenial: @Sendable (Denial) -> String = { denial in
-        var line = "denied: " + denial.outcome
+        var line = "denied: " + denial.outcome.rawValue
         if let description = denial.description { line += " (\(description))" }
         if denial.client.subject.uid == 0, let explanation = denial.explanation {
             line += ": " + explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }.joined(separator: "; ")
@@ -94,45 +94,28 @@ public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable
             }
         }
         addCondition(condition)
-        let policyFiles = policy.policy.gates[gate].map { [$0.location.file] } ?? []
         let summary = policy.policy.gates[gate]?.summary
         addDidFinishBlockObserver { procedure, error in
-            let explanation = (error as? ProcedureError)?.explanation ?? procedure.conditionExplanation
+            let explanation =
+                (error as? ProcedureError)?.explanation ?? procedure.conditionExplanation
+                ?? ConditionExplanation(condition: "gate \(gate)", outcome: .undecided, reason: error.map { "\($0)" } ?? "")
             let refused = error != nil && !ran.withLock { $0 }
-            let outcome: AuditRecord.Outcome =
-                if error == nil {
-                    .authorized
-                } else if explanation?.outcome == .undecided {
-                    .undecided
-                } else if Self.wasDismissed(explanation) {
-                    .dismissed
-                } else {
-                    .denied
-                }
+            // The work's own failure is not the gate's: the gate held.
+            let verdict: GateEvaluation.Outcome =
+                error == nil || !refused ? .satisfied : explanation.outcome == .undecided ? .undecided : .failed
+            let evaluation = GateEvaluation(gate: gate, outcome: verdict, explanation: explanation)
             if refused {
-                let word =
-                    switch outcome {
-                    case .undecided: "undecided"
-                    case .dismissed: "dismissed"
-                    default: "failed"
-                    }
                 let line = denial(
-                    Denial(gate: gate, outcome: word, description: summary, explanation: explanation, client: client))
+                    Denial(
+                        gate: gate, outcome: evaluation.decisionOutcome, description: summary,
+                        explanation: explanation, client: client))
                 client.reply(String(line.map { $0 == "\n" || $0 == "\r" ? " " : $0 }))
             }
             var record = AuditRecord(
-                action: "serve", gate: gate, outcome: outcome, subject: client.subject,
-                reasons: error.map { "\($0)" } ?? "", policyFiles: policyFiles)
-            if let explanation, error == nil {
-                record.logins = AuditRecord.logins(in: explanation, policy: policy.policy, subject: client.subject)
-            }
+                action: "serve", evaluation: evaluation, policy: policy.policy, subject: client.subject)
+            if let error, !refused { record.reasons = "the work failed: \(error)" }
             record.details = details
             audit?.record(record)
         }
-    }
-
-    /// Whether a login in the decision was dismissed (unanswered) rather than refused.
-    private static func wasDismissed(_ explanation: ConditionExplanation?) -> Bool {
-        explanation?.failedLeaves.contains { ($0.error as? CapabilityError)?.status.cause == .dismissed } ?? false
     }
 }

@@ -77,3 +77,13 @@ public struct ConditionExplanation: Sendable, CustomStringConvertible {
         for child in children { child.render(into: &lines, depth: depth + 1) }
     }
 }
+
+extension ConditionExplanation: Equatable {
+    /// Whether two explanations say the same: the same conditions, outcomes, reasons and parts.
+    /// The underlying errors are not compared (an error need not be equatable, and what a
+    /// person is told of one is its reason).
+    public static func == (left: ConditionExplanation, right: ConditionExplanation) -> Bool {
+        left.condition == right.condition && left.outcome == right.outcome && left.reason == right.reason
+            && left.children == right.children
+    }
+}

@@ -80,11 +80,7 @@ struct AuthorizeCommand: AsyncParsableCommand {
         }
         let verdict = Verdict(status)
         Audit.record(
-            AuditRecord(
-                action: "authorize", gate: name, outcome: Audit.outcome(verdict),
-                reasons: verdict == .authorized ? "" : status.reason,
-                policyFiles: policy.policy.capabilities[name].map { [$0.location.file] } ?? []),
-            policy: policy.policy)
+            AuditRecord(authorizing: name, status: status, policy: policy.policy, subject: nil), policy: policy.policy)
         if verdict != .authorized { throw verdict.exitStatus }
     }
 
@@ -93,22 +89,20 @@ struct AuthorizeCommand: AsyncParsableCommand {
     private func authorize(_ name: String, asking capctld: DecisionClient) throws {
         let conversation: any PAMConversation =
             password.passwordStdin ? StandardInputPassword() : TerminalPAMConversation()
-        let authorization: DecisionClient.Authorization
+        let decision: Decision
         do throws(DecisionClient.Failure) {
-            authorization = try capctld.authorize(capability: name, conversation: conversation)
+            decision = try capctld.authorize(capability: name, conversation: conversation)
         } catch {
             throw CheckRequest.failure(error, capctld: capctld)
         }
-        let verdict = Verdict(authorization)
-        let (status, reason): (String, String) =
-            switch authorization {
-            case .authorized: ("authorized", "authorized by capctld")
-            case .dismissed: ("notDetermined", "the login was dismissed")
-            case .denied(let why):
-                (
-                    verdict == .undecided ? "unavailable" : verdict == .denied ? "denied" : "notDetermined",
-                    "capctld: \(why)"
-                )
+        // A capability keeps its status's words; capctld words the authorization as a decision.
+        let (verdict, status, reason): (Verdict, String, String) =
+            switch decision.outcome {
+            case .holds: (.authorized, "authorized", "authorized by capctld")
+            case .fails: (.denied, "denied", "capctld: denied")
+            case .undecided: (.unavailable, "unavailable", "capctld: it could not be decided")
+            case .needsInteraction: (.notDetermined, "notDetermined", "capctld: a login is needed and none was asked")
+            case .dismissed: (.dismissed, "notDetermined", "the login was dismissed")
             }
         if options.json {
             var members: [String: FlagValue] = [

@@ -69,24 +69,22 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     struct Outcome {
-        var verdict: Verdict
-        var explanation: ConditionExplanation
-        /// The file that defined the gate, for the audit trail.
-        var policyFiles: [String] = []
+        /// The gate's evaluation, whose decision every route words the same.
+        var evaluation: GateEvaluation
         /// The policy, whose `audit:` says which decisions are recorded.
-        var policy = Policy()
+        var policy: Policy
+
+        var verdict: Verdict { Verdict(evaluation.decisionOutcome) }
+        var explanation: ConditionExplanation { evaluation.explanation }
 
         /// Records this decision in the audit trail.
         func audit(action: String, gate: String, subject: Subject?, command: [String]? = nil) {
-            Audit.record(record(action: action, gate: gate, subject: subject, command: command), policy: policy)
+            Audit.record(record(action: action, subject: subject, command: command), policy: policy)
         }
 
-        /// The audit record of this decision.
-        func record(action: String, gate: String, subject: Subject?, command: [String]? = nil) -> AuditRecord {
-            AuditRecord(
-                action: action, gate: gate, outcome: Audit.outcome(verdict), subject: subject,
-                reasons: explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }.joined(separator: "; "),
-                policyFiles: policyFiles, command: command)
+        /// The audit record of this decision: the one every route writes.
+        func record(action: String, subject: Subject?, command: [String]? = nil) -> AuditRecord {
+            AuditRecord(action: action, evaluation: evaluation, policy: policy, subject: subject, command: command)
         }
     }
 
@@ -109,9 +107,7 @@ struct CheckCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(message: "capctl: \(error)", status: ExitStatus.usage)
         }
-        return Outcome(
-            verdict: Verdict(evaluation), explanation: evaluation.explanation,
-            policyFiles: policy.policy.gates[gate].map { [$0.location.file] } ?? [], policy: policy.policy)
+        return Outcome(evaluation: evaluation, policy: policy.policy)
     }
 
     /// The explanation as an indented tree, like `systemd-analyze condition`.

@@ -1,3 +1,4 @@
+import CapabilityPolicy
 import DecisionService
 import FeatureFlags
 import Glibc
@@ -13,7 +14,7 @@ extension CheckRequest {
         if process != nil || user != nil, geteuid() != 0 {
             _ = try SubjectOptions.subject(process: process, user: user)
         }
-        let decision: GateDecision
+        let decision: Decision
         do throws(DecisionClient.Failure) {
             if let process {
                 decision = try capctld.check(
@@ -26,17 +27,18 @@ extension CheckRequest {
         } catch {
             throw Self.failure(error, capctld: capctld)
         }
-        var verdict = Verdict(decision)
+        var final = decision
         if decision.outcome == .needsInteraction, !nonInteractive, process == nil, user == nil {
             let conversation: any PAMConversation =
                 passwordStdin ? StandardInputPassword() : TerminalPAMConversation()
             do throws(DecisionClient.Failure) {
-                verdict = Verdict(try capctld.authorize(gate: gate, conversation: conversation))
+                final = try capctld.authorize(gate: gate, conversation: conversation)
             } catch {
                 throw Self.failure(error, capctld: capctld)
             }
         }
-        let explanation = decision.explanation.map(ConditionExplanation.init)
+        let verdict = Verdict(final.outcome)
+        let explanation = final.explanation ?? decision.explanation
         if json {
             var members: [String: FlagValue] = [
                 "gate": .string(gate), "status": .string(verdict.gateWord),
@@ -92,44 +94,5 @@ extension CheckRequest {
         default:
             return CommandFailure(message: "capctl: capctld answered \(error)", status: ExitStatus.denied)
         }
-    }
-}
-
-extension Verdict {
-    /// A decision capctld made.
-    init(_ decision: GateDecision) {
-        switch decision.outcome {
-        case .satisfied: self = .authorized
-        case .failed: self = .denied
-        case .undecided: self = .undecided
-        case .needsInteraction: self = .notDetermined
-        }
-    }
-
-    /// How an authorization through capctld ended.
-    init(_ authorization: DecisionClient.Authorization) {
-        switch authorization {
-        case .authorized: self = .authorized
-        case .dismissed: self = .dismissed
-        case .denied("undecided"): self = .undecided
-        case .denied("needsInteraction"): self = .notDetermined
-        case .denied: self = .denied
-        }
-    }
-}
-
-extension ConditionExplanation {
-    /// The tree capctld sent, to print as capctl prints its own.
-    init(_ explanation: GateDecision.Explanation) {
-        let outcome: Outcome =
-            switch explanation.outcome {
-            case .passed: .passed
-            case .failed: .failed
-            case .undecided: .undecided
-            case .notChecked: .notChecked
-            }
-        self.init(
-            condition: explanation.condition, outcome: outcome, reason: explanation.reason,
-            children: explanation.children.map(ConditionExplanation.init))
     }
 }

@@ -63,7 +63,7 @@ struct StatusCommand: AsyncParsableCommand {
         // Capabilities' and gates' words are verdicts; anything else would be a bug, and fails closed.
         let verdicts =
             selected.capabilities.map { Verdict(rawValue: $0.status) ?? .unavailable }
-            + selected.gates.map { Verdict(gateWord: $0.status) ?? .undecided }
+            + selected.gates.map { Decision.Outcome(rawValue: $0.status).map(Verdict.init) ?? .undecided }
             + selected.flags.map { Verdict(flag: $0.details) }
         let exit = Verdict.exitStatus(of: verdicts)
         if exit != ExitStatus.satisfied { throw exit }
@@ -118,7 +118,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         for name in policy.policy.gates.keys.sorted() where !route.isDaemon {
             let evaluation = try await policy.evaluate(gate: name, context: context)
-            let status = Verdict(evaluation).gateWord
+            let status = evaluation.decisionOutcome.rawValue
             let failing = evaluation.explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }
             let reason =
                 evaluation.outcome == .satisfied
@@ -138,7 +138,7 @@ struct StatusCommand: AsyncParsableCommand {
     /// Every gate as capctld decides it for this process: the reasons only when capctld gives
     /// them (to root).
     static func gates(decidedBy capctld: DecisionClient) throws -> [StatusEntry] {
-        let decisions: [GateDecision]
+        let decisions: [Decision]
         do throws(DecisionClient.Failure) {
             decisions = try capctld.status()
         } catch {
@@ -146,15 +146,15 @@ struct StatusCommand: AsyncParsableCommand {
         }
         return decisions.map { decision in
             StatusEntry(
-                name: decision.gate, kind: "gate", status: Verdict(decision).gateWord,
+                name: decision.gate, kind: "gate", status: decision.outcome.rawValue,
                 reason: reason(decidedBy: decision), summary: decision.description, decidedBy: "capctld")
         }
     }
 
     /// Why capctld decided a gate so, as far as it tells this process: the failing parts for root.
-    static func reason(decidedBy decision: GateDecision) -> String {
+    static func reason(decidedBy decision: Decision) -> String {
         if decision.holds { return "all requirements hold (capctld)" }
-        guard let explanation = decision.explanation.map(ConditionExplanation.init),
+        guard let explanation = decision.explanation,
             !explanation.failedLeaves.isEmpty
         else { return "capctld: it tells root only why" }
         return "capctld: " + explanation.failedLeaves.map { "\($0.condition): \($0.reason)" }.joined(separator: "; ")

@@ -107,7 +107,7 @@ struct WatchCommand: AsyncParsableCommand {
                         guard gates.contains(decision.gate) else { return true }
                         output.yield(
                             line(
-                                name: decision.gate, kind: "gate", status: Verdict(decision).gateWord,
+                                name: decision.gate, kind: "gate", status: decision.outcome.rawValue,
                                 reason: StatusCommand.reason(decidedBy: decision), json: json, decidedBy: "capctld"))
                         return true
                     }

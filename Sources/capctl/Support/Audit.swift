@@ -51,14 +51,4 @@ enum Audit {
         case .all: 2
         }
     }
-
-    /// The record's outcome for a verdict: a status that decided nothing is undecided.
-    static func outcome(_ verdict: Verdict) -> AuditRecord.Outcome {
-        switch verdict {
-        case .authorized: .authorized
-        case .denied: .denied
-        case .dismissed: .dismissed
-        case .unavailable, .undecided, .notDetermined: .undecided
-        }
-    }
 }

@@ -39,39 +39,32 @@ enum Verdict: String, Sendable {
         }
     }
 
-    /// A gate's verdict: a failed gate is dismissed when a prompt it asked was dismissed.
-    init(_ evaluation: GateEvaluation) {
-        switch evaluation.outcome {
-        case .satisfied: self = .authorized
+    /// A gate's verdict, from its decision.
+    init(_ outcome: Decision.Outcome) {
+        switch outcome {
+        case .holds: self = .authorized
+        case .fails: self = .denied
         case .undecided: self = .undecided
         case .needsInteraction: self = .notDetermined
-        case .failed: self = evaluation.wasDismissed ? .dismissed : .denied
+        case .dismissed: self = .dismissed
         }
     }
 
-    /// The word for a gate with this verdict. A gate is not a capability: it holds or fails, is
-    /// undecided, needs authorization, or was dismissed; capabilities keep their status's words.
-    var gateWord: String {
+    /// The decision a gate with this verdict came to: its word is the gate's word, the same
+    /// capctld sends and the audit trail records. A gate is not a capability: capabilities keep
+    /// their status's words.
+    var decisionOutcome: Decision.Outcome {
         switch self {
-        case .authorized: "holds"
-        case .denied: "fails"
-        case .unavailable, .undecided: "undecided"
-        case .notDetermined: "needsInteraction"
-        case .dismissed: "dismissed"
+        case .authorized: .holds
+        case .denied: .fails
+        case .unavailable, .undecided: .undecided
+        case .notDetermined: .needsInteraction
+        case .dismissed: .dismissed
         }
     }
 
-    /// The verdict a gate word stands for.
-    init?(gateWord: String) {
-        switch gateWord {
-        case "holds": self = .authorized
-        case "fails": self = .denied
-        case "undecided": self = .undecided
-        case "needsInteraction": self = .notDetermined
-        case "dismissed": self = .dismissed
-        default: return nil
-        }
-    }
+    /// The word for a gate with this verdict.
+    var gateWord: String { decisionOutcome.rawValue }
 
     /// A flag asked about by name: true holds, an evaluation error is unavailable, anything else is denied.
     init(flag details: FlagEvaluationDetails<FlagValue>) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A client of capctld written without Swift: the varlink package from PyPI (pinned in
-requirements.txt) for the calls it supports, and a raw socket for the upgrade of Authorize,
-which that package does not speak. Each command prints one JSON object per reply, or
+requirements.txt) for every call, and a raw socket only to send what that package would not
+(broken messages, connections held open). Each command prints one JSON object per reply, or
 {"error": NAME, "parameters": {...}} for a varlink error.
 
     capctld_client.py SOCKET info
@@ -156,39 +156,25 @@ def hold(path, count, release):
 
 
 def authorize(path, gate, answers):
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    connection.connect(path)
-    call = {"method": "org.capctl.gates.Authorize", "parameters": {"gate": gate}, "upgrade": True}
-    connection.sendall(json.dumps(call).encode() + b"\0")
-    stream = connection.makefile("rb")
-    reply = b""
-    while True:
-        byte = stream.read(1)
-        if not byte or byte == b"\0":
-            break
-        reply += byte
-    message = json.loads(reply)
-    if message.get("error"):
-        emit({"error": message["error"], "parameters": message.get("parameters", {})})
-        return
-    emit(message.get("parameters", {}))
-    # Upgraded: questions and the last line, each a line.
-    while True:
-        line = stream.readline()
-        if not line:
-            emit({"closed": True})
-            return
-        text = line.decode().rstrip("\n")
-        emit({"line": text})
-        if text.startswith("pam-secret: ") or text.startswith("pam-prompt: "):
-            answer = answers.readline()
-            if not answer:
-                connection.close()
-                emit({"closed": True})
-                return
-            connection.sendall(answer.encode())
-        elif not text.startswith("pam-"):
-            return
+    """Authorize with interaction, as the varlink package drives it: the questions are replies
+    of a call with more; each answer is an Answer call on a second connection. Prints each reply,
+    each Answer's outcome, and {"closed": true} when the answers ran out (the asking connection is
+    then closed, which dismisses the login)."""
+    client = varlink.Client(address="unix:" + path)
+    with client.open("org.capctl.gates") as asking, client.open("org.capctl.gates") as answering:
+        try:
+            for reply in asking.Authorize(gate=gate, allowInteractiveAuthentication=True, _more=True):
+                reply = as_dict(reply)
+                emit(reply)
+                question = reply.get("question")
+                if question and question["kind"] in ("secret", "visible"):
+                    answer = answers.readline()
+                    if not answer:
+                        emit({"closed": True})
+                        return
+                    answering.Answer(login=question["login"], answer=answer.rstrip("\n"))
+        except varlink.VarlinkError as error:
+            emit({"error": error.error(), "parameters": as_dict(error.parameters())})
 
 
 if __name__ == "__main__":

@@ -1,0 +1,61 @@
+import CapabilityPolicy
+import ProcedureCore
+import Varlink
+
+/// A decision as `org.capctl.gates.Decision`, the one encoder and the one decoder of it: the
+/// service writes it, ``DecisionClient`` reads it, and both use ``Decision/Outcome``'s words.
+extension Decision {
+    /// The decision as the interface's `Decision`.
+    var varlinkValue: VarlinkValue {
+        .object([
+            ("gate", .string(gate)), ("outcome", .string(outcome.rawValue)),
+            ("description", description.map(VarlinkValue.string) ?? .null),
+            ("actions", .array(actions.map(VarlinkValue.string))),
+            ("explanation", explanation.map(Self.value) ?? .null),
+        ])
+    }
+
+    /// The decision in a reply; nil when the reply does not hold one (anything unknown in it
+    /// reads as no decision, never as a weaker one).
+    init?(varlink value: VarlinkValue) {
+        guard case .string(let gate)? = value["gate"], case .string(let word)? = value["outcome"],
+            let outcome = Outcome(rawValue: word), case .array(let actions)? = value["actions"],
+            actions.allSatisfy({ if case .string = $0 { true } else { false } })
+        else { return nil }
+        let description: String?
+        switch value["description"] {
+        case .string(let text)?: description = text
+        case .null?, nil: description = nil
+        default: return nil
+        }
+        let explanation: ConditionExplanation?
+        switch value["explanation"] {
+        case .null?, nil: explanation = nil
+        case let tree?:
+            guard let parsed = Self.explanation(tree) else { return nil }
+            explanation = parsed
+        }
+        self.init(gate: gate, outcome: outcome, description: description, explanation: explanation)
+    }
+
+    /// An explanation as the interface's `Explanation`: the tree `capctl check --explain --json` prints.
+    private static func value(_ explanation: ConditionExplanation) -> VarlinkValue {
+        .object([
+            ("condition", .string(explanation.condition)), ("outcome", .string(explanation.outcome.rawValue)),
+            ("reason", .string(explanation.reason)), ("children", .array(explanation.children.map(value))),
+        ])
+    }
+
+    private static func explanation(_ value: VarlinkValue) -> ConditionExplanation? {
+        guard case .string(let condition)? = value["condition"], case .string(let word)? = value["outcome"],
+            let outcome = ConditionExplanation.Outcome(rawValue: word), case .string(let reason)? = value["reason"],
+            case .array(let values)? = value["children"]
+        else { return nil }
+        var children: [ConditionExplanation] = []
+        for child in values {
+            guard let parsed = explanation(child) else { return nil }
+            children.append(parsed)
+        }
+        return ConditionExplanation(condition: condition, outcome: outcome, reason: reason, children: children)
+    }
+}
