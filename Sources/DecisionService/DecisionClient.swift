@@ -106,7 +106,7 @@ public final class DecisionClient: Sendable {
 
     /// Authorizes one capability of the policy for this process (a PAM login: the login it
     /// keeps, if the policy keeps one, counts for the gates that need it), relaying its questions
-    /// to `conversation`. The decision, named by the capability, is ``Decision/Outcome/init(_:)``
+    /// to `conversation`. The decision, named by the capability, is `Decision.Outcome(status)`
     /// of its status.
     public func authorize(capability: String, conversation: some PAMConversation) throws(Failure) -> Decision {
         try authorize([("capability", .string(capability))], conversation: conversation)
@@ -146,7 +146,9 @@ public final class DecisionClient: Sendable {
             GatesInterface.name + ".Authorize", parameters + [("allowInteractiveAuthentication", .bool(true))]
         ) { reply in
             if let value = reply["decision"] {
-                outcome = Decision(varlink: value).map { .success($0) } ?? .failure(.connection("the reply holds no decision"))
+                outcome =
+                    Decision(varlink: value).map { .success($0) }
+                    ?? .failure(.connection("the reply holds no decision"))
                 return false
             }
             guard let question = reply["question"].flatMap(LoginQuestion.init) else {
@@ -182,7 +184,9 @@ public final class DecisionClient: Sendable {
     }
 
     private static func decision(_ value: VarlinkValue?) throws(Failure) -> Decision {
-        guard let value, let decision = Decision(varlink: value) else { throw .connection("the reply holds no decision") }
+        guard let value, let decision = Decision(varlink: value) else {
+            throw .connection("the reply holds no decision")
+        }
         return decision
     }
 }

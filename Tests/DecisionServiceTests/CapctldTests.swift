@@ -217,8 +217,10 @@ struct CapctldTests {
         #expect(Self.decision(accepted.last)["outcome"] as? String == "holds", "\(accepted)")
         let refused = try Self.client(daemon.socket, ["authorize", "admin-login"], uid: 65534, input: "wrong\n")
         #expect(Self.decision(refused.last)["outcome"] as? String == "fails", "\(refused)")
-        let silent = try Self.client(daemon.socket, ["authorize", "admin-login"], uid: 65534, input: "")
-        #expect(silent.last?["closed"] as? Bool == true, "\(silent)")
+        let declined = try Self.client(daemon.socket, ["authorize", "admin-login"], uid: 65534, input: "")
+        #expect(Self.decision(declined.last)["outcome"] as? String == "dismissed", "\(declined)")
+        let closed = try Self.client(daemon.socket, ["authorize", "admin-login", "close"], uid: 65534, input: "")
+        #expect(closed.last?["closed"] as? Bool == true, "\(closed)")
     }
 
     @Test("Watch replies now and again when the policy changes")
@@ -737,7 +739,8 @@ struct CapctldTests {
         // take turns): each is asked, so all three count.
         for index in 0..<3 {
             pending.append(try asking("answers-\(index)"))
-            #expect(await pending[index].0.nextLine()?.contains(#""kind": "secret""#) == true, "login \(index) is asked")
+            #expect(
+                await pending[index].0.nextLine()?.contains(#""kind": "secret""#) == true, "login \(index) is asked")
         }
         let fourth = try Self.client(daemon.socket, ["authorize", "admin-login"], uid: 65534, input: "secret\n")
         #expect(fourth.first?["error"] as? String == "org.capctl.gates.Busy", "\(fourth)")

@@ -3,9 +3,14 @@ public import ProcedureCore
 
 /// The result of evaluating a gate: the core's verdict and explanation, from which its
 /// ``Decision`` (the words every route uses) is made.
+///
+/// ```swift
+/// let evaluation = try await policy.evaluate(gate: "restart-web", subject: client.subject)
+/// if evaluation.decisionOutcome == .needsInteraction { print("a login could open it") }
+/// ```
 public struct GateEvaluation: Sendable {
     /// How a gate's condition stands: the core's verdict (satisfied, failed, undecided,
-    /// needsInteraction). What is told of it is ``decision``'s outcome.
+    /// needsInteraction). What is told of it is ``GateEvaluation/decisionOutcome``.
     public typealias Outcome = ConditionResult.Verdict
 
     /// The gate's name.

@@ -37,7 +37,9 @@ final class PendingLogins: Sendable {
     /// Hands `answer` (nil: the person declined) to the login named `token`, when process `pid`
     /// of user `uid` is the one it asks and a question waits; false otherwise.
     func answer(_ answer: String?, to token: String, uid: UInt32, pid: Int32?) -> Bool {
-        guard let pid, let login = logins.withLock({ $0[token] }), login.uid == uid, login.pid == pid else { return false }
+        guard let pid, let login = logins.withLock({ $0[token] }), login.uid == uid, login.pid == pid else {
+            return false
+        }
         return login.deliver(answer)
     }
 }

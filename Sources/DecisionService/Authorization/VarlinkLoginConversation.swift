@@ -20,7 +20,8 @@ struct VarlinkLoginConversation: PAMConversation {
         guard send(prompt) else { return .unanswerable("the client went away") }
         let deadline = ContinuousClock.now + .seconds(ClientPAMConversation.answerTimeout)
         while true {
-            let read = connection.readLine(limit: 0, until: deadline, interrupt: login.arrived.descriptor, terminator: 0)
+            let read = connection.readLine(
+                limit: 0, until: deadline, interrupt: login.arrived.descriptor, terminator: 0)
             guard case .interrupted = read else {
                 // The connection is no longer varlink's once a byte of it was read here.
                 replies.closeConnectionAfterReply()

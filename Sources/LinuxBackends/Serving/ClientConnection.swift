@@ -1,5 +1,5 @@
-public import Capabilities
 import CLinuxSupport
+public import Capabilities
 import ConfigurationFiles
 import Glibc
 import Locking

@@ -15,7 +15,7 @@ public import ProcedureCore
 /// trail.record(AuditRecord(action: "restart nginx", gate: "restart-unit", outcome: .holds))
 /// ```
 public struct AuditRecord: Sendable, Equatable {
-    /// What was decided, in the words of every route (``Decision/Outcome``): holds, fails,
+    /// What was decided, in the words of every route (`Decision.Outcome`): holds, fails,
     /// undecided, needsInteraction or dismissed.
     public typealias Outcome = Decision.Outcome
 
@@ -98,7 +98,7 @@ public struct AuditRecord: Sendable, Equatable {
     }
 
     /// The record of one capability's authorization (`capctl authorize`, capctld's `Authorize`
-    /// of a capability), in the decision's words (``Decision/Outcome/init(_:)``).
+    /// of a capability), in the decision's words (`Decision.Outcome(status)`).
     /// - Parameters:
     ///   - capability: The capability's name.
     ///   - status: Where its authorization ended.

@@ -98,7 +98,8 @@ public final class ServeClientRequest: AsyncProcedure<Void>, @unchecked Sendable
         addDidFinishBlockObserver { procedure, error in
             let explanation =
                 (error as? ProcedureError)?.explanation ?? procedure.conditionExplanation
-                ?? ConditionExplanation(condition: "gate \(gate)", outcome: .undecided, reason: error.map { "\($0)" } ?? "")
+                ?? ConditionExplanation(
+                    condition: "gate \(gate)", outcome: .undecided, reason: error.map { "\($0)" } ?? "")
             let refused = error != nil && !ran.withLock { $0 }
             // The work's own failure is not the gate's: the gate held.
             let verdict: GateEvaluation.Outcome =

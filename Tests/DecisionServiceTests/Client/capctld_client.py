@@ -13,7 +13,9 @@ requirements.txt) for every call, and a raw socket only to send what that packag
     capctld_client.py SOCKET metrics               # root only: Prometheus's text, as {"text": ...}
     capctld_client.py SOCKET forget
     capctld_client.py SOCKET watch GATE COUNT      # the first COUNT replies, then closes
-    capctld_client.py SOCKET authorize GATE        # answers each question with a line of stdin
+    capctld_client.py SOCKET authorize GATE        # answers each question with a line of stdin,
+                                                   # declines when stdin ends
+    capctld_client.py SOCKET authorize GATE close  # the same, but closes when stdin ends
     capctld_client.py SOCKET raw                   # sends stdin as is, prints what comes back
     capctld_client.py SOCKET hold COUNT FIFO       # COUNT connections, each asked GetInfo once,
                                                    # then kept open until FIFO is written and closed
@@ -58,8 +60,9 @@ def main():
         return
     if command == "authorize":
         # A named pipe is opened only when the first question comes: opening it waits for a writer.
-        answers = Answers(arguments[1]) if len(arguments) > 1 else sys.stdin
-        authorize(path, arguments[0], answers)
+        closes = arguments[1:] == ["close"]
+        answers = Answers(arguments[1]) if len(arguments) > 1 and not closes else sys.stdin
+        authorize(path, arguments[0], answers, closes)
         return
     if command == "hold":
         hold(path, int(arguments[0]), arguments[1])
@@ -155,11 +158,11 @@ def hold(path, count, release):
         connection.close()
 
 
-def authorize(path, gate, answers):
+def authorize(path, gate, answers, closes=False):
     """Authorize with interaction, as the varlink package drives it: the questions are replies
-    of a call with more; each answer is an Answer call on a second connection. Prints each reply,
-    each Answer's outcome, and {"closed": true} when the answers ran out (the asking connection is
-    then closed, which dismisses the login)."""
+    of a call with more; each answer is an Answer call on a second connection. Prints each reply.
+    When the answers run out, declines (a null answer), which dismisses the login; with
+    ANSWERS "close", closes the asking connection instead and prints {"closed": true}."""
     client = varlink.Client(address="unix:" + path)
     with client.open("org.capctl.gates") as asking, client.open("org.capctl.gates") as answering:
         try:
@@ -169,10 +172,10 @@ def authorize(path, gate, answers):
                 question = reply.get("question")
                 if question and question["kind"] in ("secret", "visible"):
                     answer = answers.readline()
-                    if not answer:
+                    if not answer and closes:
                         emit({"closed": True})
                         return
-                    answering.Answer(login=question["login"], answer=answer.rstrip("\n"))
+                    answering.Answer(login=question["login"], answer=answer.rstrip("\n") if answer else None)
         except varlink.VarlinkError as error:
             emit({"error": error.error(), "parameters": as_dict(error.parameters())})
 
