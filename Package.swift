@@ -134,7 +134,7 @@ let toolTargets: [Target] = [
             "LinuxPolicy", "CapabilityPolicy", "ConfigurationFiles", "LinuxBackends", "Capabilities", "FeatureFlags",
             "ProcedureCore", "Plumbing", "CLinuxSupport", "CPlatform", "CBuildInfo", "CCxxDemangle", "CArgumentVector",
             "Locking", "DecisionService",
-            "Varlink", "CapctlDaemon", "FlagSourceHelper",
+            "Varlink", "CapctlDaemon", "FlagSourceHelper", "FlagSourceClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ],
@@ -163,7 +163,7 @@ let toolTargets: [Target] = [
         name: "CapctlDaemon",
         dependencies: [
             "DecisionService", "LinuxPolicy", "LinuxBackends", "CapabilityPolicy", "ConfigurationFiles", "Plumbing",
-            "RemoteFlags", "CBuildInfo", "CLinuxSupport", .product(name: "SystemPackage", package: "swift-system"),
+            "FlagSourceClient", "CBuildInfo", "CLinuxSupport", .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -172,7 +172,15 @@ let toolTargets: [Target] = [
     // libcurl), started only for a policy that names a service, unprivileged before the first byte.
     .target(
         name: "FlagSourceHelper",
-        dependencies: ["RemoteFlags", "FeatureFlags", "ConfigurationFiles", "Locking", "CLinuxSupport"]),
+        dependencies: ["RemoteFlags", "FeatureFlags", "FlagSourceClient", "ConfigurationFiles", "Locking", "CLinuxSupport"]),
+    // The helper's client, for capctl and capctld: starts it, reads its typed messages, and links
+    // no HTTP client.
+    .target(
+        name: "FlagSourceClient",
+        dependencies: [
+            "FeatureFlags", "ConfigurationFiles", "Plumbing", "Locking", "CLinuxSupport",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
     // Typed names for a target's flag and policy files (FlagKeys, GateNames, CapabilityNames).
     .plugin(
         name: "GenerateFlagAccessors", capability: .buildTool(),
@@ -316,7 +324,9 @@ let testTargets: [Target] = [
     // capctld as a system daemon, driven by a Python varlink client (its Client/ folder).
     .testTarget(
         name: "DecisionServiceTests",
-        dependencies: ["TestSupport", "capctld", "capctl", "capability-probe", "Varlink", "DecisionService"],
+        dependencies: [
+            "TestSupport", "capctld", "capctl", "capctl-flag-source", "capability-probe", "Varlink", "DecisionService",
+        ],
         exclude: ["Client"]),
 ]
 

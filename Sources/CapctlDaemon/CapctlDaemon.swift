@@ -12,6 +12,7 @@ import CBuildInfo
 import CLinuxSupport
 import CapabilityPolicy
 import DecisionService
+import FlagSourceClient
 import Glibc
 import LinuxBackends
 import LinuxPolicy
@@ -19,7 +20,6 @@ import Logging
 import Metrics
 import Plumbing
 import Prometheus
-import RemoteFlags
 import ServiceLifecycle
 import SystemPackage
 
@@ -154,7 +154,7 @@ package enum CapctlDaemon {
         }
 
         var environment = PolicyEnvironment.linux
-        environment.httpFlagSource = { HTTPFlagSource($0) }
+        environment.httpFlagSource = { FlagSourceProcess($0) }
         var policyOptions = PolicyOptions()
         policyOptions.keptLoginRecords = DaemonSettings.keptLoginRecords()
         let store = PolicyStore(

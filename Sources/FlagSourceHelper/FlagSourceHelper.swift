@@ -1,18 +1,20 @@
 import CLinuxSupport
 import ConfigurationFiles
 import FeatureFlags
+import FlagSourceClient
 import Glibc
 import Locking
 import RemoteFlags
 
-/// `capctl-flag-source SETTINGS`: follows one flag service for capctl, which starts it only when a
+/// `capctl-flag-source SETTINGS`: follows one flag service for capctl or capctld
+/// (`FlagSourceProcess`, beside it in FlagSourceClient), which start it only when a
 /// policy names a service: the network is talked to by a process of its own that leaves root
 /// before the first byte, and libcurl is loaded only there. The package installs it as a name of
 /// capctl's own binary (Docs/Performance.md, "One binary"); `capctl-flag-source` is the same for
 /// development.
 ///
-/// The settings are JSON (`RemoteFlagSourceMessage`). Standard input takes one command a line:
-/// `start`, `start follow`, `refresh`, `refresh if-due`; its end stops the source and the helper.
+/// The settings are JSON (`RemoteFlagSourceMessage`). Standard input takes one command a line
+/// (`FlagSourceCommand`); its end stops the source and the helper.
 /// Standard output gets one line of JSON per event, each with the whole status and the last good
 /// document: `started` first, then `loaded`, `confirmed`, `failed` and `expired` as they happen,
 /// and `refreshed` when a refresh asked for has ended.
@@ -43,24 +45,25 @@ package enum FlagSourceHelper {
                 exit(71)
             }
         }
-        Output.send("started", source)
-        while let command = Self.nextCommand() {
-            switch command {
-            case "start", "start follow":
-                source.start(follow: command == "start follow") { event in
-                    switch event {
-                    case .loaded: Output.send("loaded", source)
-                    case .confirmed: Output.send("confirmed", source)
-                    case .failed(let error): Output.send("failed", source, error: error)
-                    case .expired(let reason): Output.send("expired", source, reason: reason)
-                    }
-                }
-            case "refresh", "refresh if-due":
-                await source.refresh(onlyIfDue: command == "refresh if-due")
-                Output.send("refreshed", source)
-            default:
+        Output.send(.started, source)
+        while let line = Self.nextCommand() {
+            guard let command = FlagSourceCommand(line: line) else {
                 Output.error("capctl-flag-source: unknown command")
                 exit(64)
+            }
+            switch command {
+            case .start(let follow):
+                source.start(follow: follow) { event in
+                    switch event {
+                    case .loaded: Output.send(.loaded, source)
+                    case .confirmed: Output.send(.confirmed, source)
+                    case .failed(let error): Output.send(.failed, source, error: error)
+                    case .expired(let reason): Output.send(.expired, source, reason: reason)
+                    }
+                }
+            case .refresh(let onlyIfDue):
+                await source.refresh(onlyIfDue: onlyIfDue)
+                Output.send(.refreshed, source)
             }
         }
         source.stop()
@@ -94,8 +97,10 @@ enum Unprivileged {
 enum Output {
     private static let lock = Lock(())
 
-    static func send(_ event: String, _ source: HTTPFlagSource, error: ConfigurationError? = nil, reason: String? = nil)
-    {
+    static func send(
+        _ event: RemoteFlagSourceMessage.Event, _ source: HTTPFlagSource, error: ConfigurationError? = nil,
+        reason: String? = nil
+    ) {
         let line = RemoteFlagSourceMessage.encode(
             RemoteFlagSourceMessage.Update(
                 event: event, status: source.status, document: source.document, error: error, reason: reason))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CapabilityPolicy
 import ConfigurationFiles
+import FlagSourceClient
 import Glibc
 import LinuxBackends
 import LinuxPolicy

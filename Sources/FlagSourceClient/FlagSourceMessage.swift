@@ -1,15 +1,58 @@
 package import ConfigurationFiles
+package import FeatureFlags
+
+/// What a program asks of its flag source helper, one line each on the helper's standard input:
+/// the one encoder (``line``) the program uses and the one decoder (``init(line:)``) the helper uses.
+package enum FlagSourceCommand: Equatable, Sendable {
+    /// Start fetching; with `follow`, keep fetching at the source's interval.
+    case start(follow: Bool)
+    /// Fetch now; with `onlyIfDue`, only when the last good copy is older than the interval.
+    case refresh(onlyIfDue: Bool)
+
+    package var line: String {
+        switch self {
+        case .start(let follow): follow ? "start follow" : "start"
+        case .refresh(let onlyIfDue): onlyIfDue ? "refresh if-due" : "refresh"
+        }
+    }
+
+    /// The command a line holds; nil for anything else.
+    package init?(line: String) {
+        switch line {
+        case "start": self = .start(follow: false)
+        case "start follow": self = .start(follow: true)
+        case "refresh": self = .refresh(onlyIfDue: false)
+        case "refresh if-due": self = .refresh(onlyIfDue: true)
+        default: return nil
+        }
+    }
+}
 
 /// The messages between a program and a helper process that follows a flag service for it
-/// (capctl and `capctl-flag-source`): the source's settings as the helper's one argument, then,
-/// from the helper, one line of JSON per event, each with the source's whole status and its last
-/// good document. The program parses the document itself, so a helper can only hand over flags
-/// that load there too.
+/// (capctl, capctld and `capctl-flag-source`): the source's settings as the helper's one argument,
+/// then, from the helper, one line of JSON per event, each with the source's whole status and its
+/// last good document. The program parses the document itself, so a helper can only hand over
+/// flags that load there too.
 package enum RemoteFlagSourceMessage {
+    /// What happened, as one line from the helper names it.
+    package enum Event: String, Sendable {
+        /// The helper runs; the status holds the last good copy read from disk.
+        case started
+        /// New flags came.
+        case loaded
+        /// The service said the flags are unchanged.
+        case confirmed
+        /// A fetch failed (``Update/error``).
+        case failed
+        /// The flags are past max-staleness (``Update/reason``).
+        case expired
+        /// A refresh asked for has ended.
+        case refreshed
+    }
+
     /// What one line from the helper says.
     package struct Update: Sendable {
-        /// `started`, `loaded`, `confirmed`, `failed`, `expired` or `refreshed`.
-        package var event: String
+        package var event: Event
         /// The status, without flags: ``document`` holds them.
         package var status: RemoteFlagSourceStatus
         package var document: (text: String, format: FlagFileFormat)?
@@ -19,7 +62,7 @@ package enum RemoteFlagSourceMessage {
         package var reason: String?
 
         package init(
-            event: String, status: RemoteFlagSourceStatus, document: (text: String, format: FlagFileFormat)?,
+            event: Event, status: RemoteFlagSourceStatus, document: (text: String, format: FlagFileFormat)?,
             error: ConfigurationError? = nil, reason: String? = nil
         ) {
             self.event = event
@@ -72,7 +115,7 @@ package enum RemoteFlagSourceMessage {
             members["document"] = .string(document.text)
             members["format"] = .string(document.format.rawValue)
         }
-        var message: [String: FlagValue] = ["event": .string(update.event), "status": .structure(members)]
+        var message: [String: FlagValue] = ["event": .string(update.event.rawValue), "status": .structure(members)]
         message["error"] = update.error.map(encode)
         message["reason"] = update.reason.map(FlagValue.string)
         return FlagValue.structure(message).description
@@ -80,7 +123,8 @@ package enum RemoteFlagSourceMessage {
 
     package static func update(from line: String, location: String) throws(ConfigurationError) -> Update {
         let message = try read(line)
-        guard case .string(let event) = message["event"], case .structure(let status) = message["status"],
+        guard case .string(let word) = message["event"], let event = Event(rawValue: word),
+            case .structure(let status) = message["status"],
             let condition = status["condition"]?.stringValue.flatMap(RemoteFlagSourceStatus.Condition.init)
         else { throw ConfigurationError("not a message of the flag source helper", file: location) }
         var document: (text: String, format: FlagFileFormat)?

@@ -1,15 +1,16 @@
 import CLinuxSupport
 import ConfigurationFiles
 import Dispatch
-import FeatureFlags
+package import FeatureFlags
 import Glibc
 import Locking
 import Plumbing
 import SystemPackage
 
-/// A flag service followed by capctl's helper process, `capctl-flag-source`, which holds
-/// RemoteFlags' `HTTPFlagSource`: capctl itself links no HTTP client, so a check on a policy
-/// without flag services starts without SwiftNIO, TLS and Foundation (Docs/Performance.md).
+/// A flag service followed by the helper process `capctl-flag-source`, which holds RemoteFlags'
+/// `HTTPFlagSource`: capctl and capctld (`PolicyEnvironment.httpFlagSource`) talk to the network
+/// only through it, so neither parses HTTP, TLS or JSON from a flag service in its own process,
+/// and a check on a policy without flag services loads no HTTP client (Docs/Performance.md).
 ///
 /// The helper is found beside the capctl binary (`../libexec/capctl/` as the Debian package
 /// installs it, or the same directory in a build), never through the environment, and started
@@ -22,9 +23,9 @@ import SystemPackage
 /// under root, capctl writes the last good copy from those reports.
 /// A helper that cannot be started, or that ends, is a problem of the source: its flags are
 /// answered with an error once past their limit, as for a service that cannot be reached.
-final class FlagSourceProcess: RemoteFlagSource {
-    let settings: HTTPFlagSourceSettings
-    var location: String { settings.url }
+package final class FlagSourceProcess: RemoteFlagSource {
+    package let settings: HTTPFlagSourceSettings
+    package var location: String { settings.url }
 
     private struct State {
         var status: RemoteFlagSourceStatus
@@ -42,7 +43,7 @@ final class FlagSourceProcess: RemoteFlagSource {
 
     /// Starts the helper and waits (at most the source's timeout, plus five seconds) for its first
     /// status, which holds the last good copy from disk.
-    init(_ settings: HTTPFlagSourceSettings) {
+    package init(_ settings: HTTPFlagSourceSettings) {
         self.settings = settings
         state = Lock(State(status: RemoteFlagSourceStatus(location: settings.url, condition: .loading)))
         let helper: (pid: pid_t, input: LineConnection, output: LineConnection)
@@ -85,12 +86,12 @@ final class FlagSourceProcess: RemoteFlagSource {
         stop()
     }
 
-    var status: RemoteFlagSourceStatus {
+    package var status: RemoteFlagSourceStatus {
         state.withLock { state in
             var status = state.status
             // Without its helper, the source still expires on time.
             if state.ended, status.condition != .loading, let last = status.lastSuccess,
-                Timestamp.secondsSince1970() - last > Double(settings.maxStaleness.components.seconds)
+                FlagDate.now.secondsSince1970 - last > Double(settings.maxStaleness.components.seconds)
             {
                 status.condition = .expired
             }
@@ -98,19 +99,19 @@ final class FlagSourceProcess: RemoteFlagSource {
         }
     }
 
-    func start(follow: Bool, _ handler: @escaping @Sendable (RemoteFlagSourceEvent) -> Void) {
+    package func start(follow: Bool, _ handler: @escaping @Sendable (RemoteFlagSourceEvent) -> Void) {
         let input = state.withLock { state -> LineConnection? in
             state.handler = handler
             guard !state.started else { return nil }
             state.started = true
             return state.input
         }
-        input?.writeLine(follow ? "start follow" : "start")
+        input?.writeLine(FlagSourceCommand.start(follow: follow).line)
     }
 
     /// Asks the helper for a refresh and waits for it to report one: at most the source's timeout
     /// and five seconds, after which the helper is taken as gone (a problem of the source).
-    func refresh(onlyIfDue: Bool) async {
+    package func refresh(onlyIfDue: Bool) async {
         let limit = settings.timeout + .seconds(5)
         let waiter = RefreshWaiter()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -125,7 +126,7 @@ final class FlagSourceProcess: RemoteFlagSource {
                 return
             }
             // A helper that is gone is its reader's to report.
-            input.writeLine(onlyIfDue ? "refresh if-due" : "refresh")
+            input.writeLine(FlagSourceCommand.refresh(onlyIfDue: onlyIfDue).line)
             Self.timers.asyncAfter(deadline: .now() + .milliseconds(Int(limit.components.seconds) * 1000)) {
                 [weak self] in
                 // Taken first, resumed last: whoever reads the source next sees why.
@@ -137,9 +138,9 @@ final class FlagSourceProcess: RemoteFlagSource {
     }
 
     /// Only for refresh deadlines, which never block.
-    private static let timers = DispatchQueue(label: "capctl.FlagSourceProcess.timers")
+    private static let timers = DispatchQueue(label: "FlagSourceProcess.timers")
 
-    func stop() {
+    package func stop() {
         let input = state.withLock { state -> LineConnection? in
             state.handler = nil
             defer { state.input = nil }
@@ -172,17 +173,17 @@ final class FlagSourceProcess: RemoteFlagSource {
                 }
             }
             state.status = status
-            let resume = update.event == "refreshed" && !state.waiting.isEmpty ? state.waiting.removeFirst() : nil
+            let resume = update.event == .refreshed && !state.waiting.isEmpty ? state.waiting.removeFirst() : nil
             return (state.handler, status.flags, resume)
         }
         // Kept before anyone hears of it, as the source itself does.
-        if update.event == "loaded" || update.event == "confirmed" { keepCopy(update) }
+        if update.event == .loaded || update.event == .confirmed { keepCopy(update) }
         switch update.event {
-        case "loaded": if let flags { handler?(.loaded(flags)) }
-        case "confirmed": handler?(.confirmed)
-        case "failed": handler?(.failed(update.error ?? ConfigurationError("a refresh failed", file: settings.url)))
-        case "expired": handler?(.expired(update.reason ?? "the flags are past max-staleness"))
-        default: break
+        case .loaded: if let flags { handler?(.loaded(flags)) }
+        case .confirmed: handler?(.confirmed)
+        case .failed: handler?(.failed(update.error ?? ConfigurationError("a refresh failed", file: settings.url)))
+        case .expired: handler?(.expired(update.reason ?? "the flags are past max-staleness"))
+        case .started, .refreshed: break
         }
         resume?.resume()
     }
@@ -219,7 +220,8 @@ final class FlagSourceProcess: RemoteFlagSource {
 
     // MARK: Starting the helper
 
-    /// `capctl-flag-source` in `PREFIX/libexec/capctl/` for a capctl in `PREFIX/bin/`, or beside it.
+    /// `capctl-flag-source` in `PREFIX/libexec/capctl/` for a program in `PREFIX/bin/` (or
+    /// `PREFIX/sbin/`), or beside it.
     static func helperPath() throws(ConfigurationError) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
