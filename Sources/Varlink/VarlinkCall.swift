@@ -89,6 +89,28 @@ public struct VarlinkCall: Sendable {
         return value
     }
 
+    /// The boolean parameter `name`; `InvalidParameter` when it is missing or not a boolean.
+    public func bool(_ name: String) throws(VarlinkError) -> Bool {
+        guard let value = try optionalBool(name) else { throw .invalidParameter(name) }
+        return value
+    }
+
+    /// The integer parameter `name`; `InvalidParameter` when it is missing or not a whole number.
+    public func int(_ name: String) throws(VarlinkError) -> Int64 {
+        guard let value = try optionalInt(name, in: Int64.min...Int64.max) else { throw .invalidParameter(name) }
+        return value
+    }
+
+    /// The number parameter `name` (varlink's `float`: JSON writes 1.0 and 1 alike, so a whole
+    /// number counts); `InvalidParameter` when it is missing or not a number.
+    public func float(_ name: String) throws(VarlinkError) -> Double {
+        switch parameters[name] {
+        case .float(let value)?: return value
+        case .int(let value)?: return Double(value)
+        default: throw .invalidParameter(name)
+        }
+    }
+
     /// The string parameter `name` if given (null counts as not given).
     public func optionalString(_ name: String) throws(VarlinkError) -> String? {
         switch parameters[name] {

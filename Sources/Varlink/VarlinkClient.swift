@@ -71,6 +71,13 @@ public final class VarlinkClient: Sendable {
         }
     }
 
+    /// Calls `method` with `oneway`: the service sends no reply, and none is waited for.
+    public func callOneway(_ method: String, _ parameters: [(key: String, value: VarlinkValue)] = []) throws(Failure) {
+        try turn.withLock { _ throws(Failure) in
+            try send(method, parameters, flags: [("oneway", .bool(true))])
+        }
+    }
+
     /// Calls `method` with `more` and hands each reply's parameters to `body` until the service
     /// sends its last reply or `body` returns false (the connection is then closed: varlink has
     /// no other way to stop a call).

@@ -1,35 +1,13 @@
 package import Plumbing
 import SystemPackage
 
-/// Serves varlink calls on one connection until the client closes it, breaks the protocol,
-/// stays silent past ``Limits/idleTimeout`` or upgrades it: each message a JSON object ended by a
+/// Serves varlink calls on one connection until the client closes it, breaks the protocol or
+/// stays silent past the idle timeout (``VarlinkLimits``): each message a JSON object ended by a
 /// NUL byte, answered in order (varlink.org). `org.varlink.service` is answered here; every
 /// other interface by its handlers.
 package struct VarlinkConnection {
-    /// Bounds that keep one client from holding the service.
-    package struct Limits: Sendable {
-        /// The largest message read, in bytes; a longer one closes the connection.
-        package var messageSize: Int
-        /// How long the client may take to send a whole call, from the end of the last reply
-        /// (or from connecting).
-        package var idleTimeout: Duration
-
-        package init(messageSize: Int = 65_536, idleTimeout: Duration = .seconds(10)) {
-            (self.messageSize, self.idleTimeout) = (messageSize, idleTimeout)
-        }
-    }
-
-    /// How serving ended.
-    package enum End: Equatable, Sendable {
-        /// The client closed the connection between calls.
-        case closed
-        /// A call upgraded the connection; its handler spoke its own protocol on it.
-        case upgraded
-        /// The client broke the protocol, sent too much, or was too slow; why.
-        case refused(String)
-        /// The service is stopping: the call in progress was answered, no other is taken.
-        case stopped
-    }
+    package typealias Limits = VarlinkLimits
+    package typealias End = VarlinkService.End
 
     let connection: LineConnection
     let info: VarlinkServiceInfo
@@ -89,7 +67,6 @@ package struct VarlinkConnection {
             } catch {
                 replies.fail(error)
             }
-            if replies.isUpgraded { return .upgraded }
             if replies.clientIsGone || replies.closesConnection { return .closed }
         }
     }

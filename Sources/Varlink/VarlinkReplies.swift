@@ -1,9 +1,9 @@
 import Locking
-package import Plumbing
+import Plumbing
 
 /// The replies to one call, sent in order on its connection: any number that continue (when the
-/// call asked for `more`), then one final reply; or one reply that upgrades the connection out
-/// of varlink (when the call asked for `upgrade`). A `oneway` call's replies are not sent.
+/// call asked for `more`), then one final reply. A `oneway` call's replies are not sent. (A call
+/// asking for `upgrade` is answered as any other: no method here leaves varlink.)
 public final class VarlinkReplies: Sendable {
     private let connection: LineConnection
     private let call: VarlinkCall
@@ -11,7 +11,6 @@ public final class VarlinkReplies: Sendable {
 
     private struct State {
         var finished = false
-        var upgraded = false
         var closing = false
         var failedToSend = false
     }
@@ -21,10 +20,8 @@ public final class VarlinkReplies: Sendable {
         self.call = call
     }
 
-    /// Whether the final reply (or an upgrade) was sent.
+    /// Whether the final reply was sent.
     var isFinished: Bool { state.withLock { $0.finished } }
-    /// Whether the connection left varlink.
-    var isUpgraded: Bool { state.withLock { $0.upgraded } }
     /// Whether a reply could not be written (the client went away).
     public var clientIsGone: Bool { state.withLock { $0.failedToSend } }
 
@@ -55,15 +52,6 @@ public final class VarlinkReplies: Sendable {
     /// Sends the final reply as an error.
     func fail(_ error: VarlinkError) {
         send(message: error.replyMessage, final: true)
-    }
-
-    /// Sends the reply that confirms an upgrade and hands the connection over: from here on the
-    /// caller speaks its own protocol on it. The call must have asked for `upgrade`.
-    package func upgrade(_ parameters: [(key: String, value: VarlinkValue)]) throws(VarlinkError) -> LineConnection {
-        guard call.upgrade else { throw .invalidParameter("upgrade") }
-        state.withLock { $0.upgraded = true }
-        send(["parameters": .object(parameters)], final: true)
-        return connection
     }
 
     private func send(_ members: KeyValuePairs<String, VarlinkValue>, final: Bool) {

@@ -88,19 +88,8 @@ struct CapctldTests {
         }
     }
 
-    /// The pinned client's interpreter: the venv Scripts/test makes (CAPCTLD_CLIENT_PYTHON), or
-    /// the same venv found next to the build.
-    static var python: String? {
-        if let named = ProcessInfo.processInfo.environment["CAPCTLD_CLIENT_PYTHON"], !named.isEmpty { return named }
-        // The build folder: the nearest directory above the test binary that holds the venv.
-        var directory = URL(fileURLWithPath: builtProduct("capctld")).deletingLastPathComponent()
-        while directory.path != "/" {
-            let venv = directory.appendingPathComponent("capctld-client-venv/bin/python").path
-            if FileManager.default.isExecutableFile(atPath: venv) { return venv }
-            directory.deleteLastPathComponent()
-        }
-        return nil
-    }
+    /// The pinned client's interpreter (``VarlinkPython``).
+    static var python: String? { VarlinkPython.interpreter }
 
     /// The client script, where any user can read it.
     static let script: String = {
