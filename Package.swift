@@ -163,8 +163,11 @@ let toolTargets: [Target] = [
         name: "CapctlDaemon",
         dependencies: [
             "DecisionService", "LinuxPolicy", "LinuxBackends", "CapabilityPolicy", "ConfigurationFiles", "Plumbing",
-            "FlagSourceClient", "CBuildInfo", "CLinuxSupport", .product(name: "SystemPackage", package: "swift-system"),
+            "FlagSourceClient", "CBuildInfo", "CLinuxSupport", "Locking",
+            .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),

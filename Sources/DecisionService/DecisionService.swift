@@ -40,6 +40,7 @@ public final class DecisionService: Sendable {
     private let info: VarlinkServiceInfo
     private let limits: VarlinkConnection.Limits
     private let metricsExposition: (@Sendable () -> String)?
+    private let systemdService: SystemdServiceControl?
     /// Logins being asked per user: each is a PAM transaction, so one user cannot try passwords
     /// on many connections at once.
     private let conversations = PerUserCounts()
@@ -77,11 +78,14 @@ public final class DecisionService: Sendable {
     ///     accepting; those still served then are cut off.
     ///   - metricsExposition: The metrics as text, for root's `Metrics` call (capctld gives
     ///     Prometheus's exposition of its swift-metrics backend); nil: `Metrics` is refused.
+    ///   - systemdService: What `io.systemd.service`'s `Reload` and `SetLogLevel` do; nil: the
+    ///     interface is not served.
     public init(
         policy: PolicyStore, audit: AuditTrail, keptLogins: KeptLoginRecords? = nil, listener: ClientListener? = nil,
         version: String = "1", idleTimeout: Duration = .seconds(10), drainTimeout: Duration = defaultDrainTimeout,
-        metricsExposition: (@Sendable () -> String)? = nil
+        metricsExposition: (@Sendable () -> String)? = nil, systemdService: SystemdServiceControl? = nil
     ) {
+        self.systemdService = systemdService
         self.policy = policy
         self.audit = audit
         self.keptLogins = keptLogins
@@ -100,7 +104,9 @@ public final class DecisionService: Sendable {
     public func serve(_ client: ClientConnection) {
         let (logins, uid, pid) = (pendingLogins, client.subject.uid, client.peerProcessID)
         let connection = VarlinkConnection(
-            connection: client.lineConnection, info: info, interfaces: [interface(for: client)], limits: limits,
+            connection: client.lineConnection, info: info,
+            interfaces: [interface(for: client)]
+                + (systemdService.map { [SystemdServiceInterface.interface($0, for: client)] } ?? []), limits: limits,
             stopping: stopping, awaited: { logins.asks(uid: uid, pid: pid) })
         _ = connection.serve()
     }

@@ -128,7 +128,10 @@ struct CapctldTests {
         let daemon = try await Daemon()
         let replies = try Self.client(daemon.socket, ["info"])
         #expect(replies.first?["product"] as? String == "capctld")
-        #expect(replies.first?["interfaces"] as? [String] == ["org.varlink.service", "org.capctl.gates"])
+        #expect(
+            replies.first?["interfaces"] as? [String] == [
+                "org.varlink.service", "io.systemd.service", "org.capctl.gates",
+            ])
         #expect((replies.last?["description"] as? String)?.hasPrefix("# Gates of the system") == true)
     }
 
@@ -456,6 +459,47 @@ struct CapctldTests {
         kill(daemon.process.pid, SIGTERM)
         try notify.waitFor("STOPPING=1", from: "capctld")
         #expect(daemon.process.waitUntilExit() == 0)
+    }
+
+    /// Messages sent as they are through the Python client's `raw` command, as `uid`: each reply.
+    static func raw(_ daemon: Daemon, _ messages: [String], uid: UInt32? = nil) throws -> [[String: Any]] {
+        try client(daemon.socket, ["raw"], uid: uid, input: messages.map { $0 + "\u{0}" }.joined())
+            .filter { $0["closed"] == nil }
+    }
+
+    @Test(
+        "io.systemd.service: Ping for anyone; Reload and SetLogLevel for root only; Reload and SIGHUP tell systemd RELOADING, then READY"
+    )
+    func systemdServiceInterface() async throws {
+        let directory = try TemporaryDirectory(prefix: "capctld-notify")
+        let notify = try NotifySocket(path: directory.path + "/notify.sock")
+        let daemon = try await Daemon(environment: ["NOTIFY_SOCKET": notify.path])
+        try notify.waitForReady("capctld")
+        let info = try Self.client(daemon.socket, ["info"]).first
+        #expect((info?["interfaces"] as? [String])?.contains("io.systemd.service") == true, "\(info ?? [:])")
+        let ping = #"{"method": "io.systemd.service.Ping"}"#
+        let reload = #"{"method": "io.systemd.service.Reload"}"#
+        let nobody = try Self.raw(
+            daemon, [ping, reload, #"{"method": "io.systemd.service.SetLogLevel", "parameters": {"level": 7}}"#],
+            uid: 65534)
+        #expect(nobody.count == 3 && nobody[0]["error"] == nil, "\(nobody)")
+        #expect(
+            nobody.dropFirst().allSatisfy { $0["error"] as? String == "org.varlink.service.PermissionDenied" },
+            "\(nobody)")
+        let invalid = try Self.raw(
+            daemon, [#"{"method": "io.systemd.service.SetLogLevel", "parameters": {"level": 9}}"#, ping + "x"])
+        #expect(invalid.first?["error"] as? String == "org.varlink.service.InvalidParameter", "\(invalid)")
+        // Debug lines only once root asked for them.
+        let root = try Self.raw(
+            daemon, [#"{"method": "io.systemd.service.SetLogLevel", "parameters": {"level": 7}}"#, reload])
+        #expect(root.count == 2 && root.allSatisfy { $0["error"] == nil }, "\(root)")
+        try notify.waitFor("RELOADING=1", from: "capctld")
+        try notify.waitFor("READY=1", from: "capctld")
+        #expect(await daemon.process.waitForOutput(containing: "capctld: policy read again"))
+        kill(daemon.process.pid, SIGHUP)
+        try notify.waitFor("RELOADING=1", from: "capctld")
+        try notify.waitFor("READY=1", from: "capctld")
+        #expect(await daemon.process.waitForOutput(containing: "capctld: policy read again"))
     }
 
     /// A flagd document with the Boolean flag `key`, on or off.
