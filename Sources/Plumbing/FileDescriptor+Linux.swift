@@ -20,6 +20,13 @@ extension Errno {
 }
 
 extension FileDescriptor {
+    /// Owns the descriptor a system call returned; nil when it returned none (a negative
+    /// number), so no -1 is ever carried as a descriptor. Close it with a `defer` right after.
+    package init?(adopting raw: Int32) {
+        guard raw >= 0 else { return nil }
+        self.init(rawValue: raw)
+    }
+
     /// A connected pair of Unix stream sockets, both close-on-exec (`socketpair(2)`). A socket
     /// rather than a pipe where the writer must get EPIPE, not SIGPIPE, once the reader is gone.
     package static func socketPair() throws(Errno) -> (FileDescriptor, FileDescriptor) {

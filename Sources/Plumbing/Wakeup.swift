@@ -1,11 +1,12 @@
 import Glibc
 import Synchronization
-import SystemPackage
+package import SystemPackage
 
 /// Wakes a thread waiting in poll(2) from any thread: a byte on a socket pair.
 package final class Wakeup: Sendable {
-    /// The end a waiting thread polls (-1 when no pair could be made: nothing wakes it then).
-    package var descriptor: Int32 { reader?.rawValue ?? -1 }
+    /// The end a waiting thread polls; nil when no pair could be made (the process is out of
+    /// descriptors): then only ``wasSignalled`` tells, and a waiter must not wait without a bound.
+    package var descriptor: FileDescriptor? { reader }
     private let reader: FileDescriptor?
     private let writer: FileDescriptor?
     private let signalled = Atomic<Bool>(false)

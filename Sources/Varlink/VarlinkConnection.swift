@@ -33,7 +33,7 @@ package struct VarlinkConnection {
 
     /// Serves calls until the connection ends.
     package func serve() -> End {
-        let interrupt = stopping.map { FileDescriptor(rawValue: $0.descriptor) }
+        let interrupt = stopping?.descriptor
         while true {
             let isAwaited = awaited?() == true
             // Between calls: a stopping service takes no more (pipelined ones included), except

@@ -1,6 +1,7 @@
 import CLinuxSupport
 import CSystemdBus
 import Glibc
+import SystemPackage
 
 /// A connection to the system bus through sd-bus (a `unix:path=` address from
 /// `DBUS_SYSTEM_BUS_ADDRESS`, or the standard socket). sd-bus connections are not thread-safe: one is made, used and closed on one thread.
@@ -160,10 +161,11 @@ final class DBusConnection {
     }
 
     /// Dispatches replies and calls until `done` holds, or throws ``DBusError/timedOut`` once
-    /// `deadline` passes. A byte written to `wake` (a pipe's read end) interrupts the wait and runs
-    /// `onWake`, so another thread can ask for a cancellation.
+    /// `deadline` passes. A byte written to `wake` (a pipe's read end; polled, not owned)
+    /// interrupts the wait and runs `onWake`, so another thread can ask for a cancellation.
     func run(
-        until done: () -> Bool, deadline: ContinuousClock.Instant? = nil, wake: Int32 = -1, onWake: () -> Void = {}
+        until done: () -> Bool, deadline: ContinuousClock.Instant? = nil, wake: FileDescriptor? = nil,
+        onWake: () -> Void = {}
     ) throws(DBusError) {
         do throws(DBusError) {
             try dispatch(until: done, deadline: deadline, wake: wake, onWake: onWake)
@@ -174,7 +176,7 @@ final class DBusConnection {
     }
 
     private func dispatch(
-        until done: () -> Bool, deadline: ContinuousClock.Instant?, wake: Int32, onWake: () -> Void
+        until done: () -> Bool, deadline: ContinuousClock.Instant?, wake: FileDescriptor?, onWake: () -> Void
     ) throws(DBusError) {
         while !done() {
             let processed = library.process(bus, nil)
@@ -195,15 +197,15 @@ final class DBusConnection {
             if events < 0 { throw DBusError(errno: events, "the bus connection failed") }
             var descriptors = [
                 pollfd(fd: library.descriptor(bus), events: Int16(events), revents: 0),
-                pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake?.rawValue ?? 0, events: Int16(POLLIN), revents: 0),
             ]
-            let waited = poll(&descriptors, wake >= 0 ? 2 : 1, timeout)
+            let waited = poll(&descriptors, wake == nil ? 1 : 2, timeout)
             if waited < 0, errno != EINTR {
                 throw DBusError(errno: -errno, "cannot wait for the bus")
             }
-            if wake >= 0, descriptors[1].revents != 0 {
+            if let wake, descriptors[1].revents != 0 {
                 var byte: UInt8 = 0
-                _ = read(wake, &byte, 1)
+                _ = read(wake.rawValue, &byte, 1)
                 onWake()
             }
         }

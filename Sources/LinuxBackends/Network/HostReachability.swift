@@ -237,10 +237,14 @@ enum TCPProbe {
 
     private static func connect(_ family: Int32, _ address: [UInt8], waitingAtMost milliseconds: Int32) -> Attempt {
         guard milliseconds > 0 else { return .answered(ETIMEDOUT) }
-        let fd = socket(
-            family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return .failed(errno) }
-        defer { try? FileDescriptor(rawValue: fd).close() }
+        guard
+            let owned = FileDescriptor(
+                adopting: socket(
+                    family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                    0))
+        else { return .failed(errno) }
+        defer { try? owned.close() }
+        let fd = owned.rawValue
         let started = address.withUnsafeBytes { raw in
             Glibc.connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
         }

@@ -38,7 +38,7 @@ struct PolkitAgentHelper {
     /// Authenticates `user` for the session `cookie` names, asking through `conversation`. A
     /// descriptor that becomes readable at `interrupt` (a cancellation) stops the helper between
     /// lines, as a dismissal.
-    func authenticate(user: String, cookie: String, conversation: any PAMConversation, interrupt: Int32 = -1)
+    func authenticate(user: String, cookie: String, conversation: any PAMConversation, interrupt: FileDescriptor? = nil)
         -> Outcome
     {
         guard !cookie.contains("\n"), !user.hasPrefix("-") else {
@@ -83,7 +83,7 @@ struct PolkitAgentHelper {
         let writer = LineConnection(owning: input.parent)
         let reader = LineConnection(owning: output.parent)
         // Polled, not owned: the caller's.
-        let interruption = interrupt >= 0 ? FileDescriptor(rawValue: interrupt) : nil
+        let interruption = interrupt
         defer {
             writer.close()
             reader.close()

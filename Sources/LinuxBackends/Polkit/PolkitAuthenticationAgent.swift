@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// A polkit authentication agent for this process alone, registered while one interactive
 /// check runs: when polkitd needs the person to authenticate, it calls `BeginAuthentication`
@@ -22,9 +23,11 @@ final class PolkitAuthenticationAgent {
     private(set) var authenticated = false
 
     /// A descriptor that becomes readable when the check is cancelled.
-    private let interrupt: Int32
+    /// Polled, not owned: the caller's.
+    private let interrupt: FileDescriptor?
 
-    init(authority: PolkitAuthority, subject: DBusValue, conversation: any PAMConversation, interrupt: Int32) {
+    init(authority: PolkitAuthority, subject: DBusValue, conversation: any PAMConversation, interrupt: FileDescriptor?)
+    {
         self.authority = authority
         self.subject = subject
         self.conversation = conversation

@@ -84,15 +84,17 @@ public final class ClientListener: Sendable {
             }
             unlink(path)
         }
-        let socketDescriptor = clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_LISTEN)
-        guard socketDescriptor >= 0 else { throw ServiceError("cannot listen at \(path)", errno: -socketDescriptor) }
+        let made = clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_LISTEN)
+        guard let socket = FileDescriptor(adopting: made) else {
+            throw ServiceError("cannot listen at \(path)", errno: -made)
+        }
         guard chmod(path, mode_t(mode)) == 0 else {
             let code = errno
-            try? FileDescriptor(rawValue: socketDescriptor).close()
+            try? socket.close()
             throw ServiceError("cannot set the mode of \(path)", errno: code)
         }
         self.path = path
-        descriptor = FileDescriptor(rawValue: socketDescriptor)
+        descriptor = socket
         ownsSocketFile = true
         admission = ClientAdmission(limits)
         clientThreads = BlockingThreads(limit: limits.total)

@@ -27,9 +27,12 @@ public enum ServiceNotification {
         }
         // An abstract name's length is exact; a path's includes its terminating NUL.
         let length = MemoryLayout<sa_family_t>.size + name.count + (first == UInt8(ascii: "@") ? 0 : 1)
-        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { try? FileDescriptor(rawValue: descriptor).close() }
+        guard
+            let owned = FileDescriptor(
+                adopting: socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0))
+        else { return false }
+        defer { try? owned.close() }
+        let descriptor = owned.rawValue
         let message = Array(state.utf8)
         let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in

@@ -30,11 +30,11 @@ extension Subject {
         }
         let groups = try peerGroups(socket)
         let user = SubjectUser(uid: uid, gid: gid, supplementaryGroups: groups, name: ProcessIdentity.user(uid).name)
-        let pidfd = clinux_socket_peer_pidfd(socket)
-        defer { if pidfd >= 0 { try? FileDescriptor(rawValue: pidfd).close() } }
+        let owned = FileDescriptor(adopting: clinux_socket_peer_pidfd(socket))
+        defer { try? owned?.close() }
         // Read between the pidfd's opening and its check that the peer still runs: the pid was
         // the peer's all along.
-        guard pidfd >= 0, let stat = ProcessFiles.stat(of: String(pid)),
+        guard let pidfd = owned?.rawValue, let stat = ProcessFiles.stat(of: String(pid)),
             case let loginSession = ProcessFiles.loginSession(of: pid), clinux_pidfd_alive(pidfd) == 1
         else { return .user(user) }
         return .process(Self.process(user: user, pid: pid, stat: stat, loginSession: loginSession))
@@ -67,9 +67,11 @@ extension Subject {
     /// process may have become root by exec'ing a setuid program.
     public static func process(_ pid: Int32) throws(SubjectError) -> Subject {
         guard pid > 0 else { throw SubjectError("\(pid) is not a process id") }
-        let pidfd = clinux_pidfd_open(pid)
-        guard pidfd >= 0 else { throw SubjectError("no process \(pid): \(Errno.current)") }
-        defer { try? FileDescriptor(rawValue: pidfd).close() }
+        guard let owned = FileDescriptor(adopting: clinux_pidfd_open(pid)) else {
+            throw SubjectError("no process \(pid): \(Errno.current)")
+        }
+        defer { try? owned.close() }
+        let pidfd = owned.rawValue
         guard let before = ProcessFiles.stat(of: String(pid)), let status = ProcessFiles.status(of: pid),
             case let loginSession = ProcessFiles.loginSession(of: pid),
             let after = ProcessFiles.stat(of: String(pid)), before.startTime == after.startTime,
