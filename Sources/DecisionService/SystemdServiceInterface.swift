@@ -6,8 +6,9 @@ import Varlink
 /// systemd's own services allow them).
 ///
 /// ```swift
-/// let control = SystemdServiceControl(reload: { store.reload() }, setLogLevel: { level in print(level ?? -1) })
-/// let service = DecisionService(policy: store, audit: audit, systemdService: control)
+/// let store = PolicyStore(searchPath: PolicySearchPath(directories: ["/etc/mydecisions"]), environment: .linux)
+/// let control = SystemdServiceControl(reload: { store.reload() }, setLogLevel: { level in print(level ?? 5) })
+/// let service = DecisionService(policy: store, audit: AuditTrail(identifier: "mydecisions"), systemdService: control)
 /// ```
 public struct SystemdServiceControl: Sendable {
     /// Reads the configuration again; returns once it has been read.

@@ -59,7 +59,7 @@ public enum VarlinkValue: Sendable, Equatable {
         case .bool(let value): bytes += (value ? "true" : "false").utf8
         case .int(let value): bytes += String(value).utf8
         case .float(let value): bytes += (value.isFinite ? String(value) : "null").utf8
-        case .string(let value): Self.quote(value, into: &bytes)
+        case .string(let value): JSONString.append(value, to: &bytes)
         case .array(let values):
             bytes.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
@@ -71,34 +71,12 @@ public enum VarlinkValue: Sendable, Equatable {
             bytes.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                Self.quote(member.key, into: &bytes)
+                JSONString.append(member.key, to: &bytes)
                 bytes.append(UInt8(ascii: ":"))
                 member.value.write(to: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
         }
-    }
-
-    /// A JSON string: quote, backslash and control characters (DEL too) escaped, the rest of the
-    /// UTF-8 as it is.
-    private static func quote(_ string: String, into bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes += #"\""#.utf8
-            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
-            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
-            case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
-            case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
-            case 0..<0x20, 0x7F:
-                let digits: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes += #"\u00"#.utf8
-                bytes.append(digits[Int(byte >> 4)])
-                bytes.append(digits[Int(byte & 0xF)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// The value a parsed document holds; an integer is one only when the number is whole (the

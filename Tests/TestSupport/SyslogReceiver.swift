@@ -84,3 +84,18 @@ public func waitForPath(_ path: String) throws {
         if count < 0, errno != EINTR { throw SyslogReceiver.ReceiverError("cannot read inotify events") }
     }
 }
+
+/// Waits until `path` exists without holding one of the few threads Swift's tasks share: the
+/// wait runs on a thread of Dispatch's, so a task of the same test that makes `path` can run.
+public func awaitPath(_ path: String) async throws {
+    try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+        DispatchQueue.global().async {
+            do {
+                try waitForPath(path)
+                done.resume()
+            } catch {
+                done.resume(throwing: error)
+            }
+        }
+    }
+}

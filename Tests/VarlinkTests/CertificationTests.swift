@@ -21,7 +21,7 @@ struct CertificationTests {
         let service = VarlinkService(info: Self.info, interfaces: [CertificationService.interface(progress)])
         let serving = Task { try await service.run(listeningOn: socket) }
         defer { serving.cancel() }
-        try waitForPath(socket)
+        try await awaitPath(socket)
         let run = try runProcess(
             python, ["-m", "varlink.tests.test_certification", "--client", "--varlink=unix:" + socket])
         #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
@@ -38,7 +38,7 @@ struct CertificationTests {
         let server = try DaemonProcess(
             [python, "-m", "varlink.tests.test_certification", "--varlink=unix:" + socket], environment: [:])
         defer { server.stop() }
-        try waitForPath(socket)
+        try await awaitPath(socket)
         let client = try VarlinkClient(path: socket)
         let method = "org.varlink.certification."
         guard case .string(let id)? = try client.call(method + "Start")["client_id"] else {

@@ -215,7 +215,7 @@ struct ErrorPathTests {
             interfaces: [Self.echo])
         let serving = Task { try await service.run(listeningOn: socket) }
         defer { serving.cancel() }
-        try waitForPath(socket)
+        try await awaitPath(socket)
         let client = try VarlinkClient(path: socket)
         do {
             _ = try client.call("org.example.echo.Echo")

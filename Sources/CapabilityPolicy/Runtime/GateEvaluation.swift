@@ -5,7 +5,7 @@ public import ProcedureCore
 /// ``Decision`` (the words every route uses) is made.
 ///
 /// ```swift
-/// let evaluation = try await policy.evaluate(gate: "restart-web", subject: client.subject)
+/// let evaluation = try await policy.evaluate(gate: "restart-web", subject: .user(named: "alice"))
 /// if evaluation.decisionOutcome == .needsInteraction { print("a login could open it") }
 /// ```
 public struct GateEvaluation: Sendable {

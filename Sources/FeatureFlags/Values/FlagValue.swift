@@ -1,3 +1,5 @@
+import ConfigurationFiles
+
 /// A value in a flag definition, an evaluation context or a targeting rule: the JSON data model.
 public enum FlagValue: Sendable, Hashable {
     /// JSON's `null`.
@@ -116,12 +118,12 @@ extension FlagValue: CustomStringConvertible {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
         case .number(let value): return Self.format(value)
-        case .string(let value): return Self.quote(value)
+        case .string(let value): return JSONString.quoted(value)
         case .list(let values): return "[" + values.map(\.description).joined(separator: ",") + "]"
         case .structure(let members):
-            let body = members.sorted { $0.key < $1.key }.map { Self.quote($0.key) + ":" + $0.value.description }
+            let body = members.sorted { $0.key < $1.key }.map { JSONString.quoted($0.key) + ":" + $0.value.description }
             return "{" + body.joined(separator: ",") + "}"
-        case .date(let date): return Self.quote(date.description)
+        case .date(let date): return JSONString.quoted(date.description)
         }
     }
 
@@ -168,23 +170,5 @@ extension FlagValue: CustomStringConvertible {
             text = String(digits.prefix(1)) + (k > 1 ? "." + digits.dropFirst() : "") + "e" + sign + String(abs(power))
         }
         return (number < 0 ? "-" : "") + text
-    }
-
-    private static func quote(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 }

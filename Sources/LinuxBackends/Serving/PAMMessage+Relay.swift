@@ -2,8 +2,9 @@
 /// the one encoder a service uses and the one decoder a client uses.
 ///
 /// ```swift
+/// let line = PAMMessage(style: .secretPrompt, text: "Password: ").relayLine  // "pam-secret: Password: "
 /// if let message = PAMMessage(relayLine: line), message.style == .secretPrompt {
-///     // read a password without echo, send it as one line
+///     print("asked: \(message.text)")  // read a password without echo, send it as one line
 /// }
 /// ```
 extension PAMMessage {

@@ -46,7 +46,7 @@ public struct AuditRecord: Sendable, Equatable {
     /// One thing a request asked for, named.
     ///
     /// ```swift
-    /// var record = AuditRecord(action: "serve", gate: "restart-unit", outcome: .authorized)
+    /// var record = AuditRecord(action: "serve", gate: "restart-unit", outcome: .holds)
     /// record.details = [AuditRecord.Detail("unit", "nginx.service")]  // CAPCTL_REQUEST_UNIT="nginx.service"
     /// print(record.details.count)
     /// ```

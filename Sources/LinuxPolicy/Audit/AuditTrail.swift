@@ -18,7 +18,7 @@ import Locking
 ///
 /// ```swift
 /// let trail = AuditTrail(level: .all, destination: .syslog(path: "/dev/log"), identifier: "myservice")
-/// trail.record(AuditRecord(action: "export", gate: "export", outcome: .denied, reasons: "not in group backup"))
+/// trail.record(AuditRecord(action: "export", gate: "export", outcome: .fails, reasons: "not in group backup"))
 /// ```
 public final class AuditTrail: Sendable {
     /// Where records go.

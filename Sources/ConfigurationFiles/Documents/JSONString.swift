@@ -1,0 +1,34 @@
+/// A string as JSON writes it: the one writer of JSON strings in the package (varlink messages,
+/// flag values, capctl's output). Quote, backslash and every control character (DEL too, which a
+/// terminal may act on) escaped; the rest of the UTF-8 as it is.
+package enum JSONString {
+    /// Appends `string`, quoted, to `bytes`.
+    package static func append(_ string: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += #"\""#.utf8
+            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
+            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
+            case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
+            case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
+            case 0..<0x20, 0x7F:
+                bytes += #"\u00"#.utf8
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `string`, quoted.
+    package static func quoted(_ string: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(string.utf8.count + 2)
+        append(string, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+}
