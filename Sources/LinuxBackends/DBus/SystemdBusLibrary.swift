@@ -2,6 +2,7 @@ import CSystemdBus
 import Capabilities
 import Glibc
 import Locking
+import Plumbing
 
 /// sd-bus, loaded from libsystemd at run time with dlopen, as libpam is: the package builds and
 /// runs without it, and D-Bus backends (polkit) are then unavailable with the reason.
@@ -77,24 +78,25 @@ package final class SystemdBusLibrary: @unchecked Sendable {
     }
 
     private static func open(_ path: String) -> Result<SystemdBusLibrary, DBusError> {
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
-            return .failure(DBusError(DBusError.noLibrary, "cannot load \(path): \(reason)"))
+        let library: DynamicLibrary
+        switch DynamicLibrary.open(path) {
+        case .success(let opened): library = opened
+        case .failure(let error): return .failure(DBusError(DBusError.noLibrary, error.description))
         }
         do throws(DBusError) {
-            return .success(try SystemdBusLibrary(handle: handle, path: path))
+            return .success(try SystemdBusLibrary(library: library, path: path))
         } catch {
             return .failure(error)
         }
     }
 
-    private init(handle: UnsafeMutableRawPointer, path: String) throws(DBusError) {
+    private init(library: DynamicLibrary, path: String) throws(DBusError) {
         func symbol<T>(_ name: String, as type: T.Type) throws(DBusError) -> T {
-            guard let address = dlsym(handle, name) else {
+            guard let function = library.symbol(name, as: type) else {
                 throw DBusError(
                     DBusError.noLibrary, "\(path) has no \(name) (sd-bus from systemd 221 or later is needed)")
             }
-            return unsafeBitCast(address, to: type)
+            return function
         }
         newBus = try symbol("sd_bus_new", as: csdbus_open_function.self)
         setAddress = try symbol("sd_bus_set_address", as: csdbus_set_address_function.self)

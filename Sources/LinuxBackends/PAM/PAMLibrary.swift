@@ -1,6 +1,7 @@
 import CPAM
 import Glibc
 import Locking
+import Plumbing
 
 /// libpam, loaded at run time with dlopen, as systemd loads its optional libraries: the
 /// package builds and runs without it, and PAM capabilities are then unavailable with the reason.
@@ -34,14 +35,12 @@ final class PAMLibrary: @unchecked Sendable {
     }
 
     private static func open(_ path: String) -> Result<PAMLibrary, PAMLoadError> {
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
-            return .failure(PAMLoadError(description: "cannot load \(path): \(reason)"))
+        let library: DynamicLibrary
+        switch DynamicLibrary.open(path) {
+        case .success(let opened): library = opened
+        case .failure(let error): return .failure(PAMLoadError(description: error.description))
         }
-        func symbol<T>(_ name: String, as type: T.Type) -> T? {
-            guard let address = dlsym(handle, name) else { return nil }
-            return unsafeBitCast(address, to: type)
-        }
+        func symbol<T>(_ name: String, as type: T.Type) -> T? { library.symbol(name, as: type) }
         guard let start = symbol("pam_start", as: cpam_start_function.self),
             let end = symbol("pam_end", as: cpam_end_function.self),
             let authenticate = symbol("pam_authenticate", as: cpam_flags_function.self),

@@ -1,5 +1,6 @@
 import CCurl
 import Glibc
+import Plumbing
 
 /// The system's libcurl, loaded once per process at run time with dlopen (as libpam and libsystemd
 /// are): the package builds without it, TLS and the certificate store are Debian's and get Debian's
@@ -43,14 +44,12 @@ final class CurlLibrary: @unchecked Sendable {
     }
 
     private static func open(_ path: String) -> Result<CurlLibrary, HTTPTransferError> {
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
-            return .failure(.unavailable("cannot load \(path) (Debian's package libcurl4): \(reason)"))
+        let library: DynamicLibrary
+        switch DynamicLibrary.open(path) {
+        case .success(let opened): library = opened
+        case .failure(let error): return .failure(.unavailable("\(error.description) (Debian's package libcurl4)"))
         }
-        func symbol<T>(_ name: String, as type: T.Type) -> T? {
-            guard let address = dlsym(handle, name) else { return nil }
-            return unsafeBitCast(address, to: type)
-        }
+        func symbol<T>(_ name: String, as type: T.Type) -> T? { library.symbol(name, as: type) }
         guard let globalInit = symbol("curl_global_init", as: ccurl_global_init_function.self),
             let easyInit = symbol("curl_easy_init", as: ccurl_easy_init_function.self),
             let easyCleanup = symbol("curl_easy_cleanup", as: ccurl_easy_cleanup_function.self),
