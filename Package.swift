@@ -270,8 +270,12 @@ let testTargets: [Target] = [
         path: "Tests/TestSupport"),
     // Runs one capability in a process of its own, so tests can give it other credentials or namespaces.
     .executableTarget(
-        name: "capability-probe", dependencies: ["Capabilities", "LinuxBackends", "Locking", "CLinuxSupport"],
+        name: "capability-probe",
+        dependencies: ["Capabilities", "LinuxBackends", "Locking", "CLinuxSupport", "CSeccompRefusals"],
         path: "Tests/CapabilityProbe"),
+    // Seccomp filters that make this kernel behave as an older one (no SO_PEERPIDFD) or a sandbox
+    // (no capget), for the probe's tests of those paths: never linked into a shipped binary.
+    .target(name: "CSeccompRefusals", path: "Tests/CSeccompRefusals"),
     .testTarget(
         name: "ConfigurationFilesTests", dependencies: ["ConfigurationFiles", "Locking", "Plumbing", "TestSupport"]),
     .testTarget(name: "PlumbingTests", dependencies: ["Plumbing", "Locking", "TestSupport"]),

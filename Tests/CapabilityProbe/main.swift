@@ -37,6 +37,7 @@
 // Prints one line per status: KIND<TAB>GRANTS<TAB>REASON, GRANTS comma-separated.
 
 import CLinuxSupport
+import CSeccompRefusals
 import Capabilities
 import Glibc
 import Locking

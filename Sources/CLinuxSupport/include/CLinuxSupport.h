@@ -1,4 +1,7 @@
-// Kernel and C library interfaces the Swift Glibc module does not bring in.
+// Kernel and C library interfaces the Swift Glibc module does not bring in, one file per concern:
+// Terminal.c (a prompt's terminal), Processes.c (exec, spawn, pidfds, signals), Sockets.c (Unix
+// sockets and their peers), Credentials.c (per-thread file credentials, leaving root) and
+// ProcessCapabilities.c. The tests' seccomp refusals are Tests/CSeccompRefusals, never shipped.
 #ifndef CLINUXSUPPORT_H
 #define CLINUXSUPPORT_H
 
@@ -77,15 +80,6 @@ int clinux_socket_peer_groups(int fd, unsigned *groups, int capacity, int *count
 /// A pidfd for the socket's peer (SO_PEERPIDFD, Linux 6.5), or -1 with errno (ENOPROTOOPT where missing).
 int clinux_socket_peer_pidfd(int fd);
 
-/// Makes this process's kernel behave, for SO_PEERPIDFD, as one before Linux 6.5: from now on
-/// getsockopt(SOL_SOCKET, SO_PEERPIDFD) fails with ENOPROTOOPT (a seccomp filter; sets
-/// no_new_privs). For tests of the older path on a newer kernel. 0, or an errno.
-int clinux_refuse_peer_pidfd(void);
-
-/// Makes capget(2) fail with EPERM for this process and what it executes (a seccomp filter, as a
-/// sandbox that forbids it would): for tests of the reading that does without it. 0 or an errno.
-int clinux_refuse_capget(void);
-
 /// The device and inode `path` names (stat, following links: for /proc/PID/ns/*, the namespace). 0 or an errno.
 int clinux_file_identity(const char *path, unsigned long long *device, unsigned long long *inode);
 
@@ -119,13 +113,6 @@ int clinux_forbid_new_privileges(void);
 /// when a check fails).
 int clinux_drop_privileges(unsigned uid, unsigned gid);
 
-/// Catches `signals` (capctld's SIGHUP) in whichever thread they arrive: each writes its number as
-/// one byte to a close-on-exec pipe, whose reading end is returned (-errno on failure), so one
-/// thread of the program's own acts on them. A signal can then never end the process by its
-/// default action, whatever mask a thread started before was given. They are unblocked in the
-/// calling thread, and so in the threads it starts afterwards (a mask inherited at exec would
-/// keep them pending for ever).
-int clinux_signal_pipe(const int *signals, int count);
 
 /// Unblocks `signals` in the calling thread, and so in the threads it starts afterwards (a mask
 /// inherited at exec would keep them pending for ever): 0, or an errno.
