@@ -91,7 +91,7 @@ package final class FlagSourceProcess: RemoteFlagSource {
             var status = state.status
             // Without its helper, the source still expires on time.
             if state.ended, status.condition != .loading, let last = status.lastSuccess,
-                FlagDate.now.secondsSince1970 - last > Double(settings.maxStaleness.components.seconds)
+                WallClock.secondsSince1970 - last > Double(settings.maxStaleness.components.seconds)
             {
                 status.condition = .expired
             }

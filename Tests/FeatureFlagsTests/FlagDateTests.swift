@@ -52,13 +52,6 @@ struct FlagDateTests {
         #expect(FlagDate(year: 2026, month: 1, day: 1, hour: 0, minute: 0, second: 61) == nil)
     }
 
-    @Test("capctl's times (watch) always have milliseconds, from the same writer")
-    func alwaysMilliseconds() {
-        #expect(
-            FlagDate(secondsSince1970: 1_764_158_400).rfc3339(alwaysMilliseconds: true) == "2025-11-26T12:00:00.000Z")
-        #expect(FlagDate(secondsSince1970: -0.5).rfc3339(alwaysMilliseconds: true) == "1969-12-31T23:59:59.500Z")
-    }
-
     @Test(
         "an instant RFC 3339 cannot spell is written as its seconds",
         arguments: [253_402_300_800, -62_167_219_201, .nan])

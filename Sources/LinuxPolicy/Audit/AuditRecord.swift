@@ -1,9 +1,9 @@
 public import Capabilities
 public import CapabilityPolicy
-import FeatureFlags
 import Glibc
 import LinuxBackends
 import Locking
+import Plumbing
 public import ProcedureCore
 
 /// One decision, as the audit trail records it: when, for whom, which gate, the outcome, why
@@ -74,7 +74,7 @@ public struct AuditRecord: Sendable, Equatable {
         self.reasons = reasons
         self.policyFiles = policyFiles
         self.command = command
-        time = FlagDate.now.secondsSince1970
+        time = WallClock.secondsSince1970
     }
 
     /// The record of a gate's decision, made the same way on every route (capctl, capctld, a

@@ -1,6 +1,7 @@
 import ConfigurationFiles
 public import FeatureFlags
 import Locking
+import Plumbing
 
 /// A flag definition document polled over HTTP, as flagd's HTTP sync does, for a `FlagStore`:
 ///
@@ -84,7 +85,7 @@ public final class HTTPFlagSource: RemoteFlagSource {
                     // Its age is read once, by the wall clock the copy was stamped with; from then on
                     // the flags age on the monotonic clock. A copy stamped after now (written before
                     // the clock was set back) has no age that can be trusted: not believed.
-                    let age = FlagDate.now.secondsSince1970 - copy.fetched
+                    let age = WallClock.secondsSince1970 - copy.fetched
                     guard age >= -1 else {
                         throw ConfigurationError(
                             "it is stamped \(Int(-age)) s after now (the clock changed since it was written): not believed",
@@ -278,7 +279,7 @@ public final class HTTPFlagSource: RemoteFlagSource {
     }
 
     private func load(_ flags: FlagSet, text: String, format: FlagFileFormat, entityTag: String?) {
-        let now = FlagDate.now.secondsSince1970
+        let now = WallClock.secondsSince1970
         state.withLock { state in
             state.flags = flags
             state.lastSuccess = now
@@ -304,7 +305,7 @@ public final class HTTPFlagSource: RemoteFlagSource {
     }
 
     private func confirm() {
-        let now = FlagDate.now.secondsSince1970
+        let now = WallClock.secondsSince1970
         let known = state.withLock { state -> Bool in
             guard state.flags != nil else { return false }
             state.lastSuccess = now

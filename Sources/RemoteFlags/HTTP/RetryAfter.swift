@@ -1,5 +1,6 @@
 import ConfigurationFiles
 import FeatureFlags
+import Plumbing
 
 /// A 429's `Retry-After`, read as RFC 9110 (10.2.3) writes it: a number of seconds, or an
 /// HTTP-date in any of its three forms (5.6.7: a recipient must accept all three); and an RFC 3339
@@ -35,7 +36,7 @@ enum RetryAfter {
             guard date.count == 3, let day = digits(date[0], 2),
                 let month = months.firstIndex(of: date[1]), let shortYear = digits(date[2], 2)
             else { return nil }
-            let thisYear = Int(FlagDate(secondsSince1970: now).description.prefix(4)) ?? 2000
+            let thisYear = Int(WallClock.rfc3339(now)?.prefix(4) ?? "") ?? 2000
             var year = thisYear - thisYear % 100 + shortYear
             if year > thisYear + 50 { year -= 100 }
             return instant(year: year, month: month + 1, day: day, time: words[2])
@@ -86,8 +87,7 @@ enum RetryAfter {
             else { return nil }
             second += value
         }
-        return FlagDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second)?
-            .secondsSince1970
+        return WallClock.seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
     /// `text` as a number when it is exactly `count` ASCII digits (no sign, no space).

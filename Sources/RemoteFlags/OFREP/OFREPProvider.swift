@@ -90,7 +90,7 @@ public final class OFREPProvider: FeatureProvider {
         guard let interval = configuration.pollInterval else { return }
         let poller = Task { [weak self] in
             while !Task.isCancelled {
-                let pause = self?.state.withLock { $0.pausedUntil }.map { $0 - FlagDate.now.secondsSince1970 } ?? 0
+                let pause = self?.state.withLock { $0.pausedUntil }.map { $0 - WallClock.secondsSince1970 } ?? 0
                 let seconds = max(Double(interval.components.seconds), pause)
                 try? await Task.sleep(for: .seconds(seconds))
                 guard let self, !Task.isCancelled else { return }
@@ -246,7 +246,7 @@ public final class OFREPProvider: FeatureProvider {
     /// One flag for one context, while the caller waits.
     private func evaluate(_ key: String, context: FlagEvaluationContext) -> OFREPEvaluation {
         if let problem = Self.incompleteness(context) { return .failure(.invalidContext, problem) }
-        let now = FlagDate.now.secondsSince1970
+        let now = WallClock.secondsSince1970
         if let until = state.withLock({ $0.pausedUntil }), now < until {
             return .failure(.general, "rate limited by the service until \(Self.time(until))")
         }
@@ -337,7 +337,7 @@ public final class OFREPProvider: FeatureProvider {
     /// Records a 429's `Retry-After` (seconds, an HTTP date, or an ISO 8601 time; one minute
     /// when absent or unreadable; at most ``longestPause``) and returns the time it ends.
     private func pause(_ header: String?) -> Double {
-        let now = FlagDate.now.secondsSince1970
+        let now = WallClock.secondsSince1970
         var until = header.flatMap { RetryAfter.end($0, now: now) } ?? now + 60
         until = min(max(until, now), now + Self.longestPause)
         state.withLock { $0.pausedUntil = until }
