@@ -51,7 +51,7 @@ let libraryTargets: [Target] = [
     .target(
         name: "LinuxPolicy",
         dependencies: [
-            "LinuxBackends", "Capabilities", "CapabilityPolicy", "FeatureFlags", "ConfigurationFiles", "CLinuxSupport",
+            "LinuxBackends", "Capabilities", "CapabilityPolicy", "FeatureFlags", "ConfigurationFiles", "CLinuxSupport", "Plumbing",
             "Locking", "ProcedureCore", .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
