@@ -72,32 +72,38 @@ struct RouteAgreementTests {
         var description: String { "\(route): \(word ?? "no decision")" }
     }
 
+    /// capctl's word for a gate, run as `asker` (off Swift's shared threads: the matrix runs a
+    /// hundred processes), asking the capctld at `socket` or, without one, in-process.
     static func capctl(
-        _ arguments: [String], as asker: Asker, daemon: CapctldTests.Daemon?, policyFile: String, input: String = "",
+        _ arguments: [String], as asker: Asker, socket: String?, policyFile: String, input: String = "",
         auditSocket: String? = nil
-    ) throws -> String? {
+    ) async throws -> String? {
         var environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"]
         var command = [builtProduct("capctl")] + arguments
-        if let daemon {
-            environment["CAPCTL_DAEMON_SOCKET"] = daemon.socket
+        if let socket {
+            environment["CAPCTL_DAEMON_SOCKET"] = socket
         } else {
             environment["CAPCTL_DAEMON_SOCKET"] = ""
             command += ["--policy", policyFile]
         }
         if let auditSocket { environment["CAPCTL_AUDIT_SOCKET"] = auditSocket }
-        let full = asker.running(command)
-        let run = try runProcess(full[0], Array(full.dropFirst()), environment: environment, input: input)
+        let (full, variables) = (asker.running(command), environment)
+        let run = try await offSharedThreads {
+            try runProcess(full[0], Array(full.dropFirst()), environment: variables, input: input)
+        }
         let reply = (try? JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8))) as? [String: Any]
         return reply?["status"] as? String
     }
 
-    static func python(_ arguments: [String], socket: String, as asker: Asker, input: String = "") throws -> String? {
+    static func python(_ arguments: [String], socket: String, as asker: Asker, input: String = "") async throws
+        -> String?
+    {
         guard let python = CapctldTests.python else {
             Issue.record("no varlink client: run Scripts/test, which makes .build/capctld-client-venv")
             return nil
         }
         let command = asker.running([python, CapctldTests.script, socket] + arguments)
-        let run = try runProcess(command[0], Array(command.dropFirst()), input: input)
+        let run = try await offSharedThreads { try runProcess(command[0], Array(command.dropFirst()), input: input) }
         let replies = run.standardOutput.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }
@@ -144,28 +150,31 @@ struct RouteAgreementTests {
                 cases += 1
                 var answers: [Answer] = []
                 var capctldRecords: [[String: String]] = []
-                let inProcess = try Self.capctl(
-                    ["check", gate, "--json", "--non-interactive"], as: asker, daemon: nil,
+                let inProcess = try await Self.capctl(
+                    ["check", gate, "--json", "--non-interactive"], as: asker, socket: nil,
                     policyFile: daemon.policyFile)
                 answers.append(Answer(route: "capctl in-process", word: inProcess))
-                let throughCapctld = try Self.capctl(
-                    ["check", gate, "--json", "--non-interactive"], as: asker, daemon: daemon,
+                let throughCapctld = try await Self.capctl(
+                    ["check", gate, "--json", "--non-interactive"], as: asker, socket: daemon.socket,
                     policyFile: daemon.policyFile)
                 answers.append(Answer(route: "capctl through capctld", word: throughCapctld))
                 capctldRecords.append(Self.fields(await capctldAudit.nextRecord()))
-                let python = try Self.python(["check", gate], socket: daemon.socket, as: asker)
+                let python = try await Self.python(["check", gate], socket: daemon.socket, as: asker)
                 answers.append(Answer(route: "Python varlink", word: python))
                 capctldRecords.append(Self.fields(await capctldAudit.nextRecord()))
                 for word in [throughCapctld, python].compactMap({ $0 }) { checkCounts[word, default: 0] += 1 }
                 // DecisionClient and capctl in-process, each naming the asker's process: both audit it.
-                let decision = try client.check(gate, forProcess: pid, startTime: startTime, uid: asker.uid)
+                let uid = asker.uid
+                let decision = try await offSharedThreads {
+                    try client.check(gate, forProcess: pid, startTime: startTime, uid: uid)
+                }
                 answers.append(Answer(route: "DecisionClient", word: decision.outcome.rawValue))
                 subjectCounts[decision.outcome.rawValue, default: 0] += 1
                 let clientRecord = Self.fields(await capctldAudit.nextRecord())
                 capctldRecords.append(clientRecord)
-                let forProcess = try Self.capctl(
+                let forProcess = try await Self.capctl(
                     ["check", gate, "--json", "--for-process", "\(pid),\(startTime),\(asker.uid)"],
-                    as: Self.askers[0], daemon: nil, policyFile: daemon.policyFile,
+                    as: Self.askers[0], socket: nil, policyFile: daemon.policyFile,
                     auditSocket: capctlAudit.socketPath)
                 answers.append(Answer(route: "capctl in-process for the process", word: forProcess))
                 let capctlRecord = Self.fields(await capctlAudit.nextRecord())
@@ -215,23 +224,26 @@ struct RouteAgreementTests {
                     answers.append(
                         Answer(
                             route: "capctl in-process",
-                            word: try Self.capctl(
-                                arguments, as: asker, daemon: nil, policyFile: daemon.policyFile, input: input)))
+                            word: try await Self.capctl(
+                                arguments, as: asker, socket: nil, policyFile: daemon.policyFile, input: input)))
                     // Through capctld, capctl checks first and authorizes when asking could open it.
-                    let through = try Self.capctl(
-                        arguments, as: asker, daemon: daemon, policyFile: daemon.policyFile, input: input)
+                    let through = try await Self.capctl(
+                        arguments, as: asker, socket: daemon.socket, policyFile: daemon.policyFile, input: input)
                     answers.append(Answer(route: "capctl through capctld", word: through))
                     var records = [Self.fields(await capctldAudit.nextRecord())]
                     if records[0]["CAPCTL_OUTCOME"] == "needsInteraction" {
                         records = [Self.fields(await capctldAudit.nextRecord())]
                     }
-                    let python = try Self.python(["authorize", gate], socket: daemon.socket, as: asker, input: input)
+                    let python = try await Self.python(
+                        ["authorize", gate], socket: daemon.socket, as: asker, input: input)
                     answers.append(Answer(route: "Python varlink", word: python))
                     records.append(Self.fields(await capctldAudit.nextRecord()))
                     if asker.uid == 0 {
                         let client = try DecisionClient(path: daemon.socket)
                         let password = input.isEmpty ? nil : String(input.dropLast())
-                        let answered = try client.authorize(gate: gate, conversation: ScriptedAnswers(password))
+                        let answered = try await offSharedThreads {
+                            try client.authorize(gate: gate, conversation: ScriptedAnswers(password))
+                        }
                         answers.append(Answer(route: "DecisionClient", word: answered.outcome.rawValue))
                         records.append(Self.fields(await capctldAudit.nextRecord()))
                     }

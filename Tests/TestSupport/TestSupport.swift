@@ -275,3 +275,12 @@ public enum PAMTestModules {
         "/lib/security",
     ].first { FileManager.default.fileExists(atPath: $0 + "/pam_debug.so") }
 }
+
+/// Runs `body`, which blocks (a child process, a socket round trip), on a thread of Dispatch's and
+/// waits for it without holding one of the few threads Swift's tasks share: on two cores those are
+/// two, and a test that blocks one for minutes starves every other suite's tasks.
+public func offSharedThreads<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { (done: CheckedContinuation<T, any Error>) in
+        DispatchQueue.global().async { done.resume(with: Result { try body() }) }
+    }
+}
