@@ -12,18 +12,25 @@ import Varlink
     "capctld", .serialized, .enabled(if: geteuid() == 0, "needs root to run clients as uid 65534"),
     .timeLimit(.minutes(2)))
 struct CapctldTests {
-    static let policy = """
+    /// The capabilities the capctld tests' policies share: a group, a user, and a PAM login of
+    /// alice's against the test's own PAM stack (`PAM` stands for its directory).
+    static let capabilities = """
         capabilities:
           operators: { kind: group, group: "4242" }
           is-root: { kind: user, user: root }
           admin: { kind: pam, service: capctld-test, user: alice, service-directory: PAM }
-        gates:
-          restart-unit:
-            require: { any-of: [operators, is-root] }
-            description: Restart a unit of the system.
-          root-only: { require: is-root }
-          admin-login: { require: admin }
+
         """
+
+    static let policy =
+        capabilities + """
+            gates:
+              restart-unit:
+                require: { any-of: [operators, is-root] }
+                description: Restart a unit of the system.
+              root-only: { require: is-root }
+              admin-login: { require: admin }
+            """
 
     /// A running capctld on a policy tree of its own.
     final class Daemon {

@@ -15,32 +15,29 @@ import Varlink
     .enabled(if: geteuid() == 0 && SyslogReceiver.isAvailable, "needs root (setpriv) and rsyslogd"),
     .timeLimit(.minutes(5)))
 struct RouteAgreementTests {
-    static let policy = """
-        capabilities:
-          operators: { kind: group, group: "4242" }
-          is-root: { kind: user, user: root }
-          admin: { kind: pam, service: capctld-test, user: alice, service-directory: PAM }
-        flags:
-          inline:
+    static let policy =
+        CapctldTests.capabilities + """
             flags:
-              maintenance: { state: ENABLED, variants: { "on": true, "off": false }, defaultVariant: "on" }
-              # Its targeting names a variant it does not have: an evaluation error, so undecided.
-              broken:
-                state: ENABLED
-                variants: { "on": true, "off": false }
-                defaultVariant: "off"
-                targeting: { "if": [true, { "cat": ["mis", "sing"] }, "off"] }
-        gates:
-          operators-only: { require: operators }
-          not-operators: { require: { not: operators } }
-          root-only: { require: is-root, description: Root alone. }
-          either: { require: { any-of: [operators, is-root] } }
-          both: { require: { all-of: [operators, is-root] } }
-          in-maintenance: { require: { all-of: [{ flag: maintenance }, operators] } }
-          broken-flag: { require: { any-of: [{ flag: broken }, { not: operators }] } }
-          admin-login: { require: admin }
-          operator-login: { require: { all-of: [operators, admin] } }
-        """
+              inline:
+                flags:
+                  maintenance: { state: ENABLED, variants: { "on": true, "off": false }, defaultVariant: "on" }
+                  # Its targeting names a variant it does not have: an evaluation error, so undecided.
+                  broken:
+                    state: ENABLED
+                    variants: { "on": true, "off": false }
+                    defaultVariant: "off"
+                    targeting: { "if": [true, { "cat": ["mis", "sing"] }, "off"] }
+            gates:
+              operators-only: { require: operators }
+              not-operators: { require: { not: operators } }
+              root-only: { require: is-root, description: Root alone. }
+              either: { require: { any-of: [operators, is-root] } }
+              both: { require: { all-of: [operators, is-root] } }
+              in-maintenance: { require: { all-of: [{ flag: maintenance }, operators] } }
+              broken-flag: { require: { any-of: [{ flag: broken }, { not: operators }] } }
+              admin-login: { require: admin }
+              operator-login: { require: { all-of: [operators, admin] } }
+            """
 
     /// Who asks: root, a member of group 4242, and nobody with no groups.
     struct Asker: CustomStringConvertible {
