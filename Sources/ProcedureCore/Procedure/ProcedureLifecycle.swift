@@ -29,6 +29,10 @@
 ///
 /// Cancelling sets `isCancelled` in any phase before finishing; a cancelled procedure never
 /// moves to executing.
+///
+/// Every event switches over every phase (no `default`, no `if case`): a new phase does not
+/// compile until each event has decided what it means there, as in swift-nio's and
+/// swift-service-lifecycle's machines.
 struct ProcedureLifecycle {
     /// Where the procedure is, with what is valid only there: the evaluation that waits for late
     /// answers while conditions are evaluated, and the exclusivity lease from the moment it is
@@ -60,7 +64,7 @@ struct ProcedureLifecycle {
         var lease: ExclusivityLease? {
             switch self {
             case .waitingForExclusivity(let lease), .ready(let lease), .executing(let lease): lease
-            default: nil
+            case .initialized, .pending, .evaluatingConditions, .finishing, .finished: nil
             }
         }
     }
@@ -181,8 +185,10 @@ struct ProcedureLifecycle {
     }
 
     private var configurationAction: ConfigurationAction {
-        if case .initialized = phase { return .accepted }
-        return .refused(state)
+        switch phase {
+        case .initialized: .accepted
+        case .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: .refused(state)
+        }
     }
 
     /// A setting outside the machine (a priority) is about to change.
@@ -248,9 +254,12 @@ struct ProcedureLifecycle {
 
     /// `procedure` waits for this one.
     mutating func addDependent(_ procedure: Procedure) -> DependentAddition {
-        if case .finished = phase { return .alreadyFinished }
-        dependents.append(procedure)
-        return .added
+        switch phase {
+        case .finished: return .alreadyFinished
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing:
+            dependents.append(procedure)
+            return .added
+        }
     }
 
     enum DependentRemoval { case removed, notWaiting }
@@ -289,17 +298,23 @@ struct ProcedureLifecycle {
     }
 
     mutating func addObserver(_ observer: any ProcedureObserver) -> ObserverAddition {
-        if case .finished = phase { return .tellFinished(error: error) }
-        observers.append(observer)
-        return .added
+        switch phase {
+        case .finished: return .tellFinished(error: error)
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing:
+            observers.append(observer)
+            return .added
+        }
     }
 
     enum WaiterAddition { case waiting, resumeNow }
 
     mutating func addWaiter(_ waiter: CheckedContinuation<Void, Never>) -> WaiterAddition {
-        if case .finished = phase { return .resumeNow }
-        extra.waiters.append(waiter)
-        return .waiting
+        switch phase {
+        case .finished: return .resumeNow
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing:
+            extra.waiters.append(waiter)
+            return .waiting
+        }
     }
 
     enum Claim {
@@ -311,9 +326,12 @@ struct ProcedureLifecycle {
     /// Claims the procedure for a queue, unless it is already on one or past initialized.
     mutating func claim(by queue: ProcedureQueue) -> Claim {
         if let current = self.queue { return .onQueue(current) }
-        guard case .initialized = phase else { return .started(state) }
-        self.queue = queue
-        return .claimed
+        switch phase {
+        case .initialized:
+            self.queue = queue
+            return .claimed
+        case .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .started(state)
+        }
     }
 
     // MARK: On the queue
@@ -336,10 +354,11 @@ struct ProcedureLifecycle {
     /// The queue that claimed the procedure linked it into its list. `hasConditions` says
     /// whether it has any; `mayEvaluateOnWorker` is false while the queue is suspended.
     mutating func enqueued(hasConditions: Bool, mayEvaluateOnWorker: Bool) -> EnqueueAction {
-        guard case .initialized = phase, queue != nil else {
+        switch phase {
+        case .initialized where queue != nil: phase = .pending
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished:
             preconditionFailure("enqueued while \(state), \(queue == nil ? "unclaimed" : "claimed")")
         }
-        phase = .pending
         if isCancelled { return .finishWithoutExecuting }
         guard pendingDependencies == 0 else { return .waitForDependencies }
         guard extras?.inputs.isEmpty ?? true, exclusivityCategories.isEmpty else {
@@ -384,8 +403,10 @@ struct ProcedureLifecycle {
     mutating func dependencyFinished() -> DependencyFinishedAction {
         precondition(pendingDependencies > 0, "a dependency finished that was not waited for")
         pendingDependencies -= 1
-        guard pendingDependencies == 0, case .pending = phase, !isCancelled else { return .keepWaiting }
-        return .beginEvaluation
+        switch phase {
+        case .pending where pendingDependencies == 0 && !isCancelled: return .beginEvaluation
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .keepWaiting
+        }
     }
 
     enum EvaluationStart {
@@ -397,8 +418,10 @@ struct ProcedureLifecycle {
 
     /// Moves from pending to evaluating conditions.
     mutating func beginEvaluation() -> EvaluationStart {
-        guard case .pending = phase, !isCancelled, !flags[.isOnDependencyCycle] else { return .stale }
-        phase = .evaluatingConditions(nil)
+        switch phase {
+        case .pending where !isCancelled && !flags[.isOnDependencyCycle]: phase = .evaluatingConditions(nil)
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .stale
+        }
         let inputs = extras?.inputs ?? []
         extras?.inputs = []
         return .evaluate(inputs: inputs, hasComposedConditions: flags[.hasComposedConditions])
@@ -412,10 +435,13 @@ struct ProcedureLifecycle {
 
     /// An evaluation object was made to wait for late answers.
     mutating func evaluationStarted(_ evaluation: ConditionEvaluation) -> EvaluationAction {
-        guard case .evaluatingConditions(let current) = phase else { return .discard }
-        precondition(current == nil, "a second evaluation started")
-        phase = .evaluatingConditions(evaluation)
-        return .start
+        switch phase {
+        case .evaluatingConditions(let current):
+            precondition(current == nil, "a second evaluation started")
+            phase = .evaluatingConditions(evaluation)
+            return .start
+        case .initialized, .pending, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .discard
+        }
     }
 
     enum StartAction {
@@ -437,7 +463,10 @@ struct ProcedureLifecycle {
 
     /// A worker's evaluation of plain conditions passed at once.
     mutating func conditionsPassedOnWorker(answers: PassedAnswers = .inList) -> StartAction {
-        guard case .evaluatingConditions = phase, !isCancelled else { return .stale }
+        switch phase {
+        case .evaluatingConditions where !isCancelled: break
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .stale
+        }
         switch answers {
         case .inList: flags[.hasCommonConditionAnswer] = false
         case .common: flags[.hasCommonConditionAnswer] = true
@@ -458,10 +487,13 @@ struct ProcedureLifecycle {
 
     /// The conditions failed.
     mutating func conditionsFailed(results: [ConditionResult?], in list: ConditionList?) -> FailAction {
-        guard case .evaluatingConditions = phase else { return .stale }
-        publishConditionResults(results, in: list)
-        phase = .evaluatingConditions(nil)
-        return .cancel
+        switch phase {
+        case .evaluatingConditions:
+            publishConditionResults(results, in: list)
+            phase = .evaluatingConditions(nil)
+            return .cancel
+        case .initialized, .pending, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .stale
+        }
     }
 
     enum PassAction {
@@ -478,7 +510,10 @@ struct ProcedureLifecycle {
 
     /// The conditions passed (`results` is nil when there were none).
     mutating func conditionsPassed(results: [ConditionResult?]?, in list: ConditionList?) -> PassAction {
-        guard case .evaluatingConditions = phase else { return .stale }
+        switch phase {
+        case .evaluatingConditions: break
+        case .initialized, .pending, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .stale
+        }
         guard let queue else { preconditionFailure("evaluating conditions off a queue") }
         if let results { publishConditionResults(results, in: list) }
         guard exclusivityCategories.isEmpty else {
@@ -496,16 +531,23 @@ struct ProcedureLifecycle {
 
     /// A lease was made for the exclusivity wait.
     mutating func leaseCreated(_ lease: ExclusivityLease) -> LeaseAction {
-        guard case .waitingForExclusivity(let current) = phase else { return .discard }
-        precondition(current == nil, "a second lease made")
-        phase = .waitingForExclusivity(lease)
-        return .acquire
+        switch phase {
+        case .waitingForExclusivity(let current):
+            precondition(current == nil, "a second lease made")
+            phase = .waitingForExclusivity(lease)
+            return .acquire
+        case .initialized, .pending, .evaluatingConditions, .ready, .executing, .finishing, .finished: return .discard
+        }
     }
 
     /// The lease was granted. `.stale` means the procedure moved on: release the lease.
     mutating func exclusivityGranted(_ lease: ExclusivityLease) -> PassAction {
-        guard case .waitingForExclusivity(let current) = phase, current === lease, let queue else { return .stale }
-        return becomeReady(queue, lease: lease)
+        switch phase {
+        case .waitingForExclusivity(let current) where current === lease:
+            guard let queue else { return .stale }
+            return becomeReady(queue, lease: lease)
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .stale
+        }
     }
 
     private mutating func becomeReady(_ queue: ProcedureQueue, lease: ExclusivityLease?) -> PassAction {
@@ -519,9 +561,12 @@ struct ProcedureLifecycle {
 
     /// A worker took the procedure from the ready list.
     mutating func startExecuting() -> StartAction {
-        guard case .ready(let lease) = phase, !isCancelled else { return .stale }
-        phase = .executing(lease: lease)
-        return .execute(observers)
+        switch phase {
+        case .ready(let lease) where !isCancelled:
+            phase = .executing(lease: lease)
+            return .execute(observers)
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .stale
+        }
     }
 
     private mutating func publishConditionResults(_ results: [ConditionResult?], in list: ConditionList?) {
@@ -542,8 +587,10 @@ struct ProcedureLifecycle {
 
     /// Progress was reported: kept until the procedure finishes.
     mutating func progressReported(_ progress: ProcedureProgress) -> ProgressAction {
-        guard state < .finishing else { return .drop }
-        extra.progress = progress
+        switch phase {
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing: extra.progress = progress
+        case .finishing, .finished: return .drop
+        }
         // Produced dependencies run on a group's queue without being its children.
         return .tell(observers, group: flags[.isProducedDependency] ? nil : queue?.group)
     }
@@ -567,8 +614,13 @@ struct ProcedureLifecycle {
     }
 
     mutating func cancel(error newError: (any Error)?) -> CancelAction {
-        guard state < .finishing, !isCancelled else { return .ignored }
-        isCancelled = true
+        switch phase {
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing:
+            // A `where` would bind to the last pattern alone: asked here for every phase.
+            guard !isCancelled else { return .ignored }
+            isCancelled = true
+        case .finishing, .finished: return .ignored
+        }
         record(newError)
         return .cancelled(Cancellation(phase: state, observers: observers, queue: queue))
     }
@@ -584,7 +636,11 @@ struct ProcedureLifecycle {
 
     /// The work body finished.
     mutating func finish(error newError: (any Error)?) -> FinishAction {
-        guard case .executing(let lease) = phase else { return .refused(state) }
+        let lease: ExclusivityLease?
+        switch phase {
+        case .executing(let held): lease = held
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .finishing, .finished: return .refused(state)
+        }
         guard observers.isEmpty, lease == nil, extras?.waiters.isEmpty ?? true else {
             return .finishing(beginFinishing(error: newError))
         }
@@ -607,15 +663,21 @@ struct ProcedureLifecycle {
 
     /// Finishes a procedure that has not started executing (cancelled, on a dependency cycle).
     mutating func finishWithoutExecuting(error newError: (any Error)?) -> FinishWithoutExecutingAction {
-        guard state >= .pending, state < .executing else { return .ignored }
-        return .finishing(beginFinishing(error: newError))
+        switch phase {
+        case .pending, .evaluatingConditions, .waitingForExclusivity, .ready:
+            return .finishing(beginFinishing(error: newError))
+        case .initialized, .executing, .finishing, .finished: return .ignored
+        }
     }
 
     private mutating func beginFinishing(error newError: (any Error)?) -> FinishTransition {
-        var evaluation: ConditionEvaluation?
-        if case .evaluatingConditions(let current) = phase { evaluation = current }
-        let wasExecuting = state == .executing
-        let lease = phase.lease
+        let (evaluation, wasExecuting, lease): (ConditionEvaluation?, Bool, ExclusivityLease?) =
+            switch phase {
+            case .evaluatingConditions(let current): (current, false, nil)
+            case .waitingForExclusivity(let lease), .ready(let lease): (nil, false, lease)
+            case .executing(let lease): (nil, true, lease)
+            case .initialized, .pending, .finishing, .finished: (nil, false, nil)
+            }
         phase = .finishing
         record(newError)
         var transition = FinishTransition(
@@ -627,8 +689,10 @@ struct ProcedureLifecycle {
 
     /// Moves to finished and lets go of everything the procedure held.
     mutating func takeForFinished() -> FinishedParts {
-        guard case .finishing = phase else { preconditionFailure("takeForFinished while \(state)") }
-        phase = .finished
+        switch phase {
+        case .finishing: phase = .finished
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finished: preconditionFailure("takeForFinished while \(state)")
+        }
         let parts = FinishedParts(
             observers: observers, dependents: dependents, waiters: extras?.waiters ?? [], queue: queue)
         observers = []
