@@ -187,7 +187,8 @@ struct ProcedureLifecycle {
     private var configurationAction: ConfigurationAction {
         switch phase {
         case .initialized: .accepted
-        case .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: .refused(state)
+        case .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished:
+            .refused(state)
         }
     }
 
@@ -330,7 +331,8 @@ struct ProcedureLifecycle {
         case .initialized:
             self.queue = queue
             return .claimed
-        case .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .started(state)
+        case .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished:
+            return .started(state)
         }
     }
 
@@ -356,7 +358,8 @@ struct ProcedureLifecycle {
     mutating func enqueued(hasConditions: Bool, mayEvaluateOnWorker: Bool) -> EnqueueAction {
         switch phase {
         case .initialized where queue != nil: phase = .pending
-        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished:
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
+            .finished:
             preconditionFailure("enqueued while \(state), \(queue == nil ? "unclaimed" : "claimed")")
         }
         if isCancelled { return .finishWithoutExecuting }
@@ -405,7 +408,9 @@ struct ProcedureLifecycle {
         pendingDependencies -= 1
         switch phase {
         case .pending where pendingDependencies == 0 && !isCancelled: return .beginEvaluation
-        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .keepWaiting
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
+            .finished:
+            return .keepWaiting
         }
     }
 
@@ -420,7 +425,9 @@ struct ProcedureLifecycle {
     mutating func beginEvaluation() -> EvaluationStart {
         switch phase {
         case .pending where !isCancelled && !flags[.isOnDependencyCycle]: phase = .evaluatingConditions(nil)
-        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .stale
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
+            .finished:
+            return .stale
         }
         let inputs = extras?.inputs ?? []
         extras?.inputs = []
@@ -465,7 +472,9 @@ struct ProcedureLifecycle {
     mutating func conditionsPassedOnWorker(answers: PassedAnswers = .inList) -> StartAction {
         switch phase {
         case .evaluatingConditions where !isCancelled: break
-        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .stale
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
+            .finished:
+            return .stale
         }
         switch answers {
         case .inList: flags[.hasCommonConditionAnswer] = false
@@ -546,7 +555,9 @@ struct ProcedureLifecycle {
         case .waitingForExclusivity(let current) where current === lease:
             guard let queue else { return .stale }
             return becomeReady(queue, lease: lease)
-        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .stale
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
+            .finished:
+            return .stale
         }
     }
 
@@ -565,7 +576,9 @@ struct ProcedureLifecycle {
         case .ready(let lease) where !isCancelled:
             phase = .executing(lease: lease)
             return .execute(observers)
-        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .stale
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
+            .finished:
+            return .stale
         }
     }
 
@@ -588,7 +601,8 @@ struct ProcedureLifecycle {
     /// Progress was reported: kept until the procedure finishes.
     mutating func progressReported(_ progress: ProcedureProgress) -> ProgressAction {
         switch phase {
-        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing: extra.progress = progress
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing:
+            extra.progress = progress
         case .finishing, .finished: return .drop
         }
         // Produced dependencies run on a group's queue without being its children.
@@ -639,7 +653,8 @@ struct ProcedureLifecycle {
         let lease: ExclusivityLease?
         switch phase {
         case .executing(let held): lease = held
-        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .finishing, .finished: return .refused(state)
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .finishing, .finished:
+            return .refused(state)
         }
         guard observers.isEmpty, lease == nil, extras?.waiters.isEmpty ?? true else {
             return .finishing(beginFinishing(error: newError))
@@ -691,7 +706,8 @@ struct ProcedureLifecycle {
     mutating func takeForFinished() -> FinishedParts {
         switch phase {
         case .finishing: phase = .finished
-        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finished: preconditionFailure("takeForFinished while \(state)")
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finished:
+            preconditionFailure("takeForFinished while \(state)")
         }
         let parts = FinishedParts(
             observers: observers, dependents: dependents, waiters: extras?.waiters ?? [], queue: queue)
