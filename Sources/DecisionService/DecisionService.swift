@@ -353,9 +353,12 @@ public final class DecisionService: Sendable {
             login = try pendingLogins.begin(uid: subject.uid, pid: pid)
         }
         defer { if let login { pendingLogins.end(login) } }
-        let conversation: (any PAMConversation)? = login.map { login in
-            VarlinkLoginConversation(login: login, replies: replies!, connection: client.lineConnection)
-        }
+        let conversation: (any PAMConversation)? =
+            if let login, let replies {
+                VarlinkLoginConversation(login: login, replies: replies, connection: client.lineConnection)
+            } else {
+                nil
+            }
         let decision: Decision
         switch what {
         case .gate(let gate):

@@ -35,11 +35,10 @@ package struct VarlinkConnection {
     package func serve() -> End {
         let interrupt = stopping?.descriptor
         while true {
-            let isAwaited = awaited?() == true
             // Between calls: a stopping service takes no more (pipelined ones included), except
-            // the one another call waits for.
+            // the one another call waits for (asked only then: not a lock on every call's path).
             let isStopping = stopping?.wasSignalled == true
-            if isStopping, !isAwaited { return .stopped }
+            if isStopping, awaited?() != true { return .stopped }
             let message: [UInt8]
             switch connection.readLine(
                 limit: limits.messageSize, until: .now + limits.idleTimeout, interrupt: isStopping ? nil : interrupt,
@@ -48,7 +47,7 @@ package struct VarlinkConnection {
             case .line(let bytes): message = bytes
             case .end: return .closed
             case .timedOut:
-                if isAwaited || awaited?() == true { continue }
+                if awaited?() == true { continue }
                 return .refused("no call within \(limits.idleTimeout)")
             case .tooLong: return .refused("a message longer than \(limits.messageSize) bytes")
             case .interrupted: continue
