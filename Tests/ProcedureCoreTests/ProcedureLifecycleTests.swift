@@ -257,6 +257,30 @@ struct ProcedureLifecycleTests {
         }
     }
 
+    @Test("a procedure cancelled while its queue batches is finished by its cancel, not pushed with the batch")
+    func cancelledDuringDeferral() {
+        var machine = ProcedureLifecycle()
+        _ = machine.addExclusivityCategory("printer")
+        guard case .proceed = enqueued(&machine) else { return unexpected("exclusivity not waited for") }
+        _ = machine.beginEvaluation()
+        guard case .acquireExclusivity(let categories, _) = machine.conditionsPassed(results: nil, in: nil) else {
+            return unexpected("no lease asked for")
+        }
+        let lease = ExclusivityLease(categories: categories, scope: .root) { _ in }
+        _ = machine.leaseCreated(lease)
+        guard case .deferred = machine.exclusivityGranted(lease) else { return unexpected("pushed alone") }
+        guard case .cancelled = machine.cancel(error: nil) else { return unexpected("cancel ignored") }
+        #expect(machine.state == .ready && machine.isCancelled)
+        guard case .nothing = machine.endEnqueueing() else {
+            return unexpected("a cancelled procedure was pushed with the batch")
+        }
+        guard case .finishing(let transition) = machine.finishWithoutExecuting(error: nil) else {
+            return unexpected("not finishing")
+        }
+        #expect(transition.lease === lease, "the held lease is handed back by finishing")
+        #expect(machine.state == .finished && machine.isCancelled, "finished keeps the cancelled mark")
+    }
+
     @Test("the evaluation lives in its phase: handed to finishing when cancelled, dropped once decided")
     func evaluationPayload() {
         var machine = evaluatingAfterDependency()
@@ -300,7 +324,7 @@ struct ProcedureLifecycleTests {
         guard case .pushWithBatch = machine.endEnqueueing() else {
             return unexpected("the queue did not learn to push it with its batch")
         }
-        #expect(!machine.flags[.defersReadyPush] && !machine.flags[.hasDeferredReadyPush])
+        #expect(!machine.flags[.defersReadyPush])
         guard case .execute = machine.startExecuting() else { return unexpected("did not start") }
         #expect(machine.phase.lease === lease, "the lease is held while executing")
         guard case .finishing(let transition) = machine.finish(error: nil) else {
@@ -404,6 +428,9 @@ struct ProcedureLifecycleTests {
             }
             if machine.state < before {
                 failures.append("\(event): the state moved back from \(before) to \(machine.state)")
+            }
+            if wasCancelled, !machine.isCancelled {
+                failures.append("\(event): the cancelled mark was lost moving from \(before) to \(machine.state)")
             }
             if machine.state == .executing, before != .executing {
                 if wasCancelled { failures.append("\(event): a cancelled procedure started executing") }

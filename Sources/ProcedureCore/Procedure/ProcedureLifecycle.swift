@@ -27,8 +27,9 @@
 /// | pending ..< executing   | `finishWithoutExecuting` (cancel, cycle, failed conditions) | finishing or finished |
 /// | finishing               | `takeForFinished`                       | finished                |
 ///
-/// Cancelling sets `isCancelled` in any phase before finishing; a cancelled procedure never
-/// moves to executing.
+/// Cancelling marks the phase it arrives in (`cancelled: true`), in any phase before finishing,
+/// and the mark travels with every later phase to `finished`: a cancelled procedure never moves to
+/// executing, and there is no cancelled flag beside the phase to disagree with it.
 ///
 /// Every event switches over every phase (no `default`, no `if case`): a new phase does not
 /// compile until each event has decided what it means there, as in swift-nio's and
@@ -37,15 +38,17 @@ struct ProcedureLifecycle {
     /// Where the procedure is, with what is valid only there: the evaluation that waits for late
     /// answers while conditions are evaluated, and the exclusivity lease from the moment it is
     /// made until the procedure finishes.
+    /// Each phase says whether the procedure was cancelled; finishing and finished keep it, so
+    /// that a finished procedure still answers whether it was cancelled.
     enum Phase {
-        case initialized
-        case pending
-        case evaluatingConditions(ConditionEvaluation?)
-        case waitingForExclusivity(ExclusivityLease?)
-        case ready(lease: ExclusivityLease?)
-        case executing(lease: ExclusivityLease?)
-        case finishing
-        case finished
+        case initialized(cancelled: Bool)
+        case pending(cancelled: Bool)
+        case evaluatingConditions(ConditionEvaluation?, cancelled: Bool)
+        case waitingForExclusivity(ExclusivityLease?, cancelled: Bool)
+        case ready(lease: ExclusivityLease?, cancelled: Bool)
+        case executing(lease: ExclusivityLease?, cancelled: Bool)
+        case finishing(cancelled: Bool)
+        case finished(cancelled: Bool)
 
         var state: ProcedureState {
             switch self {
@@ -63,16 +66,40 @@ struct ProcedureLifecycle {
         /// The lease held, in the phases that may hold one.
         var lease: ExclusivityLease? {
             switch self {
-            case .waitingForExclusivity(let lease), .ready(let lease), .executing(let lease): lease
+            case .waitingForExclusivity(let lease, _), .ready(let lease, _), .executing(let lease, _): lease
             case .initialized, .pending, .evaluatingConditions, .finishing, .finished: nil
+            }
+        }
+
+        var isCancelled: Bool {
+            switch self {
+            case .initialized(let cancelled), .pending(let cancelled), .finishing(let cancelled),
+                .finished(let cancelled):
+                cancelled
+            case .evaluatingConditions(_, let cancelled), .waitingForExclusivity(_, let cancelled),
+                .ready(_, let cancelled), .executing(_, let cancelled):
+                cancelled
+            }
+        }
+
+        /// The same phase, marked cancelled.
+        var markedCancelled: Phase {
+            switch self {
+            case .initialized: .initialized(cancelled: true)
+            case .pending: .pending(cancelled: true)
+            case .evaluatingConditions(let evaluation, _): .evaluatingConditions(evaluation, cancelled: true)
+            case .waitingForExclusivity(let lease, _): .waitingForExclusivity(lease, cancelled: true)
+            case .ready(let lease, _): .ready(lease: lease, cancelled: true)
+            case .executing(let lease, _): .executing(lease: lease, cancelled: true)
+            case .finishing: .finishing(cancelled: true)
+            case .finished: .finished(cancelled: true)
             }
         }
     }
 
-    // The phase (a tag and a reference) first, then the small fields in its second word; the
-    // error is out of line, so the machine stays seven words, as it was with a one-byte state.
-    private(set) var phase: Phase = .initialized
-    private(set) var isCancelled = false
+    // The phase (a tag, a reference and its cancelled mark) first, then the small fields in its
+    // second word; the error is out of line, so the machine stays seven words.
+    private(set) var phase: Phase = .initialized(cancelled: false)
     private(set) var flags = Flags()
     private(set) var pendingDependencies: Int32 = 0
     private(set) var dependencies = ProcedureList()
@@ -85,6 +112,9 @@ struct ProcedureLifecycle {
     /// The public state the phase stands for.
     var state: ProcedureState { phase.state }
 
+    /// Cancelled, in whatever phase (read from the phase's mark).
+    var isCancelled: Bool { phase.isCancelled }
+
     /// Yes-or-no facts about the procedure, one bit each: `lifecycle.flags[.isProducedDependency]`.
     struct Flags: OptionSet {
         let rawValue: UInt8
@@ -96,14 +126,14 @@ struct ProcedureLifecycle {
         static let hasConditionResults = Flags(rawValue: 1 << 2)
         /// Set by the cycle detector: every procedure reachable from here is on a queue and acyclic.
         static let isSealedAgainstCycles = Flags(rawValue: 1 << 3)
-        /// While the queue is adding this procedure, becoming ready is recorded here instead of
-        /// pushed, so the queue can push a whole batch under one lock.
+        /// While the queue is adding this procedure, becoming ready is left in the phase instead
+        /// of pushed, so the queue can push a whole batch under one lock (`endEnqueueing` reads
+        /// whether it became ready from the phase: no second flag to fall out of step).
         static let defersReadyPush = Flags(rawValue: 1 << 4)
-        static let hasDeferredReadyPush = Flags(rawValue: 1 << 5)
         /// The answers are the shared condition list's common one (``ConditionList/CommonAnswer``).
-        static let hasCommonConditionAnswer = Flags(rawValue: 1 << 6)
+        static let hasCommonConditionAnswer = Flags(rawValue: 1 << 5)
         /// Some condition is an AllOf, AnyOf, Negated or Silent (decided once, when added).
-        static let hasComposedConditions = Flags(rawValue: 1 << 7)
+        static let hasComposedConditions = Flags(rawValue: 1 << 6)
 
         subscript(_ flag: Flags) -> Bool {
             get { contains(flag) }
@@ -357,19 +387,20 @@ struct ProcedureLifecycle {
     /// whether it has any; `mayEvaluateOnWorker` is false while the queue is suspended.
     mutating func enqueued(hasConditions: Bool, mayEvaluateOnWorker: Bool) -> EnqueueAction {
         switch phase {
-        case .initialized where queue != nil: phase = .pending
+        case .initialized(let cancelled) where queue != nil:
+            phase = .pending(cancelled: cancelled)
+            if cancelled { return .finishWithoutExecuting }
         case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
             .finished:
             preconditionFailure("enqueued while \(state), \(queue == nil ? "unclaimed" : "claimed")")
         }
-        if isCancelled { return .finishWithoutExecuting }
         guard pendingDependencies == 0 else { return .waitForDependencies }
         guard extras?.inputs.isEmpty ?? true, exclusivityCategories.isEmpty else {
             flags[.defersReadyPush] = true
             return .proceed
         }
         if !hasConditions {
-            phase = .ready(lease: nil)
+            phase = .ready(lease: nil, cancelled: false)
             return .ready
         }
         // Plain conditions and nothing else: a worker evaluates them when it takes the procedure
@@ -378,7 +409,7 @@ struct ProcedureLifecycle {
             flags[.defersReadyPush] = true
             return .proceed
         }
-        phase = .evaluatingConditions(nil)
+        phase = .evaluatingConditions(nil, cancelled: false)
         return .readyToEvaluateOnWorker
     }
 
@@ -392,8 +423,14 @@ struct ProcedureLifecycle {
     mutating func endEnqueueing() -> EndEnqueueAction {
         precondition(flags[.defersReadyPush], "endEnqueueing without a deferral")
         flags[.defersReadyPush] = false
-        defer { flags[.hasDeferredReadyPush] = false }
-        return flags[.hasDeferredReadyPush] ? .pushWithBatch : .nothing
+        // Every move to ready during the deferral was left unpushed, so ready now means deferred;
+        // a procedure cancelled meanwhile is finishing by its cancel, not pushed.
+        switch phase {
+        case .ready(_, cancelled: false): return .pushWithBatch
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
+            .finished:
+            return .nothing
+        }
     }
 
     enum DependencyFinishedAction {
@@ -407,7 +444,7 @@ struct ProcedureLifecycle {
         precondition(pendingDependencies > 0, "a dependency finished that was not waited for")
         pendingDependencies -= 1
         switch phase {
-        case .pending where pendingDependencies == 0 && !isCancelled: return .beginEvaluation
+        case .pending(cancelled: false) where pendingDependencies == 0: return .beginEvaluation
         case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
             .finished:
             return .keepWaiting
@@ -424,7 +461,8 @@ struct ProcedureLifecycle {
     /// Moves from pending to evaluating conditions.
     mutating func beginEvaluation() -> EvaluationStart {
         switch phase {
-        case .pending where !isCancelled && !flags[.isOnDependencyCycle]: phase = .evaluatingConditions(nil)
+        case .pending(cancelled: false) where !flags[.isOnDependencyCycle]:
+            phase = .evaluatingConditions(nil, cancelled: false)
         case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
             .finished:
             return .stale
@@ -443,9 +481,9 @@ struct ProcedureLifecycle {
     /// An evaluation object was made to wait for late answers.
     mutating func evaluationStarted(_ evaluation: ConditionEvaluation) -> EvaluationAction {
         switch phase {
-        case .evaluatingConditions(let current):
+        case .evaluatingConditions(let current, let cancelled):
             precondition(current == nil, "a second evaluation started")
-            phase = .evaluatingConditions(evaluation)
+            phase = .evaluatingConditions(evaluation, cancelled: cancelled)
             return .start
         case .initialized, .pending, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .discard
         }
@@ -471,7 +509,7 @@ struct ProcedureLifecycle {
     /// A worker's evaluation of plain conditions passed at once.
     mutating func conditionsPassedOnWorker(answers: PassedAnswers = .inList) -> StartAction {
         switch phase {
-        case .evaluatingConditions where !isCancelled: break
+        case .evaluatingConditions(_, cancelled: false): break
         case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
             .finished:
             return .stale
@@ -484,7 +522,7 @@ struct ProcedureLifecycle {
             extra.conditionTreeResults = results
         }
         flags[.hasConditionResults] = true
-        phase = .executing(lease: nil)
+        phase = .executing(lease: nil, cancelled: false)
         return .execute(observers)
     }
 
@@ -497,9 +535,9 @@ struct ProcedureLifecycle {
     /// The conditions failed.
     mutating func conditionsFailed(results: [ConditionResult?], in list: ConditionList?) -> FailAction {
         switch phase {
-        case .evaluatingConditions:
+        case .evaluatingConditions(_, let cancelled):
             publishConditionResults(results, in: list)
-            phase = .evaluatingConditions(nil)
+            phase = .evaluatingConditions(nil, cancelled: cancelled)
             return .cancel
         case .initialized, .pending, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .stale
         }
@@ -519,17 +557,18 @@ struct ProcedureLifecycle {
 
     /// The conditions passed (`results` is nil when there were none).
     mutating func conditionsPassed(results: [ConditionResult?]?, in list: ConditionList?) -> PassAction {
+        let cancelled: Bool
         switch phase {
-        case .evaluatingConditions: break
+        case .evaluatingConditions(_, let mark): cancelled = mark
         case .initialized, .pending, .waitingForExclusivity, .ready, .executing, .finishing, .finished: return .stale
         }
         guard let queue else { preconditionFailure("evaluating conditions off a queue") }
         if let results { publishConditionResults(results, in: list) }
         guard exclusivityCategories.isEmpty else {
-            phase = .waitingForExclusivity(nil)
+            phase = .waitingForExclusivity(nil, cancelled: cancelled)
             return .acquireExclusivity(exclusivityCategories, queue)
         }
-        return becomeReady(queue, lease: nil)
+        return becomeReady(queue, lease: nil, cancelled: cancelled)
     }
 
     enum LeaseAction {
@@ -541,9 +580,9 @@ struct ProcedureLifecycle {
     /// A lease was made for the exclusivity wait.
     mutating func leaseCreated(_ lease: ExclusivityLease) -> LeaseAction {
         switch phase {
-        case .waitingForExclusivity(let current):
+        case .waitingForExclusivity(let current, let cancelled):
             precondition(current == nil, "a second lease made")
-            phase = .waitingForExclusivity(lease)
+            phase = .waitingForExclusivity(lease, cancelled: cancelled)
             return .acquire
         case .initialized, .pending, .evaluatingConditions, .ready, .executing, .finishing, .finished: return .discard
         }
@@ -552,29 +591,27 @@ struct ProcedureLifecycle {
     /// The lease was granted. `.stale` means the procedure moved on: release the lease.
     mutating func exclusivityGranted(_ lease: ExclusivityLease) -> PassAction {
         switch phase {
-        case .waitingForExclusivity(let current) where current === lease:
+        case .waitingForExclusivity(let current, let cancelled) where current === lease:
             guard let queue else { return .stale }
-            return becomeReady(queue, lease: lease)
+            return becomeReady(queue, lease: lease, cancelled: cancelled)
         case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
             .finished:
             return .stale
         }
     }
 
-    private mutating func becomeReady(_ queue: ProcedureQueue, lease: ExclusivityLease?) -> PassAction {
-        phase = .ready(lease: lease)
-        if flags[.defersReadyPush] {
-            flags[.hasDeferredReadyPush] = true
-            return .deferred
-        }
-        return .ready(queue)
+    private mutating func becomeReady(_ queue: ProcedureQueue, lease: ExclusivityLease?, cancelled: Bool)
+        -> PassAction
+    {
+        phase = .ready(lease: lease, cancelled: cancelled)
+        return flags[.defersReadyPush] ? .deferred : .ready(queue)
     }
 
     /// A worker took the procedure from the ready list.
     mutating func startExecuting() -> StartAction {
         switch phase {
-        case .ready(let lease) where !isCancelled:
-            phase = .executing(lease: lease)
+        case .ready(let lease, cancelled: false):
+            phase = .executing(lease: lease, cancelled: false)
             return .execute(observers)
         case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
             .finished:
@@ -629,11 +666,12 @@ struct ProcedureLifecycle {
 
     mutating func cancel(error newError: (any Error)?) -> CancelAction {
         switch phase {
-        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing:
-            // A `where` would bind to the last pattern alone: asked here for every phase.
-            guard !isCancelled else { return .ignored }
-            isCancelled = true
-        case .finishing, .finished: return .ignored
+        case .initialized(cancelled: false), .pending(cancelled: false), .evaluatingConditions(_, cancelled: false),
+            .waitingForExclusivity(_, cancelled: false), .ready(_, cancelled: false), .executing(_, cancelled: false):
+            phase = phase.markedCancelled
+        case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finishing,
+            .finished:
+            return .ignored
         }
         record(newError)
         return .cancelled(Cancellation(phase: state, observers: observers, queue: queue))
@@ -652,7 +690,7 @@ struct ProcedureLifecycle {
     mutating func finish(error newError: (any Error)?) -> FinishAction {
         let lease: ExclusivityLease?
         switch phase {
-        case .executing(let held): lease = held
+        case .executing(let held, _): lease = held
         case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .finishing, .finished:
             return .refused(state)
         }
@@ -660,7 +698,7 @@ struct ProcedureLifecycle {
             return .finishing(beginFinishing(error: newError))
         }
         record(newError)
-        phase = .finished
+        phase = .finished(cancelled: isCancelled)
         var queue: ProcedureQueue?
         var dependents = ProcedureList()
         // Swapped out rather than copied, so the procedure lets go of them without extra retains.
@@ -688,12 +726,12 @@ struct ProcedureLifecycle {
     private mutating func beginFinishing(error newError: (any Error)?) -> FinishTransition {
         let (evaluation, wasExecuting, lease): (ConditionEvaluation?, Bool, ExclusivityLease?) =
             switch phase {
-            case .evaluatingConditions(let current): (current, false, nil)
-            case .waitingForExclusivity(let lease), .ready(let lease): (nil, false, lease)
-            case .executing(let lease): (nil, true, lease)
+            case .evaluatingConditions(let current, _): (current, false, nil)
+            case .waitingForExclusivity(let lease, _), .ready(let lease, _): (nil, false, lease)
+            case .executing(let lease, _): (nil, true, lease)
             case .initialized, .pending, .finishing, .finished: (nil, false, nil)
             }
-        phase = .finishing
+        phase = .finishing(cancelled: isCancelled)
         record(newError)
         var transition = FinishTransition(
             wasExecuting: wasExecuting, observers: observers, error: error, evaluation: evaluation, lease: lease)
@@ -705,7 +743,7 @@ struct ProcedureLifecycle {
     /// Moves to finished and lets go of everything the procedure held.
     mutating func takeForFinished() -> FinishedParts {
         switch phase {
-        case .finishing: phase = .finished
+        case .finishing(let cancelled): phase = .finished(cancelled: cancelled)
         case .initialized, .pending, .evaluatingConditions, .waitingForExclusivity, .ready, .executing, .finished:
             preconditionFailure("takeForFinished while \(state)")
         }
