@@ -299,6 +299,7 @@ let testTargets: [Target] = [
             "LinuxPolicy", "LinuxBackends", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport",
             "CLinuxSupport", "Locking", "capability-probe",
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
     .testTarget(
         name: "LinuxPolicyTests", dependencies: ["LinuxPolicy", "Capabilities", "CLinuxSupport", "Locking", "TestSupport"]),
