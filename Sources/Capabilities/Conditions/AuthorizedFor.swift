@@ -36,7 +36,8 @@ public struct AuthorizedFor: ProcedureCondition {
         /// of a retained ``KeptReader``. Looked for at the second such pass, not at the first: the
         /// cast's first use in a process scans every conformance record of the binary, which a
         /// process that passes a gate once (`capctl check`) should not pay. Written at most twice,
-        /// then only read.
+        /// then only read. A word rather than a `Mutex<enum>`: the lock and the reader's retain
+        /// cost 15 to 70 ns a check, and the gated row its target (Performance.md, issue 54).
         private let keptReader = Atomic<UInt>(0)
 
         init(_ capability: any CapabilityType, label: String?, serializationKey: String? = nil) {
