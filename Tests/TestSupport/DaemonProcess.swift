@@ -195,3 +195,18 @@ public final class DaemonProcess: @unchecked Sendable {
         init(_ description: String) { self.description = description }
     }
 }
+
+extension DaemonProcess {
+    /// Starts dbus-daemon on `configuration` (a file naming its `<listen>` socket) and returns it
+    /// once it listens: its first line is its address, or why it could not start.
+    public static func dbusDaemon(configuration: String) async throws -> DaemonProcess {
+        let bus = try DaemonProcess(
+            ["/usr/bin/dbus-daemon", "--config-file=" + configuration, "--nofork", "--print-address"],
+            environment: ProcessInfo.processInfo.environment)
+        guard let line = await bus.nextLine(), line.hasPrefix("unix:") else {
+            bus.stop()
+            throw DaemonError("dbus-daemon did not start")
+        }
+        return bus
+    }
+}

@@ -63,15 +63,8 @@ public final class PolkitFixture: @unchecked Sendable {
               \(busPolicy)
             </busconfig>
             """, to: "bus.conf")
-        bus = try DaemonProcess(
-            ["/usr/bin/dbus-daemon", "--config-file=" + configuration, "--nofork", "--print-address"],
-            environment: ProcessInfo.processInfo.environment)
-        // Its first line is the address once it listens, or why it could not start.
-        guard let address = await bus.nextLine(), address.hasPrefix("unix:") else {
-            throw FixtureError("dbus-daemon did not start")
-        }
+        bus = try await DaemonProcess.dbusDaemon(configuration: configuration)
         busAddress = "unix:path=" + socket
-        _ = address
         var policy = """
             <?xml version="1.0" encoding="UTF-8"?>
             <!DOCTYPE policyconfig PUBLIC "-//freedesktop//DTD PolicyKit Policy Configuration 1.0//EN"

@@ -142,13 +142,7 @@ final class PrivateBus: Sendable {
               </policy>
             </busconfig>
             """, to: "bus.conf")
-        daemon = try DaemonProcess(
-            ["/usr/bin/dbus-daemon", "--config-file=" + configuration, "--nofork", "--print-address"],
-            environment: ProcessInfo.processInfo.environment)
-        // Its first line is the address once it listens, or why it could not start.
-        guard let line = await daemon.nextLine(), line.hasPrefix("unix:") else {
-            throw BusFixtureError("dbus-daemon did not start")
-        }
+        daemon = try await DaemonProcess.dbusDaemon(configuration: configuration)
         address = "unix:path=" + socket
     }
 
