@@ -49,6 +49,30 @@ enum FileHandle {
     }
 }
 
+/// Makes the directories above `path` that do not exist, mode 0755 whatever the umask, as
+/// capctld.socket's `DirectoryMode=0755` has systemd make them: `--listen /run/capctl/capctld.sock`
+/// works on a fresh boot. Existing directories are left as they are.
+func makeDirectories(containing path: String) throws {
+    var missing: [String] = []
+    var directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    while !directory.isEmpty, access(directory, F_OK) != 0 {
+        missing.append(directory)
+        directory = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
+    }
+    for directory in missing.reversed() {
+        guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
+            throw ListenDirectoryError(directory: directory, code: errno)
+        }
+        _ = chmod(directory, 0o755)
+    }
+}
+
+struct ListenDirectoryError: Error, CustomStringConvertible {
+    let directory: String
+    let code: Int32
+    var description: String { "cannot make \(directory) for the socket: \(String(cString: strerror(code)))" }
+}
+
 /// capctld's process: what `capctld` (and capctl's binary run by that name, as the Debian package
 /// installs it) runs.
 package enum CapctlDaemon {
@@ -80,8 +104,9 @@ package enum CapctlDaemon {
                 guard count == "1" else { fail("systemd passed \(count) sockets; capctld takes one") }
                 listener = try ClientListener(adopting: 3, refusal: DecisionService.busyRefusal)
             } else {
-                listener = try ClientListener(
-                    path: options.listen ?? defaultSocketPath, refusal: DecisionService.busyRefusal)
+                let path = options.listen ?? defaultSocketPath
+                try makeDirectories(containing: path)
+                listener = try ClientListener(path: path, refusal: DecisionService.busyRefusal)
             }
         } catch {
             fail("\(error)")
@@ -95,7 +120,8 @@ package enum CapctlDaemon {
             searchPath: PolicySearchPath(directories: options.policyRoots, userDirectory: nil),
             environment: environment,
             options: policyOptions)
-        for problem in store.problems { DaemonLog.logger.error("\(problem)") }
+        let reloadLog = PolicyReloadLog(store: store)
+        PolicyReloadLog.logState(of: store)
         // Each user's decisions write at most --audit-limit records per 30 s (then a summary), so no
         // user crowds others out of the journal's per-service rate limit; lost records are said
         // on standard error (the journal's stream under systemd), never waited for.
@@ -104,6 +130,11 @@ package enum CapctlDaemon {
             destination: options.auditSocket.map { .syslog(path: $0) } ?? .system, identifier: "capctld",
             limitPerUser: options.auditUserLimit,
             onLostRecords: { FileHandle.standardError.writeWithoutWaiting("capctld: \($0)\n") })
+        if let reason = audit.unreachableReason {
+            DaemonLog.logger.warning(
+                "no audit sink: \(reason); decisions' records are lost until one does (counted in Status's undeliveredAuditRecords)"
+            )
+        }
         let reloader = ReloadOnHangup(store: store)
         let service = DecisionService(
             policy: store, audit: audit, keptLogins: policyOptions.keptLoginRecords, listener: listener,
@@ -117,7 +148,7 @@ package enum CapctlDaemon {
         // its clients finish, then the store stops following the files.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [audit, store, reloader, service, SystemdNotifier(listener: listener)],
+                services: [audit, store, reloadLog, reloader, service, SystemdNotifier(listener: listener)],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: DaemonLog.logger))
         do {

@@ -15,11 +15,15 @@ struct ReloadOnHangup: Service {
         }
     }
 
-    /// Reads the policy again, telling systemd (`RELOADING=1`, then `READY=1`) and logging each problem.
+    /// Reads the policy again, telling systemd (`RELOADING=1`, then `READY=1`). What came of it
+    /// is logged by ``PolicyReloadLog``, except a failure the store reports once: the same errors
+    /// as before, which an operator who asked for this reload must still be told.
     func reload() {
         ServiceNotification.send("RELOADING=1\nMONOTONIC_USEC=\(DaemonSettings.monotonicMicroseconds())")
+        let before = store.problems
         store.reload()
-        for problem in store.problems { DaemonLog.logger.error("\(problem)") }
+        let after = store.problems
+        if !after.isEmpty, after == before { PolicyReloadLog.logFailure(after, serving: store.current) }
         DaemonLog.logger.debug("policy read again")
         ServiceNotification.send("READY=1")
     }

@@ -89,6 +89,40 @@ public final class DecisionClient: Sendable {
         return decisions
     }
 
+    /// The policy the service serves, and why its files do not load now (root only; others are
+    /// refused with `org.varlink.service.PermissionDenied`).
+    public func servedPolicy() throws(Failure) -> ServedPolicy {
+        guard case .object(let members)? = try client.call(GatesInterface.name + ".ServedPolicy")["policy"] else {
+            throw .connection("the reply has no policy")
+        }
+        let fields = Dictionary(members, uniquingKeysWith: { first, _ in first })
+        var loadedAt: String?
+        if case .string(let text)? = fields["loadedAt"] { loadedAt = text }
+        func strings(_ key: String) -> [String] {
+            guard case .array(let values)? = fields[key] else { return [] }
+            return values.compactMap { if case .string(let text) = $0 { text } else { nil } }
+        }
+        return ServedPolicy(loadedAt: loadedAt, files: strings("files"), problems: strings("problems"))
+    }
+
+    /// The policy a service serves.
+    public struct ServedPolicy: Sendable, Equatable {
+        /// When it loaded (RFC 3339, UTC); nil when none ever did.
+        public var loadedAt: String?
+        /// Its files.
+        public var files: [String]
+        /// Why the files do not load now, each with its file:line:column; empty when they do.
+        public var problems: [String]
+
+        /// What an operator is told when the files do not load, or nil when they do.
+        public var staleWarning: String? {
+            guard !problems.isEmpty else { return nil }
+            let serving = loadedAt.map { "still serving the policy loaded at \($0)" } ?? "no policy in force"
+            return (["capctld: the policy files do not load; \(serving):"] + problems.map { "  " + $0 })
+                .joined(separator: "\n")
+        }
+    }
+
     /// Ends every login the service keeps for this user (as `sudo -K`); returns how many.
     public func forget() throws(Failure) -> Int {
         guard case .int(let removed)? = try client.call(GatesInterface.name + ".Forget")["removed"] else {

@@ -138,7 +138,8 @@ public final class DecisionService: Sendable {
                     try call.allowOnly(["gate"])
                     let gate = try call.string("gate")
                     let decision = try decide(
-                        gate, in: try currentPolicy(), for: client.subject, asker: client.subject, action: "check")
+                        gate, in: try currentPolicy(for: client.subject), for: client.subject, asker: client.subject,
+                        action: "check")
                     replies.reply([("decision", decision.varlinkValue)])
                 },
                 "CheckForSubject": { [self] call, replies throws(VarlinkError) in
@@ -147,13 +148,14 @@ public final class DecisionService: Sendable {
                     let gate = try call.string("gate")
                     let subject = try Self.subject(named: call)
                     let decision = try decide(
-                        gate, in: try currentPolicy(), for: subject, asker: client.subject, action: "check-for-subject")
+                        gate, in: try currentPolicy(for: client.subject), for: subject, asker: client.subject,
+                        action: "check-for-subject")
                     replies.reply([("decision", decision.varlinkValue)])
                 },
                 "Status": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly([])
                     // One policy for the whole reply, even if a reload lands meanwhile.
-                    let loaded = try currentPolicy()
+                    let loaded = try currentPolicy(for: client.subject)
                     var decisions: [VarlinkValue] = []
                     var evaluations: [GateEvaluation] = []
                     for gate in loaded.policy.gates.keys.sorted() {
@@ -167,8 +169,14 @@ public final class DecisionService: Sendable {
                     var reply: [(String, VarlinkValue)] = [("decisions", .array(decisions))]
                     if client.subject.uid == 0 {
                         reply.append(("undeliveredAuditRecords", .int(Int64(audit.failedWrites))))
+                        reply.append(("policy", servedPolicy))
                     }
                     replies.reply(reply)
+                },
+                "ServedPolicy": { [self] call, replies throws(VarlinkError) in
+                    try call.allowOnly([])
+                    guard client.subject.uid == 0 else { throw .permissionDenied }
+                    replies.reply([("policy", servedPolicy)])
                 },
                 "Authorize": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly(["gate", "capability", "allowInteractiveAuthentication"])
@@ -178,7 +186,7 @@ public final class DecisionService: Sendable {
                     let interactive = try call.optionalBool("allowInteractiveAuthentication") ?? false
                     // Questions are replies that continue: asking needs a call that takes more.
                     if interactive, !call.more { throw .expectedMore }
-                    let loaded = try currentPolicy()
+                    let loaded = try currentPolicy(for: client.subject)
                     if let gate, loaded.policy.gates[gate] == nil { throw Self.noSuchGate(gate) }
                     if let capability, loaded.policy.capabilities[capability] == nil {
                         throw VarlinkError("org.capctl.gates.NoSuchCapability", [("capability", .string(capability))])
@@ -238,12 +246,28 @@ public final class DecisionService: Sendable {
 
     // MARK: Deciding
 
-    private func currentPolicy() throws(VarlinkError) -> LoadedPolicy {
+    /// The policy in force, or PolicyUnavailable: with the first error's file:line:column for
+    /// root, and without it for anyone else (where the policy's files are and what they say is
+    /// the administrator's, as the explanation of a decision is).
+    private func currentPolicy(for asker: Subject) throws(VarlinkError) -> LoadedPolicy {
         guard let loaded = policy.current else {
-            let reason = policy.problems.first?.description ?? "no policy has loaded"
+            let reason =
+                asker.uid == 0
+                ? policy.problems.first?.description ?? "no policy has loaded"
+                : "the system's policy does not load; its administrator can see why (capctl validate, capctld's log)"
             throw VarlinkError("org.capctl.gates.PolicyUnavailable", [("reason", .string(reason))])
         }
         return loaded
+    }
+
+    /// The policy served and why the files do not load now: root's view of a reload that failed.
+    private var servedPolicy: VarlinkValue {
+        let current = policy.current
+        return .object([
+            ("loadedAt", current.flatMap { WallClock.rfc3339($0.loadedAt) }.map(VarlinkValue.string) ?? .null),
+            ("files", .array((current?.policy.files ?? []).map(VarlinkValue.string))),
+            ("problems", .array(policy.problems.map { .string($0.description) })),
+        ])
     }
 
     private static func noSuchGate(_ gate: String) -> VarlinkError {
@@ -431,7 +455,7 @@ public final class DecisionService: Sendable {
         defer { follower.cancel() }
         // The gates watched and what was last said of each: every one at first, then those that changed.
         func decisions() throws(VarlinkError) -> [(gate: String, decision: Decision)] {
-            let loaded = try currentPolicy()
+            let loaded = try currentPolicy(for: client.subject)
             var decided: [(gate: String, decision: Decision)] = []
             for name in gate.map({ [$0] }) ?? loaded.policy.gates.keys.sorted() {
                 decided.append(

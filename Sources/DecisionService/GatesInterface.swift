@@ -46,9 +46,18 @@ enum GatesInterface {
           user: ?string
         ) -> (decision: Decision)
 
+        # The policy capctld serves: when it loaded (RFC 3339, UTC), from which files, and why
+        # the files do not load now (each error with its file:line:column; empty when they do,
+        # else capctld still serves the policy that loaded at loadedAt).
+        type PolicyState (loadedAt: ?string, files: []string, problems: []string)
+
         # Decides every gate for the caller (recorded in the audit trail as one record). For
-        # root callers, also how many audit records reached no log since capctld started.
-        method Status() -> (decisions: []Decision, undeliveredAuditRecords: ?int)
+        # root callers, also how many audit records reached no log since capctld started, and
+        # the policy served.
+        method Status() -> (decisions: []Decision, undeliveredAuditRecords: ?int, policy: ?PolicyState)
+
+        # The policy served, whether or not it loads now. Root callers only.
+        method ServedPolicy() -> (policy: PolicyState)
 
         # A question of a login being asked for the caller, or a message to show it.
         type Question (

@@ -174,8 +174,7 @@ struct CapctlThroughCapctldTests {
                 directory.path + "/run/a",
             ], environment: ["PATH": "/usr/bin:/bin", "CAPCTL_KEEP_DIRECTORY": directory.path + "/run/keep"])
         defer { impostor.stop() }
-        let first = await impostor.nextLine()
-        #expect(first == "capctld: listening on \(socket)", "\(first ?? "nothing")")
+        #expect(await impostor.waitForOutput(containing: "capctld: listening on \(socket)"))
         let daemon = try await CapctldTests.Daemon(policy: Self.policy)
         let asked = try Self.capctl(
             ["check", "root-only", "--json", "--non-interactive"], socket: socket, uid: nil,

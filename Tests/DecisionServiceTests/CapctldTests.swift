@@ -38,6 +38,18 @@ struct CapctldTests {
         let socket: String
         let process: DaemonProcess
         let policyFile: String
+        /// What capctld said before it listened (its policy, its audit sink).
+        private(set) var startLines: [String] = []
+
+        /// Lines of output up to and including the first that contains `text` (all that came, if none did).
+        func lines(through text: String) async -> [String] {
+            var read: [String] = []
+            while let line = await process.nextLine() {
+                read.append(line)
+                if line.contains(text) { break }
+            }
+            return read
+        }
 
         init(
             policy: String = CapctldTests.policy, arguments: [String] = [], audit: SyslogReceiver? = nil,
@@ -68,10 +80,18 @@ struct CapctldTests {
                 environment: ["PATH": "/usr/bin:/bin", "CAPCTL_KEEP_DIRECTORY": directory.path + "/keep"]
                     .merging(Self.sanitizerOptions) { _, given in given }
                     .merging(environment) { _, given in given })
-            let first = await process.nextLine()
+            var first = await process.nextLine()
             if launcher.isEmpty {
-                #expect(first == "capctld: listening on \(socket)", "\(first ?? "nothing")")
+                // What it says of its policy and its audit sink comes first, then that it listens.
+                var said: [String] = []
+                while let line = first, line != "capctld: listening on \(socket)", said.count < 20 {
+                    said.append(line)
+                    first = await process.nextLine()
+                }
+                startLines = said
+                #expect(first == "capctld: listening on \(socket)", "\(said + [first ?? "nothing"])")
             } else {
+                startLines = []
                 #expect(first?.contains("Listening on") == true, "\(first ?? "nothing")")
             }
         }
@@ -707,6 +727,10 @@ struct CapctldTests {
         #expect(status["undeliveredAuditRecords"] as? Int == 2, "the check's and this call's: \(status)")
         let unprivileged = try Self.client(daemon.socket, ["status"], uid: 65534).first ?? [:]
         #expect(unprivileged["undeliveredAuditRecords"] == nil, "root's alone: \(unprivileged)")
+        // Root's Status also says what policy is served; nobody else's does.
+        let served = status["policy"] as? [String: Any]
+        #expect(served?["problems"] as? [String] == [] && (served?["files"] as? [String])?.count == 1, "\(status)")
+        #expect(unprivileged["policy"] == nil, "\(unprivileged)")
         let metrics = try Self.client(daemon.socket, ["metrics"]).first?["text"] as? String ?? ""
         #expect(metrics.contains("capctld_audit_records_undelivered_total 3"), "\(metrics)")
         kill(daemon.process.pid, SIGTERM)

@@ -1,6 +1,7 @@
 public import Capabilities
 public import ConfigurationFiles
 public import FeatureFlags
+import Plumbing
 public import ProcedureCore
 
 /// A policy ready to use: its capabilities built, its flags loaded, its gates turned into
@@ -16,6 +17,9 @@ public final class LoadedPolicy: Sendable {
     public let policy: Policy
     /// The policy's flags (its flag files, inline flags and flag services).
     public let flags: FlagStore
+    /// When it was loaded, in seconds since 1970-01-01 UTC: what a service that keeps serving it
+    /// after an edit failed to load says it serves.
+    public let loadedAt: Double
     /// Under a final system policy whose per-user layer names flag sources: the system layers'
     /// sources alone, which the system's own gates and capabilities read, so a user's flag cannot
     /// stand in for one the system's service does not (yet) serve. Its flag services are followed
@@ -27,6 +31,7 @@ public final class LoadedPolicy: Sendable {
     /// was read with (``Policy/environment``).
     public init(_ policy: Policy, options: PolicyOptions = PolicyOptions()) throws(PolicyErrors) {
         self.policy = policy
+        loadedAt = WallClock.secondsSince1970
         let environment = policy.environment
         let policy = options.startsFlagServices ? policy : policy.withoutFlagServices
         // A store without sources answers every key "not found" before it reads a context, so

@@ -97,6 +97,18 @@ public final class AuditTrail: Sendable {
         state = Lock(State(windows: limitPerUser.map(AuditUserWindows.init(limit:))))
     }
 
+    /// Why no record would reach a log now (nobody listens where they go), or nil when one
+    /// would: for a daemon to say at its start, rather than lose every record without a word.
+    public var unreachableReason: String? {
+        if journal?.hasReceiver == true || syslog.hasReceiver { return nil }
+        switch destination {
+        case .system:
+            return "neither the journal (\(SystemJournal.socketPath)) nor a system log (\(syslog.path)) listens"
+        case .syslog(let path):
+            return "no system log listens at \(path)"
+        }
+    }
+
     /// The identifier of capctl's decision records in the journal (`MESSAGE_ID`), so
     /// `journalctl MESSAGE_ID=…` finds every one whatever program made it.
     public static let journalMessageID = "4f1c7a9e2b6d4c38a5e0d9b7c3f18a26"

@@ -40,6 +40,18 @@ final class LogSocket: Sendable {
         self.path = path
     }
 
+    /// Whether a receiver listens now: connects (keeping the connection for the first record)
+    /// without sending anything.
+    var hasReceiver: Bool {
+        connection.withLock { kept in
+            if kept != nil { return true }
+            let made = clinux_unix_socket(path, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_CONNECT)
+            guard made >= 0 else { return false }
+            kept = Connection(FileDescriptor(rawValue: made))
+            return true
+        }
+    }
+
     /// Sends `bytes` as one datagram (records are bounded to fit one: `AuditRecord.maximumField`).
     func send(_ bytes: [UInt8]) -> Delivery {
         deliver { descriptor in

@@ -14,6 +14,9 @@ struct SystemJournal: Sendable {
         socket = LogSocket(path: path)
     }
 
+    /// Whether journald listens on the socket now.
+    var hasReceiver: Bool { socket.hasReceiver }
+
     /// Sends one entry of `KEY=value` fields (keys of capital letters, digits and `_`).
     /// An entry is one datagram: records are bounded to fit one (the protocol's other form, a
     /// sealed memfd for larger entries, is never needed).

@@ -53,6 +53,10 @@ extension CheckRequest {
                 print("  description: " + TerminalText.escaped(summary))
             }
             if explain { print("  " + TerminalText.escaped(route.sentence)) }
+            // Root is told when capctld answers from a policy its files no longer load to.
+            if explain, geteuid() == 0, let warning = try? capctld.servedPolicy().staleWarning {
+                for line in warning.split(separator: "\n") { print(TerminalText.escaped(String(line))) }
+            }
             if explain || verdict != .authorized {
                 if let explanation {
                     print(CheckCommand.tree(explanation, explainAll: explain))

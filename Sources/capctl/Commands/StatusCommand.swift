@@ -4,6 +4,7 @@ import CapabilityPolicy
 import ConfigurationFiles
 import DecisionService
 import FeatureFlags
+import Glibc
 import ProcedureCore
 
 /// `capctl status`: every capability, flag and gate with its status and reason. Never prompts.
@@ -143,6 +144,11 @@ struct StatusCommand: AsyncParsableCommand {
             decisions = try capctld.status()
         } catch {
             throw CheckRequest.failure(error, capctld: capctld)
+        }
+        // Root is warned (standard error: the table or JSON stays as it is) when capctld
+        // answers from a policy its files no longer load to.
+        if geteuid() == 0, let warning = try? capctld.servedPolicy().staleWarning {
+            Capctl.warn(TerminalText.escaped(warning.split(separator: "\n").joined(separator: "; ")))
         }
         return decisions.map { decision in
             StatusEntry(
