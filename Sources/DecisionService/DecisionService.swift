@@ -379,7 +379,14 @@ public final class DecisionService: Sendable {
         defer { if let login { pendingLogins.end(login) } }
         let conversation: (any PAMConversation)? =
             if let login, let replies {
-                VarlinkLoginConversation(login: login, replies: replies, connection: client.lineConnection)
+                VarlinkLoginConversation(
+                    login: login, replies: replies, connection: client.lineConnection,
+                    purpose: {
+                        switch what {
+                        case .gate(let gate): gate
+                        case .capability(let capability): capability
+                        }
+                    }())
             } else {
                 nil
             }

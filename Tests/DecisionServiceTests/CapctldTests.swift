@@ -232,7 +232,10 @@ struct CapctldTests {
         let daemon = try await Daemon()
         let accepted = try Self.client(daemon.socket, ["authorize", "admin-login"], uid: 65534, input: "secret\n")
         let question = accepted.first?["question"] as? [String: Any]
-        #expect(question?["kind"] as? String == "secret" && question?["text"] as? String == "Password: ", "\(accepted)")
+        // pam_matrix's "Password: ", said as sudo says it: whose password, and for what.
+        #expect(
+            question?["kind"] as? String == "secret"
+                && question?["text"] as? String == "[capctl] password for alice to admin-login: ", "\(accepted)")
         #expect(Self.decision(accepted.last)["outcome"] as? String == "holds", "\(accepted)")
         let refused = try Self.client(daemon.socket, ["authorize", "admin-login"], uid: 65534, input: "wrong\n")
         #expect(Self.decision(refused.last)["outcome"] as? String == "fails", "\(refused)")

@@ -320,8 +320,13 @@ struct DocumentedPythonClientTests {
         }
         let right = try run("secret\n")
         #expect(right.standardOutput == "holds\n", "\(right.standardOutput)\(right.standardError)")
-        #expect(right.standardError.contains("Password: "), "the question was shown: \(right.standardError)")
-        let wrong = try run("wrong\n")
+        #expect(right.standardError.contains("password for "), "the question was shown: \(right.standardError)")
+        // Three tries, as sudo gives: after each wrong password but the last, "Sorry, try again."
+        let wrong = try run("wrong\nguess\nagain\n")
         #expect(wrong.standardOutput == "fails\n", "\(wrong.standardOutput)\(wrong.standardError)")
+        #expect(
+            wrong.standardError.components(separatedBy: "Sorry, try again.").count == 3, "\(wrong.standardError)")
+        let second = try run("wrong\nsecret\n")
+        #expect(second.standardOutput == "holds\n", "\(second.standardOutput)\(second.standardError)")
     }
 }

@@ -151,7 +151,7 @@ struct GatedServiceTests {
             #expect(record.contains(#"CAPCTL_LOGIN="alice (admin)""#), "\(record)")
             #expect(record.contains(#"CAPCTL_OUTCOME="holds""#), "\(record)")
         }
-        #expect(right.standardError.contains("Password"), "the client was asked: \(right.standardError)")
+        #expect(right.standardError.contains("password for alice"), "the client was asked: \(right.standardError)")
         let wrong = try clientRun(socket, ["restart", "nginx"], credentials: ["--clear-groups"], input: "guess\n")
         #expect(wrong.status == 1 && wrong.standardOutput.hasPrefix("denied: "), "\(wrong.standardOutput)")
         // Not kept (no keep:): the next request asks again.

@@ -3,6 +3,7 @@ import ConfigurationFiles
 import Foundation
 import Glibc
 import LinuxBackends
+import Locking
 import ProcedureCore
 import TestSupport
 import Testing
@@ -34,6 +35,55 @@ struct PAMLoginTests {
         let (refused, _) = try await login(directory, password: "guess")
         #expect(refused.kind == .denied)
         #expect(refused.reason.hasPrefix("authentication failed"), "\(refused)")
+    }
+
+    @Test(
+        "a wrong password is told \"Sorry, try again.\" and asked again, three times by default; a right one meanwhile authorizes",
+        arguments: [
+            (["secret"], 3, CapabilityStatus.Kind.authorized, 1), (["guess", "secret"], 3, .authorized, 2),
+            (["guess", "guess", "secret"], 3, .authorized, 3), (["guess", "guess", "guess", "secret"], 3, .denied, 3),
+            (["guess", "secret"], 1, .denied, 1), (["guess", "guess", "secret"], 2, .denied, 2),
+        ])
+    func tries(answers: [String], tries: Int, expected: CapabilityStatus.Kind, asked: Int) async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("test")
+        let person = AnsweringInTurn(answers)
+        let login = try PAMLogin(
+            service: "test", user: "alice", serviceDirectory: directory.path, conversation: person, tries: tries)
+        let status = try await login.authorize()
+        #expect(status.kind == expected, "\(status)")
+        #expect(person.prompts == Array(repeating: "[capctl] password for alice: ", count: asked))
+        let sorry = person.shown.filter { $0 == PAMMessage(style: .error, text: "Sorry, try again.") }
+        #expect(sorry.count == asked - 1, "told after each wrong answer but the last: \(person.shown)")
+        if expected == .denied { #expect(status.reason.hasPrefix("authentication failed"), "\(status)") }
+    }
+
+    @Test(
+        "a retry nobody answers (end of input, a client that answers once) ends as the wrong password it had, not dismissed"
+    )
+    func unansweredRetry() async throws {
+        let directory = try PAMServiceDirectory(passwords: ["alice:secret:test"])
+        try directory.matrixService("test")
+        let person = AnsweringInTurn(["guess"])
+        let login = try PAMLogin(service: "test", user: "alice", serviceDirectory: directory.path, conversation: person)
+        let status = try await login.authorize()
+        #expect(status.kind == .denied && status.reason.hasPrefix("authentication failed"), "\(status)")
+        #expect(person.prompts.count == 2)
+        // Dismissed at the first question, it stays dismissed.
+        let silent = AnsweringInTurn([])
+        let dismissed = try await PAMLogin(
+            service: "test", user: "alice", serviceDirectory: directory.path, conversation: silent
+        ).authorize()
+        #expect(dismissed.kind == .notDetermined && dismissed.cause == .dismissed, "\(dismissed)")
+    }
+
+    @Test("tries outside 1 to 10 are refused when the capability is made")
+    func triesBounds() {
+        for tries in [0, -1, 11, Int.max] {
+            #expect(throws: CapabilityConfigurationError.self) {
+                try PAMLogin(service: "test", user: "alice", conversation: AnsweringInTurn([]), tries: tries)
+            }
+        }
     }
 
     @Test("an unknown user is denied")
@@ -251,10 +301,11 @@ struct PAMLoginTests {
         let terminal = try PseudoTerminal()
         let login = try PAMLogin(
             service: "test", user: "alice", serviceDirectory: directory.path,
-            conversation: TerminalPAMConversation(device: terminal.deviceName))
+            conversation: TerminalPAMConversation(device: terminal.deviceName, purpose: "restart-web"))
         async let status = login.authorize()
         let prompt = await terminal.read(until: ": ")
-        #expect(prompt.hasSuffix("Password: "), "\(prompt)")
+        // pam_matrix's bare "Password: ", said as sudo says it, with what it is for.
+        #expect(prompt.hasSuffix("[capctl] password for alice to restart-web: "), "\(prompt)")
         terminal.type("secret\n")
         #expect(try await status.kind == .authorized)
         // With echo off, the terminal shows the newline but not the password.
@@ -310,4 +361,25 @@ struct PAMLoginTests {
         let (trusted, _) = try await login(directory, password: "secret")
         #expect(trusted.kind == .authorized, "\(trusted)")
     }
+}
+
+/// A person who types the given answers in turn, then gives up (end of input); what they were
+/// asked and shown is kept.
+final class AnsweringInTurn: PAMConversation, Sendable {
+    private let state: Lock<(answers: [String], prompts: [String], shown: [PAMMessage])>
+
+    init(_ answers: [String]) { state = Lock((answers, [], [])) }
+
+    var prompts: [String] { state.withLock { $0.prompts } }
+    var shown: [PAMMessage] { state.withLock { $0.shown } }
+
+    func answer(_ prompt: PAMMessage) -> PAMAnswer {
+        state.withLock { state in
+            state.prompts.append(prompt.text)
+            guard !state.answers.isEmpty else { return .cancel }
+            return .secret(PAMSecret(state.answers.removeFirst()))
+        }
+    }
+
+    func show(_ message: PAMMessage) { state.withLock { $0.shown.append(message) } }
 }

@@ -14,10 +14,12 @@ struct VarlinkLoginConversation: PAMConversation {
     let replies: VarlinkReplies
     /// The asking connection, watched for the client going away.
     let connection: LineConnection
+    /// What the login is for (the gate or capability asked), named in capctl's prompt.
+    var purpose: String?
 
     func answer(_ prompt: PAMMessage) -> PAMAnswer {
         login.expectAnswer()
-        guard send(prompt) else { return .unanswerable("the client went away") }
+        guard send(prompt.naming(purpose: purpose)) else { return .unanswerable("the client went away") }
         let deadline = ContinuousClock.now + .seconds(ClientPAMConversation.answerTimeout)
         while true {
             let read = connection.readLine(

@@ -31,6 +31,32 @@ public struct PAMMessage: Sendable, Hashable {
     }
 }
 
+extension PAMMessage {
+    /// Whose password a bare `Password: ` prompt (pam_unix's, sss's) asks for, as sudo says it:
+    /// `[capctl] password for alice: `. Other prompts (a one-time code, a module's own wording)
+    /// are left as the module wrote them.
+    func withContext(user: String) -> PAMMessage {
+        guard style == .secretPrompt, ["Password: ", "Password:"].contains(text) else { return self }
+        return PAMMessage(style: style, text: "[capctl] password for \(user): ")
+    }
+
+    /// The prompt with what the password is for added (`[capctl] password for alice to
+    /// restart-web: `), when it is the prompt ``withContext(user:)`` wrote; otherwise as it is.
+    ///
+    /// ```swift
+    /// let prompt = PAMMessage(style: .secretPrompt, text: "[capctl] password for alice: ")
+    /// print(prompt.naming(purpose: "restart-web").text)  // [capctl] password for alice to restart-web:
+    /// ```
+    public func naming(purpose: String?) -> PAMMessage {
+        guard let purpose, !purpose.isEmpty, style == .secretPrompt, text.hasPrefix("[capctl] password for "),
+            text.hasSuffix(": "), !text.contains(" to ")
+        else { return self }
+        let clean = String(
+            purpose.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(80).map(Character.init))
+        return PAMMessage(style: style, text: String(text.dropLast(2)) + " to \(clean): ")
+    }
+}
+
 /// An answer to a PAM prompt.
 public enum PAMAnswer: Sendable {
     /// A secret, for a `secretPrompt` (it may also answer a visible one).

@@ -37,6 +37,12 @@ public struct PAMLogin: CapabilityType {
     /// answer. Past it the login is unavailable (an error, so no gate passes on it); the
     /// transaction's thread is left to finish on its own, as a stuck module cannot be interrupted.
     public let timeout: Duration
+    /// How many answers a person may give before a wrong password fails the login (sudo's
+    /// passwd_tries): after each wrong one but the last they are told "Sorry, try again." and
+    /// asked again. 3 by default; 1 to 10.
+    public let tries: Int
+    /// The most ``tries`` accepted.
+    public static let maximumTries = 10
 
     private let conversation: any PAMConversation
     private let libraryPath: String
@@ -52,6 +58,7 @@ public struct PAMLogin: CapabilityType {
     ///   - checksAccount: Whether to run the account check after authentication.
     ///   - establishesCredentials: Whether to call `pam_setcred(PAM_ESTABLISH_CRED)` on success.
     ///   - timeout: The limit for ``authorize()``; five minutes by default.
+    ///   - tries: How many answers may be given (1 to ``maximumTries``; 3, as sudo's default).
     ///   - library: The libpam to load; `libpam.so.0` by default.
     public init(
         service: String,
@@ -61,8 +68,12 @@ public struct PAMLogin: CapabilityType {
         checksAccount: Bool = true,
         establishesCredentials: Bool = false,
         timeout: Duration = .seconds(300),
+        tries: Int = 3,
         library: String = "libpam.so.0"
     ) throws(CapabilityConfigurationError) {
+        guard (1...Self.maximumTries).contains(tries) else {
+            throw CapabilityConfigurationError("a PAM login's tries must be 1 to \(Self.maximumTries), got \(tries)")
+        }
         guard timeout > .zero else {
             throw CapabilityConfigurationError("a PAM login's timeout must be positive, got \(timeout)")
         }
@@ -83,6 +94,7 @@ public struct PAMLogin: CapabilityType {
         self.checksAccount = checksAccount
         self.establishesCredentials = establishesCredentials
         self.timeout = timeout
+        self.tries = tries
         self.libraryPath = library
     }
 
@@ -163,7 +175,7 @@ public struct PAMLogin: CapabilityType {
         }
         let transaction = PAMTransaction(
             library: library, service: service, user: user, directory: serviceDirectory, conversation: conversation,
-            checksAccount: checksAccount, establishesCredentials: establishesCredentials)
+            checksAccount: checksAccount, establishesCredentials: establishesCredentials, tries: tries)
         switch await BlockingWork.run(deadline: .now + timeout, { transaction.run() }) {
         case .finished(let status):
             return status
@@ -215,6 +227,7 @@ extension PAMLogin: SubjectCapability {
         checksAccount = login.checksAccount
         establishesCredentials = login.establishesCredentials
         timeout = login.timeout
+        tries = login.tries
         self.conversation = conversation
         libraryPath = login.libraryPath
         userIsNamed = true

@@ -12,14 +12,20 @@ struct PAMTransaction {
     let conversation: any PAMConversation
     let checksAccount: Bool
     let establishesCredentials: Bool
+    /// How many times a wrong answer may be given (sudo's passwd_tries): after each but the last,
+    /// the person is told "Sorry, try again." and asked again, in the same transaction.
+    var tries: Int
 
     /// Where the conversation callback finds the Swift side. PAM calls it on the transaction's
     /// own thread, one call at a time.
     private final class Bridge: @unchecked Sendable {
         let conversation: any PAMConversation
+        let user: String
         var dismissed = false
         var unanswerable: String?
-        init(_ conversation: any PAMConversation) { self.conversation = conversation }
+        init(_ conversation: any PAMConversation, user: String) {
+            (self.conversation, self.user) = (conversation, user)
+        }
     }
 
     /// The stage a PAM call failed in, for the reason.
@@ -30,8 +36,11 @@ struct PAMTransaction {
         case credentials = "establishing credentials"
     }
 
+    /// What sudo says after a wrong password, word for word: what people who type passwords know.
+    static let tryAgain = "Sorry, try again."
+
     func run() -> CapabilityStatus {
-        let bridge = Bridge(conversation)
+        let bridge = Bridge(conversation, user: user)
         let context = Unmanaged.passRetained(bridge)
         defer { context.release() }
         var conversation = pam_conv(conv: Self.converse, appdata_ptr: context.toOpaque())
@@ -51,6 +60,20 @@ struct PAMTransaction {
             return outcome(started, stage: .start, handle: nil, dismissed: false)
         }
         var code = library.authenticate(handle, 0)
+        var triesLeft = tries - 1
+        while code == CPAM_AUTH_ERR, triesLeft > 0, !bridge.dismissed {
+            triesLeft -= 1
+            bridge.conversation.show(PAMMessage(style: .error, text: Self.tryAgain))
+            let again = library.authenticate(handle, 0)
+            if bridge.dismissed {
+                // Nobody answered the new question (end of input, a client that answers once):
+                // the login ends with the wrong answer it had, not as dismissed.
+                bridge.dismissed = false
+                bridge.unanswerable = nil
+                break
+            }
+            code = again
+        }
         var stage = Stage.authenticate
         if code == CPAM_SUCCESS, checksAccount {
             code = library.accountManagement(handle, 0)
@@ -155,7 +178,8 @@ struct PAMTransaction {
                     let style: PAMMessage.Style =
                         message.msg_style == Int32(CPAM_PROMPT_ECHO_OFF) ? .secretPrompt : .visiblePrompt
                     let answer: UnsafeMutablePointer<CChar>?
-                    switch bridge.conversation.answer(PAMMessage(style: style, text: text)) {
+                    let prompt = PAMMessage(style: style, text: text).withContext(user: bridge.user)
+                    switch bridge.conversation.answer(prompt) {
                     case .secret(let secret): answer = secret.makeCString()
                     case .text(let visible): answer = strdup(visible)
                     case .cancel:

@@ -16,10 +16,15 @@ import SystemPackage
 public struct TerminalPAMConversation: PAMConversation {
     /// The terminal device.
     public let device: String
+    /// What a password is asked for (a gate's name), added to capctl's prompt
+    /// (``PAMMessage/naming(purpose:)``), or nil.
+    public let purpose: String?
 
-    /// Creates a conversation on `device` (by default the controlling terminal).
-    public init(device: String = "/dev/tty") {
+    /// Creates a conversation on `device` (by default the controlling terminal), asking for
+    /// `purpose` (nil: no purpose named).
+    public init(device: String = "/dev/tty", purpose: String? = nil) {
         self.device = device
+        self.purpose = purpose
     }
 
     public func answer(_ prompt: PAMMessage) -> PAMAnswer {
@@ -51,7 +56,7 @@ public struct TerminalPAMConversation: PAMConversation {
             }
         }
         // Echo goes off before the prompt shows, so nothing typed ahead is echoed.
-        _ = try? terminal.writeAll(prompt.text.utf8)
+        _ = try? terminal.writeAll(prompt.naming(purpose: purpose).text.utf8)
         guard case .line(let line) = SecretLine.read(from: fd) else { return .cancel }
         if hidden { return .secret(PAMSecret(adopting: line)) }
         let text = String(decoding: UnsafeBufferPointer(rebasing: line[..<(line.count - 1)]), as: UTF8.self)

@@ -17,6 +17,10 @@ enum LinuxKinds {
             CapabilitySetting("keep", .duration, summary: "How long a login is kept, as sudo keeps its timestamp."),
             CapabilitySetting(
                 "account-check", .boolean, summary: "Whether PAM's account stage runs too (true by default)."),
+            CapabilitySetting(
+                "tries", .integer(1...PAMLogin.maximumTries),
+                summary:
+                    "How many passwords may be typed before a wrong one fails (3 by default, as sudo's passwd_tries)."),
         ],
         // The service file and its modules are read here; nobody is asked for a status.
         readsStatusLocally: true,
@@ -25,7 +29,7 @@ enum LinuxKinds {
         let login = try PAMLogin(
             service: settings.string("service") ?? "", user: settings.string("user") ?? context.options.pamUser,
             serviceDirectory: settings.string("service-directory"), conversation: context.options.pamConversation,
-            checksAccount: settings.boolean("account-check") ?? true)
+            checksAccount: settings.boolean("account-check") ?? true, tries: settings.integer("tries") ?? 3)
         guard let keep = settings.duration("keep") else { return login }
         let kept = login.keepingAuthorization(for: keep)
         // Records belong to whoever runs the check (as sudo's do); the PAM user is in the capability's name.

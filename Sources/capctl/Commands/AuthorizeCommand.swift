@@ -57,7 +57,7 @@ struct AuthorizeCommand: AsyncParsableCommand {
             try authorize(name, asking: capctld)
             return
         }
-        var policyOptions = password.policyOptions
+        var policyOptions = password.policyOptions(purpose: name)
         policyOptions.pamUser = user
         let policy = try await PolicyContext.load(options, policyOptions: policyOptions)
         let capability: any CapabilityType
@@ -88,7 +88,7 @@ struct AuthorizeCommand: AsyncParsableCommand {
     /// it keeps is kept by capctld, for the gates capctld decides.
     private func authorize(_ name: String, asking capctld: DecisionClient) throws {
         let conversation: any PAMConversation =
-            password.passwordStdin ? StandardInputPassword() : TerminalPAMConversation()
+            password.passwordStdin ? StandardInputPassword() : TerminalPAMConversation(purpose: name)
         let decision: Decision
         do throws(DecisionClient.Failure) {
             decision = try capctld.authorize(capability: name, conversation: conversation)
@@ -119,9 +119,10 @@ struct AuthorizeCommand: AsyncParsableCommand {
 
 extension PolicyOptions {
     /// Options for a command that may ask for a password: on the terminal, or from standard input.
-    static func forPrompting(passwordFromStandardInput: Bool) -> PolicyOptions {
+    static func forPrompting(passwordFromStandardInput: Bool, purpose: String? = nil) -> PolicyOptions {
         PolicyOptions(
-            pamConversation: passwordFromStandardInput ? StandardInputPassword() : TerminalPAMConversation(),
+            pamConversation: passwordFromStandardInput
+                ? StandardInputPassword() : TerminalPAMConversation(purpose: purpose),
             watchesFlagFiles: false, pollsFlagServices: false)
     }
 }

@@ -28,9 +28,11 @@ extension CheckRequest {
             throw Self.failure(error, capctld: capctld)
         }
         var final = decision
+        var unanswered: String?
         if decision.outcome == .needsInteraction, !nonInteractive, process == nil, user == nil {
-            let conversation: any PAMConversation =
-                passwordStdin ? StandardInputPassword() : TerminalPAMConversation()
+            let conversation = ConversationRecorder(
+                passwordStdin ? StandardInputPassword() : TerminalPAMConversation(purpose: gate))
+            defer { unanswered = conversation.unanswerable }
             do throws(DecisionClient.Failure) {
                 final = try capctld.authorize(gate: gate, conversation: conversation)
             } catch {
@@ -45,6 +47,7 @@ extension CheckRequest {
                 "description": JSONText.optional(decision.description),
                 "explanation": explanation.map(CheckCommand.json) ?? .null,
             ]
+            if final.outcome == .dismissed, let unanswered { members["unanswered"] = .string(unanswered) }
             members.merge(route.json) { first, _ in first }
             print(JSONText.string(.structure(members)))
         } else {
@@ -56,6 +59,10 @@ extension CheckRequest {
             // Root is told when capctld answers from a policy its files no longer load to.
             if explain, geteuid() == 0, let warning = try? capctld.servedPolicy().staleWarning {
                 for line in warning.split(separator: "\n") { print(TerminalText.escaped(String(line))) }
+            }
+            // Why this process could not answer is the caller's own part: told whoever asks.
+            if final.outcome == .dismissed, let unanswered {
+                print("  dismissed here: " + TerminalText.escaped(unanswered))
             }
             if explain || verdict != .authorized {
                 if let explanation {

@@ -119,7 +119,7 @@ struct CheckRequest: Equatable {
         let outcome = try await CheckCommand.evaluate(
             gate: gate, policyFiles: policy, allowingInteraction: !nonInteractive && subject == nil,
             context: try FlagContextOptions.evaluationContext(context: context, targetingKey: targetingKey),
-            policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin), subject: subject)
+            policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin, purpose: gate), subject: subject)
         if subject != nil { outcome.audit(action: "check", gate: gate, subject: subject) }
         let summary = outcome.policy.gates[gate]?.summary
         if json {

@@ -72,7 +72,7 @@ struct RunCommand: AsyncParsableCommand {
         let subject = try SubjectOptions.subject(process: nil, user: asUser)
         let outcome = try await CheckCommand.evaluate(
             gate: gate, policyFiles: options.policy, allowingInteraction: prompt.allowsInteraction && subject == nil,
-            context: try flagContext.evaluationContext(), policyOptions: prompt.password.policyOptions,
+            context: try flagContext.evaluationContext(), policyOptions: prompt.password.policyOptions(purpose: gate),
             subject: subject)
         outcome.audit(action: "run", gate: gate, subject: subject, command: command)
         guard outcome.verdict == .authorized else {

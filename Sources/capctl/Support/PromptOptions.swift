@@ -7,8 +7,10 @@ struct PasswordOptions: ParsableArguments {
     @Flag(name: .long, help: "Answer a password prompt with one line of standard input instead of the terminal.")
     var passwordStdin = false
 
-    /// Policy options that prompt the way these options say.
-    var policyOptions: PolicyOptions { .forPrompting(passwordFromStandardInput: passwordStdin) }
+    /// Policy options that prompt the way these options say, naming `purpose` (a gate) in the prompt.
+    func policyOptions(purpose: String? = nil) -> PolicyOptions {
+        .forPrompting(passwordFromStandardInput: passwordStdin, purpose: purpose)
+    }
 }
 
 /// Whether a gate may ask anyone at all (`--non-interactive`, as sudo's), and how: shared by
