@@ -32,6 +32,31 @@ struct CapctlThroughCapctldTests {
         return try runProcess(command[0], Array(command.dropFirst()), environment: environment, input: input)
     }
 
+    @Test("with no terminal to ask on, the caller is told so (its own part) though capctld explains to root alone")
+    func noTerminalHint() async throws {
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy)
+        // A session of its own: no controlling terminal, as under cron or a CI job.
+        let environment = ["PATH": "/usr/bin:/bin", "CAPCTL_DAEMON_SOCKET": daemon.socket, "HOME": "/nonexistent"]
+        let asked = try runProcess(
+            "/usr/bin/setsid",
+            [
+                "--wait", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                builtProduct("capctl"), "check", "admin-login",
+            ], environment: environment)
+        #expect(asked.status != 0, "\(asked.standardOutput)\(asked.standardError)")
+        #expect(asked.standardOutput.contains("admin-login: dismissed"), "\(asked.standardOutput)\(asked.standardError)")
+        #expect(
+            asked.standardOutput.contains("dismissed here: no terminal to ask on")
+                && asked.standardOutput.contains("--password-stdin"), "\(asked.standardOutput)\(asked.standardError)")
+        let json = try runProcess(
+            "/usr/bin/setsid",
+            [
+                "--wait", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                builtProduct("capctl"), "check", "admin-login", "--json",
+            ], environment: environment)
+        #expect((Self.json(json)["unanswered"] as? String)?.hasPrefix("no terminal to ask on") == true, "\(json.standardOutput)")
+    }
+
     static func json(_ output: ProcessOutput) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8))) as? [String: Any] ?? [:]
     }
