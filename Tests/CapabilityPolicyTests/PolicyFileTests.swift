@@ -317,7 +317,7 @@ struct PolicySuggestionTests {
                 "p.yaml:6:11: unknown kind \"fil\" in capability \"data\" (did you mean \"file\"? kinds: ") == true)
         #expect(
             found.prefix(1) + found.dropFirst(2) == [
-                "p.yaml:4:5: unknown key \"servce\" in capability \"admin\" (did you mean \"service\"? expected \"kind\", \"description\", \"service\", \"user\", \"service-directory\", \"keep\", \"account-check\", \"tries\")",
+                "p.yaml:4:5: unknown key \"servce\" in capability \"admin\" (did you mean \"service\"? expected \"kind\", \"description\", \"service\", \"user\", \"service-directory\", \"keep\", \"account-check\", \"tries\", \"root\")",
                 "p.yaml:10:46: gate \"export\" uses flag \"new-exprt\", which no flag source defines (did you mean \"new-export\"?)",
                 "p.yaml:12:33: gate \"backup\" uses gate \"exprt\", which no policy file defines (did you mean \"export\"?)",
                 "p.yaml:12:42: gate \"backup\" uses capability \"admn\", which no policy file defines (did you mean \"admin\"?)",

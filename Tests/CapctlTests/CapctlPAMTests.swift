@@ -26,6 +26,39 @@ struct CapctlPAMTests {
     }
 
     @Test(
+        "root is asked like anyone, and --explain says so; root: pass lets root's processes through without a login, nobody else"
+    )
+    func rootAndLogins() throws {
+        let tree = try tree()
+        let asked = try tree.capctl(["check", "export", "--non-interactive", "--explain"])
+        #expect(asked.status == 2, "\(asked.output)")
+        #expect(asked.output.contains("root is asked like anyone"), "\(asked.output)")
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              admin: { kind: pam, service: capctl-test, user: alice, service-directory: \(tree.root)/pam, root: pass }
+              tmp: { kind: file, path: /tmp }
+            gates:
+              export: { require: { all-of: [tmp, admin] } }
+            """)
+        let root = try tree.capctl(["check", "export", "--non-interactive", "--explain"])
+        #expect(root.status == 0, "\(root.output)")
+        #expect(
+            root.output.contains(
+                "AuthorizedFor(admin): passed: root's processes hold it without a login (the policy's root: pass)"),
+            "\(root.output)")
+        let nobody = try tree.capctl(["check", "export", "--non-interactive"], as: .nobody)
+        #expect(nobody.status == 2, "anyone else is still asked: \(nobody.output)")
+        try tree.write(
+            "etc/policy.yaml",
+            "capabilities:\n  admin: { kind: pam, service: capctl-test, root: always }\ngates:\n  g: { require: admin }\n"
+        )
+        let refused = try tree.capctl(["validate"])
+        #expect(refused.status == 78 && refused.output.contains("policy.yaml:2:"), "\(refused.output)")
+    }
+
+    @Test(
         "a PAM service naming a module that is not installed: validate warns, status and check say unavailable, nobody is asked"
     )
     func uninstalledModule() throws {

@@ -32,6 +32,19 @@ struct CapctlThroughCapctldTests {
         return try runProcess(command[0], Array(command.dropFirst()), environment: environment, input: input)
     }
 
+    @Test("root: pass lets root's processes through capctld without a login; anyone else is still asked")
+    func rootPasses() async throws {
+        let daemon = try await CapctldTests.Daemon(
+            policy: Self.policy.replacingOccurrences(
+                of: "admin: { kind: pam, service: capctld-test, user: alice, service-directory: PAM }",
+                with: "admin: { kind: pam, service: capctld-test, user: alice, service-directory: PAM, root: pass }"))
+        let root = try Self.capctl(["check", "admin-login", "--non-interactive", "--json"], socket: daemon.socket)
+        #expect(root.status == 0 && Self.json(root)["status"] as? String == "holds", "\(root.standardOutput)")
+        let nobody = try Self.capctl(
+            ["check", "admin-login", "--non-interactive", "--json"], socket: daemon.socket, uid: 65534)
+        #expect(Self.json(nobody)["status"] as? String == "needsInteraction", "\(nobody.standardOutput)")
+    }
+
     @Test("with no terminal to ask on, the caller is told so (its own part) though capctld explains to root alone")
     func noTerminalHint() async throws {
         let daemon = try await CapctldTests.Daemon(policy: Self.policy)
@@ -44,7 +57,8 @@ struct CapctlThroughCapctldTests {
                 builtProduct("capctl"), "check", "admin-login",
             ], environment: environment)
         #expect(asked.status != 0, "\(asked.standardOutput)\(asked.standardError)")
-        #expect(asked.standardOutput.contains("admin-login: dismissed"), "\(asked.standardOutput)\(asked.standardError)")
+        #expect(
+            asked.standardOutput.contains("admin-login: dismissed"), "\(asked.standardOutput)\(asked.standardError)")
         #expect(
             asked.standardOutput.contains("dismissed here: no terminal to ask on")
                 && asked.standardOutput.contains("--password-stdin"), "\(asked.standardOutput)\(asked.standardError)")
@@ -54,7 +68,9 @@ struct CapctlThroughCapctldTests {
                 "--wait", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                 builtProduct("capctl"), "check", "admin-login", "--json",
             ], environment: environment)
-        #expect((Self.json(json)["unanswered"] as? String)?.hasPrefix("no terminal to ask on") == true, "\(json.standardOutput)")
+        #expect(
+            (Self.json(json)["unanswered"] as? String)?.hasPrefix("no terminal to ask on") == true,
+            "\(json.standardOutput)")
     }
 
     static func json(_ output: ProcessOutput) -> [String: Any] {

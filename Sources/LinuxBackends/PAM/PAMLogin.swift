@@ -48,6 +48,9 @@ public struct PAMLogin: CapabilityType {
     private let libraryPath: String
     /// Whether the user was named, rather than taken from whoever is asked about.
     private let userIsNamed: Bool
+    /// Whether the process this login is asked for runs as root: its status says root is asked
+    /// like anyone, which polkit's and sudo's users do not expect.
+    private let asksRoot: Bool
 
     /// A PAM login.
     /// - Parameters:
@@ -83,6 +86,7 @@ public struct PAMLogin: CapabilityType {
                 "a PAM service directory must be an absolute path, got \"\(serviceDirectory)\"")
         }
         userIsNamed = user != nil
+        asksRoot = geteuid() == 0
         let user = user ?? ProcessIdentity.current().effectiveUser.name ?? ""
         guard !user.isEmpty, !user.utf8.contains(0) else {
             throw CapabilityConfigurationError("a PAM login needs a user name")
@@ -141,7 +145,8 @@ public struct PAMLogin: CapabilityType {
         {
             return .unavailable(problem, cause: .misconfigured)
         }
-        return .notDetermined("PAM service \(service) will ask \(user) to authenticate")
+        let root = asksRoot ? "; root is asked like anyone (a capctl policy's root: pass lets root through)" : ""
+        return .notDetermined("PAM service \(service) will ask \(user) to authenticate\(root)")
     }
 
     /// Where libpam reads service files when no directory is given. Vendor directories
@@ -216,11 +221,12 @@ extension PAMLogin: SubjectCapability {
             return SubjectWithoutUser(name: name, subject: subject)
         }
         return PAMLogin(
-            copying: self, user: user,
+            copying: self, user: user, asksRoot: subject.uid == 0,
             conversation: conversation ?? UnansweredConversation(reason: "nobody can answer for \(subject) here"))
     }
 
-    private init(copying login: PAMLogin, user: String, conversation: any PAMConversation) {
+    private init(copying login: PAMLogin, user: String, asksRoot: Bool, conversation: any PAMConversation) {
+        self.asksRoot = asksRoot
         service = login.service
         self.user = user
         serviceDirectory = login.serviceDirectory

@@ -21,11 +21,24 @@ enum LinuxKinds {
                 "tries", .integer(1...PAMLogin.maximumTries),
                 summary:
                     "How many passwords may be typed before a wrong one fails (3 by default, as sudo's passwd_tries)."),
+            CapabilitySetting(
+                "root", .choice(["ask", "pass"]),
+                summary:
+                    "Whether root's processes are asked like anyone (ask, the default) or hold it without a login (pass, as polkit and sudo)."
+            ),
         ],
         // The service file and its modules are read here; nobody is asked for a status.
         readsStatusLocally: true,
         readsFlags: false
     ) { settings, context throws(CapabilityConfigurationError) in
+        let login = try pamLogin(settings, context)
+        return settings.string("root") == "pass" ? RootWithoutLogin(login) : login
+    }
+
+    /// A `kind: pam` capability as its settings say, kept when `keep` says (`root` aside).
+    private static func pamLogin(_ settings: CapabilitySettings, _ context: CapabilityKindContext)
+        throws(CapabilityConfigurationError) -> any CapabilityType
+    {
         let login = try PAMLogin(
             service: settings.string("service") ?? "", user: settings.string("user") ?? context.options.pamUser,
             serviceDirectory: settings.string("service-directory"), conversation: context.options.pamConversation,
