@@ -173,13 +173,13 @@ _capctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|check|authorize|run|flags|validate|watch|schema|help)
+    status|check|authorize|run|flags|validate|watch|schema|explain|help)
         # Offer subcommand argument completions
         "_capctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status check authorize run flags validate watch schema help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status check authorize run flags validate watch schema explain help' -- "${cur}"))
         ;;
     esac
 }
@@ -412,6 +412,33 @@ _capctl_schema() {
     repeating_options=()
     non_repeating_options=()
     __capctl_offer_flags_options 0
+}
+
+_capctl_explain() {
+    repeating_flags=()
+    non_repeating_flags=(--json --non-interactive --password-stdin --version -h --help)
+    repeating_options=(--policy --context)
+    non_repeating_options=(--targeting-key --for-process --for-user)
+    __capctl_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--policy')
+        return
+        ;;
+    '--context')
+        return
+        ;;
+    '--targeting-key')
+        return
+        ;;
+    '--for-process')
+        return
+        ;;
+    '--for-user')
+        return
+        ;;
+    esac
 }
 
 _capctl_help() {

@@ -58,13 +58,14 @@ _capctl() {
             'validate:Check policy and flag files, printing every error with file:line:column.'
             'watch:Print a line each time a capability'\''s or gate'\''s status or a flag'\''s value changes, until interrupted.'
             'schema:Print the JSON Schema of policy files, generated from the capability kinds capctl knows.'
+            'explain:Decide a gate and print every requirement with passed, failed or not checked, and why.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        status|check|authorize|run|flags|validate|watch|schema|help)
+        status|check|authorize|run|flags|validate|watch|schema|explain|help)
             "_capctl_${words[1]}" && ret=0
             ;;
         esac
@@ -265,6 +266,26 @@ _capctl_schema() {
     local -i ret=1
     local -ar arg_specs=(
         '--json[Print JSON (the schema is JSON either way).]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_explain() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
+        ':gate:'
+        '--non-interactive[Never ask anyone (no password prompt, no polkit agent); report what would be asked.]'
+        '--password-stdin[Answer a password prompt with one line of standard input instead of the terminal.]'
+        '*--context[A flag evaluation context attribute, laid over the host'\''s (repeatable). A value that parses as JSON (a number, true, false, null, a quoted string, an array, an object) has that type; anything else is a string.]:key=value:'
+        '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
+        '--for-process[Decide for this process (root only)\: its pid, its start time (field 22 of /proc/PID/stat) and its uid, refused unless all three still hold.]:pid,start-time,uid:'
+        '--for-user[Decide for this user (root only).]:name:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -82,6 +82,32 @@ struct CapctlGateTests {
         #expect(fields.count == 4 && fields[1] == "closed" && fields[2] == "undecided", "\(fields)")
     }
 
+    @Test(
+        "the short failure output follows what did not pass: a failed flag under its passing not is no cause; explain is check --explain"
+    )
+    func failingPath() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              missing: { kind: file, path: /nonexistent/dir }
+            flags:
+              inline: { flags: { off-flag: { state: ENABLED, variants: { "on": true, "off": false }, defaultVariant: "off" } } }
+            gates:
+              guarded: { require: { all-of: [missing, { not: { flag: off-flag } }] } }
+            """)
+        let short = try tree.capctl(["check", "guarded"])
+        #expect(short.status == 1, "\(short.output)")
+        #expect(short.output.contains("AuthorizedFor(missing): undecided"), "\(short.output)")
+        #expect(
+            !short.output.contains("FlagIsOn(off-flag)"), "a part under a passing not read as a cause: \(short.output)")
+        let explained = try tree.capctl(["explain", "guarded"])
+        let checked = try tree.capctl(["check", "guarded", "--explain"])
+        #expect(explained.status == checked.status && explained.output == checked.output, "\(explained.output)")
+        #expect(explained.output.contains("FlagIsOn(off-flag): failed"), "the whole tree: \(explained.output)")
+    }
+
     @Test("unknown names and bad usage exit 64")
     func usage() throws {
         let tree = try PolicyTree()

@@ -43,6 +43,16 @@ struct CheckCommand: AsyncParsableCommand {
 
     /// The request these options make (``CheckRequest`` reads the common forms without them).
     var request: CheckRequest {
+        Self.request(
+            gate: gate, options: options, prompt: prompt, explain: explain, flagContext: flagContext,
+            subjectOptions: subjectOptions, execCondition: execCondition)
+    }
+
+    /// The request of `check` (and `explain`) options.
+    static func request(
+        gate: String, options: CommonOptions, prompt: PromptOptions, explain: Bool, flagContext: FlagContextOptions,
+        subjectOptions: SubjectOptions, execCondition: Bool = false
+    ) -> CheckRequest {
         var request = CheckRequest(gate: gate)
         request.policy = options.policy
         request.json = options.json
@@ -126,6 +136,9 @@ struct CheckCommand: AsyncParsableCommand {
                     String(repeating: "  ", count: depth + 1)
                         + TerminalText.escaped("\(node.condition): \(mark): \(node.reason)"))
             }
+            // The short form follows only what did not pass: below a part that passed (a `not`
+            // over a flag that is off), a failed part is no cause and would read as one.
+            guard explainAll || node.outcome != .passed else { return }
             for child in node.children { walk(child, depth: depth + 1) }
         }
         walk(explanation, depth: 0)
