@@ -41,7 +41,7 @@ extension PAMMessage {
     }
 
     /// The prompt with what the password is for added (`[capctl] password for alice to
-    /// restart-web: `), when it is the prompt ``withContext(user:)`` wrote; otherwise as it is.
+    /// restart-web: `), when it is the prompt capctl wrote for a bare `Password: `; otherwise as it is.
     ///
     /// ```swift
     /// let prompt = PAMMessage(style: .secretPrompt, text: "[capctl] password for alice: ")
