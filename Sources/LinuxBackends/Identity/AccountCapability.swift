@@ -44,11 +44,15 @@ public struct AccountCapability<Account: AccountKind>: SubjectCapability {
         return try await BlockingWork.value { capability.currentStatus(naming: true) }
     }
 
-    /// Decided from ids alone (system calls, no database) once the account's id is known, so gates
-    /// decide inline; the reason then names accounts by number. Nil while the account is
-    /// unresolved: finding its id asks the database.
+    /// Authorized from ids alone (system calls, no database) once the account's id is known, so
+    /// a gate that holds decides inline. Nil otherwise: while the account is unresolved (finding
+    /// its id asks the database), and when it is not held, since the reason then names the
+    /// accounts it lists, which asks the database too (a denial reads `(groups: root(0), adm(4))`
+    /// on every route, never a bare number).
     public func knownStatus() -> CapabilityStatus? {
-        account.id == nil ? nil : currentStatus(naming: false)
+        guard account.id != nil else { return nil }
+        let status = currentStatus(naming: false)
+        return status.kind == .authorized ? status : nil
     }
 
     private func currentStatus(naming: Bool) -> CapabilityStatus {
@@ -97,8 +101,8 @@ public enum GroupAccount: AccountKind {
     public static func status(of id: UInt32, label: String, subject: Subject?, naming: Bool) -> CapabilityStatus {
         if let subject {
             if subject.groups.contains(id) { return .authorized("\(subject) is in \(label)") }
-            return .denied(
-                "\(subject) is not in \(label) (groups: \(subject.groups.map(String.init).joined(separator: ", ")))")
+            let groups = subject.groups.map { naming ? ProcessIdentity.group($0).description : String($0) }
+            return .denied("\(subject) is not in \(label) (groups: \(groups.joined(separator: ", ")))")
         }
         let ids = ProcessIdentity.currentGroupIDs()
         if ids.effective == id { return .authorized("effective group is \(label)") }
