@@ -73,6 +73,13 @@ struct ListenDirectoryError: Error, CustomStringConvertible {
     var description: String { "cannot make \(directory) for the socket: \(String(cString: strerror(code)))" }
 }
 
+/// polkitd's user, which the polkit bridge's rules ask CheckForSubject as (Docs/Decisions.md,
+/// "Programs that ask polkit"): trusted for that call as root is, or nobody when there is no such user.
+func polkitUser() -> Set<UInt32> {
+    if case .found(let uid) = AccountDatabase.user(named: "polkitd") { return [uid] }
+    return []
+}
+
 /// capctld's process: what `capctld` (and capctl's binary run by that name, as the Debian package
 /// installs it) runs.
 package enum CapctlDaemon {
@@ -142,7 +149,8 @@ package enum CapctlDaemon {
             drainTimeout: .seconds(options.drainTimeout),
             metricsExposition: { metrics.emitToString() },
             systemdService: SystemdServiceControl(
-                reload: { reloader.reload() }, setLogLevel: { DaemonLog.set(syslogLevel: $0) }))
+                reload: { reloader.reload() }, setLogLevel: { DaemonLog.set(syslogLevel: $0) }),
+            subjectAskers: polkitUser())
 
         // Shut down in the reverse order: systemd hears STOPPING, the listener stops accepting and lets
         // its clients finish, then the store stops following the files.

@@ -65,6 +65,8 @@ public final class DecisionService: Sendable {
     public static let defaultDrainTimeout = Duration.seconds(20)
     /// How long ``run()`` waits for the clients being served once it stops accepting.
     public let drainTimeout: Duration
+    /// Users besides root who may ask for another subject.
+    private let subjectAskers: Set<UInt32>
 
     /// A service deciding the gates of `policy`, recording each decision in `audit`.
     /// - Parameters:
@@ -80,12 +82,16 @@ public final class DecisionService: Sendable {
     ///     Prometheus's exposition of its swift-metrics backend); nil: `Metrics` is refused.
     ///   - systemdService: What `io.systemd.service`'s `Reload` and `SetLogLevel` do; nil: the
     ///     interface is not served.
+    ///   - subjectAskers: Users besides root who may ask `CheckForSubject` (capctld: polkitd's
+    ///     user, for the polkit bridge); they are told the outcome, never the explanation.
     public init(
         policy: PolicyStore, audit: AuditTrail, keptLogins: KeptLoginRecords? = nil, listener: ClientListener? = nil,
         version: String = "1", idleTimeout: Duration = .seconds(10), drainTimeout: Duration = defaultDrainTimeout,
-        metricsExposition: (@Sendable () -> String)? = nil, systemdService: SystemdServiceControl? = nil
+        metricsExposition: (@Sendable () -> String)? = nil, systemdService: SystemdServiceControl? = nil,
+        subjectAskers: Set<UInt32> = []
     ) {
         self.systemdService = systemdService
+        self.subjectAskers = subjectAskers
         self.policy = policy
         self.audit = audit
         self.keptLogins = keptLogins
@@ -144,7 +150,9 @@ public final class DecisionService: Sendable {
                 },
                 "CheckForSubject": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly(["gate", "pid", "startTime", "uid", "user"])
-                    guard client.subject.uid == 0 else { throw .permissionDenied }
+                    guard client.subject.uid == 0 || subjectAskers.contains(client.subject.uid) else {
+                        throw .permissionDenied
+                    }
                     let gate = try call.string("gate")
                     let subject = try Self.subject(named: call)
                     let decision = try decide(

@@ -29,7 +29,7 @@ public struct Capctl: AsyncParsableCommand {
         version: BuildVersion.description,
         subcommands: [
             StatusCommand.self, CheckCommand.self, AuthorizeCommand.self, RunCommand.self, FlagsCommand.self,
-            ValidateCommand.self, WatchCommand.self, SchemaCommand.self, ExplainCommand.self,
+            ValidateCommand.self, WatchCommand.self, SchemaCommand.self, ExplainCommand.self, PolkitDecideCommand.self,
         ]
     )
 

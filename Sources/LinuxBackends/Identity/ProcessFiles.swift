@@ -12,7 +12,7 @@ package enum ProcessFiles {
         /// Field 7: the controlling terminal's device number, 0 for none.
         package let terminal: UInt32
         /// Field 22: the start time in clock ticks since boot, which polkit compares.
-        let startTime: UInt64
+        package let startTime: UInt64
     }
 
     /// /proc/PID/stat. The command name (field 2) may hold spaces and parentheses, so fields
