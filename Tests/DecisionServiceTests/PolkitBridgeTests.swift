@@ -99,7 +99,12 @@ struct PolkitBridgeTests {
     @Test("capctld lets polkitd's user ask CheckForSubject, as it lets root; other users are refused")
     func polkitdIsTrusted() async throws {
         let daemon = try await CapctldTests.Daemon(policy: Self.policy)
-        let polkitd = try #require(getpwnam("polkitd")?.pointee.pw_uid, "no polkitd user")
+        // The reentrant lookup: tests run side by side, and getpwnam's buffer is shared.
+        var entry = passwd()
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        var found: UnsafeMutablePointer<passwd>?
+        getpwnam_r("polkitd", &entry, &buffer, buffer.count, &found)
+        let polkitd = try #require(found?.pointee.pw_uid, "no polkitd user")
         let asked = try CapctldTests.client(
             daemon.socket, ["check-subject", "nobody-only", "user=nobody"], uid: polkitd)
         #expect(CapctldTests.decision(asked.first)["outcome"] as? String == "holds", "\(asked)")

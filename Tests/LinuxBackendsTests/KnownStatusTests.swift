@@ -26,7 +26,12 @@ struct KnownStatusTests {
         #expect(otherGroup.knownStatus() == nil)
         let denied = await otherGroup.resolveStatus()
         #expect(denied.kind == .denied)
-        let name = getgrgid(getegid()).map { String(cString: $0.pointee.gr_name) } ?? "?"
+        // The reentrant lookup: tests run side by side, and getgrgid's buffer is shared.
+        var entry = Glibc.group()
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        var found: UnsafeMutablePointer<Glibc.group>?
+        getgrgid_r(getegid(), &entry, &buffer, buffer.count, &found)
+        let name = found.map { String(cString: $0.pointee.gr_name) } ?? "?"
         #expect(denied.reason.contains("(groups: \(name)(\(getegid()))"), "\(denied)")
 
         let user = try RunsAsUser(String(geteuid()))
