@@ -63,7 +63,13 @@ func makeDirectories(containing path: String) throws {
         guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
             throw ListenDirectoryError(directory: directory, code: errno)
         }
-        _ = chmod(directory, 0o755)
+        // The mode through the directory itself (O_NOFOLLOW): a symlink put in its place by a
+        // user who can write the parent must not have root change the mode of what it names.
+        let opened = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard opened >= 0 else { throw ListenDirectoryError(directory: directory, code: errno) }
+        let made = FileDescriptor(rawValue: opened)
+        defer { try? made.close() }
+        guard fchmod(made.rawValue, 0o755) == 0 else { throw ListenDirectoryError(directory: directory, code: errno) }
     }
 }
 
