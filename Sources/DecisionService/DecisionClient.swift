@@ -123,9 +123,11 @@ public final class DecisionClient: Sendable {
         }
     }
 
-    /// Ends every login the service keeps for this user (as `sudo -K`); returns how many.
-    public func forget() throws(Failure) -> Int {
-        guard case .int(let removed)? = try client.call(GatesInterface.name + ".Forget")["removed"] else {
+    /// Ends the logins the service keeps for this process's terminal and session (as `sudo -k`),
+    /// or with `everywhere` every login it keeps for this user (as `sudo -K`); returns how many.
+    public func forget(everywhere: Bool = false) throws(Failure) -> Int {
+        let parameters: [(key: String, value: VarlinkValue)] = everywhere ? [("everywhere", .bool(true))] : []
+        guard case .int(let removed)? = try client.call(GatesInterface.name + ".Forget", parameters)["removed"] else {
             throw .connection("the reply has no count")
         }
         return Int(removed)
@@ -135,7 +137,7 @@ public final class DecisionClient: Sendable {
     /// `conversation` (on this thread: a terminal conversation may block on the person). The
     /// decision is `dismissed` when a question went unanswered.
     public func authorize(gate: String, conversation: some PAMConversation) throws(Failure) -> Decision {
-        try authorize([("gate", .string(gate))], conversation: conversation)
+        try authorize([("gate", .string(gate))], conversation: conversation).decision
     }
 
     /// Authorizes one capability of the policy for this process (a PAM login: the login it
@@ -143,7 +145,16 @@ public final class DecisionClient: Sendable {
     /// to `conversation`. The decision, named by the capability, is `Decision.Outcome(status)`
     /// of its status.
     public func authorize(capability: String, conversation: some PAMConversation) throws(Failure) -> Decision {
-        try authorize([("capability", .string(capability))], conversation: conversation)
+        try authorize([("capability", .string(capability))], conversation: conversation).decision
+    }
+
+    /// As ``authorize(capability:conversation:)``, but a login the service keeps for this
+    /// terminal and session is made good for its whole keep again without asking (as `sudo -v`):
+    /// `extendedFor` is then how long; nil when none was kept and the capability was authorized.
+    public func extend(capability: String, conversation: some PAMConversation) throws(Failure) -> (
+        decision: Decision, extendedFor: Duration?
+    ) {
+        try authorize([("capability", .string(capability)), ("extend", .bool(true))], conversation: conversation)
     }
 
     /// Hands `gate`'s decision to `body` now and again each time it changes, until `body`
@@ -171,15 +182,17 @@ public final class DecisionClient: Sendable {
     /// `Answer` call on a second connection of this process (the service takes answers for a
     /// login only from the process it asks).
     private func authorize(_ parameters: [(key: String, value: VarlinkValue)], conversation: some PAMConversation)
-        throws(Failure) -> Decision
+        throws(Failure) -> (decision: Decision, extendedFor: Duration?)
     {
         let asking = try Self.trusted(VarlinkClient(path: path, timeout: timeout), at: path)
         let answering = try Self.trusted(VarlinkClient(path: path, timeout: timeout), at: path)
         var outcome: Result<Decision, Failure> = .failure(.connection("capctld ended the login without a decision"))
+        var extendedFor: Duration?
         try asking.callMore(
             GatesInterface.name + ".Authorize", parameters + [("allowInteractiveAuthentication", .bool(true))]
         ) { reply in
             if let value = reply["decision"] {
+                if case .int(let seconds)? = reply["extended"] { extendedFor = .seconds(seconds) }
                 outcome =
                     Decision(varlink: value).map { .success($0) }
                     ?? .failure(.connection("the reply holds no decision"))
@@ -205,7 +218,7 @@ public final class DecisionClient: Sendable {
                 }
             }
         }
-        return try outcome.get()
+        return (try outcome.get(), extendedFor)
     }
 
     /// An answer as `Answer` sends it: null when the person declined (the login is dismissed).

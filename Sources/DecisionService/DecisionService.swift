@@ -187,10 +187,12 @@ public final class DecisionService: Sendable {
                     replies.reply([("policy", servedPolicy)])
                 },
                 "Authorize": { [self] call, replies throws(VarlinkError) in
-                    try call.allowOnly(["gate", "capability", "allowInteractiveAuthentication"])
+                    try call.allowOnly(["gate", "capability", "allowInteractiveAuthentication", "extend"])
                     let gate = try call.optionalString("gate")
                     let capability = try call.optionalString("capability")
                     guard (gate == nil) != (capability == nil) else { throw .invalidParameter("gate") }
+                    let extend = try call.optionalBool("extend") ?? false
+                    if extend, capability == nil { throw .invalidParameter("extend") }
                     let interactive = try call.optionalBool("allowInteractiveAuthentication") ?? false
                     // Questions are replies that continue: asking needs a call that takes more.
                     if interactive, !call.more { throw .expectedMore }
@@ -204,10 +206,11 @@ public final class DecisionService: Sendable {
                         throw Self.busy("uid \(uid) is answering \(Self.conversationsPerUser) logins already")
                     }
                     defer { conversations.end(uid: uid) }
-                    let decision = try authorize(
-                        gate.map(Authorizing.gate) ?? .capability(capability!), in: loaded, for: client,
-                        replies: interactive ? replies : nil)
-                    replies.reply([("decision", decision.varlinkValue)])
+                    let (decision, extended) = try authorize(
+                        gate.map(Authorizing.gate) ?? .capability(capability!, extend: extend), in: loaded,
+                        for: client, replies: interactive ? replies : nil)
+                    replies.reply(
+                        [("decision", decision.varlinkValue)] + (extended.map { [("extended", .int($0))] } ?? []))
                 },
                 "Answer": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly(["login", "answer"])
@@ -227,8 +230,15 @@ public final class DecisionService: Sendable {
                     replies.reply([("text", .string(metricsExposition()))])
                 },
                 "Forget": { [self] call, replies throws(VarlinkError) in
-                    try call.allowOnly([])
-                    let removed = keptLogins?.forget(uid: client.subject.uid) ?? 0
+                    try call.allowOnly(["everywhere"])
+                    let everywhere = try call.optionalBool("everywhere") ?? false
+                    let subject = client.subject
+                    let removed =
+                        everywhere
+                        ? keptLogins?.forget(uid: subject.uid) ?? 0
+                        : subject.keepScope.map {
+                            keptLogins?.forget(uid: subject.uid, scope: KeptLoginRecords.clientScope($0)) ?? 0
+                        } ?? 0
                     write(
                         AuditRecord(
                             action: "forget", gate: "", outcome: .holds, subject: client.subject,
@@ -366,7 +376,8 @@ public final class DecisionService: Sendable {
     /// What `Authorize` names.
     private enum Authorizing {
         case gate(String)
-        case capability(String)
+        /// A capability; `extend`: its kept login made good again, without asking when one counts.
+        case capability(String, extend: Bool)
     }
 
     /// Decides a gate (or authorizes one capability) for the client, asking the client's
@@ -375,7 +386,7 @@ public final class DecisionService: Sendable {
     /// is told.
     private func authorize(
         _ what: Authorizing, in loaded: LoadedPolicy, for client: ClientConnection, replies: VarlinkReplies?
-    ) throws(VarlinkError) -> Decision {
+    ) throws(VarlinkError) -> (Decision, extended: Int64?) {
         let subject = client.subject
         var login: PendingLogin?
         if replies != nil {
@@ -392,7 +403,7 @@ public final class DecisionService: Sendable {
                     purpose: {
                         switch what {
                         case .gate(let gate): gate
-                        case .capability(let capability): capability
+                        case .capability(let capability, _): capability
                         }
                     }())
             } else {
@@ -416,14 +427,23 @@ public final class DecisionService: Sendable {
             DecisionMetrics.count(action: "authorize", outcome: evaluation.decisionOutcome)
             write(AuditRecord(action: "authorize", evaluation: evaluation, policy: loaded.policy, subject: subject))
             decision = told(evaluation, in: loaded, to: subject)
-        case .capability(let name):
-            let status = TaskWait.value { () -> CapabilityStatus in
+        case .capability(let name, let extend):
+            let (status, extended) = TaskWait.value { () -> (CapabilityStatus, Int64?) in
                 await PAMLogin.$subjectConversation.withValue(conversation) {
                     do {
                         let capability = try loaded.capability(named: name, subject: subject)
-                        return conversation == nil ? try await capability.status() : try await capability.authorize()
+                        if extend, let extending = capability as? any KeptLoginExtending,
+                            let status = try await extending.extendKeptLogin()
+                        {
+                            return (
+                                status, loaded.policy.capabilities[name]?.settings.duration("keep")?.components.seconds
+                            )
+                        }
+                        return (
+                            conversation == nil ? try await capability.status() : try await capability.authorize(), nil
+                        )
                     } catch {
-                        return .unavailable("\(error)")
+                        return (.unavailable("\(error)"), nil)
                     }
                 }
             }
@@ -431,9 +451,9 @@ public final class DecisionService: Sendable {
             let outcome = Decision.Outcome(status)
             DecisionMetrics.count(action: "authorize", outcome: outcome)
             write(AuditRecord(authorizing: name, status: status, policy: loaded.policy, subject: subject))
-            decision = Decision(gate: name, outcome: outcome, description: nil, explanation: nil)
+            return (Decision(gate: name, outcome: outcome, description: nil, explanation: nil), extended)
         }
-        return decision
+        return (decision, nil)
     }
 
     /// systemd's word for "this needs a login, and the caller did not allow asking for one".

@@ -75,12 +75,16 @@ enum GatesInterface {
         # With it (call with more), each question of the login is a reply with question set;
         # answer each secret or visible one with Answer, from another connection of the same
         # process; the last reply has the decision. Anything sent on this connection meanwhile,
-        # its closing, or 120 s without an answer dismisses the login.
+        # its closing, or 120 s without an answer dismisses the login. extend (a capability
+        # only, as sudo -v) makes a login kept for the caller's terminal and session good for
+        # its whole keep again without asking; extended is then how many seconds. With none
+        # kept, the capability is authorized as without it.
         method Authorize(
           gate: ?string,
           capability: ?string,
-          allowInteractiveAuthentication: ?bool
-        ) -> (question: ?Question, decision: ?Decision)
+          allowInteractiveAuthentication: ?bool,
+          extend: ?bool
+        ) -> (question: ?Question, decision: ?Decision, extended: ?int)
 
         # Answers the question waiting in a login asked of this process (its login name from
         # the Question); a null answer declines, which dismisses the login. An answer longer
@@ -88,9 +92,10 @@ enum GatesInterface {
         # dismisses it too.
         method Answer(login: string, answer: ?string) -> ()
 
-        # Ends every login capctld keeps for the caller's user (as sudo -K): the next gate
-        # that needs one asks again.
-        method Forget() -> (removed: int)
+        # Ends the logins capctld keeps for the caller's terminal and session (as sudo -k), or
+        # with everywhere every login it keeps for the caller's user (as sudo -K): the next
+        # gate that needs one asks again.
+        method Forget(everywhere: ?bool) -> (removed: int)
 
         # The service's metrics (decisions by method and outcome, how long they took, audit
         # records that reached no log) in

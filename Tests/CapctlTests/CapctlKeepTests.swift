@@ -95,18 +95,19 @@ struct CapctlKeepTests {
         #expect(try check() == 0)
     }
 
-    @Test("without a terminal the parent process is the scope, as sudo's ppid: another parent asks again")
-    func parentProcessScope() throws {
+    @Test("without a terminal the session is the scope: its other processes reuse the login, another session asks")
+    func sessionScopeWithoutTerminal() throws {
         let (tree, bootID) = try tree()
-        let authorized = try capctl(
-            tree, ["authorize", "admin", "--password-stdin"], bootID: bootID, input: "secret\n")
-        #expect(authorized.status == 0, "\(authorized.output)\(authorized.error)")
-        #expect(try capctl(tree, ["check", "export", "--non-interactive"], bootID: bootID).status == 0)
-        // The same session and no terminal, but a shell in between: another parent process.
-        let throughShell = try tree.run(
-            ["/bin/sh", "-c", "\"$0\" check export --non-interactive; exit $?", PolicyTree.capctl],
-            extraEnvironment: ["CAPCTL_KEEP_BOOT_ID": bootID])
-        #expect(throughShell.status == 2, "\(throughShell.output)")
+        // One session of its own, no terminal (setsid), as under cron or `ssh host 'a && b'`.
+        let both = try tree.run(
+            [
+                "/usr/bin/setsid", "--wait", "/bin/sh", "-c",
+                "\"$0\" authorize admin --password-stdin && \"$0\" check export --non-interactive; exit $?",
+                PolicyTree.capctl,
+            ], extraEnvironment: ["CAPCTL_KEEP_BOOT_ID": bootID], input: "secret\n")
+        #expect(both.status == 0, "\(both.output)\(both.error)")
+        let otherSession = try capctl(tree, ["check", "export", "--non-interactive"], bootID: bootID, newSession: true)
+        #expect(otherSession.status == 2, "\(otherSession.output)")
     }
 
     @Test("a session leader in another PID namespace: kept for the parent process, or not kept and said so")

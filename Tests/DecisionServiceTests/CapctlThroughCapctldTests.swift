@@ -171,6 +171,53 @@ struct CapctlThroughCapctldTests {
         #expect(again.status == 2, "\(again.standardOutput)\(again.standardError)")
     }
 
+    @Test("--extend renews a login capctld keeps without asking; --forget ends this session's, --forget-all every one")
+    func extendAndForgetThroughDaemon() async throws {
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy)
+        let login = ["authorize", "kept-admin", "--password-stdin"]
+        #expect(try Self.capctl(login, socket: daemon.socket, uid: 65534, input: "secret\n").status == 0)
+        // No password given: only a kept login can be extended.
+        let extended = try Self.capctl(login + ["--extend"], socket: daemon.socket, uid: 65534)
+        #expect(extended.status == 0, "\(extended.standardOutput)\(extended.standardError)")
+        #expect(
+            extended.standardOutput.contains("kept login extended by capctld: good for 300 s from now"),
+            "\(extended.standardOutput)")
+        // Another session of the same user keeps its own.
+        let elsewhere = try runProcess(
+            "/usr/bin/setsid",
+            ["--wait", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", builtProduct("capctl")]
+                + login,
+            environment: ["PATH": "/usr/bin:/bin", "CAPCTL_DAEMON_SOCKET": daemon.socket, "HOME": "/nonexistent"],
+            input: "secret\n")
+        #expect(elsewhere.status == 0, "\(elsewhere.standardOutput)\(elsewhere.standardError)")
+        let forgot = try Self.capctl(["authorize", "--forget"], socket: daemon.socket, uid: 65534)
+        #expect(
+            forgot.standardOutput.contains("for this terminal and session (1 kept by capctld)"),
+            "\(forgot.standardOutput)\(forgot.standardError)")
+        #expect(try Self.capctl(login, socket: daemon.socket, uid: 65534, input: "secret\n").status == 0)
+        let forgotAll = try Self.capctl(["authorize", "--forget-all"], socket: daemon.socket, uid: 65534)
+        #expect(forgotAll.standardOutput.contains("(2 kept by capctld)"), "\(forgotAll.standardOutput)")
+    }
+
+    @Test("a login capctld keeps for root in a terminal never counts for another user in that terminal and session")
+    func keptNeverAcrossUsers() async throws {
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy)
+        let password = daemon.directory.path + "/password"
+        try "secret\n".write(toFile: password, atomically: true, encoding: .utf8)
+        chmod(password, 0o644)
+        let capctl = builtProduct("capctl")
+        // su --session-command: uid 65534 in root's session, on root's terminal (script's pty).
+        let line =
+            "'\(capctl)' authorize kept-admin --password-stdin < \(password); '\(capctl)' check kept-login "
+            + "--non-interactive; echo root=$?; su --session-command \"'\(capctl)' check kept-login --non-interactive; "
+            + "echo nobody=\\$?\" -s /bin/sh nobody"
+        let run = try runProcess(
+            "/usr/bin/script", ["-qec", line, "/dev/null"],
+            environment: ["PATH": "/usr/bin:/bin", "CAPCTL_DAEMON_SOCKET": daemon.socket, "HOME": "/root"])
+        #expect(run.standardOutput.contains("root=0"), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("nobody=2"), "\(run.standardOutput)")
+    }
+
     @Test("status lists capctld's gates as it decides them, and watch follows a gate through it")
     func statusAndWatch() async throws {
         let daemon = try await CapctldTests.Daemon(policy: Self.policy)

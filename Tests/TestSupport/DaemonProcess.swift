@@ -32,14 +32,25 @@ public final class DaemonProcess: @unchecked Sendable {
         defer {
             for pointer in arguments + variables { free(pointer) }
         }
+        // A clean signal mask and default dispositions: the test process's threads block signals
+        // the child must not inherit (a tmux server's panes with SIGHUP blocked outlive kill-server).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        sigfillset(&signals)
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: Int32 = 0
-        var status = posix_spawn(&pid, command[0], &actions, nil, arguments, variables)
+        var status = posix_spawn(&pid, command[0], &actions, &attributes, arguments, variables)
         // A copy another test thread just wrote (builtProductForAnyUser) is briefly open for writing
         // in the children other threads are spawning, until they exec: ETXTBSY for a moment only.
         for _ in 0..<400 where status == ETXTBSY {
             var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
             nanosleep(&pause, nil)
-            status = posix_spawn(&pid, command[0], &actions, nil, arguments, variables)
+            status = posix_spawn(&pid, command[0], &actions, &attributes, arguments, variables)
         }
         close(ends[1])
         guard status == 0 else {

@@ -1,7 +1,7 @@
 import Glibc
 
 /// A TCP socket listening on 127.0.0.1 at a port the kernel chose, for test servers.
-struct LoopbackListener {
+public struct LoopbackListener {
     let descriptor: Int32
     let port: Int
 
@@ -28,7 +28,7 @@ struct LoopbackListener {
     }
 
     /// A port that was free a moment ago, for a server that binds it itself (nginx).
-    static func freePort() -> Int? {
+    public static func freePort() -> Int? {
         guard let listener = LoopbackListener(backlog: 1) else { return nil }
         close(listener.descriptor)
         return listener.port

@@ -40,5 +40,5 @@ public struct NotifySocket: ~Copyable {
 /// A test fixture (a daemon, a namespace) that could not be set up.
 public struct FixtureError: Error, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

@@ -1,12 +1,14 @@
 import Glibc
 
 /// What a kept login is kept for, the one rule for this process and for a service's clients
-/// alike: the user, and the audit login session when there is one (logind's session, as polkit
-/// keeps `auth_admin_keep`); else the session (its id and its leader's start time) and the
-/// controlling terminal, as sudo keeps per terminal, with the parent process (its id and start
-/// time) where there is no terminal or the session leader is out of sight, as sudo falls back to
-/// `ppid`; else the process itself. Every id is paired with a start time, so a reused pid never
-/// inherits a scope.
+/// alike: the user, the session (its id and its leader's start time) and the controlling
+/// terminal when there is one, as sudo keeps per terminal and polkit per session. Without a
+/// terminal the session alone (`ssh host 'a && b'`, `su -c`, a cron job: the commands of one
+/// session share a login, and the next session asks again); with the session leader out of sight
+/// (another PID namespace), the parent process, as sudo falls back to `ppid`; else the process
+/// itself. The audit login session, when there is one, narrows it further (polkit keeps
+/// `auth_admin_keep` per login session alone, which lets every terminal of a login share one).
+/// Every id is paired with a start time, so a reused pid never inherits a scope.
 package enum KeepScope {
     /// The parts a scope is made of, read from /proc for one process.
     package struct Parts {
@@ -29,13 +31,13 @@ package enum KeepScope {
 
     package static func scope(_ parts: Parts) -> String {
         let user = "uid=\(parts.uid)"
-        if let loginSession = parts.loginSession { return "\(user) login-session=\(loginSession)" }
         var words = [user]
+        if let loginSession = parts.loginSession { words.append("login-session=\(loginSession)") }
         if let session = parts.session { words.append("session=\(session.id):\(session.leaderStart)") }
         if let terminal = parts.terminal { words.append("tty=\(terminal)") }
-        if parts.terminal == nil || parts.session == nil {
+        if parts.session == nil {
             guard let parent = parts.parent else {
-                return "\(user) process=\(parts.process.pid):\(parts.process.startTime)"
+                return (words + ["process=\(parts.process.pid):\(parts.process.startTime)"]).joined(separator: " ")
             }
             words.append("parent=\(parent.pid):\(parent.startTime)")
         }
@@ -63,7 +65,7 @@ package enum KeepScope {
         guard let stat = ProcessFiles.stat(of: "self") else { return nil }
         let parts = parts(
             uid: geteuid(), pid: getpid(), stat: stat, loginSession: ProcessFiles.loginSession(of: getpid()))
-        guard parts.loginSession != nil || parts.session != nil || parts.parent != nil else { return nil }
+        guard parts.session != nil || parts.parent != nil else { return nil }
         return scope(parts)
     }
 }

@@ -56,17 +56,36 @@ public struct KeptAcrossProcesses: CapabilityType {
     public var name: String { base.name }
     public var availability: CapabilityAvailability { base.availability }
 
-    private func kept() -> CapabilityStatus? {
-        guard let key, let remaining = records.remaining(key, keep: duration) else { return nil }
-        return .authorized(
-            "kept from an earlier login in this session for \(remaining.components.seconds) s more\(note)")
+    /// The kept login, or why none is used here (for the reason of the status that asks).
+    private func lookup() -> Result<CapabilityStatus, NotKept> {
+        guard let key else { return .failure(NotKept(reason: "no login session or parent process to keep it for")) }
+        switch records.lookup(key, keep: duration) {
+        case .kept(let remaining):
+            return .success(
+                .authorized(
+                    "kept from an earlier login in this terminal and session for \(remaining.components.seconds) s more\(note)"
+                ))
+        case .notKept(let reason):
+            return .failure(NotKept(reason: reason))
+        }
     }
 
-    /// Reads the record on a thread of its own (a trusted-file read), then asks the login.
+    private struct NotKept: Error {
+        let reason: String
+    }
+
+    /// Reads the record on a thread of its own (a trusted-file read), then asks the login; a
+    /// status that is not authorized says why no kept login was used.
     public func status() async throws -> CapabilityStatus {
         let capability = self
-        if let kept = try await BlockingWork.value({ capability.kept() }) { return kept }
-        return try await base.status()
+        switch try await BlockingWork.value({ capability.lookup() }) {
+        case .success(let kept):
+            return kept
+        case .failure(let notKept):
+            var status = try await base.status()
+            if status.kind != .authorized { status.reason += "; no kept login: \(notKept.reason)" }
+            return status
+        }
     }
 
     /// A login this process holds in memory answers inline; the record on disk is read only by
@@ -78,7 +97,7 @@ public struct KeptAcrossProcesses: CapabilityType {
 
     public func authorize() async throws -> CapabilityStatus {
         let capability = self
-        if let kept = try await BlockingWork.value({ capability.kept() }) { return kept }
+        if case .success(let kept) = try await BlockingWork.value({ capability.lookup() }) { return kept }
         return kept(try await base.authorize())
     }
 
@@ -109,6 +128,44 @@ public struct KeptAcrossProcesses: CapabilityType {
     public func statusUpdates() -> CapabilityStatusUpdates { base.statusUpdates() }
 }
 
+extension KeptAcrossProcesses: KeptLoginExtending {
+    public func extendKeptLogin() async throws -> CapabilityStatus? {
+        guard let key else { return nil }
+        let (records, duration) = (self.records, self.duration)
+        let extended = try await BlockingWork.value { () -> Result<Duration?, KeptRecordError> in
+            do throws(KeptRecordError) {
+                return .success(try records.extend(key, for: duration))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch extended {
+        case .success(let kept?):
+            return .authorized("kept login extended: good for \(kept.components.seconds) s from now\(note)")
+        case .success(nil):
+            return nil
+        case .failure(let error):
+            // The record still counts until it ends; it could not be made to last longer.
+            guard case .success(let kept) = lookup() else { return nil }
+            return .authorized(kept.reason + "; not extended: \(error)")
+        }
+    }
+}
+
+/// A capability whose kept login can be made good for its whole keep again without asking, as
+/// `sudo -v` extends sudo's timestamp (`capctl authorize NAME --extend`).
+///
+/// ```swift
+/// if let extending = capability as? any KeptLoginExtending, let status = try await extending.extendKeptLogin() {
+///     print(status.reason)  // kept login extended: good for 300 s from now
+/// }
+/// ```
+public protocol KeptLoginExtending: CapabilityType {
+    /// The kept login written again to last its whole keep from now, or nil when no kept login
+    /// counts here (ask as ``CapabilityType/authorize()`` does).
+    func extendKeptLogin() async throws -> CapabilityStatus?
+}
+
 extension KeptAcrossProcesses: SubjectCapability {
     /// The base as it answers for `subject`, with records kept for the subject (its uid and
     /// `Subject.keepScope`) rather than for this process: a client's login outlives one
@@ -120,7 +177,8 @@ extension KeptAcrossProcesses: SubjectCapability {
             asked, subjectBase: nil, records: records,
             key: subject.keepScope.map {
                 KeptLoginRecords.Key(
-                    uid: subject.uid, capability: asked.name, fingerprint: fingerprint, scope: "client " + $0)
+                    uid: subject.uid, capability: asked.name, fingerprint: fingerprint,
+                    scope: KeptLoginRecords.clientScope($0))
             }, fingerprint: fingerprint, keep: duration, note: note)
     }
 }

@@ -25,10 +25,12 @@ public struct KeptRecordError: Error, Sendable, CustomStringConvertible {
 /// print(removed)
 /// ```
 public struct KeptLoginRecords: Sendable {
-    /// Where the records are.
+    /// Where the records are (empty for records that cannot be kept).
     public let directory: String
     private let bootIDPath: String
     private let clock: @Sendable () -> Int64?
+    /// Why nothing can be kept, for records with no directory to keep them in.
+    private let unusable: String?
 
     /// Root's records.
     public static let systemDirectory = "/run/capctl/keep"
@@ -41,6 +43,16 @@ public struct KeptLoginRecords: Sendable {
         self.directory = directory
         self.bootIDPath = bootIDPath
         self.clock = clock
+        self.unusable = nil
+    }
+
+    /// Records that keep nothing, for `reason` (a user with no directory of their own to keep
+    /// them in): every login asks again, and ``keep(_:for:)`` says why.
+    public init(unusable reason: String) {
+        self.directory = ""
+        self.bootIDPath = ""
+        self.clock = { nil }
+        self.unusable = reason
     }
 
     /// `CLOCK_BOOTTIME` in nanoseconds (suspend counted), or nil when it cannot be read.
@@ -92,22 +104,82 @@ public struct KeptLoginRecords: Sendable {
         KeepScope.current()
     }
 
+    /// Whether a login is kept for a key, and for how long; or why not, in words for `--explain`.
+    public enum Lookup: Sendable, Equatable {
+        /// Kept, for this long still.
+        case kept(remaining: Duration)
+        /// Not kept, and why.
+        case notKept(String)
+    }
+
+    /// The scope of a service's client's records, for the client's own `Subject.keepScope`:
+    /// never equal to a scope of the service's own process.
+    package static func clientScope(_ keepScope: String) -> String { "client " + keepScope }
+
     /// How long the record for `key` is still good for, or nil when there is none that counts.
     public func remaining(_ key: Key, keep: Duration) -> Duration? {
-        guard let boot = bootID(), let now = clock(),
-            let bytes = try? TrustedFile.bytes(of: path(for: key)),
-            let record = Record(String(decoding: bytes, as: UTF8.self))
-        else { return nil }
+        if case .kept(let remaining) = lookup(key, keep: keep) { return remaining }
+        return nil
+    }
+
+    /// Whether the record for `key` counts, or why it does not: missing (with a word on a login
+    /// kept for another terminal or session of the user, which is never used here), expired,
+    /// from another boot, under other settings, or not to be trusted.
+    public func lookup(_ key: Key, keep: Duration) -> Lookup {
+        if let unusable { return .notKept(unusable) }
+        guard let boot = bootID(), let now = clock() else { return .notKept("no boot id or clock to time records by") }
+        let path = path(for: key)
+        let bytes: [UInt8]
+        do throws(TrustedFile.Refusal) {
+            bytes = try TrustedFile.bytes(of: path)
+        } catch {
+            guard error.isMissing else { return .notKept("the record is not trusted: \(error)") }
+            return .notKept(missing(key, boot: boot, now: now))
+        }
+        guard let record = Record(String(decoding: bytes, as: UTF8.self)) else {
+            return .notKept("the record \(path) cannot be read")
+        }
+        guard record.boot == boot else { return .notKept("it was kept before the machine last started") }
+        guard record.uid == key.uid, record.capability == key.capability, record.scope == key.scope else {
+            return .notKept("the record \(path) is for another user, capability or terminal")
+        }
+        guard record.fingerprint == key.fingerprint else {
+            return .notKept("it was kept under other settings of the capability (the policy changed since)")
+        }
+        guard record.written <= now else {
+            return .notKept("its record was written later than now (the clock went back)")
+        }
         let keepNanoseconds = Self.nanoseconds(keep)
-        guard record.boot == boot, record.uid == key.uid, record.capability == key.capability,
-            record.fingerprint == key.fingerprint, record.scope == key.scope, record.written <= now,
-            record.expires > now, record.expires - record.written <= keepNanoseconds
-        else { return nil }
-        return .nanoseconds(record.expires - now)
+        guard record.expires - record.written <= keepNanoseconds else {
+            return .notKept("it was kept for longer than keep allows now")
+        }
+        guard record.expires > now else {
+            return .notKept("the kept login ended \((now - record.expires) / 1_000_000_000) s ago")
+        }
+        return .kept(remaining: .nanoseconds(record.expires - now))
+    }
+
+    /// Why no record is there for `key`: a login kept elsewhere by the same user is named, so
+    /// "why does it ask again in this terminal" has its answer.
+    private func missing(_ key: Key, boot: String, now: Int64) -> String {
+        let none = "no login is kept for this user, terminal and session"
+        guard let names = try? TrustedFile.entries(of: directory) else { return none }
+        // Bounded: a user with many terminals is described by the first few records.
+        for name in names.lazy.filter({ $0.hasPrefix("\(key.uid)-") && !$0.hasSuffix(".new") }).prefix(16) {
+            guard let bytes = try? TrustedFile.bytes(of: directory + "/" + name),
+                let record = Record(String(decoding: bytes, as: UTF8.self)),
+                record.boot == boot, record.uid == key.uid, record.capability == key.capability,
+                record.written <= now, record.expires > now
+            else { continue }
+            return none
+                + "; one is kept in another terminal or session (\(record.scope)), never used here (\(key.scope))"
+        }
+        return none
     }
 
     /// Writes the record for `key`, good for `keep` from now.
     public func keep(_ key: Key, for keep: Duration) throws(KeptRecordError) {
+        if let unusable { throw KeptRecordError(description: unusable) }
         guard let boot = bootID(), let now = clock() else {
             throw KeptRecordError(description: "no boot id or clock to time the record by")
         }
@@ -139,13 +211,39 @@ public struct KeptLoginRecords: Sendable {
         }
     }
 
-    /// Removes every record of `uid` (`capctl authorize --forget`, as `sudo -k`); how many.
+    /// The record for `key`, when it counts now, written again to be good for `keep` from now
+    /// (`capctl authorize --extend`, as `sudo -v`); nil when none counts (the caller asks again).
+    public func extend(_ key: Key, for keep: Duration) throws(KeptRecordError) -> Duration? {
+        guard remaining(key, keep: keep) != nil else { return nil }
+        try self.keep(key, for: keep)
+        return keep
+    }
+
+    /// Removes every record of `uid` (`capctl authorize --forget-all`, as `sudo -K`); how many.
     @discardableResult
     public func forget(uid: UInt32) -> Int {
-        guard let names = try? TrustedFile.entries(of: directory) else { return 0 }
+        forget(uid: uid) { _ in true }
+    }
+
+    /// Removes the records of `uid` kept for `scope` alone (`capctl authorize --forget`, as
+    /// `sudo -k`): the user's other terminals and sessions keep theirs. How many.
+    @discardableResult
+    public func forget(uid: UInt32, scope: String) -> Int {
+        forget(uid: uid) { path in
+            // A record that cannot be read is no login anyone keeps: removing it costs nothing.
+            guard let bytes = try? TrustedFile.bytes(of: path),
+                let record = Record(String(decoding: bytes, as: UTF8.self))
+            else { return true }
+            return record.scope == scope
+        }
+    }
+
+    private func forget(uid: UInt32, where matches: (String) -> Bool) -> Int {
+        guard unusable == nil, let names = try? TrustedFile.entries(of: directory) else { return 0 }
         var removed = 0
         for name in names where name.hasPrefix("\(uid)-") {
-            if unlink(directory + "/" + name) == 0 { removed += 1 }
+            let path = directory + "/" + name
+            if matches(path), unlink(path) == 0 { removed += 1 }
         }
         return removed
     }
@@ -154,14 +252,28 @@ public struct KeptLoginRecords: Sendable {
         directory + "/\(key.uid)-" + Self.hash(key.capability + "\n" + key.scope)
     }
 
-    /// The directory, made 0700 when missing, and trusted (owned by root or this user, writable by no one else).
+    /// The directory, made 0700 when missing (the directories above it 0755, so a socket beside
+    /// it stays reachable), whatever the umask, and trusted (owned by root or this user, writable
+    /// by no one else).
     private func prepareDirectory() throws(TrustedFile.Refusal) {
-        if !TrustedFile.exists(directory) {
-            let parent = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
-            if !parent.isEmpty, !TrustedFile.exists(parent) { mkdir(parent, 0o755) }
-            mkdir(directory, 0o700)
+        var missing: [String] = []
+        var path = directory
+        while !path.isEmpty, !TrustedFile.exists(path) {
+            missing.append(path)
+            path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         }
+        for path in missing.reversed() { Self.makeDirectory(path, mode: path == directory ? 0o700 : 0o755) }
         _ = try TrustedFile.entries(of: directory)
+    }
+
+    /// A directory made with exactly `mode`: a strict umask (UMask=0077) must not leave it
+    /// other than the records need. The mode is set through the directory itself (O_NOFOLLOW),
+    /// never through a link put in its place.
+    private static func makeDirectory(_ path: String, mode: mode_t) {
+        guard mkdir(path, mode) == 0,
+            let made = try? FileDescriptor.open(path, .readOnly, options: [.directory, .noFollow, .closeOnExec])
+        else { return }
+        _ = try? made.closeAfter { fchmod(made.rawValue, mode) }
     }
 
     private func bootID() -> String? {

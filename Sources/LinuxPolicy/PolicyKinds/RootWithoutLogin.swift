@@ -1,5 +1,6 @@
 import Capabilities
 import Glibc
+import LinuxBackends
 
 /// A login capability that root's processes hold without being asked, for a policy that says
 /// so (`root: pass`): what polkit does for uid 0 and sudo for root. Everyone else is asked as
@@ -49,5 +50,12 @@ struct RootWithoutLogin: SubjectCapability {
 
     func forSubject(_ subject: Subject) -> any CapabilityType {
         RootWithoutLogin(base.evaluated(for: subject), answersForRoot: subject.uid == 0)
+    }
+}
+
+extension RootWithoutLogin: KeptLoginExtending {
+    func extendKeptLogin() async throws -> CapabilityStatus? {
+        if answersForRoot { return rootStatus }
+        return try await (base as? any KeptLoginExtending)?.extendKeptLogin()
     }
 }

@@ -21,8 +21,18 @@ struct AuthorizeCommand: AsyncParsableCommand {
     @Argument(help: "The capability's name in the policy.")
     var name: String?
 
-    @Flag(name: .long, help: "Forget every login kept for you across processes (as sudo -k), then stop.")
+    @Flag(name: .long, help: "Forget the logins kept for this terminal and session (as sudo -k), then stop.")
     var forget = false
+
+    @Flag(name: .long, help: "Forget every login kept for you, in any terminal or session (as sudo -K), then stop.")
+    var forgetAll = false
+
+    @Flag(
+        name: .long,
+        help:
+            "Make the login kept for this terminal and session good for its whole keep again, asking only when none is kept (as sudo -v)."
+    )
+    var extend = false
 
     @Option(name: .long, help: "The user to authenticate, for a PAM capability whose policy names none.")
     var user: String?
@@ -30,26 +40,20 @@ struct AuthorizeCommand: AsyncParsableCommand {
     @OptionGroup var password: PasswordOptions
 
     func validate() throws {
-        if name == nil, !forget { throw ValidationError("give the capability's name (or --forget)") }
+        if forget, forgetAll { throw ValidationError("give --forget or --forget-all, not both") }
+        if forget || forgetAll {
+            if name != nil || extend { throw ValidationError("--forget and --forget-all take no capability") }
+        } else if name == nil {
+            throw ValidationError("give the capability's name (or --forget, --forget-all)")
+        }
     }
 
     func run() async throws {
         // A PAM user named here is capctl's to authenticate: capctld authenticates its caller's.
         let route =
             user == nil ? DecisionRoute.choose(policy: options.policy) : .inProcess(reason: "--user names the user")
-        if forget {
-            let removed = PolicyContext.keptLoginRecords()?.forget(uid: geteuid()) ?? 0
-            guard case .daemon(let capctld) = route else {
-                print("forgot \(removed) kept login(s)")
-                return
-            }
-            // capctld keeps the logins made through it in root's records: only it can end them.
-            do throws(DecisionClient.Failure) {
-                let removedByDaemon = try capctld.forget()
-                print("forgot \(removed + removedByDaemon) kept login(s) (\(removedByDaemon) kept by capctld)")
-            } catch {
-                throw CheckRequest.failure(error, capctld: capctld)
-            }
+        if forget || forgetAll {
+            try forgetKeptLogins(route: route)
             return
         }
         let name = name!
@@ -66,9 +70,16 @@ struct AuthorizeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure(message: "capctl: \(error)", status: ExitStatus.usage)
         }
-        let authorize = Authorize(capability)
-        ProcedureQueue().addProcedure(authorize)
-        let status = (try? await authorize.value()) ?? .denied("the authorization was cancelled")
+        let status: CapabilityStatus
+        if extend, let extending = capability as? any KeptLoginExtending,
+            let extended = try? await extending.extendKeptLogin()
+        {
+            status = extended
+        } else {
+            let authorize = Authorize(capability)
+            ProcedureQueue().addProcedure(authorize)
+            status = (try? await authorize.value()) ?? .denied("the authorization was cancelled")
+        }
         if options.json {
             print(
                 JSONText.string(
@@ -84,21 +95,53 @@ struct AuthorizeCommand: AsyncParsableCommand {
         if verdict != .authorized { throw verdict.exitStatus }
     }
 
+    /// Ends kept logins: this terminal and session's (`--forget`) or all of this user's
+    /// (`--forget-all`), in this user's records and, through capctld, in the ones it keeps.
+    private func forgetKeptLogins(route: DecisionRoute) throws {
+        let records = PolicyContext.keptLoginRecords()
+        let removed =
+            forgetAll
+            ? records.forget(uid: geteuid())
+            : KeptLoginRecords.currentScope().map { records.forget(uid: geteuid(), scope: $0) } ?? 0
+        let which = forgetAll ? "" : " for this terminal and session"
+        guard case .daemon(let capctld) = route else {
+            print("forgot \(removed) kept login(s)\(which)")
+            return
+        }
+        // capctld keeps the logins made through it in root's records: only it can end them.
+        do throws(DecisionClient.Failure) {
+            let removedByDaemon = try capctld.forget(everywhere: forgetAll)
+            print("forgot \(removed + removedByDaemon) kept login(s)\(which) (\(removedByDaemon) kept by capctld)")
+        } catch {
+            throw CheckRequest.failure(error, capctld: capctld)
+        }
+    }
+
     /// The capability authorized by capctld for this process, its questions asked here; a login
     /// it keeps is kept by capctld, for the gates capctld decides.
     private func authorize(_ name: String, asking capctld: DecisionClient) throws {
         let conversation: any PAMConversation =
             password.passwordStdin ? StandardInputPassword() : TerminalPAMConversation(purpose: name)
         let decision: Decision
+        var extendedFor: Duration?
         do throws(DecisionClient.Failure) {
-            decision = try capctld.authorize(capability: name, conversation: conversation)
+            if extend {
+                (decision, extendedFor) = try capctld.extend(capability: name, conversation: conversation)
+            } else {
+                decision = try capctld.authorize(capability: name, conversation: conversation)
+            }
         } catch {
             throw CheckRequest.failure(error, capctld: capctld)
         }
         // A capability keeps its status's words; capctld words the authorization as a decision.
         let (verdict, status, reason): (Verdict, String, String) =
             switch decision.outcome {
-            case .holds: (.authorized, "authorized", "authorized by capctld")
+            case .holds:
+                (
+                    .authorized, "authorized",
+                    extendedFor.map { "kept login extended by capctld: good for \($0.components.seconds) s from now" }
+                        ?? "authorized by capctld"
+                )
             case .fails: (.denied, "denied", "capctld: denied")
             case .undecided: (.unavailable, "unavailable", "capctld: it could not be decided")
             case .needsInteraction: (.notDetermined, "notDetermined", "capctld: a login is needed and none was asked")

@@ -97,11 +97,12 @@ enum PolicyContext {
     }
 
     /// Where logins with `keep:` outlive capctl: root's records in /run/capctl/keep; another
-    /// user's own, in `$XDG_RUNTIME_DIR/capctl/keep`. `CAPCTL_KEEP_DIRECTORY` names another
-    /// directory (tests), and only with it may the boot id (`CAPCTL_KEEP_BOOT_ID`, a file) and the
-    /// clock (`CAPCTL_KEEP_CLOCK_OFFSET`, seconds added) be replaced, so the system's records
-    /// cannot be stretched through the environment.
-    static func keptLoginRecords() -> KeptLoginRecords? {
+    /// user's in a directory of their own (`KeptLoginRecords.forUser`: the runtime directory,
+    /// else the home's .cache; none, and `authorize` says why). `CAPCTL_KEEP_DIRECTORY` names
+    /// another directory (tests), and only with it may the boot id (`CAPCTL_KEEP_BOOT_ID`, a file)
+    /// and the clock (`CAPCTL_KEEP_CLOCK_OFFSET`, seconds added) be replaced, so the system's
+    /// records cannot be stretched through the environment.
+    static func keptLoginRecords() -> KeptLoginRecords {
         // Never for the system's directory, under whatever name: a clock moved back through the
         // environment would bring its expired records back to life.
         if let directory = ProcessEnvironment["CAPCTL_KEEP_DIRECTORY"], directory.hasPrefix("/"),
@@ -116,9 +117,7 @@ enum PolicyContext {
                 bootIDPath: ProcessEnvironment["CAPCTL_KEEP_BOOT_ID"] ?? "/proc/sys/kernel/random/boot_id",
                 clock: { KeptLoginRecords.bootTime().map { $0 &+ offset &* 1_000_000_000 } })
         }
-        if geteuid() == 0 { return KeptLoginRecords(directory: KeptLoginRecords.systemDirectory) }
-        guard let runtime = ProcessEnvironment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else { return nil }
-        return KeptLoginRecords(directory: runtime + "/capctl/keep")
+        return KeptLoginRecords.forUser(uid: geteuid(), runtimeDirectory: ProcessEnvironment["XDG_RUNTIME_DIR"])
     }
 
     static func absolute(_ path: String) -> String {
