@@ -234,7 +234,7 @@ _capctl_check() {
 
 _capctl_authorize() {
     repeating_flags=()
-    non_repeating_flags=(--json --forget --password-stdin --version -h --help)
+    non_repeating_flags=(--json --forget --forget-all --extend --password-stdin --version -h --help)
     repeating_options=(--policy)
     non_repeating_options=(--user)
     __capctl_offer_flags_options 1

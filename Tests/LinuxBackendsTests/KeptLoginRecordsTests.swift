@@ -106,4 +106,86 @@ struct KeptLoginRecordsTests {
         // No record of uid 10 is taken for uid 100's (the names start "UID-").
         #expect(records.forget(uid: 100) == 0)
     }
+
+    @Test("why a login was not kept, in words: none here (and one elsewhere), ended, other settings, another boot")
+    func reasons() throws {
+        let fixture = try Fixture()
+        let records = fixture.records
+        func reason(_ key: KeptLoginRecords.Key) -> String {
+            if case .notKept(let reason) = records.lookup(key, keep: .seconds(300)) { return reason }
+            return "kept"
+        }
+        #expect(reason(key) == "no login is kept for this user, terminal and session")
+        try records.keep(key, for: .seconds(300))
+        let otherTerminal = KeptLoginRecords.Key(
+            uid: key.uid, capability: key.capability, fingerprint: key.fingerprint, scope: "uid=1000 tty=pts/2")
+        #expect(
+            reason(otherTerminal)
+                == "no login is kept for this user, terminal and session; one is kept in another terminal or session "
+                + "(uid=1000 tty=pts/1), never used here (uid=1000 tty=pts/2)")
+        let newSettings = KeptLoginRecords.Key(
+            uid: key.uid, capability: key.capability, fingerprint: "v2", scope: key.scope)
+        #expect(reason(newSettings).contains("other settings of the capability"))
+        fixture.advance(seconds: 340)
+        #expect(reason(key) == "the kept login ended 40 s ago")
+        try fixture.setBoot("boot-b")
+        #expect(reason(key) == "it was kept before the machine last started")
+        #expect(
+            KeptLoginRecords(unusable: "nowhere to keep it").lookup(key, keep: .seconds(1))
+                == .notKept("nowhere to keep it"))
+    }
+
+    @Test("forget for one scope leaves the user's other terminals; extend renews only a login that still counts")
+    func forgetScopeAndExtend() throws {
+        let fixture = try Fixture()
+        let records = fixture.records
+        let otherTerminal = KeptLoginRecords.Key(
+            uid: key.uid, capability: key.capability, fingerprint: key.fingerprint, scope: "uid=1000 tty=pts/2")
+        try records.keep(key, for: .seconds(300))
+        try records.keep(otherTerminal, for: .seconds(300))
+        #expect(records.forget(uid: 1000, scope: key.scope) == 1)
+        #expect(records.remaining(key, keep: .seconds(300)) == nil)
+        #expect(records.remaining(otherTerminal, keep: .seconds(300)) != nil)
+        fixture.advance(seconds: 200)
+        #expect(try records.extend(otherTerminal, for: .seconds(300)) == .seconds(300))
+        #expect(records.remaining(otherTerminal, keep: .seconds(300)) == .seconds(300))
+        #expect(try records.extend(key, for: .seconds(300)) == nil, "nothing kept: nothing extended")
+        fixture.advance(seconds: 301)
+        #expect(try records.extend(otherTerminal, for: .seconds(300)) == nil, "an ended login is not brought back")
+    }
+
+    @Test(
+        "records go to the user's own runtime directory, else /run/user/UID, else the home; never another's",
+        .enabled(if: geteuid() == 0, "directories of other owners need root to make"))
+    func location() throws {
+        let directory = try TemporaryDirectory(prefix: "kept-location")
+        let own = try directory.directory("own", mode: 0o700)
+        let roots = try directory.directory("roots", mode: 0o700)
+        let open = try directory.directory("open", mode: 0o777)
+        let runUser = try directory.directory("run-user")
+        let home = try directory.directory("home", mode: 0o755)
+        for path in [own, open, home] { chown(path, 1000, 1000) }
+        chmod(open, 0o777)
+        symlink(own, directory.path + "/link")
+        func choose(_ runtime: String?, home: String?) -> KeptRecordsLocation {
+            KeptRecordsLocation.choose(uid: 1000, runtimeDirectory: runtime, home: home, userRuntimeRoot: runUser)
+        }
+        #expect(choose(own, home: home) == .directory(own + "/capctl/keep"))
+        // su without -l: the first user's runtime directory is passed over.
+        #expect(choose(roots, home: home) == .directory(home + "/.cache/capctl/keep"))
+        #expect(choose(open, home: home) == .directory(home + "/.cache/capctl/keep"))
+        #expect(choose(directory.path + "/link", home: home) == .directory(home + "/.cache/capctl/keep"))
+        #expect(choose("relative", home: home) == .directory(home + "/.cache/capctl/keep"))
+        let mine = try directory.directory("run-user/1000", mode: 0o700)
+        chown(mine, 1000, 1000)
+        #expect(choose(nil, home: home) == .directory(mine + "/capctl/keep"))
+        rmdir(mine)
+        #expect(
+            choose(roots, home: roots)
+                == .none(
+                    "no directory of uid 1000's own to keep it in (XDG_RUNTIME_DIR \(roots) belongs to uid 0; "
+                        + "the runtime directory \(runUser)/1000 does not exist; the home directory \(roots) belongs to uid 0)"
+                ))
+        #expect(choose(nil, home: nil) != .directory(""))
+    }
 }

@@ -162,7 +162,7 @@ extension KeptAcrossProcesses: KeptLoginExtending {
 /// ```
 public protocol KeptLoginExtending: CapabilityType {
     /// The kept login written again to last its whole keep from now, or nil when no kept login
-    /// counts here (ask as ``CapabilityType/authorize()`` does).
+    /// counts here (ask as `authorize()` does).
     func extendKeptLogin() async throws -> CapabilityStatus?
 }
 
