@@ -102,7 +102,22 @@ public final class DecisionClient: Sendable {
             guard case .array(let values)? = fields[key] else { return [] }
             return values.compactMap { if case .string(let text) = $0 { text } else { nil } }
         }
-        return ServedPolicy(loadedAt: loadedAt, files: strings("files"), problems: strings("problems"))
+        var origins: [String: ServedPolicy.GateOrigin] = [:]
+        if case .array(let gates)? = fields["gates"] {
+            for case .object(let members) in gates {
+                let gate = Dictionary(members, uniquingKeysWith: { first, _ in first })
+                guard case .string(let name)? = gate["gate"], case .string(let location)? = gate["location"] else {
+                    continue
+                }
+                var replaced: [String] = []
+                if case .array(let values)? = gate["replaced"] {
+                    replaced = values.compactMap { if case .string(let text) = $0 { text } else { nil } }
+                }
+                origins[name] = ServedPolicy.GateOrigin(location: location, replaced: replaced)
+            }
+        }
+        return ServedPolicy(
+            loadedAt: loadedAt, files: strings("files"), gateOrigins: origins, problems: strings("problems"))
     }
 
     /// The policy a service serves.
@@ -111,8 +126,18 @@ public final class DecisionClient: Sendable {
         public var loadedAt: String?
         /// Its files.
         public var files: [String]
+        /// Where each of its gates is defined, by gate.
+        public var gateOrigins: [String: GateOrigin]
         /// Why the files do not load now, each with its file:line:column; empty when they do.
         public var problems: [String]
+
+        /// Where a gate is defined.
+        public struct GateOrigin: Sendable, Equatable {
+            /// `FILE:LINE:COLUMN` of the definition in force.
+            public var location: String
+            /// Earlier definitions it replaced, earliest first.
+            public var replaced: [String]
+        }
 
         /// What an operator is told when the files do not load, or nil when they do.
         public var staleWarning: String? {

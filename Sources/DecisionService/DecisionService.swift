@@ -284,8 +284,27 @@ public final class DecisionService: Sendable {
         return .object([
             ("loadedAt", current.flatMap { WallClock.rfc3339($0.loadedAt) }.map(VarlinkValue.string) ?? .null),
             ("files", .array((current?.policy.files ?? []).map(VarlinkValue.string))),
+            ("gates", .array(Self.gateOrigins(current?.policy))),
             ("problems", .array(policy.problems.map { .string($0.description) })),
         ])
+    }
+
+    /// Where each gate of `policy` is defined, and what it replaced: `capctl status --origin`.
+    private static func gateOrigins(_ policy: Policy?) -> [VarlinkValue] {
+        guard let policy else { return [] }
+        return policy.gates.keys.sorted().map { name in
+            .object([
+                ("gate", .string(name)),
+                ("location", .string(policy.gates[name]!.location.description)),
+                (
+                    "replaced",
+                    .array(
+                        policy.overrides.filter { $0.kind == "gate" && $0.name == name }.map {
+                            .string($0.replaced.description)
+                        })
+                ),
+            ])
+        }
     }
 
     private static func noSuchGate(_ gate: String) -> VarlinkError {

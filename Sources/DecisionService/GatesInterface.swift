@@ -46,10 +46,15 @@ enum GatesInterface {
           user: ?string
         ) -> (decision: Decision)
 
-        # The policy capctld serves: when it loaded (RFC 3339, UTC), from which files, and why
-        # the files do not load now (each error with its file:line:column; empty when they do,
-        # else capctld still serves the policy that loaded at loadedAt).
-        type PolicyState (loadedAt: ?string, files: []string, problems: []string)
+        # Where a gate of the policy served is defined (file:line:column), and the earlier
+        # definitions it replaced, earliest first.
+        type GateOrigin (gate: string, location: string, replaced: []string)
+
+        # The policy capctld serves: when it loaded (RFC 3339, UTC), from which files, where
+        # each gate is defined, and why the files do not load now (each error with its
+        # file:line:column; empty when they do, else capctld still serves the policy that
+        # loaded at loadedAt).
+        type PolicyState (loadedAt: ?string, files: []string, gates: []GateOrigin, problems: []string)
 
         # Decides every gate for the caller (recorded in the audit trail as one record). For
         # root callers, also how many audit records reached no log since capctld started, and

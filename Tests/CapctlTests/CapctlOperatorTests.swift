@@ -188,6 +188,37 @@ struct CapctlOperatorTests {
         #expect(try tree.capctl(["validate", "--installed"]).status == 64)
     }
 
+    @Test(
+        "validate --installed with a relative flag path: read from the drop-in's place; a staged copy is told why not")
+    func validateInstalledRelativeFlagPath() throws {
+        let tree = try PolicyTree()
+        try tree.write("etc/policy.yaml", "capabilities:\n  scratch: { kind: file, path: /tmp }\n")
+        try tree.write(
+            "etc/flags/local.json",
+            #"{"flags": {"beta": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}"#
+        )
+        let text = "flags:\n  files: [../flags/local.json]\ncapabilities:\n  beta-on: { kind: flag, flag: beta }\n"
+        let dropIn = try tree.write("etc/policy.d/50-flags.yaml", text)
+        let inPlace = try tree.capctl(["validate", "--installed", dropIn])
+        #expect(inPlace.status == 0, "\(inPlace.output)")
+        #expect(inPlace.output.contains("ok: 3 file(s) checked"), "\(inPlace.output)")
+        // By a relative name, from the drop-in's directory, as an administrator would type it.
+        let relative = try tree.run(
+            [
+                "/bin/sh", "-c", "cd \"$0\" && \"$1\" validate --installed 50-flags.yaml", tree.admin + "/policy.d",
+                PolicyTree.capctl,
+            ],
+            extraEnvironment: [:])
+        #expect(relative.status == 0, "\(relative.output)")
+        let staged = try tree.write("staging/50-flags.yaml", text)
+        let elsewhere = try tree.capctl(["validate", "--installed", staged])
+        #expect(elsewhere.status == 78)
+        #expect(
+            elsewhere.output.contains(
+                "note: \(staged): relative paths in it are read from \(tree.root)/staging, where it is now"),
+            "\(elsewhere.output)")
+    }
+
     @Test("validate finds every error in one run: unknown keys do not hide broken references")
     func everyErrorAtOnce() throws {
         let tree = try PolicyTree()

@@ -242,6 +242,26 @@ struct CapctlThroughCapctldTests {
         #expect(second.contains(#""status":"holds""#), "\(second)")
     }
 
+    @Test("status --origin gives root the file:line of each gate capctld decides; others are told it is root's to know")
+    func originsThroughDaemon() async throws {
+        let daemon = try await CapctldTests.Daemon(policy: Self.policy)
+        func origins(_ uid: UInt32?) throws -> [String: String] {
+            let status = try Self.capctl(["status", "--origin", "--json"], socket: daemon.socket, uid: uid)
+            let gates = Self.json(status)["gates"] as? [[String: Any]] ?? []
+            return Dictionary(
+                uniqueKeysWithValues: gates.compactMap { gate in
+                    (gate["name"] as? String).map {
+                        ($0, (gate["origin"] as? [String: Any])?["location"] as? String ?? "")
+                    }
+                })
+        }
+        let root = try origins(nil)
+        #expect(root["root-only"]?.hasSuffix("policy.yaml:6:3") == true, "\(root)")
+        #expect(root["kept-login"]?.hasSuffix("policy.yaml:8:3") == true, "\(root)")
+        let nobody = try origins(65534)
+        #expect(nobody["root-only"] == "capctld's policy (where: told to root only)", "\(nobody)")
+    }
+
     @Test("a service at the socket that runs as another user is not trusted: capctl decides in-process and says why")
     func untrustedService() async throws {
         let directory = try TemporaryDirectory(prefix: "capctld-impostor")

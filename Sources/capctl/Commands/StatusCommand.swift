@@ -77,7 +77,7 @@ struct StatusCommand: AsyncParsableCommand {
         var report = Report()
         // The gates capctld decides are its policy's, so they are listed even when this process
         // sees no policy file.
-        if case .daemon(let capctld) = route { report.gates = try Self.gates(decidedBy: capctld) }
+        if case .daemon(let capctld) = route { report.gates = try Self.gates(decidedBy: capctld, origins: origins) }
         let files = try PolicyContext.files(options)
         guard !files.isEmpty else {
             report.capabilities = await HostReport.current().entries
@@ -138,7 +138,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// Every gate as capctld decides it for this process: the reasons only when capctld gives
     /// them (to root).
-    static func gates(decidedBy capctld: DecisionClient) throws -> [StatusEntry] {
+    static func gates(decidedBy capctld: DecisionClient, origins: Bool = false) throws -> [StatusEntry] {
         let decisions: [Decision]
         do throws(DecisionClient.Failure) {
             decisions = try capctld.status()
@@ -147,13 +147,25 @@ struct StatusCommand: AsyncParsableCommand {
         }
         // Root is warned (standard error: the table or JSON stays as it is) when capctld
         // answers from a policy its files no longer load to.
-        if geteuid() == 0, let warning = try? capctld.servedPolicy().staleWarning {
+        let served = geteuid() == 0 ? try? capctld.servedPolicy() : nil
+        if let warning = served?.staleWarning {
             Capctl.warn(TerminalText.escaped(warning.split(separator: "\n").joined(separator: "; ")))
         }
         return decisions.map { decision in
-            StatusEntry(
+            var entry = StatusEntry(
                 name: decision.gate, kind: "gate", status: decision.outcome.rawValue,
                 reason: reason(decidedBy: decision), summary: decision.description, decidedBy: "capctld")
+            // Where capctld's policy defines the gate: told to root, as the rest of that policy is.
+            if origins {
+                if let served, let origin = served.gateOrigins[decision.gate] {
+                    var defined = DefinitionOrigin(location: origin.location)
+                    defined.replaced = origin.replaced
+                    entry.origin = defined
+                } else {
+                    entry.origin = DefinitionOrigin(location: "capctld's policy (where: told to root only)")
+                }
+            }
+            return entry
         }
     }
 

@@ -40,6 +40,8 @@ struct ValidateCommand: AsyncParsableCommand {
         var errors: [String] = []
         var checked: [String] = []
         var policyFiles: [String] = []
+        // Candidates that are not installed files: their relative paths are read from where they are now.
+        var staged: [String] = []
         var warnings: [String] = []
         var overrides: [String] = []
         if paths.isEmpty {
@@ -66,7 +68,9 @@ struct ValidateCommand: AsyncParsableCommand {
             policyFiles = policies
             if installed, !policies.isEmpty {
                 do throws(PolicyErrors) {
-                    policyFiles = Self.layered(policies, into: try PolicyContext.policyFiles(options))
+                    let installedFiles = try PolicyContext.policyFiles(options)
+                    staged = policies.filter { !installedFiles.contains($0) }
+                    policyFiles = Self.layered(policies, into: installedFiles)
                 } catch {
                     errors += error.errors.map(\.description)
                 }
@@ -117,8 +121,24 @@ struct ValidateCommand: AsyncParsableCommand {
                     "note: the files were checked alone; capctl validate --installed PATH checks a drop-in with the installed policy"
                 )
             }
+            for note in Self.stagedPathNotes(errors: errors, staged: staged) {
+                print("note: " + TerminalText.escaped(note))
+            }
         }
         if !errors.isEmpty { throw ExitStatus.configuration }
+    }
+
+    /// For a candidate that is not yet installed and whose relative paths did not resolve: they
+    /// are read from its directory now, not from where it will be installed.
+    static func stagedPathNotes(errors: [String], staged: [String]) -> [String] {
+        staged.compactMap { path in
+            guard let slash = path.lastIndex(of: "/") else { return nil }
+            let directory = String(path[..<slash])
+            let unresolved = errors.contains { $0.hasPrefix(directory + "/") && !$0.hasPrefix(path + ":") }
+            guard unresolved else { return nil }
+            return "\(path): relative paths in it are read from \(directory), where it is now, not from where it "
+                + "will be installed; copy it there first, or name the files by absolute path"
+        }
     }
 
     /// The installed files with the candidates: one that is an installed file is read in its place,
