@@ -37,3 +37,18 @@ extension Policy {
         return environment.kind(named: declaration.kind)?.readsFlags ?? true
     }
 }
+
+extension Policy {
+    /// Every flag key the policy reads: its gates' `flag:` references and its `kind: flag`
+    /// capabilities' flags (what `capctl check --assume-flag` may name).
+    public var flagKeysRead: Set<String> {
+        var keys: Set<String> = []
+        for gate in gates.values {
+            for reference in gate.expression.references where reference.kind == "flag" { keys.insert(reference.name) }
+        }
+        for declaration in capabilities.values where declaration.kind == "flag" {
+            if let key = declaration.settings.string("flag") { keys.insert(key) }
+        }
+        return keys
+    }
+}

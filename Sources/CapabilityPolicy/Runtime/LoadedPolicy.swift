@@ -115,15 +115,18 @@ public final class LoadedPolicy: Sendable {
     ///   - subject: Whom the gate is decided for, a service's client (`Subject`): every
     ///     capability answers for it, and flags read its `user` and `groups`; a capability that
     ///     cannot answer for another subject leaves the gate undecided. Nil for this process.
+    ///   - assuming: Statuses and flag values given in place of the real ones (a what-if).
     public func condition(
-        forGate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil
+        forGate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil,
+        assuming assumptions: Assumptions = Assumptions()
     ) throws(ConfigurationError) -> any ProcedureCondition {
         guard policy.gates[name] != nil else {
             throw ConfigurationError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys, near: name))
         }
         var built: [String: any ProcedureCondition] = [:]
         let target = Target(
-            lazyContext: LazyContext { [self] in flagContext(context, subject) }, subject: subject, flags: flags)
+            lazyContext: LazyContext { [self] in flagContext(context, subject) }, subject: subject, flags: flags,
+            assumptions: assumptions)
         return condition(forGate: name, context: target, built: &built)
     }
 
@@ -135,6 +138,8 @@ public final class LoadedPolicy: Sendable {
         let subject: Subject?
         /// The store the gate being built reads its `flag:` references from (its layer's).
         let flags: FlagStore
+        /// What stands in for the real statuses and values.
+        let assumptions: Assumptions
 
         var context: FlagEvaluationContext? { lazyContext.value }
     }
@@ -165,7 +170,7 @@ public final class LoadedPolicy: Sendable {
         let declaration = policy.gates[name]!
         let context = Target(
             lazyContext: context.lazyContext, subject: context.subject,
-            flags: declaration.fromUserLayer ? flags : (systemFlags ?? flags))
+            flags: declaration.fromUserLayer ? flags : (systemFlags ?? flags), assumptions: context.assumptions)
         let gate: any ProcedureCondition =
             switch declaration.expression {
             case .allOf(let parts):
@@ -184,6 +189,9 @@ public final class LoadedPolicy: Sendable {
         switch expression {
         case .capability(let name, _):
             let declared = capabilities[name]!
+            if let assumed = context.assumptions.capability(named: name, declared: declared) {
+                return AuthorizedFor(assumed, label: name)
+            }
             // Only a flag capability reads the flag context.
             let capability = Self.capability(
                 declared, context: declared is FeatureFlag ? context.context : nil, subject: context.subject)
@@ -192,7 +200,7 @@ public final class LoadedPolicy: Sendable {
             return context.subject.map { AuthorizedFor(capability, label: name, answeringFor: $0) }
                 ?? AuthorizedFor(capability, label: name)
         case .flag(let key, _):
-            return FlagIsOn(key, in: context.flags, context: context.context)
+            return context.assumptions.flagCondition(key) ?? FlagIsOn(key, in: context.flags, context: context.context)
         case .gate(let name, _):
             return condition(forGate: name, context: context, built: &built)
         case .allOf(let parts):
@@ -212,9 +220,10 @@ public final class LoadedPolicy: Sendable {
     /// authorization requests: a gate that could hold only by asking is
     /// `needsInteraction` (``GateEvaluation/Outcome``).
     public func evaluate(
-        gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil
+        gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil,
+        assuming assumptions: Assumptions = Assumptions()
     ) async throws(ConfigurationError) -> GateEvaluation {
-        let report = try await condition(forGate: name, context: context, subject: subject)
+        let report = try await condition(forGate: name, context: context, subject: subject, assuming: assumptions)
             .check(allowingInteraction: false)
         return GateEvaluation(gate: name, report: report)
     }
@@ -222,9 +231,10 @@ public final class LoadedPolicy: Sendable {
     /// Evaluates gate `name` for this process (or for `subject`), asking for authorization where
     /// the gate could still pass (a password prompt, for example), as a procedure gated on it would.
     public func evaluateAllowingInteraction(
-        gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil
+        gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil,
+        assuming assumptions: Assumptions = Assumptions()
     ) async throws(ConfigurationError) -> GateEvaluation {
-        let report = try await condition(forGate: name, context: context, subject: subject)
+        let report = try await condition(forGate: name, context: context, subject: subject, assuming: assumptions)
             .check(allowingInteraction: true)
         return GateEvaluation(gate: name, report: report)
     }

@@ -29,6 +29,8 @@ struct CheckCommand: AsyncParsableCommand {
 
     @OptionGroup var subjectOptions: SubjectOptions
 
+    @OptionGroup var assumeOptions: AssumeOptions
+
     @Flag(
         name: .long,
         help: """
@@ -45,13 +47,13 @@ struct CheckCommand: AsyncParsableCommand {
     var request: CheckRequest {
         Self.request(
             gate: gate, options: options, prompt: prompt, explain: explain, flagContext: flagContext,
-            subjectOptions: subjectOptions, execCondition: execCondition)
+            subjectOptions: subjectOptions, assumeOptions: assumeOptions, execCondition: execCondition)
     }
 
     /// The request of `check` (and `explain`) options.
     static func request(
         gate: String, options: CommonOptions, prompt: PromptOptions, explain: Bool, flagContext: FlagContextOptions,
-        subjectOptions: SubjectOptions, execCondition: Bool = false
+        subjectOptions: SubjectOptions, assumeOptions: AssumeOptions, execCondition: Bool = false
     ) -> CheckRequest {
         var request = CheckRequest(gate: gate)
         request.policy = options.policy
@@ -63,6 +65,8 @@ struct CheckCommand: AsyncParsableCommand {
         request.targetingKey = flagContext.targetingKey
         request.process = subjectOptions.process
         request.user = subjectOptions.user
+        request.assume = assumeOptions.assume
+        request.assumeFlags = assumeOptions.assumeFlag
         request.execCondition = execCondition
         return request
     }
@@ -83,6 +87,8 @@ struct CheckCommand: AsyncParsableCommand {
         var evaluation: GateEvaluation
         /// The policy, whose `audit:` says which decisions are recorded.
         var policy: Policy
+        /// What was assumed in place of real statuses and values (`--assume`).
+        var assumptions = Assumptions()
 
         var verdict: Verdict { Verdict(evaluation.decisionOutcome) }
         var explanation: ConditionExplanation { evaluation.explanation }
@@ -103,21 +109,22 @@ struct CheckCommand: AsyncParsableCommand {
     static func evaluate(
         gate: String, policyFiles: [String], allowingInteraction: Bool, context: FlagEvaluationContext? = nil,
         policyOptions: PolicyOptions = PolicyOptions(watchesFlagFiles: false, pollsFlagServices: false),
-        subject: Subject? = nil
+        subject: Subject? = nil, assume: [String] = [], assumeFlags: [String] = []
     ) async throws -> Outcome {
         let policy = try await PolicyContext.load(
             policyFiles: policyFiles, policyOptions: policyOptions, deciding: [gate])
         FlagsCommand.warn(about: policy.flags)
+        let assumptions = try AssumeOptions.assumptions(assume: assume, assumeFlags: assumeFlags, policy: policy.policy)
         let evaluation: GateEvaluation
         do {
             evaluation =
                 allowingInteraction
-                ? try await policy.evaluateAllowingInteraction(gate: gate, context: context)
-                : try await policy.evaluate(gate: gate, context: context, subject: subject)
+                ? try await policy.evaluateAllowingInteraction(gate: gate, context: context, assuming: assumptions)
+                : try await policy.evaluate(gate: gate, context: context, subject: subject, assuming: assumptions)
         } catch {
             throw CommandFailure(message: "capctl: \(error)", status: ExitStatus.usage)
         }
-        return Outcome(evaluation: evaluation, policy: policy.policy)
+        return Outcome(evaluation: evaluation, policy: policy.policy, assumptions: assumptions)
     }
 
     /// The explanation as an indented tree, like `systemd-analyze condition`.

@@ -1,5 +1,6 @@
 import CapabilityPolicy
 import ConfigurationFiles
+import FeatureFlags
 
 /// What `capctl check` was asked, whichever parser read the command line.
 ///
@@ -21,6 +22,8 @@ struct CheckRequest: Equatable {
     var process: ProcessReference?
     var user: String?
     var execCondition = false
+    var assume: [String] = []
+    var assumeFlags: [String] = []
 
     init(gate: String) {
         self.gate = gate
@@ -35,6 +38,7 @@ struct CheckRequest: Equatable {
     /// The options the fast reader takes, each with one value, and whether it may be repeated.
     static let options: [String: Bool] = [
         "--policy": true, "--context": true, "--targeting-key": false, "--for-process": false, "--for-user": false,
+        "--assume": true, "--assume-flag": true,
     ]
 
     /// The request when `arguments` (those after `check`) hold one gate name and only these
@@ -101,6 +105,8 @@ struct CheckRequest: Equatable {
         case "--context": context.append(value)
         case "--targeting-key": targetingKey = value
         case "--for-user": user = value
+        case "--assume": assume.append(value)
+        case "--assume-flag": assumeFlags.append(value)
         default:
             guard let reference = ProcessReference(argument: value) else { return false }
             process = reference
@@ -110,16 +116,20 @@ struct CheckRequest: Equatable {
 
     /// Evaluates the gate and prints the verdict; throws the exit status when it does not hold.
     func run() async throws {
-        let route = DecisionRoute.choose(policy: policy, hasFlagContext: !context.isEmpty || targetingKey != nil)
+        let route = DecisionRoute.choose(
+            policy: policy, hasFlagContext: !context.isEmpty || targetingKey != nil,
+            assuming: !assume.isEmpty || !assumeFlags.isEmpty)
         if case .daemon(let capctld) = route {
             try run(asking: capctld, route: route)
             return
         }
         let subject = try SubjectOptions.subject(process: process, user: user)
         let outcome = try await CheckCommand.evaluate(
-            gate: gate, policyFiles: policy, allowingInteraction: !nonInteractive && subject == nil,
+            gate: gate, policyFiles: policy,
+            allowingInteraction: !nonInteractive && subject == nil && assume.isEmpty && assumeFlags.isEmpty,
             context: try FlagContextOptions.evaluationContext(context: context, targetingKey: targetingKey),
-            policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin, purpose: gate), subject: subject)
+            policyOptions: .forPrompting(passwordFromStandardInput: passwordStdin, purpose: gate), subject: subject,
+            assume: assume, assumeFlags: assumeFlags)
         if subject != nil { outcome.audit(action: "check", gate: gate, subject: subject) }
         let summary = outcome.policy.gates[gate]?.summary
         if json {
@@ -130,15 +140,37 @@ struct CheckRequest: Equatable {
                             "gate": .string(gate), "status": .string(outcome.verdict.gateWord),
                             "description": JSONText.optional(summary),
                             "explanation": CheckCommand.json(outcome.explanation),
-                        ].merging(route.json) { first, _ in first })))
+                        ].merging(route.json) { first, _ in first }
+                            .merging(Self.assumedJSON(outcome.assumptions)) { first, _ in first })))
         } else {
             print("\(TerminalText.escaped(gate)): \(outcome.verdict.gateWord)")
             if explain, let summary { print("  description: " + TerminalText.escaped(summary)) }
             if explain { print("  " + TerminalText.escaped(route.sentence)) }
+            if let assumed = Self.assumedSentence(outcome.assumptions) { print("  " + TerminalText.escaped(assumed)) }
             if explain || outcome.verdict != .authorized {
                 print(CheckCommand.tree(outcome.explanation, explainAll: explain))
             }
         }
         if outcome.verdict != .authorized { throw outcome.verdict.exitStatus }
+    }
+
+    /// `assumed` for `--json`: the statuses and values given, when any were.
+    static func assumedJSON(_ assumptions: Assumptions) -> [String: FlagValue] {
+        guard !assumptions.isEmpty else { return [:] }
+        return [
+            "assumed": .structure([
+                "capabilities": .structure(assumptions.capabilities.mapValues { .string($0.rawValue) }),
+                "flags": .structure(assumptions.flags),
+            ])
+        ]
+    }
+
+    /// One line saying what was assumed, or nil when nothing was.
+    static func assumedSentence(_ assumptions: Assumptions) -> String? {
+        guard !assumptions.isEmpty else { return nil }
+        let parts =
+            assumptions.capabilities.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.rawValue)" }
+            + assumptions.flags.sorted { $0.key < $1.key }.map { "flag \($0.key)=\($0.value)" }
+        return "assumed (not asked, not read): " + parts.joined(separator: ", ")
     }
 }

@@ -18,10 +18,12 @@ struct ExplainCommand: AsyncParsableCommand {
 
     @OptionGroup var subjectOptions: SubjectOptions
 
+    @OptionGroup var assumeOptions: AssumeOptions
+
     func run() async throws {
         try await CheckCommand.request(
             gate: gate, options: options, prompt: prompt, explain: true, flagContext: flagContext,
-            subjectOptions: subjectOptions
+            subjectOptions: subjectOptions, assumeOptions: assumeOptions
         ).run()
     }
 }

@@ -16,7 +16,7 @@ enum DecisionRoute {
 
     /// The route for a command that reads the policy the way `policy` (its `--policy` files)
     /// says, with `flagContext` (`--context`, `--targeting-key`) given or not.
-    static func choose(policy: [String], hasFlagContext: Bool = false) -> DecisionRoute {
+    static func choose(policy: [String], hasFlagContext: Bool = false, assuming: Bool = false) -> DecisionRoute {
         let named = ProcessEnvironment[socketVariable]
         if named == "" { return .inProcess(reason: "\(socketVariable) is empty") }
         if !policy.isEmpty { return .inProcess(reason: "--policy names the policy files") }
@@ -26,6 +26,9 @@ enum DecisionRoute {
             return .inProcess(reason: "\(PolicySearchPath.rootsVariable) names the policy roots")
         }
         if hasFlagContext { return .inProcess(reason: "capctld takes no --context or --targeting-key") }
+        // A what-if is no decision of the system's: capctld decides only what stands. Nobody is
+        // asked in one either (CheckRequest), so a notDetermined given reads needsInteraction.
+        if assuming { return .inProcess(reason: "--assume decides in-process, from the statuses given") }
         let path = named ?? DecisionClient.systemSocketPath
         do throws(DecisionClient.Failure) {
             return .daemon(try DecisionClient(path: path))
