@@ -156,6 +156,7 @@ extension KeptAcrossProcesses: KeptLoginExtending {
 /// `sudo -v` extends sudo's timestamp (`capctl authorize NAME --extend`).
 ///
 /// ```swift
+/// let capability: any CapabilityType = pamAdmin
 /// if let extending = capability as? any KeptLoginExtending, let status = try await extending.extendKeptLogin() {
 ///     print(status.reason)  // kept login extended: good for 300 s from now
 /// }
