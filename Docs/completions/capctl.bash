@@ -173,13 +173,13 @@ _capctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|check|authorize|run|flags|validate|watch|schema|explain|help)
+    status|check|authorize|run|flags|validate|watch|schema|explain|analyze|help)
         # Offer subcommand argument completions
         "_capctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status check authorize run flags validate watch schema explain help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status check authorize run flags validate watch schema explain analyze help' -- "${cur}"))
         ;;
     esac
 }
@@ -208,7 +208,7 @@ _capctl_status() {
 _capctl_check() {
     repeating_flags=()
     non_repeating_flags=(--json --non-interactive --password-stdin --explain --exec-condition --version -h --help)
-    repeating_options=(--policy --context)
+    repeating_options=(--policy --context --assume --assume-flag)
     non_repeating_options=(--targeting-key --for-process --for-user)
     __capctl_offer_flags_options 1
 
@@ -227,6 +227,12 @@ _capctl_check() {
         return
         ;;
     '--for-user')
+        return
+        ;;
+    '--assume')
+        return
+        ;;
+    '--assume-flag')
         return
         ;;
     esac
@@ -417,7 +423,7 @@ _capctl_schema() {
 _capctl_explain() {
     repeating_flags=()
     non_repeating_flags=(--json --non-interactive --password-stdin --version -h --help)
-    repeating_options=(--policy --context)
+    repeating_options=(--policy --context --assume --assume-flag)
     non_repeating_options=(--targeting-key --for-process --for-user)
     __capctl_offer_flags_options 1
 
@@ -436,6 +442,27 @@ _capctl_explain() {
         return
         ;;
     '--for-user')
+        return
+        ;;
+    '--assume')
+        return
+        ;;
+    '--assume-flag')
+        return
+        ;;
+    esac
+}
+
+_capctl_analyze() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=(--policy)
+    non_repeating_options=()
+    __capctl_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--policy')
         return
         ;;
     esac

@@ -59,13 +59,14 @@ _capctl() {
             'watch:Print a line each time a capability'\''s or gate'\''s status or a flag'\''s value changes, until interrupted.'
             'schema:Print the JSON Schema of policy files, generated from the capability kinds capctl knows.'
             'explain:Decide a gate and print every requirement with passed, failed or not checked, and why.'
+            'analyze:Show what a gate can come to over every status of its capabilities and value of its flags.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        status|check|authorize|run|flags|validate|watch|schema|explain|help)
+        status|check|authorize|run|flags|validate|watch|schema|explain|analyze|help)
             "_capctl_${words[1]}" && ret=0
             ;;
         esac
@@ -105,6 +106,8 @@ _capctl_check() {
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '--for-process[Decide for this process (root only)\: its pid, its start time (field 22 of /proc/PID/stat) and its uid, refused unless all three still hold.]:pid,start-time,uid:'
         '--for-user[Decide for this user (root only).]:name:'
+        '*--assume[Decide as if the capability had this status (authorized, denied, unavailable, notDetermined)\: its backend is not consulted and nobody is asked (repeatable).]:name=status:'
+        '*--assume-flag[Decide as if the flag had this value, as JSON (true, 3, "blue"; anything else is a string) (repeatable).]:key=value:'
         '--exec-condition[Exit as systemd'\''s ExecCondition= expects\: 0 when the gate holds, 1 (skip the unit) when it does not, 255 (fail the unit) on a policy or usage error.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -288,6 +291,22 @@ _capctl_explain() {
         '--targeting-key[The targeting key flags are evaluated with (the host name by default).]:targeting-key:'
         '--for-process[Decide for this process (root only)\: its pid, its start time (field 22 of /proc/PID/stat) and its uid, refused unless all three still hold.]:pid,start-time,uid:'
         '--for-user[Decide for this user (root only).]:name:'
+        '*--assume[Decide as if the capability had this status (authorized, denied, unavailable, notDetermined)\: its backend is not consulted and nobody is asked (repeatable).]:name=status:'
+        '*--assume-flag[Decide as if the flag had this value, as JSON (true, 3, "blue"; anything else is a string) (repeatable).]:key=value:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_analyze() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
+        ':gate:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -29,7 +29,8 @@ public struct Capctl: AsyncParsableCommand {
         version: BuildVersion.description,
         subcommands: [
             StatusCommand.self, CheckCommand.self, AuthorizeCommand.self, RunCommand.self, FlagsCommand.self,
-            ValidateCommand.self, WatchCommand.self, SchemaCommand.self, ExplainCommand.self, PolkitDecideCommand.self,
+            ValidateCommand.self, WatchCommand.self, SchemaCommand.self, ExplainCommand.self, AnalyzeCommand.self,
+            PolkitDecideCommand.self,
         ]
     )
 

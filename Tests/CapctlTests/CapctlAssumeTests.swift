@@ -102,3 +102,37 @@ struct CapctlAssumeTests {
                 == 0)
     }
 }
+
+/// `capctl analyze GATE` through the built binary: the words, a witness given back to `check
+/// --assume`, and the exit status (1 for a gate that can never hold).
+@Suite("capctl analyze", .timeLimit(.minutes(1)))
+struct CapctlAnalyzeTests {
+    @Test("a gate that can hold exits 0 with a witness check --assume agrees with; one that never can exits 1")
+    func analyze() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              admin: { kind: pam, service: login }
+              ops: { kind: group, group: root }
+              me: { kind: user, user: root }
+            gates:
+              export: { require: { all-of: [admin, { any-of: [ops, { all-of: [ops, me] }] }] } }
+              impossible: { require: { all-of: [me, { not: me }] } }
+            """)
+        let export = try tree.capctl(["analyze", "export", "--json"])
+        #expect(export.status == 0, "\(export.output)\(export.error)")
+        let json = try export.json() as? [String: Any] ?? [:]
+        #expect(json["canHold"] as? Bool == true && json["canAsk"] as? Bool == true, "\(export.output)")
+        #expect(json["neverMatters"] as? [String] == ["me"], "\(export.output)")
+        let holds = (json["holdsWhen"] as? [String: Any])?["capabilities"] as? [String: String] ?? [:]
+        #expect(holds["admin"] == "authorized" && holds["ops"] == "authorized", "\(holds)")
+        let given = holds.sorted { $0.key < $1.key }.flatMap { ["--assume", "\($0.key)=\($0.value)"] }
+        #expect(try tree.capctl(["check", "export"] + given).status == 0, "the witness holds when given back")
+        let impossible = try tree.capctl(["analyze", "impossible"])
+        #expect(impossible.status == 1, "\(impossible.output)")
+        #expect(impossible.output.contains("can hold: no"), "\(impossible.output)")
+        #expect(try tree.capctl(["analyze", "exprt"]).status == 64)
+    }
+}

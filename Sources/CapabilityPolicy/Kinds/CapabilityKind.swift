@@ -23,6 +23,10 @@ public protocol CapabilityKind: Sendable {
     /// in ``CapabilityKindContext``). A decision on gates whose capabilities never do waits for no
     /// flag service. True by default, the safe answer for a kind that does not say.
     var readsFlags: Bool { get }
+    /// Whether a capability of this kind may be notDetermined: asking someone (a password, a
+    /// polkit agent) could authorize it. `capctl analyze` reads it to tell whether a gate can
+    /// ask. True by default, the safe answer for a kind that does not say.
+    var mayAsk: Bool { get }
 
     /// Checks settings beyond their types when the policy loads (a relative path, an unknown
     /// group), so a mistake is a load error with its position. By default, builds the
@@ -38,6 +42,8 @@ extension CapabilityKind {
     public var readsStatusLocally: Bool { false }
 
     public var readsFlags: Bool { true }
+
+    public var mayAsk: Bool { true }
 
     public func validate(_ settings: CapabilitySettings) throws(CapabilityConfigurationError) {
         _ = try makeCapability(settings, in: CapabilityKindContext(options: PolicyOptions(), flags: nil))

@@ -19,21 +19,24 @@ public struct DeclaredCapabilityKind: CapabilityKind {
     public let settings: [CapabilitySetting]
     public let readsStatusLocally: Bool
     public let readsFlags: Bool
+    public let mayAsk: Bool
     private let make: Make
 
     /// A kind called `name` (the value of `kind:` in policy files), taking `settings`, whose
     /// capability `make` builds. `readsStatusLocally` says its status comes from this host alone
     /// (see ``CapabilityKind/readsStatusLocally``); `readsFlags: false` that `make` never uses the
-    /// context's flag store (see ``CapabilityKind/readsFlags``).
+    /// context's flag store (see ``CapabilityKind/readsFlags``); `mayAsk: false` that its capabilities
+    /// never ask anyone (see ``CapabilityKind/mayAsk``).
     public init(
         name: String, summary: String, settings: [CapabilitySetting] = [], readsStatusLocally: Bool = false,
-        readsFlags: Bool = true, make: @escaping Make
+        readsFlags: Bool = true, mayAsk: Bool = true, make: @escaping Make
     ) {
         self.name = name
         self.summary = summary
         self.settings = settings
         self.readsStatusLocally = readsStatusLocally
         self.readsFlags = readsFlags
+        self.mayAsk = mayAsk
         self.make = make
     }
 

@@ -13,6 +13,8 @@ public struct FlagCapabilityKind: CapabilityKind {
 
     public var name: String { "flag" }
     public var summary: String { "Held while a feature flag of the policy evaluates to a value." }
+    /// A flag is read, never asked for.
+    public var mayAsk: Bool { false }
     public var settings: [CapabilitySetting] {
         [
             CapabilitySetting("flag", .string, required: true, summary: "The flag's key."),

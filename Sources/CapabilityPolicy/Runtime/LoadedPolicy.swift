@@ -74,7 +74,7 @@ public final class LoadedPolicy: Sendable {
     /// - Parameters:
     ///   - name: The capability's name in the policy.
     ///   - context: For a `kind: flag` capability, the flag evaluation context laid over the
-    ///     store's (as ``condition(forGate:context:subject:)`` uses it); other capabilities ignore it.
+    ///     store's (as ``condition(forGate:context:subject:assuming:)`` uses it); other capabilities ignore it.
     ///   - subject: Whom the capability answers for (`Subject`); nil for this process.
     public func capability(
         named name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil
@@ -115,7 +115,7 @@ public final class LoadedPolicy: Sendable {
     ///   - subject: Whom the gate is decided for, a service's client (`Subject`): every
     ///     capability answers for it, and flags read its `user` and `groups`; a capability that
     ///     cannot answer for another subject leaves the gate undecided. Nil for this process.
-    ///   - assuming: Statuses and flag values given in place of the real ones (a what-if).
+    ///   - assumptions: Statuses and flag values given in place of the real ones (a what-if).
     public func condition(
         forGate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil,
         assuming assumptions: Assumptions = Assumptions()
@@ -216,7 +216,7 @@ public final class LoadedPolicy: Sendable {
 
     /// Evaluates gate `name` without interaction: nobody is asked, each capability answers with its
     /// current status, each flag with its value. The same evaluation as a procedure gated on
-    /// ``condition(forGate:context:subject:)`` gets, with the same explanation, only without running
+    /// ``condition(forGate:context:subject:assuming:)`` gets, with the same explanation, only without running
     /// authorization requests: a gate that could hold only by asking is
     /// `needsInteraction` (``GateEvaluation/Outcome``).
     public func evaluate(

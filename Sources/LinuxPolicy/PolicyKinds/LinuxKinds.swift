@@ -88,7 +88,7 @@ enum LinuxKinds {
                 "type", .choice(["any", "file", "directory"]), summary: "What the path must be (any by default)."),
         ],
         readsStatusLocally: true,
-        readsFlags: false
+        readsFlags: false, mayAsk: false
     ) { settings, _ throws(CapabilityConfigurationError) in
         var access: FileAccess.Access = []
         for name in settings.strings("access") ?? ["read"] {
@@ -112,7 +112,7 @@ enum LinuxKinds {
             CapabilitySetting("port", .integer(1...65535), required: true, summary: "The TCP port."),
             CapabilitySetting("timeout", .duration, summary: "How long a connection may take (3s by default)."),
         ],
-        readsFlags: false
+        readsFlags: false, mayAsk: false
     ) { settings, _ throws(CapabilityConfigurationError) in
         try HostReachability(
             host: settings.string("host") ?? "", port: settings.integer("port") ?? 0,
@@ -122,7 +122,7 @@ enum LinuxKinds {
     /// `kind: network`: a usable interface with a default route.
     static let network = DeclaredCapabilityKind(
         name: "network", summary: "Held while an interface is up with an address and a default route.",
-        readsFlags: false
+        readsFlags: false, mayAsk: false
     ) { _, _ in NetworkPath() }
 
     /// `kind: process-capability`: a Linux capability(7) in this process's effective set.
@@ -135,7 +135,7 @@ enum LinuxKinds {
                 summary: "The capability's name.")
         ],
         readsStatusLocally: true,
-        readsFlags: false
+        readsFlags: false, mayAsk: false
     ) { settings, _ throws(CapabilityConfigurationError) in try ProcessCapability(settings.string("capability") ?? "") }
 
     /// `kind: user`: this process runs as a user.
@@ -143,7 +143,7 @@ enum LinuxKinds {
         name: "user", summary: "Held while this process runs as a user.",
         settings: [CapabilitySetting("user", .string, required: true, summary: "A user name or number.")],
         readsStatusLocally: true,
-        readsFlags: false
+        readsFlags: false, mayAsk: false
     ) { settings, _ throws(CapabilityConfigurationError) in try RunsAsUser(settings.string("user") ?? "") }
 
     /// `kind: group`: this process is a member of a group.
@@ -151,6 +151,6 @@ enum LinuxKinds {
         name: "group", summary: "Held while this process is a member of a group.",
         settings: [CapabilitySetting("group", .string, required: true, summary: "A group name or number.")],
         readsStatusLocally: true,
-        readsFlags: false
+        readsFlags: false, mayAsk: false
     ) { settings, _ throws(CapabilityConfigurationError) in try MemberOfGroup(settings.string("group") ?? "") }
 }

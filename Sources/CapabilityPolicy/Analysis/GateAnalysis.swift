@@ -1,0 +1,201 @@
+import Capabilities
+public import ConfigurationFiles
+public import FeatureFlags
+
+/// What a gate can come to over every assignment of statuses to its capabilities and of values
+/// to its flags (`capctl analyze GATE`), computed exactly on a decision diagram of the gate
+/// rather than by trying each of the 4ⁿ assignments: whether it can hold, fail, be undecided or
+/// ask; an assignment for each (holding with as few capabilities authorized as possible, failing
+/// with as few refused); the capabilities and flags that never change its outcome; parts of an
+/// all-of or any-of that the other parts make useless; and a `not` over a part that asks.
+///
+/// A capability is authorized, denied or unavailable, and also notDetermined where its kind may
+/// ask (`CapabilityKind.mayAsk`: pam and polkit). A flag is on, off, or not a Boolean.
+///
+/// ```swift
+/// let analysis = try GateAnalysis(gate: "export", in: policy)
+/// if !analysis.canHold { print("export can never hold") }
+/// print(analysis.holdsWhen?.capabilities ?? [:])
+/// ```
+public struct GateAnalysis: Sendable {
+    /// The gate analyzed.
+    public let gate: String
+    /// The capabilities it reads, directly or through other gates, in the order first read.
+    public let capabilities: [String]
+    /// The flags it reads through `flag:` references, in the order first read.
+    public let flags: [String]
+    /// Whether some assignment makes it hold.
+    public var canHold: Bool { holdsWhen != nil }
+    /// Whether some assignment makes it fail.
+    public var canFail: Bool { failsWhen != nil }
+    /// Whether some assignment leaves it undecided.
+    public var canBeUndecided: Bool { undecidedWhen != nil }
+    /// Whether some assignment makes it need a login (nobody asked).
+    public var canAsk: Bool { asksWhen != nil }
+    /// An assignment under which it holds, with as few capabilities authorized as possible.
+    public let holdsWhen: Assumptions?
+    /// An assignment under which it fails, with as few capabilities not authorized as possible.
+    public let failsWhen: Assumptions?
+    /// An assignment under which it is undecided.
+    public let undecidedWhen: Assumptions?
+    /// An assignment under which it needs a login.
+    public let asksWhen: Assumptions?
+    /// Capabilities and flags (`flag NAME`) that never change its outcome.
+    public let neverMatters: [String]
+    /// Parts of an all-of or any-of that never change what it comes to, each with why.
+    public let uselessParts: [String]
+    /// Each `not` over a part that can ask: asking can never make a `not` hold.
+    public let negatedAsking: [String]
+
+    /// The value the diagram gives a flag that is not a Boolean.
+    public static let notABoolean: FlagValue = .string("not-a-boolean")
+
+    private static let statuses: [CapabilityStatus.Kind] = [.authorized, .denied, .unavailable, .notDetermined]
+    private static let flagValues: [FlagValue] = [.bool(true), .bool(false), notABoolean]
+
+    /// Analyzes `gate` of `policy`.
+    public init(gate: String, in policy: Policy) throws(ConfigurationError) {
+        guard let declaration = policy.gates[gate] else {
+            throw ConfigurationError("no gate \"\(gate)\" in the policy")
+        }
+        var builder = Builder(policy: policy)
+        let root = builder.build(declaration.expression, silenced: false)
+        self.gate = gate
+        capabilities = builder.atoms.compactMap { $0.isFlag ? nil : $0.name }
+        flags = builder.atoms.compactMap { $0.isFlag ? $0.name : nil }
+        let diagram = builder.diagram
+        let atoms = builder.atoms
+        func assumptions(for word: OutcomeDiagram.Word, cost: (Atom, Int) -> Int, rest: (Atom) -> Int)
+            -> Assumptions?
+        {
+            guard let path = diagram.cheapestPath(root, to: word, cost: { cost(atoms[$0], $1) }) else { return nil }
+            var assumptions = Assumptions()
+            for (index, atom) in atoms.enumerated() {
+                let value = path[index] ?? rest(atom)
+                if atom.isFlag {
+                    assumptions.flags[atom.name] = Self.flagValues[value]
+                } else {
+                    assumptions.capabilities[atom.name] = Self.statuses[value]
+                }
+            }
+            return assumptions
+        }
+        // Statuses by index: 0 authorized, 1 denied. Flags: 0 on, 1 off.
+        let fewestAuthorized: (Atom, Int) -> Int = { atom, value in !atom.isFlag && value == 0 ? 1 : 0 }
+        let fewestRefused: (Atom, Int) -> Int = { atom, value in !atom.isFlag && value != 0 ? 1 : 0 }
+        holdsWhen = assumptions(for: .holds, cost: fewestAuthorized, rest: { _ in 1 })
+        failsWhen = assumptions(for: .fails, cost: fewestRefused, rest: { _ in 0 })
+        undecidedWhen = assumptions(for: .undecided, cost: fewestAuthorized, rest: { _ in 1 })
+        asksWhen = assumptions(for: .needsInteraction, cost: fewestAuthorized, rest: { _ in 1 })
+        let support = diagram.support(root)
+        neverMatters = atoms.indices.filter { !support.contains($0) }.map {
+            atoms[$0].isFlag ? "flag \(atoms[$0].name)" : atoms[$0].name
+        }
+        var findings = Findings()
+        builder.inspect(declaration.expression, silenced: false, into: &findings)
+        uselessParts = findings.useless
+        negatedAsking = findings.negatedAsking
+    }
+
+    /// A capability or a flag the diagram tests.
+    struct Atom: Hashable {
+        let name: String
+        let isFlag: Bool
+    }
+
+    struct Findings {
+        var useless: [String] = []
+        var negatedAsking: [String] = []
+    }
+
+    /// Builds a gate's diagram, each gate it uses once per silenced or not.
+    struct Builder {
+        let policy: Policy
+        var diagram = OutcomeDiagram()
+        var atoms: [Atom] = []
+        private var atomIndex: [Atom: Int] = [:]
+        private var gates: [String: Int] = [:]
+
+        init(policy: Policy) { self.policy = policy }
+
+        private mutating func atom(_ atom: Atom) -> Int {
+            if let index = atomIndex[atom] { return index }
+            atoms.append(atom)
+            atomIndex[atom] = atoms.count - 1
+            return atoms.count - 1
+        }
+
+        mutating func build(_ expression: GateExpression, silenced: Bool) -> Int {
+            switch expression {
+            case .capability(let name, _):
+                let index = atom(Atom(name: name, isFlag: false))
+                var branches = [
+                    OutcomeDiagram.leaf(.holds), OutcomeDiagram.leaf(.fails), OutcomeDiagram.leaf(.undecided),
+                ]
+                // Rule 16: what could pass only by asking does not hold where nobody may ask.
+                let kind = policy.capabilities[name].flatMap { policy.environment.kind(named: $0.kind) }
+                if kind?.mayAsk ?? true {
+                    branches.append(OutcomeDiagram.leaf(silenced ? .fails : .needsInteraction))
+                }
+                return diagram.test(index, branches)
+            case .flag(let key, _):
+                let index = atom(Atom(name: key, isFlag: true))
+                return diagram.test(
+                    index,
+                    [OutcomeDiagram.leaf(.holds), OutcomeDiagram.leaf(.fails), OutcomeDiagram.leaf(.undecided)])
+            case .gate(let name, _):
+                let key = name + (silenced ? " silent" : "")
+                if let done = gates[key] { return done }
+                guard let declaration = policy.gates[name] else { return OutcomeDiagram.leaf(.undecided) }
+                let built = build(declaration.expression, silenced: silenced)
+                gates[key] = built
+                return built
+            case .allOf(let parts):
+                return combine(parts, all: true, silenced: silenced)
+            case .anyOf(let parts):
+                return combine(parts, all: false, silenced: silenced)
+            case .not(let part):
+                var memo: [Int: Int] = [:]
+                return diagram.negate(build(part, silenced: silenced), memo: &memo)
+            case .silent(let part):
+                return build(part, silenced: true)
+            }
+        }
+
+        private mutating func combine(_ parts: [GateExpression], all: Bool, silenced: Bool) -> Int {
+            var result = OutcomeDiagram.leaf(all ? .holds : .fails)
+            for part in parts { result = diagram.combine(all: all, result, build(part, silenced: silenced)) }
+            return result
+        }
+
+        /// Finds useless parts and negations over asking parts in `expression` (not in the gates it uses).
+        mutating func inspect(_ expression: GateExpression, silenced: Bool, into findings: inout Findings) {
+            switch expression {
+            case .capability, .flag, .gate:
+                return
+            case .allOf(let parts), .anyOf(let parts):
+                let all: Bool = if case .allOf = expression { true } else { false }
+                let whole = build(expression, silenced: silenced)
+                if parts.count > 1 {
+                    for index in parts.indices {
+                        var others = parts
+                        let removed = others.remove(at: index)
+                        guard combine(others, all: all, silenced: silenced) == whole else { continue }
+                        findings.useless.append(
+                            "in \(expression): \(removed) never changes the outcome (the other parts decide alone)")
+                    }
+                }
+                for part in parts { inspect(part, silenced: silenced, into: &findings) }
+            case .not(let part):
+                if !silenced, diagram.reachableWords(build(part, silenced: false)).contains(.needsInteraction) {
+                    findings.negatedAsking.append(
+                        "\(expression): \(part) can ask, and a login can never make a not hold (write not: { silent: ... })"
+                    )
+                }
+                inspect(part, silenced: silenced, into: &findings)
+            case .silent(let part):
+                inspect(part, silenced: true, into: &findings)
+            }
+        }
+    }
+}
