@@ -13,7 +13,7 @@ public import FeatureFlags
 /// ask (`CapabilityKind.mayAsk`: pam and polkit). A flag is on, off, or not a Boolean.
 ///
 /// ```swift
-/// let analysis = try GateAnalysis(gate: "export", in: policy)
+/// let analysis = try GateAnalysis(gate: "export", in: policy.policy)
 /// if !analysis.canHold { print("export can never hold") }
 /// print(analysis.holdsWhen?.capabilities ?? [:])
 /// ```
