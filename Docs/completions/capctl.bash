@@ -173,13 +173,13 @@ _capctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|check|authorize|run|flags|validate|watch|schema|explain|analyze|help)
+    status|check|authorize|run|flags|validate|watch|schema|explain|analyze|test|help)
         # Offer subcommand argument completions
         "_capctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status check authorize run flags validate watch schema explain analyze help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status check authorize run flags validate watch schema explain analyze test help' -- "${cur}"))
         ;;
     esac
 }
@@ -463,6 +463,27 @@ _capctl_analyze() {
     # Offer option value completions
     case "${prev}" in
     '--policy')
+        return
+        ;;
+    esac
+}
+
+_capctl_test() {
+    repeating_flags=()
+    non_repeating_flags=(--json --coverage --version -h --help)
+    repeating_options=(--policy)
+    non_repeating_options=(--minimum-coverage --junit)
+    __capctl_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--policy')
+        return
+        ;;
+    '--minimum-coverage')
+        return
+        ;;
+    '--junit')
         return
         ;;
     esac

@@ -60,13 +60,14 @@ _capctl() {
             'schema:Print the JSON Schema of policy files, generated from the capability kinds capctl knows.'
             'explain:Decide a gate and print every requirement with passed, failed or not checked, and why.'
             'analyze:Show what a gate can come to over every status of its capabilities and value of its flags.'
+            'test:Run policy test files: each case decides a gate with the statuses it assumes.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        status|check|authorize|run|flags|validate|watch|schema|explain|analyze|help)
+        status|check|authorize|run|flags|validate|watch|schema|explain|analyze|test|help)
             "_capctl_${words[1]}" && ret=0
             ;;
         esac
@@ -307,6 +308,23 @@ _capctl_analyze() {
         '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
         '--json[Print JSON instead of a table.]'
         ':gate:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_test() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
+        '*:paths:'
+        '--coverage[Count which outcomes of which requirement nodes the cases reached, and list the rest.]'
+        '--minimum-coverage[Fail when fewer than this percentage of node outcomes were reached (an integer, compared exactly).]:minimum-coverage:'
+        '--junit[Write the results as JUnit XML to this file, for CI.]:junit:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -187,7 +187,9 @@ public struct GateAnalysis: Sendable {
                 }
                 for part in parts { inspect(part, silenced: silenced, into: &findings) }
             case .not(let part):
-                if !silenced, diagram.reachableWords(build(part, silenced: false)).contains(.needsInteraction) {
+                // Built first: the diagram grows while building, and a copy taken before would not know the node.
+                let built = build(part, silenced: false)
+                if !silenced, diagram.reachableWords(built).contains(.needsInteraction) {
                     findings.negatedAsking.append(
                         "\(expression): \(part) can ask, and a login can never make a not hold (write not: { silent: ... })"
                     )
@@ -196,6 +198,93 @@ public struct GateAnalysis: Sendable {
             case .silent(let part):
                 inspect(part, silenced: true, into: &findings)
             }
+        }
+    }
+}
+
+extension GateAnalysis {
+    /// Every word each node of `gate`'s decision tree can come to, by the node's path of child
+    /// indices in the explanation tree ("" the gate, "0.1" its first part's second part): what
+    /// `capctl test --coverage` counts, in explanation words (passed, failed, undecided, and
+    /// notChecked for a part that would ask).
+    static func nodeOutcomes(gate: String, in policy: Policy) -> [String: Set<String>] {
+        var builder = Builder(policy: policy)
+        var outcomes: [String: Set<String>] = [:]
+        guard let declaration = policy.gates[gate] else { return [:] }
+        builder.record(gate: declaration.expression, path: "", silenced: false, into: &outcomes)
+        return outcomes
+    }
+
+    /// The capabilities and flags `gate` reads, directly or through other gates.
+    static func reads(gate: String, in policy: Policy) -> (capabilities: Set<String>, flags: Set<String>) {
+        var capabilities: Set<String> = []
+        var flags: Set<String> = []
+        var visited: Set<String> = []
+        func walk(_ expression: GateExpression) {
+            switch expression {
+            case .capability(let name, _): capabilities.insert(name)
+            case .flag(let key, _): flags.insert(key)
+            case .gate(let name, _):
+                guard visited.insert(name).inserted, let declaration = policy.gates[name] else { return }
+                walk(declaration.expression)
+            case .allOf(let parts), .anyOf(let parts): parts.forEach(walk)
+            case .not(let part), .silent(let part): walk(part)
+            }
+        }
+        if let declaration = policy.gates[gate] {
+            visited.insert(gate)
+            walk(declaration.expression)
+        }
+        return (capabilities, flags)
+    }
+}
+
+extension GateAnalysis.Builder {
+    static func explanationWord(_ word: OutcomeDiagram.Word) -> String {
+        switch word {
+        case .holds: "passed"
+        case .fails: "failed"
+        case .undecided: "undecided"
+        case .needsInteraction: "notChecked"
+        }
+    }
+
+    /// A gate node: its parts are its all-of's or any-of's, else the one requirement it has.
+    mutating func record(
+        gate expression: GateExpression, path: String, silenced: Bool, into outcomes: inout [String: Set<String>]
+    ) {
+        let built = build(expression, silenced: silenced)
+        let words = diagram.reachableWords(built)
+        outcomes[path, default: []].formUnion(words.map(Self.explanationWord))
+        let parts: [GateExpression] =
+            switch expression {
+            case .allOf(let parts), .anyOf(let parts): parts
+            default: [expression]
+            }
+        for (index, part) in parts.enumerated() {
+            record(part, path: path.isEmpty ? "\(index)" : "\(path).\(index)", silenced: silenced, into: &outcomes)
+        }
+    }
+
+    mutating func record(
+        _ expression: GateExpression, path: String, silenced: Bool, into outcomes: inout [String: Set<String>]
+    ) {
+        if case .gate(let name, _) = expression, let declaration = policy.gates[name] {
+            record(gate: declaration.expression, path: path, silenced: silenced, into: &outcomes)
+            return
+        }
+        let built = build(expression, silenced: silenced)
+        let words = diagram.reachableWords(built)
+        outcomes[path, default: []].formUnion(words.map(Self.explanationWord))
+        let (parts, partsSilenced): ([GateExpression], Bool) =
+            switch expression {
+            case .allOf(let parts), .anyOf(let parts): (parts, silenced)
+            case .not(let part): ([part], silenced)
+            case .silent(let part): ([part], true)
+            case .capability, .flag, .gate: ([], silenced)
+            }
+        for (index, part) in parts.enumerated() {
+            record(part, path: "\(path).\(index)", silenced: partsSilenced, into: &outcomes)
         }
     }
 }

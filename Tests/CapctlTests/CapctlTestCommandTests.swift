@@ -1,0 +1,126 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// `capctl test`: policy test files run through the built binary: the shipped example at full
+/// coverage, failures named by file:line, coverage counted and compared in integers, JUnit for
+/// CI, hermetic cases, and mistakes in a test file with their positions.
+@Suite("capctl test", .timeLimit(.minutes(1)))
+struct CapctlTestCommandTests {
+    private static let examples =
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/../../Examples/Policies"
+
+    @Test("the shipped example policy passes its tests at full coverage, and JUnit XML says so")
+    func shippedExample() throws {
+        let tree = try PolicyTree()
+        let junit = tree.root + "/junit.xml"
+        let run = try tree.capctl(["test", Self.examples, "--coverage", "--minimum-coverage", "100", "--junit", junit])
+        #expect(run.status == 0, "\(run.output)\(run.error)")
+        #expect(run.output.contains("ok: 10 of 10 case(s) passed"), "\(run.output)")
+        #expect(run.output.contains("coverage: 38 of 38 node outcomes"), "\(run.output)")
+        // Parsed by another XML reader than ours: Python's.
+        let parsed = try runProcess(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sys, xml.dom.minidom as m; r = m.parse(sys.argv[1]).documentElement; "
+                    + "print(r.getAttribute('tests'), r.getAttribute('failures'), len(r.getElementsByTagName('testcase')))",
+                junit,
+            ])
+        #expect(parsed.standardOutput == "10 0 10\n", "\(parsed.standardOutput)\(parsed.standardError)")
+    }
+
+    private func tree(cases: String) throws -> PolicyTree {
+        let tree = try PolicyTree()
+        try tree.write(
+            "tests/policy.yaml",
+            """
+            capabilities:
+              admin: { kind: pam, service: login }
+              me: { kind: user, user: root }
+            gates:
+              export: { require: { all-of: [admin, me] } }
+              other: { require: me }
+            """)
+        try tree.write("tests/export.test.yaml", "policy: [policy.yaml]\ncases:\n" + cases)
+        return tree
+    }
+
+    @Test("a case that does not come out as expected is named by file:line, with what came and why; exit 1")
+    func failingCase() throws {
+        let tree = try tree(
+            cases: """
+                  - name: an administrator alone exports
+                    gate: export
+                    assume: { admin: authorized }
+                    expect: holds
+
+                """)
+        let run = try tree.capctl(["test", tree.root + "/tests"])
+        #expect(run.status == 1, "\(run.output)\(run.error)")
+        // Hermetic: me is not assumed, so it is denied, though this test runs as root.
+        #expect(
+            run.output.contains(
+                "FAIL \(tree.root)/tests/export.test.yaml:3:5: an administrator alone exports: gate export: expected holds, got fails (AuthorizedFor(me): failed:"
+            ), "\(run.output)")
+        #expect(run.output.contains("FAILED: 0 of 1 case(s) passed"), "\(run.output)")
+    }
+
+    @Test("coverage is counted in integers and compared exactly: one outcome short of a percentage fails")
+    func coverageInIntegers() throws {
+        let tree = try tree(
+            cases: """
+                  - gate: export
+                    assume: { admin: authorized, me: authorized }
+                    expect: holds
+
+                """)
+        let run = try tree.capctl(["test", tree.root + "/tests", "--coverage"])
+        #expect(run.status == 0, "\(run.output)")
+        // export: the gate 4 outcomes, admin 4, me 3; other: the gate 3, me 3. One case reaches 3.
+        #expect(run.output.contains("coverage: 3 of 17 node outcomes"), "\(run.output)")
+        #expect(run.output.contains("not reached: gate other: node 0 [0]: failed, passed, undecided"), "\(run.output)")
+        // 3 of 17 is 17.6 %: 17 passes, 18 does not.
+        #expect(try tree.capctl(["test", tree.root + "/tests", "--minimum-coverage", "17"]).status == 0)
+        let short = try tree.capctl(["test", tree.root + "/tests", "--minimum-coverage", "18"])
+        #expect(short.status == 1 && short.output.contains("coverage below 18 %"), "\(short.output)")
+    }
+
+    @Test("mistakes in a test file are errors with file:line:column; unknown names in a case fail it")
+    func mistakes() throws {
+        let tree = try tree(
+            cases: """
+                  - gate: export
+                    asume: { admin: authorized }
+                    expect: open
+                  - gate: export
+                    assume: { admin: yes }
+                    expect: holds
+
+                """)
+        let run = try tree.capctl(["test", tree.root + "/tests/export.test.yaml"])
+        #expect(run.status == 78, "\(run.output)\(run.error)")
+        let file = tree.root + "/tests/export.test.yaml"
+        #expect(run.error.contains("\(file):4:5: unknown key \"asume\" in a case"), "\(run.error)")
+        #expect(run.error.contains("\(file):5:13: expect: \"open\" is no gate word"), "\(run.error)")
+        #expect(run.error.contains("\(file):7:22: assume: admin is one of"), "\(run.error)")
+        let unknown = try tree.capctl([
+            "test",
+            try tree.write(
+                "tests/unknown.test.yaml",
+                """
+                policy: [policy.yaml]
+                cases:
+                  - gate: exprt
+                    expect: holds
+                  - gate: export
+                    assume: { admn: authorized }
+                    expect: fails
+                """),
+        ])
+        #expect(unknown.status == 1, "\(unknown.output)")
+        #expect(unknown.output.contains("the policy defines no gate \"exprt\""), "\(unknown.output)")
+        #expect(unknown.output.contains("assume: the policy defines no capability \"admn\""), "\(unknown.output)")
+    }
+}
