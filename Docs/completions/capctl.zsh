@@ -61,13 +61,14 @@ _capctl() {
             'explain:Decide a gate and print every requirement with passed, failed or not checked, and why.'
             'analyze:Show what a gate can come to over every status of its capabilities and value of its flags.'
             'test:Run policy test files: each case decides a gate with the statuses it assumes.'
+            'diff:Compare two policies gate by gate: unchanged, added, removed, or decided differently and when.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        status|check|authorize|run|flags|validate|watch|schema|explain|analyze|test|help)
+        status|check|authorize|run|flags|validate|watch|schema|explain|analyze|test|diff|help)
             "_capctl_${words[1]}" && ret=0
             ;;
         esac
@@ -325,6 +326,20 @@ _capctl_test() {
         '--coverage[Count which outcomes of which requirement nodes the cases reached, and list the rest.]'
         '--minimum-coverage[Fail when fewer than this percentage of node outcomes were reached (an integer, compared exactly).]:minimum-coverage:'
         '--junit[Write the results as JUnit XML to this file, for CI.]:junit:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_diff() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--json[Print JSON.]'
+        ':old:'
+        ':new:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

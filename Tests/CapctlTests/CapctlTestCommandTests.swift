@@ -124,3 +124,38 @@ struct CapctlTestCommandTests {
         #expect(unknown.output.contains("assume: the policy defines no capability \"admn\""), "\(unknown.output)")
     }
 }
+
+/// `capctl diff OLD NEW` through the built binary.
+@Suite("capctl diff", .timeLimit(.minutes(1)))
+struct CapctlDiffTests {
+    @Test("an equivalent rewrite is unchanged (exit 0); a change is shown with a counterexample (exit 1)")
+    func diff() throws {
+        let tree = try PolicyTree()
+        let policy = """
+            capabilities:
+              admin: { kind: pam, service: login }
+              ops: { kind: group, group: root }
+            gates:
+              export: { require: { all-of: [admin, ops] } }
+            """
+        let old = try tree.write("old.yaml", policy)
+        let same = try tree.write(
+            "same.yaml",
+            policy.replacingOccurrences(
+                of: "{ all-of: [admin, ops] }", with: "{ not: { not: { all-of: [ops, admin] } } }"))
+        let wider = try tree.write(
+            "wider.yaml", policy.replacingOccurrences(of: "{ all-of: [admin, ops] }", with: "{ any-of: [admin, ops] }"))
+        let unchanged = try tree.capctl(["diff", old, same])
+        #expect(unchanged.status == 0, "\(unchanged.output)\(unchanged.error)")
+        #expect(unchanged.output == "gate export: unchanged\n", "\(unchanged.output)")
+        let changed = try tree.capctl(["diff", old, wider, "--json"])
+        #expect(changed.status == 1, "\(changed.output)\(changed.error)")
+        let gates = (try changed.json() as? [String: Any])?["gates"] as? [[String: Any]] ?? []
+        #expect(gates.first?["change"] as? String == "decidesDifferently", "\(changed.output)")
+        #expect(gates.first?["old"] as? String == "fails" && gates.first?["new"] as? String == "holds")
+        let example = (gates.first?["counterexample"] as? [String: Any])?["capabilities"] as? [String: String] ?? [:]
+        let given = example.sorted { $0.key < $1.key }.flatMap { ["--assume", "\($0.key)=\($0.value)"] }
+        #expect(try tree.capctl(["check", "export", "--policy", old] + given).status == 1)
+        #expect(try tree.capctl(["check", "export", "--policy", wider] + given).status == 0)
+    }
+}

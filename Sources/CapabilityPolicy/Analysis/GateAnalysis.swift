@@ -50,8 +50,8 @@ public struct GateAnalysis: Sendable {
     /// The value the diagram gives a flag that is not a Boolean.
     public static let notABoolean: FlagValue = .string("not-a-boolean")
 
-    private static let statuses: [CapabilityStatus.Kind] = [.authorized, .denied, .unavailable, .notDetermined]
-    private static let flagValues: [FlagValue] = [.bool(true), .bool(false), notABoolean]
+    static let statuses: [CapabilityStatus.Kind] = [.authorized, .denied, .unavailable, .notDetermined]
+    static let flagValues: [FlagValue] = [.bool(true), .bool(false), notABoolean]
 
     /// Analyzes `gate` of `policy`.
     public init(gate: String, in policy: Policy) throws(ConfigurationError) {
@@ -110,13 +110,35 @@ public struct GateAnalysis: Sendable {
 
     /// Builds a gate's diagram, each gate it uses once per silenced or not.
     struct Builder {
-        let policy: Policy
+        private(set) var policy: Policy
         var diagram = OutcomeDiagram()
         var atoms: [Atom] = []
         private var atomIndex: [Atom: Int] = [:]
         private var gates: [String: Int] = [:]
+        private var asking: [Int: Bool] = [:]
 
         init(policy: Policy) { self.policy = policy }
+
+        /// Builds further gates from `policy` (their names may mean other requirements there),
+        /// in the same diagram over the same atoms: how two policies' gates are compared.
+        mutating func use(_ policy: Policy) {
+            self.policy = policy
+            gates = [:]
+        }
+
+        /// An assignment of every atom: `path`'s values, the others denied (a capability) or off (a flag).
+        func assumptions(_ path: [Int: Int]) -> Assumptions {
+            var assumptions = Assumptions()
+            for (index, atom) in atoms.enumerated() {
+                let value = path[index] ?? 1
+                if atom.isFlag {
+                    assumptions.flags[atom.name] = GateAnalysis.flagValues[value]
+                } else {
+                    assumptions.capabilities[atom.name] = GateAnalysis.statuses[value]
+                }
+            }
+            return assumptions
+        }
 
         private mutating func atom(_ atom: Atom) -> Int {
             if let index = atomIndex[atom] { return index }
@@ -134,7 +156,11 @@ public struct GateAnalysis: Sendable {
                 ]
                 // Rule 16: what could pass only by asking does not hold where nobody may ask.
                 let kind = policy.capabilities[name].flatMap { policy.environment.kind(named: $0.kind) }
-                if kind?.mayAsk ?? true {
+                // An atom keeps the values it was first given (two policies compared may define a
+                // capability of the same name with kinds that differ in whether they ask).
+                let mayAsk = asking[index] ?? (kind?.mayAsk ?? true)
+                asking[index] = mayAsk
+                if mayAsk {
                     branches.append(OutcomeDiagram.leaf(silenced ? .fails : .needsInteraction))
                 }
                 return diagram.test(index, branches)

@@ -1,0 +1,130 @@
+import Capabilities
+import CapabilityPolicy
+import Foundation
+import LinuxPolicy
+import TestSupport
+import Testing
+
+/// `PolicyDifference` against brute force by the reference model: random gates compared with
+/// equivalent rewrites of themselves (double negation, parts reordered or repeated, an all-of of
+/// one part), which must read unchanged, and with random mutations, which differ exactly when
+/// some assignment makes the model's words differ; every counterexample does.
+@Suite
+struct PolicyDifferenceTests {
+    /// An equivalent requirement: the same word under every assignment (rules 15 and 18).
+    static func rewrite(_ expression: GateModel.Expression, using random: inout SplitMix) -> GateModel.Expression {
+        let rewritten: GateModel.Expression =
+            switch expression {
+            case .allOf(let parts): .allOf(parts.map { rewrite($0, using: &random) }.shuffled(using: &random))
+            case .anyOf(let parts): .anyOf(parts.map { rewrite($0, using: &random) }.shuffled(using: &random))
+            case .not(let part): .not(rewrite(part, using: &random))
+            case .silent(let part): .silent(rewrite(part, using: &random))
+            case let leaf: leaf
+            }
+        switch Int.random(in: 0..<6, using: &random) {
+        case 0: return .not(.not(rewritten))
+        case 1: return .allOf([rewritten])
+        case 2: return .anyOf([rewritten, rewritten])
+        default: return rewritten
+        }
+    }
+
+    /// A requirement changed in one place, which may or may not change what it decides.
+    static func mutate(_ expression: GateModel.Expression, using random: inout SplitMix) -> GateModel.Expression {
+        switch expression {
+        case .allOf(let parts) where Bool.random(using: &random): return .anyOf(parts)
+        case .anyOf(let parts) where Bool.random(using: &random): return .allOf(parts)
+        case .allOf(var parts):
+            let index = Int.random(in: parts.indices, using: &random)
+            parts[index] = mutate(parts[index], using: &random)
+            return .allOf(parts)
+        case .anyOf(var parts):
+            let index = Int.random(in: parts.indices, using: &random)
+            parts[index] = mutate(parts[index], using: &random)
+            return .anyOf(parts)
+        case .not(let part): return Bool.random(using: &random) ? part : .not(mutate(part, using: &random))
+        case .silent(let part): return Bool.random(using: &random) ? part : .silent(mutate(part, using: &random))
+        case .capability(let index): return .capability((index + 1) % GateModelDifferentialTests.capabilityCount)
+        case .flag: return .not(expression)
+        case .gate: return .silent(expression)
+        }
+    }
+
+    @Test("equivalent rewrites are unchanged; mutations differ exactly when brute force finds an assignment")
+    func agreesWithBruteForce() throws {
+        var random = SplitMix(seed: 0xD1FF_0056)
+        var made: [GateModel.Expression] = []
+        for index in 0..<40 {
+            made.append(GateModelDifferentialTests.expression(depth: 3, gateIndex: index, using: &random))
+        }
+        let gates = made
+        let directory = try TemporaryDirectory(prefix: "policy-difference")
+        try directory.write("auth required pam_permit.so\n", to: "pam/t")
+        func load(_ gates: [GateModel.Expression], name: String) throws -> Policy {
+            let text = GateModelDifferentialTests.policyText(gates).replacingOccurrences(
+                of: "{ kind: user, user: root }",
+                with: "{ kind: pam, service: t, service-directory: \(directory.path)/pam }")
+            return try PolicyLoader.load(files: [try directory.write(text, to: name)], environment: .linux)
+        }
+        let old = try load(gates, name: "old.yaml")
+        var equivalent = 0
+        var differing = 0
+        for index in gates.indices {
+            var rewritten = gates
+            rewritten[index] = Self.rewrite(gates[index], using: &random)
+            let same = PolicyDifference(old: old, new: try load(rewritten, name: "rewritten.yaml"))
+            #expect(
+                same.gates.first { $0.gate == "g\(index)" }?.kind == .unchanged,
+                "g\(index): \(gates[index]) vs \(rewritten[index])")
+            var mutated = gates
+            mutated[index] = Self.mutate(gates[index], using: &random)
+            let change = try #require(
+                PolicyDifference(old: old, new: try load(mutated, name: "mutated.yaml")).gates.first {
+                    $0.gate == "g\(index)"
+                })
+            // Brute force over every capability status and flag value.
+            var differs = false
+            let statuses = GateModel.Status.allCases
+            let values = GateModel.FlagValue.allCases
+            let capabilityCount = GateModelDifferentialTests.capabilityCount
+            let flagCount = GateModelDifferentialTests.flagCount
+            let total =
+                Int(pow(Double(statuses.count), Double(capabilityCount)))
+                * Int(pow(Double(values.count), Double(flagCount)))
+            for number in 0..<total where !differs {
+                var rest = number
+                var assignment = GateModel.Assignment(statuses: [], flags: [])
+                for _ in 0..<capabilityCount {
+                    assignment.statuses.append(statuses[rest % statuses.count])
+                    rest /= statuses.count
+                }
+                for _ in 0..<flagCount {
+                    assignment.flags.append(values[rest % values.count])
+                    rest /= values.count
+                }
+                differs =
+                    GateModel.decide(gates[index], assignment, gates: gates)
+                    != GateModel.decide(mutated[index], assignment, gates: mutated)
+            }
+            #expect((change.kind == .decidesDifferently) == differs, "g\(index): \(gates[index]) vs \(mutated[index])")
+            if differs { differing += 1 } else { equivalent += 1 }
+            // The counterexample, given to the model, gives the two words said.
+            if let example = change.counterexample, let words = change.words {
+                var assignment = GateModel.Assignment(
+                    statuses: Array(repeating: .denied, count: capabilityCount),
+                    flags: Array(repeating: .off, count: flagCount))
+                for (name, status) in example.capabilities {
+                    assignment.statuses[Int(name.dropFirst())!] = GateModel.Status(rawValue: status.rawValue)!
+                }
+                for (name, value) in example.flags {
+                    assignment.flags[Int(name.dropFirst())!] =
+                        value == .bool(true) ? .on : value == .bool(false) ? .off : .text
+                }
+                #expect(GateModel.decide(gates[index], assignment, gates: gates).rawValue == words.old)
+                #expect(GateModel.decide(mutated[index], assignment, gates: mutated).rawValue == words.new)
+            }
+        }
+        // Both kinds of mutation came up: the test compared something.
+        #expect(differing > 5 && equivalent > 0, "\(differing) differing, \(equivalent) equivalent mutations")
+    }
+}
