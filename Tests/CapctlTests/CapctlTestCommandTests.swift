@@ -158,4 +158,31 @@ struct CapctlDiffTests {
         #expect(try tree.capctl(["check", "export", "--policy", old] + given).status == 1)
         #expect(try tree.capctl(["check", "export", "--policy", wider] + given).status == 0)
     }
+
+    @Test("validate --installed says what a staged drop-in changes in the installed policy's decisions")
+    func validateInstalledChanges() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "etc/policy.yaml",
+            """
+            capabilities:
+              admin: { kind: pam, service: login }
+              ops: { kind: group, group: root }
+            gates:
+              export: { require: { all-of: [admin, ops] } }
+              other: { require: ops }
+            """)
+        let staged = try tree.write(
+            "staging/50-wider.yaml",
+            "gates:\n  export: { require: { any-of: [admin, ops] } }\n  extra: { require: ops }\n")
+        let run = try tree.capctl(["validate", "--installed", staged])
+        #expect(run.status == 0, "\(run.output)\(run.error)")
+        #expect(
+            run.output.contains(
+                "change: gate export decides differently with \(staged): with admin=authorized, ops=denied: now fails, then holds"
+            ),
+            "\(run.output)")
+        #expect(run.output.contains("change: gate extra is added by \(staged)"), "\(run.output)")
+        #expect(!run.output.contains("gate other"), "an unchanged gate is not named")
+    }
 }

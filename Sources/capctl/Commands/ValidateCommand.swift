@@ -42,8 +42,11 @@ struct ValidateCommand: AsyncParsableCommand {
         var policyFiles: [String] = []
         // Candidates that are not installed files: their relative paths are read from where they are now.
         var staged: [String] = []
+        // The installed files alone, when staged candidates are checked with them: what they change.
+        var installedOnly: [String] = []
         var warnings: [String] = []
         var overrides: [String] = []
+        var changes: [String] = []
         if paths.isEmpty {
             do throws(PolicyErrors) {
                 policyFiles = try PolicyContext.policyFiles(options)
@@ -70,6 +73,7 @@ struct ValidateCommand: AsyncParsableCommand {
                 do throws(PolicyErrors) {
                     let installedFiles = try PolicyContext.policyFiles(options)
                     staged = policies.filter { !installedFiles.contains($0) }
+                    installedOnly = installedFiles
                     policyFiles = Self.layered(policies, into: installedFiles)
                 } catch {
                     errors += error.errors.map(\.description)
@@ -85,6 +89,12 @@ struct ValidateCommand: AsyncParsableCommand {
                     files: policyFiles, userDirectory: userDirectory, environment: PolicyContext.environment)
                 checked += policy.flagFiles
                 warnings = await Self.brokenOnThisHost(policy)
+                if !staged.isEmpty, !installedOnly.isEmpty,
+                    let before = try? PolicyLoader.load(
+                        files: installedOnly, userDirectory: userDirectory, environment: PolicyContext.environment)
+                {
+                    changes = Self.changes(from: before, to: policy, staged: staged)
+                }
                 overrides =
                     policy.overrides.map(\.description) + Self.flagOverrides(policy.flagSources)
                     + policy.refusedOverrides.map {
@@ -109,10 +119,12 @@ struct ValidateCommand: AsyncParsableCommand {
                         "errors": .list(errors.map(FlagValue.string)),
                         "warnings": .list(warnings.map(FlagValue.string)),
                         "overrides": .list(overrides.map(FlagValue.string)),
+                        "changes": .list(changes.map(FlagValue.string)),
                     ])))
         } else if errors.isEmpty {
             for warning in warnings { print("warning: " + TerminalText.escaped(warning)) }
             for override in overrides { print("note: " + TerminalText.escaped(override)) }
+            for change in changes { print("change: " + TerminalText.escaped(change)) }
             print("ok: \(checked.count) file(s) checked" + (checked.isEmpty ? " (no policy files found)" : ""))
         } else {
             print(TerminalText.lines(errors))
@@ -126,6 +138,23 @@ struct ValidateCommand: AsyncParsableCommand {
             }
         }
         if !errors.isEmpty { throw ExitStatus.configuration }
+    }
+
+    /// What installing `staged` would change in the decisions of the installed policy `before`
+    /// (the whole policy with them is `after`), gate by gate, exactly (`PolicyDifference`).
+    static func changes(from before: Policy, to after: Policy, staged: [String]) -> [String] {
+        let by = staged.joined(separator: ", ")
+        return PolicyDifference(old: before, new: after).gates.compactMap { change in
+            switch change.kind {
+            case .unchanged: return nil
+            case .added: return "gate \(change.gate) is added by \(by)"
+            case .removed: return "gate \(change.gate) is removed by \(by)"
+            case .decidesDifferently:
+                let example = change.counterexample.map(AnalyzeCommand.assignment) ?? ""
+                return "gate \(change.gate) decides differently with \(by): with \(example): "
+                    + "now \(change.words?.old ?? "?"), then \(change.words?.new ?? "?")"
+            }
+        }
     }
 
     /// For a candidate that is not yet installed and whose relative paths did not resolve: they

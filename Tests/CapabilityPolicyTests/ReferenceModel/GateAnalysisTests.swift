@@ -13,21 +13,10 @@ import Testing
 struct GateAnalysisTests {
     @Test("what a gate can come to, what never matters and the cheapest witnesses agree with brute force")
     func agreesWithBruteForce() async throws {
-        var random = SplitMix(seed: 0xA11A_1575)
-        var made: [GateModel.Expression] = []
-        for index in 0..<60 {
-            made.append(GateModelDifferentialTests.expression(depth: 3, gateIndex: index, using: &random))
-        }
-        let gates = made
+        let gates = GateModelDifferentialTests.randomGates(60, depth: 3, seed: 0xA11A_1575)
         let directory = try TemporaryDirectory(prefix: "gate-analysis")
-        // Capabilities of a kind that may ask (pam), so every status is possible.
-        try directory.write("auth required pam_permit.so\naccount required pam_permit.so\n", to: "pam/t")
-        let text = GateModelDifferentialTests.policyText(gates).replacingOccurrences(
-            of: "{ kind: user, user: root }",
-            with: "{ kind: pam, service: t, service-directory: \(directory.path)/pam }")
-        let file = try directory.write(text, to: "policy.yaml")
         let loaded = try LoadedPolicy(
-            PolicyLoader.load(files: [file], environment: .linux),
+            GateModelDifferentialTests.askingPolicy(gates, in: directory, name: "policy.yaml"),
             options: PolicyOptions(watchesFlagFiles: false, pollsFlagServices: false))
         for (index, gate) in gates.enumerated() {
             let analysis = try GateAnalysis(gate: "g\(index)", in: loaded.policy)

@@ -43,6 +43,24 @@ struct GateModelDifferentialTests {
         }
     }
 
+    /// `count` random gates of at most `depth` levels, each using only gates before it.
+    static func randomGates(_ count: Int, depth: Int, seed: UInt64) -> [GateModel.Expression] {
+        var random = SplitMix(seed: seed)
+        return (0..<count).map { expression(depth: depth, gateIndex: $0, using: &random) }
+    }
+
+    /// The policy file of `gates` whose capabilities may ask (pam, with a service of `directory`
+    /// that it writes), so every status is a possible one: what the analyses are compared on.
+    static func askingPolicy(_ gates: [GateModel.Expression], in directory: TemporaryDirectory, name: String) throws
+        -> Policy
+    {
+        try directory.write("auth required pam_permit.so\naccount required pam_permit.so\n", to: "pam/t")
+        let text = policyText(gates).replacingOccurrences(
+            of: "{ kind: user, user: root }",
+            with: "{ kind: pam, service: t, service-directory: \(directory.path)/pam }")
+        return try PolicyLoader.load(files: [try directory.write(text, to: name)], environment: .linux)
+    }
+
     /// The policy file of `gates`: capabilities c0... (any kind: each is assumed), inline flags f0...
     static func policyText(_ gates: [GateModel.Expression]) -> String {
         var lines = ["capabilities:"]

@@ -52,19 +52,11 @@ struct PolicyDifferenceTests {
 
     @Test("equivalent rewrites are unchanged; mutations differ exactly when brute force finds an assignment")
     func agreesWithBruteForce() throws {
-        var random = SplitMix(seed: 0xD1FF_0056)
-        var made: [GateModel.Expression] = []
-        for index in 0..<40 {
-            made.append(GateModelDifferentialTests.expression(depth: 3, gateIndex: index, using: &random))
-        }
-        let gates = made
+        var random = SplitMix(seed: 0xD1FF_0057)
+        let gates = GateModelDifferentialTests.randomGates(40, depth: 3, seed: 0xD1FF_0056)
         let directory = try TemporaryDirectory(prefix: "policy-difference")
-        try directory.write("auth required pam_permit.so\n", to: "pam/t")
         func load(_ gates: [GateModel.Expression], name: String) throws -> Policy {
-            let text = GateModelDifferentialTests.policyText(gates).replacingOccurrences(
-                of: "{ kind: user, user: root }",
-                with: "{ kind: pam, service: t, service-directory: \(directory.path)/pam }")
-            return try PolicyLoader.load(files: [try directory.write(text, to: name)], environment: .linux)
+            try GateModelDifferentialTests.askingPolicy(gates, in: directory, name: name)
         }
         let old = try load(gates, name: "old.yaml")
         var equivalent = 0
