@@ -91,14 +91,41 @@ public final class VarlinkService: Sendable {
     public func run(listeningOn path: String, maximumClients: Int = 64) async throws {
         let listener = try Self.listen(at: path)
         defer { unlink(path) }
+        try await accept(on: listener, maximumClients: maximumClients)
+    }
+
+    /// Serves each client of `listener`, a Unix stream socket that already listens (one systemd
+    /// passed, `LISTEN_FDS`, or one made before the service starts, so clients can connect at
+    /// once), as ``run(listeningOn:maximumClients:)`` does. The service closes the descriptor
+    /// when the task is cancelled; the socket itself is left listening for whoever shares it, and
+    /// its file is left in place.
+    /// - Parameters:
+    ///   - listener: The listening socket; the service owns this descriptor from the call on.
+    ///   - maximumClients: How many clients are served at once.
+    /// - Throws: `Errno.invalidArgument` when `listener` is not a listening Unix stream socket.
+    public func run(adopting listener: FileDescriptor, maximumClients: Int = 64) async throws {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(listener.rawValue, SOL_SOCKET, SO_DOMAIN, &value, &length) == 0, value == AF_UNIX,
+            getsockopt(listener.rawValue, SOL_SOCKET, SO_TYPE, &value, &length) == 0,
+            value == Int32(SOCK_STREAM.rawValue),
+            getsockopt(listener.rawValue, SOL_SOCKET, SO_ACCEPTCONN, &value, &length) == 0, value == 1
+        else {
+            try? listener.close()
+            throw Errno.invalidArgument
+        }
+        try await accept(on: listener, maximumClients: maximumClients)
+    }
+
+    private func accept(on listener: FileDescriptor, maximumClients: Int) async throws {
         let clients = Lock(0)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
                 let started = DetachedThread.start(named: "varlink-accept") { [self] in
-                    while true {
+                    while awaitClient(on: listener) {
                         let client = clinux_accept_cloexec(listener.rawValue)
                         guard client >= 0 else {
-                            if errno == EINTR || errno == ECONNABORTED { continue }
+                            if errno == EINTR || errno == ECONNABORTED || errno == EAGAIN { continue }
                             break
                         }
                         let admitted = clients.withLock { count in
@@ -130,8 +157,31 @@ public final class VarlinkService: Sendable {
             }
         } onCancel: {
             stopping.signal()
-            // Wakes the accepting thread, which then closes the socket.
-            Glibc.shutdown(listener.rawValue, Int32(SHUT_RDWR))
+        }
+    }
+
+    /// Waits until a client is waiting (true) or the service stops (false). The stop is a
+    /// wakeup, not a shutdown of the socket: an adopted socket may be shared (systemd keeps it).
+    private func awaitClient(on listener: FileDescriptor) -> Bool {
+        guard let wakeup = stopping.descriptor else {
+            // No wakeup pair (out of descriptors): look for the stop at least once a second.
+            while !stopping.wasSignalled {
+                var one = pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&one, 1, 1_000)
+                if ready > 0 { return !stopping.wasSignalled }
+                if ready < 0, errno != EINTR { return false }
+            }
+            return false
+        }
+        var both = [
+            pollfd(fd: listener.rawValue, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeup.rawValue, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            let ready = poll(&both, 2, -1)
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0, both[1].revents == 0, !stopping.wasSignalled else { return false }
+            return both[0].revents & Int16(POLLIN) != 0
         }
     }
 

@@ -14,7 +14,11 @@ public final class DaemonProcess: @unchecked Sendable {
     private var reaped = false
 
     /// Starts `command` (an absolute executable path and its arguments) with `environment`.
-    public init(_ command: [String], environment: [String: String]) throws {
+    ///
+    /// With `listening`, that socket is the child's descriptor 3, as systemd's socket activation
+    /// passes it: the child is reachable the moment it starts, so no test waits for it to bind.
+    /// The child must learn LISTEN_PID itself (`sh -c 'LISTEN_PID=$$ exec ...'`).
+    public init(_ command: [String], environment: [String: String], listening: Int32? = nil) throws {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw DaemonError("cannot create a pipe") }
         var actions = posix_spawn_file_actions_t()
@@ -25,8 +29,16 @@ public final class DaemonProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
         posix_spawn_file_actions_addclose(&actions, ends[0])
         posix_spawn_file_actions_addclose(&actions, ends[1])
-        // Only 0, 1 and 2: a daemon that lives on must not hold the test process's other descriptors.
-        clinux_spawn_close_from(&actions, 3)
+        // Duplicated above 3 first: a dup2 onto itself would leave close-on-exec set.
+        let passed = listening.map { fcntl($0, F_DUPFD_CLOEXEC, 10) }
+        defer { if let passed, passed >= 0 { close(passed) } }
+        if let passed {
+            guard passed >= 0 else { throw DaemonError("cannot pass the listening socket") }
+            posix_spawn_file_actions_adddup2(&actions, passed, 3)
+        }
+        // Only 0, 1 and 2 (and the socket): a daemon that lives on must not hold the test
+        // process's other descriptors.
+        clinux_spawn_close_from(&actions, listening == nil ? 3 : 4)
         let arguments: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {

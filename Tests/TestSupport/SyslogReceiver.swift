@@ -85,17 +85,8 @@ public func waitForPath(_ path: String) throws {
     }
 }
 
-/// Waits until `path` exists without holding one of the few threads Swift's tasks share: the
-/// wait runs on a thread of Dispatch's, so a task of the same test that makes `path` can run.
+/// Waits until `path` exists without holding one of the few threads Swift's tasks share, so a
+/// task of the same test that makes `path` can run.
 public func awaitPath(_ path: String) async throws {
-    try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-        DispatchQueue.global().async {
-            do {
-                try waitForPath(path)
-                done.resume()
-            } catch {
-                done.resume(throwing: error)
-            }
-        }
-    }
+    try await awaitBlocking { try waitForPath(path) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SystemPackage
 import TestSupport
 import Testing
 import Varlink
@@ -19,9 +20,9 @@ struct CertificationTests {
         let socket = directory.path + "/certification.sock"
         let progress = CertificationService.Progress()
         let service = VarlinkService(info: Self.info, interfaces: [CertificationService.interface(progress)])
-        let serving = Task { try await service.run(listeningOn: socket) }
+        let listener = FileDescriptor(rawValue: try listeningUnixSocket(at: socket))
+        let serving = Task { try await service.run(adopting: listener) }
         defer { serving.cancel() }
-        try await awaitPath(socket)
         let run = try runProcess(
             python, ["-m", "varlink.tests.test_certification", "--client", "--varlink=unix:" + socket])
         #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
@@ -35,10 +36,16 @@ struct CertificationTests {
         let python = try #require(VarlinkPython.interpreter, "no varlink venv: run Scripts/test")
         let directory = try TemporaryDirectory(prefix: "varlink-certification")
         let socket = directory.path + "/certification.sock"
+        // Listening before the server starts (socket activation, which the package reads): a
+        // socket path that exists is not yet one that accepts, and a wait for it was refused.
+        let listener = try listeningUnixSocket(at: socket)
+        defer { close(listener) }
         let server = try DaemonProcess(
-            [python, "-m", "varlink.tests.test_certification", "--varlink=unix:" + socket], environment: [:])
+            [
+                "/bin/sh", "-c", #"LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@""#, python, "-m",
+                "varlink.tests.test_certification", "--varlink=unix:" + socket,
+            ], environment: [:], listening: listener)
         defer { server.stop() }
-        try await awaitPath(socket)
         let client = try VarlinkClient(path: socket)
         let method = "org.varlink.certification."
         guard case .string(let id)? = try client.call(method + "Start")["client_id"] else {
