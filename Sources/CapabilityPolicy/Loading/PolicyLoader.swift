@@ -53,6 +53,7 @@ public enum PolicyLoader {
         var policy = Policy()
         policy.environment = environment
         var errors: [ConfigurationError] = []
+        var layers: [(file: String, fromUserLayer: Bool, text: String)] = []
         for file in files {
             let text: String
             do throws(ConfigurationError) {
@@ -72,7 +73,9 @@ public enum PolicyLoader {
                         at: final))
             }
             policy.apply(fragment, fromUserLayer: fromUserLayer)
+            layers.append((file, fromUserLayer, text))
         }
+        policy.revision = Policy.revision(of: layers)
         errors += PolicyValidator.check(policy)
         guard errors.isEmpty else { throw PolicyErrors(errors: errors) }
         return policy
@@ -88,6 +91,7 @@ public enum PolicyLoader {
         var policy = Policy()
         policy.environment = environment
         policy.apply(reader.read(text))
+        policy.revision = Policy.revision(of: [(file, false, text)])
         let errors = reader.errors + PolicyValidator.check(policy)
         return errors.isEmpty ? .success(policy) : .failure(PolicyErrors(errors: errors))
     }

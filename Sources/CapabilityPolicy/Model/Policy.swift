@@ -1,5 +1,6 @@
 public import ConfigurationFiles
 public import FeatureFlags
+import Plumbing
 
 /// Capabilities, flag sources and gates, merged from every policy file in precedence order:
 /// a later definition of a name replaces an earlier one.
@@ -38,6 +39,11 @@ public struct Policy: Sendable {
     public internal(set) var audit: AuditSetting?
     /// The policy files read, in the order they were applied.
     public internal(set) var files: [String] = []
+    /// The revision: SHA-256 of the bytes of the layers read, with their paths and order, in 64
+    /// hexadecimal digits. Every audit record carries it, so a decision can be replayed against
+    /// the policy that made it (`capctl replay`), and a changed policy is seen as changed. Flag
+    /// files are not part of it: their values are recorded with each decision.
+    public internal(set) var revision = Policy.revision(of: [])
     /// Capabilities and gates a file declared but that could not be read (their errors are
     /// reported already), so that references to them are not reported a second time.
     var rejectedCapabilities: Set<String> = []
@@ -45,6 +51,19 @@ public struct Policy: Sendable {
 
     /// An empty policy: no capabilities, no gates, no flags.
     public init() {}
+
+    /// The revision of layers read as `layers`: each file's path, whether it was the per-user
+    /// layer's, and its text, each framed by its length.
+    static func revision(of layers: [(file: String, fromUserLayer: Bool, text: String)]) -> String {
+        var hash = SHA256()
+        for layer in layers {
+            for part in [layer.file, layer.fromUserLayer ? "user" : "system", layer.text] {
+                hash.update(length: part.utf8.count)
+                hash.update(part.utf8)
+            }
+        }
+        return hash.finalHex()
+    }
 
     /// Names a flag source at `location`, after the others.
     mutating func addFlagSource(_ source: FlagSource, at location: FileLocation) {

@@ -58,6 +58,42 @@ public struct GateEvaluation: Sendable {
         }
     }
 
+    /// The status each capability had and the value each flag had as this evaluation read them
+    /// (after asking, where someone was asked): what the decision's audit record carries, so it
+    /// can be decided again from them (``PolicyReplay``). A part the verdict was decided without
+    /// is not in it; one that could pass only by asking is `notDetermined`; a flag that could not
+    /// be evaluated, or was no Boolean, is ``GateAnalysis/notABoolean``.
+    public var statuses: Assumptions {
+        var read = Assumptions()
+        func walk(_ node: ConditionExplanation) {
+            guard node.children.isEmpty else { return node.children.forEach(walk) }
+            guard node.outcome != .notChecked || node.wouldAsk else { return }
+            if let name = Self.argument(of: node.condition, in: "AuthorizedFor("), read.capabilities[name] == nil {
+                read.capabilities[name] =
+                    switch node.outcome {
+                    case .passed: .authorized
+                    case .notChecked: .notDetermined
+                    // A capability that threw left its gate undecided, as an unavailable one does.
+                    case .failed, .undecided: (node.error as? CapabilityError)?.status.kind ?? .unavailable
+                    }
+            } else if let key = Self.argument(of: node.condition, in: "FlagIsOn("), read.flags[key] == nil {
+                read.flags[key] =
+                    switch node.outcome {
+                    case .passed: .bool(true)
+                    case .failed: .bool(false)
+                    case .undecided, .notChecked: GateAnalysis.notABoolean
+                    }
+            }
+        }
+        walk(explanation)
+        return read
+    }
+
+    private static func argument(of condition: String, in prefix: String) -> String? {
+        guard condition.hasPrefix(prefix), condition.hasSuffix(")") else { return nil }
+        return String(condition.dropFirst(prefix.count).dropLast())
+    }
+
     /// The decision, with the gate's description and the whole explanation.
     /// - Parameter description: The gate's `description:` in the policy.
     public func decision(description: String?) -> Decision {

@@ -1,5 +1,6 @@
 public import Capabilities
 public import CapabilityPolicy
+import FeatureFlags
 import Glibc
 import LinuxBackends
 import Locking
@@ -8,7 +9,9 @@ public import ProcedureCore
 
 /// One decision, as the audit trail records it: when, for whom, which gate, the outcome, why
 /// (the failing requirements in one line), the policy files that defined the gate, and for
-/// `capctl run` the command. Never a secret: no password, no answer to a prompt, no environment.
+/// `capctl run` the command; and what replays it (``RecordedDecision``, `capctl replay`): an id of
+/// its own, the policy's revision, and the status each capability and flag had. Never a secret:
+/// no password, no answer to a prompt, no environment.
 ///
 /// ```swift
 /// let trail = AuditTrail(identifier: "myservice")
@@ -38,6 +41,14 @@ public struct AuditRecord: Sendable, Equatable {
     /// Who logged in to open the gate, when a login did: each PAM user with the capability, as
     /// `alice (admin-login)` (``logins(in:policy:subject:)`` finds them in a decision).
     public var logins: [String] = []
+    /// The decision's own id, 32 hexadecimal digits, random: `journalctl CAPCTL_DECISION_ID=...`
+    /// finds its record, and `capctl replay` takes it.
+    public var decisionID: String = AuditRecord.newDecisionID()
+    /// The revision of the policy that decided (``Policy/revision``), when a policy did.
+    public var policyRevision: String?
+    /// The status each capability and the value each flag had as the decision read them
+    /// (``GateEvaluation/statuses``): enough to decide it again.
+    public var statuses = Assumptions()
     /// What the service's request asked for (the unit to restart, say), recorded as
     /// `CAPCTL_REQUEST_NAME` fields: a name is upper-cased, anything but letters, digits and `_`
     /// made `_`.
@@ -95,6 +106,8 @@ public struct AuditRecord: Sendable, Equatable {
             reasons: decision.reasons, policyFiles: policy.gates[evaluation.gate].map { [$0.location.file] } ?? [],
             command: command)
         if evaluation.holds { logins = Self.logins(in: evaluation.explanation, policy: policy, subject: subject) }
+        policyRevision = policy.revision
+        statuses = evaluation.statuses
     }
 
     /// The record of one capability's authorization (`capctl authorize`, capctld's `Authorize`
@@ -109,6 +122,21 @@ public struct AuditRecord: Sendable, Equatable {
             action: "authorize", gate: capability, outcome: Decision.Outcome(status), subject: subject,
             reasons: status.kind == .authorized ? "" : status.reason,
             policyFiles: policy.capabilities[capability].map { [$0.location.file] } ?? [])
+        policyRevision = policy.revision
+        statuses = Assumptions(capabilities: [capability: status.kind])
+    }
+
+    /// A new decision id: 128 random bits in hexadecimal.
+    static func newDecisionID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        return hex(high) + hex(low)
+    }
+
+    private static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     /// The fields, in order, as `KEY=value` pairs for syslog and journal alike. For this process
@@ -117,7 +145,7 @@ public struct AuditRecord: Sendable, Equatable {
         let uid = subject?.uid ?? geteuid()
         var fields: [(String, String)] = [
             ("CAPCTL_ACTION", action), ("CAPCTL_GATE", gate), ("CAPCTL_OUTCOME", outcome.rawValue),
-            ("CAPCTL_UID", String(uid)),
+            ("CAPCTL_UID", String(uid)), ("CAPCTL_DECISION_ID", decisionID),
         ]
         if let name = subject?.userName ?? (subject == nil ? Self.userName(uid) : nil) {
             fields.append(("CAPCTL_USER", name))
@@ -133,6 +161,16 @@ public struct AuditRecord: Sendable, Equatable {
         if !policyFiles.isEmpty { fields.append(("CAPCTL_POLICY", Self.bounded(policyFiles.joined(separator: ":")))) }
         if let command { fields.append(("CAPCTL_COMMAND", Self.bounded(command.joined(separator: " ")))) }
         if !logins.isEmpty { fields.append(("CAPCTL_LOGIN", Self.bounded(logins.joined(separator: ", ")))) }
+        if let policyRevision { fields.append(("CAPCTL_POLICY_REVISION", policyRevision)) }
+        // As JSON objects, whose names and values need no quoting rules of their own; a cut one
+        // no longer parses, and replay says the record is incomplete rather than guess.
+        if !statuses.capabilities.isEmpty {
+            let words = statuses.capabilities.mapValues { FlagValue.string($0.rawValue) }
+            fields.append(("CAPCTL_STATUSES", Self.bounded(FlagValue.structure(words).description)))
+        }
+        if !statuses.flags.isEmpty {
+            fields.append(("CAPCTL_FLAGS", Self.bounded(FlagValue.structure(statuses.flags).description)))
+        }
         for detail in details.prefix(16) {
             fields.append(("CAPCTL_REQUEST_" + Self.fieldName(detail.name), Self.bounded(detail.value)))
         }

@@ -184,7 +184,9 @@ struct ConditionTree: Sendable {
                 return ConditionExplanation(condition: name, outcome: .notChecked, reason: "not evaluated")
             }
             let reason = outcome == .notChecked ? "not asked: \(result.reason)" : result.reason
-            return ConditionExplanation(condition: name, outcome: outcome, reason: reason, error: result.error)
+            var leaf = ConditionExplanation(condition: name, outcome: outcome, reason: reason, error: result.error)
+            leaf.wouldAsk = result.verdict == .needsInteraction
+            return leaf
         case .allOf(let name, let children):
             let parts = children.map { explain($0, results: results) }
             // A named group of one (a gate naming another) reads as its only part.

@@ -1,0 +1,199 @@
+import Capabilities
+public import CapabilityPolicy
+import ConfigurationFiles
+import FeatureFlags
+
+/// A gate decision read back from the audit trail, with what replaying it needs: the gate, the
+/// outcome, the policy's revision and the statuses the decision read (``AuditRecord``).
+///
+/// It reads a record as each place shows one: the system log's line (`<85>capctl[42]:
+/// CAPCTL_ACTION="check" ...`, as `--audit-socket` receives it and rsyslog files it), journalctl's
+/// default and `-o cat` lines (the same `KEY="value"` fields), and `journalctl -o json`'s object.
+///
+/// ```swift
+/// let line = #"capctl[42]: CAPCTL_ACTION="check" CAPCTL_GATE="export" CAPCTL_OUTCOME="fails" CAPCTL_UID="1000" CAPCTL_DECISION_ID="5d0c7f0a31b24e6f9a8d1c2b3e4f5061" CAPCTL_STATUSES="{\"backup\":\"denied\"}""#
+/// let decision = try RecordedDecision(reading: line)
+/// print(decision.gate, decision.outcome, decision.statuses.capabilities)
+/// ```
+public struct RecordedDecision: Sendable, Equatable {
+    /// What asked: `check`, `run`, `serve`, `authorize`.
+    public var action: String
+    /// The gate decided (for an authorization, the capability).
+    public var gate: String
+    /// What was decided.
+    public var outcome: Decision.Outcome
+    /// The decision's id (`CAPCTL_DECISION_ID`).
+    public var decisionID: String
+    /// The revision of the policy that decided, when the record names one.
+    public var policyRevision: String?
+    /// The status each capability and the value each flag had as the decision read them.
+    public var statuses: Assumptions
+    /// The uid decided for.
+    public var uid: UInt32?
+
+    /// Why a record cannot be read back.
+    public struct ReadingError: Error, CustomStringConvertible, Equatable {
+        /// What is wrong, in a sentence.
+        public let description: String
+
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Reads one record: a log line with `KEY="value"` fields, or a `journalctl -o json` object.
+    /// - Throws: ``ReadingError`` for text that is no audit record of a decision, a record cut
+    ///   short (a field too long for the log), or one written before records carried statuses.
+    public init(reading text: String) throws(ReadingError) {
+        let trimmed = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        let fields = try trimmed.hasPrefix("{") ? Self.jsonFields(String(trimmed)) : Self.lineFields(String(trimmed))
+        try self.init(fields: fields)
+    }
+
+    /// Reads a record from its fields by name (`CAPCTL_GATE` and the rest), as the journal keeps them.
+    /// - Throws: ``ReadingError`` when a field a decision needs is missing or unreadable.
+    public init(fields: [String: String]) throws(ReadingError) {
+        func required(_ name: String) throws(ReadingError) -> String {
+            guard let value = fields[name] else { throw ReadingError("the record has no \(name): not a capctl decision") }
+            return value
+        }
+        action = try required("CAPCTL_ACTION")
+        gate = try required("CAPCTL_GATE")
+        let word = try required("CAPCTL_OUTCOME")
+        guard let outcome = Decision.Outcome(rawValue: word) else {
+            throw ReadingError("CAPCTL_OUTCOME \"\(word)\" is no outcome word")
+        }
+        self.outcome = outcome
+        guard let id = fields["CAPCTL_DECISION_ID"] else {
+            throw ReadingError(
+                "the record has no CAPCTL_DECISION_ID: it was written before records carried what replays them")
+        }
+        guard id.utf8.count == 32, id.utf8.allSatisfy(Self.isHexDigit) else {
+            throw ReadingError("CAPCTL_DECISION_ID \"\(id)\" is not 32 hexadecimal digits")
+        }
+        decisionID = id
+        policyRevision = fields["CAPCTL_POLICY_REVISION"]
+        uid = fields["CAPCTL_UID"].flatMap { UInt32($0) }
+        statuses = Assumptions()
+        for (name, value) in try Self.object(fields["CAPCTL_STATUSES"], field: "CAPCTL_STATUSES") {
+            guard case .string(let word) = value, let kind = CapabilityStatus.Kind(rawValue: word) else {
+                throw ReadingError("CAPCTL_STATUSES: \"\(name)\" has \(value), not a status word")
+            }
+            statuses.capabilities[name] = kind
+        }
+        statuses.flags = try Self.object(fields["CAPCTL_FLAGS"], field: "CAPCTL_FLAGS")
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+
+    private static func object(_ text: String?, field: String) throws(ReadingError) -> [String: FlagValue] {
+        guard let text else { return [:] }
+        if text.hasSuffix(" [cut]") {
+            throw ReadingError("\(field) was cut short in the log (too long for one record): the statuses are incomplete")
+        }
+        guard let node = try? JSONDocumentReader.read(text, file: field), case .structure(let members) = node.value
+        else { throw ReadingError("\(field) is not a JSON object") }
+        return members
+    }
+
+    /// The fields of a `journalctl -o json` entry: its string values, and byte arrays as UTF-8.
+    private static func jsonFields(_ text: String) throws(ReadingError) -> [String: String] {
+        let node: DocumentNode
+        do throws(ConfigurationError) {
+            node = try JSONDocumentReader.read(text, file: "record")
+        } catch {
+            throw ReadingError("not a journal entry: \(error.message)")
+        }
+        guard case .structure(let members) = node.value else { throw ReadingError("not a journal entry: not an object") }
+        var fields: [String: String] = [:]
+        for (name, value) in members {
+            switch value {
+            case .string(let text): fields[name] = text
+            case .list(let bytes):
+                let values = bytes.compactMap { value -> UInt8? in
+                    guard case .number(let number) = value else { return nil }
+                    return UInt8(exactly: number)
+                }
+                if values.count == bytes.count { fields[name] = String(decoding: values, as: UTF8.self) }
+            default: continue
+            }
+        }
+        return fields
+    }
+
+    /// The `KEY="value"` fields of a log line, from the first `CAPCTL_` on: values unescaped as
+    /// the trail escaped them (`\"`, `\\`, `\n`, `\t`, `\r`, `\xHH`, `\u{H}`). A field named twice
+    /// is refused: the trail writes each once, so a second is forged or garbled.
+    private static func lineFields(_ text: String) throws(ReadingError) -> [String: String] {
+        let scalars = Array(text.unicodeScalars)
+        let start = Array("CAPCTL_".unicodeScalars)
+        guard
+            let first = scalars.indices.first(where: { index in
+                scalars[index...].starts(with: start) && (index == 0 || scalars[index - 1] == " ")
+            })
+        else { throw ReadingError("no CAPCTL_ field: not a capctl audit record") }
+        var fields: [String: String] = [:]
+        var index = first
+        while index < scalars.count {
+            var name = ""
+            while index < scalars.count, scalars[index] != "=" {
+                let scalar = scalars[index]
+                guard ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_" else {
+                    throw ReadingError("a field name may hold only A-Z, 0-9 and _ (found \"\(scalar)\")")
+                }
+                name.unicodeScalars.append(scalar)
+                index += 1
+            }
+            guard index + 1 < scalars.count, scalars[index + 1] == "\"", !name.isEmpty else {
+                throw ReadingError("field \(name.isEmpty ? "?" : name) has no quoted value")
+            }
+            index += 2
+            var value = String.UnicodeScalarView()
+            var closed = false
+            while index < scalars.count {
+                let scalar = scalars[index]
+                index += 1
+                if scalar == "\"" {
+                    closed = true
+                    break
+                }
+                guard scalar == "\\" else {
+                    value.append(scalar)
+                    continue
+                }
+                guard index < scalars.count else { break }
+                let escaped = scalars[index]
+                index += 1
+                switch escaped {
+                case "n": value.append("\n")
+                case "t": value.append("\t")
+                case "r": value.append("\r")
+                case "x":
+                    guard index + 2 <= scalars.count,
+                        let code = UInt32(String(String.UnicodeScalarView(scalars[index..<index + 2])), radix: 16),
+                        let decoded = Unicode.Scalar(code)
+                    else { throw ReadingError("field \(name): a \\x escape needs two hexadecimal digits") }
+                    value.append(decoded)
+                    index += 2
+                case "u":
+                    guard index < scalars.count, scalars[index] == "{",
+                        let end = scalars[index...].firstIndex(of: "}"),
+                        let code = UInt32(String(String.UnicodeScalarView(scalars[(index + 1)..<end])), radix: 16),
+                        let decoded = Unicode.Scalar(code)
+                    else { throw ReadingError("field \(name): a \\u escape needs {hexadecimal digits}") }
+                    value.append(decoded)
+                    index = end + 1
+                default: value.append(escaped)
+                }
+            }
+            guard closed else { throw ReadingError("field \(name): its value has no closing quote") }
+            guard fields[name] == nil else { throw ReadingError("field \(name) appears twice") }
+            fields[name] = String(value)
+            // One space between fields; the line may end with a line break.
+            while index < scalars.count, scalars[index] == " " || scalars[index] == "\n" || scalars[index] == "\r" {
+                index += 1
+            }
+        }
+        return fields
+    }
+}
