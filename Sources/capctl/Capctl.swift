@@ -30,7 +30,7 @@ public struct Capctl: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, CheckCommand.self, AuthorizeCommand.self, RunCommand.self, FlagsCommand.self,
             ValidateCommand.self, WatchCommand.self, SchemaCommand.self, ExplainCommand.self, AnalyzeCommand.self,
-            TestCommand.self, DiffCommand.self,
+            TestCommand.self, DiffCommand.self, ReplayCommand.self,
             PolkitDecideCommand.self,
         ]
     )
