@@ -52,7 +52,9 @@ public struct RecordedDecision: Sendable, Equatable {
     /// - Throws: ``ReadingError`` when a field a decision needs is missing or unreadable.
     public init(fields: [String: String]) throws(ReadingError) {
         func required(_ name: String) throws(ReadingError) -> String {
-            guard let value = fields[name] else { throw ReadingError("the record has no \(name): not a capctl decision") }
+            guard let value = fields[name] else {
+                throw ReadingError("the record has no \(name): not a capctl decision")
+            }
             return value
         }
         action = try required("CAPCTL_ACTION")
@@ -89,7 +91,8 @@ public struct RecordedDecision: Sendable, Equatable {
     private static func object(_ text: String?, field: String) throws(ReadingError) -> [String: FlagValue] {
         guard let text else { return [:] }
         if text.hasSuffix(" [cut]") {
-            throw ReadingError("\(field) was cut short in the log (too long for one record): the statuses are incomplete")
+            throw ReadingError(
+                "\(field) was cut short in the log (too long for one record): the statuses are incomplete")
         }
         guard let node = try? JSONDocumentReader.read(text, file: field), case .structure(let members) = node.value
         else { throw ReadingError("\(field) is not a JSON object") }
@@ -104,7 +107,9 @@ public struct RecordedDecision: Sendable, Equatable {
         } catch {
             throw ReadingError("not a journal entry: \(error.message)")
         }
-        guard case .structure(let members) = node.value else { throw ReadingError("not a journal entry: not an object") }
+        guard case .structure(let members) = node.value else {
+            throw ReadingError("not a journal entry: not an object")
+        }
         var fields: [String: String] = [:]
         for (name, value) in members {
             switch value {

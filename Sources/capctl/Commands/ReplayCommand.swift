@@ -103,7 +103,10 @@ struct ReplayCommand: AsyncParsableCommand {
         func line(revision: String) -> String {
             let head = "\(decision.decisionID) gate \(decision.gate)"
             let revisionNote =
-                decision.policyRevision.map { $0 == revision ? "" : " (recorded with policy revision \($0.prefix(12)), replayed with \(revision.prefix(12)))" }
+                decision.policyRevision.map {
+                    $0 == revision
+                        ? "" : " (recorded with policy revision \($0.prefix(12)), replayed with \(revision.prefix(12)))"
+                }
                 ?? " (the record names no policy revision)"
             guard let replay else { return "\(head): cannot replay: \(problem ?? "?")" + revisionNote }
             if replay.isSame { return "\(head): same: \(replay.outcome.rawValue)" + revisionNote }
@@ -127,7 +130,8 @@ struct ReplayCommand: AsyncParsableCommand {
             if let replay {
                 object["outcome"] = .string(replay.outcome.rawValue)
                 object["same"] = .bool(replay.isSame)
-                object["possibleOutcomes"] = .list(replay.possibleOutcomes.map(\.rawValue).sorted().map(FlagValue.string))
+                object["possibleOutcomes"] = .list(
+                    replay.possibleOutcomes.map(\.rawValue).sorted().map(FlagValue.string))
                 object["unrecorded"] = .list(replay.unrecorded.map(FlagValue.string))
             } else {
                 object["same"] = .bool(false)
@@ -149,7 +153,8 @@ struct ReplayCommand: AsyncParsableCommand {
     static func isDecisionID(_ text: String) -> Bool {
         text.utf8.count == 32
             && text.utf8.allSatisfy {
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
             }
     }
 
@@ -159,7 +164,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let name = path == "-" ? "<stdin>" : path
         guard let file = path == "-" ? fdopen(dup(0), "r") : fopen(PolicyContext.absolute(path), "re") else {
             throw CommandFailure(
-                message: "capctl: \(path): cannot read it: \(String(cString: strerror(errno)))", status: ExitStatus.usage)
+                message: "capctl: \(path): cannot read it: \(String(cString: strerror(errno)))",
+                status: ExitStatus.usage)
         }
         defer { fclose(file) }
         var lines: [(String, String)] = []

@@ -10,7 +10,8 @@ enum JournalQuery {
     static func entries(decisionID: String) throws -> [String] {
         guard access(journalctl, X_OK) == 0 else {
             throw CommandFailure(
-                message: "capctl: a decision id is looked up with \(journalctl), which is not here; give the record itself",
+                message:
+                    "capctl: a decision id is looked up with \(journalctl), which is not here; give the record itself",
                 status: ExitStatus.usage)
         }
         var ends: [Int32] = [-1, -1]
@@ -35,7 +36,8 @@ enum JournalQuery {
         guard spawned == 0 else {
             close(ends[0])
             throw CommandFailure(
-                message: "capctl: cannot run journalctl: \(String(cString: strerror(spawned)))", status: ExitStatus.usage)
+                message: "capctl: cannot run journalctl: \(String(cString: strerror(spawned)))",
+                status: ExitStatus.usage)
         }
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)

@@ -23,7 +23,8 @@ struct PolicyReplayTests {
         var problems: [String] = []
         for _ in 0..<5_000 {
             let gate = Int.random(in: 0..<gates.count, using: &random)
-            let given = GateModelDifferentialTests.assumptions(GateModelDifferentialTests.randomAssignment(using: &random))
+            let given = GateModelDifferentialTests.assumptions(
+                GateModelDifferentialTests.randomAssignment(using: &random))
             let evaluation = try await policy.evaluate(gate: "g\(gate)", assuming: given)
             let read = evaluation.statuses
             // Only what was given, each as given (a flag that is no Boolean reads as one value).
@@ -31,8 +32,13 @@ struct PolicyReplayTests {
                 problems.append("g\(gate): read \(name)=\(kind), given \(String(describing: given.capabilities[name]))")
             }
             for (key, value) in read.flags {
-                let expected = given.flags[key].map { $0 == .bool(true) || $0 == .bool(false) ? $0 : GateAnalysis.notABoolean }
-                if expected != value { problems.append("g\(gate): read flag \(key)=\(value), given \(String(describing: given.flags[key]))") }
+                let expected = given.flags[key].map {
+                    $0 == .bool(true) || $0 == .bool(false) ? $0 : GateAnalysis.notABoolean
+                }
+                if expected != value {
+                    problems.append(
+                        "g\(gate): read flag \(key)=\(value), given \(String(describing: given.flags[key]))")
+                }
             }
             let replay = try await PolicyReplay(
                 gate: "g\(gate)", statuses: read, recorded: evaluation.decisionOutcome, policy: policy)
@@ -85,7 +91,9 @@ struct PolicyReplayTests {
             if problems.count > 5 { break }
         }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
-        #expect(same > 0 && different > 0 && undetermined > 0, "same \(same), different \(different), could differ \(undetermined)")
+        #expect(
+            same > 0 && different > 0 && undetermined > 0,
+            "same \(same), different \(different), could differ \(undetermined)")
     }
 
     @Test("a dismissed prompt replays as a failure; a gate the policy no longer has is an error")
