@@ -50,14 +50,14 @@ struct RecordedDecisionTests {
         // journalctl -o json: each field a string member (a value with a line break as bytes).
         var members = record.fields.map { name, value in
             name == "CAPCTL_COMMAND"
-                ? "\(JSONQuote(name)):[\(value.utf8.map(String.init).joined(separator: ","))]"
-                : "\(JSONQuote(name)):\(JSONQuote(value))"
+                ? "\(jsonQuoted(name)):[\(value.utf8.map(String.init).joined(separator: ","))]"
+                : "\(jsonQuoted(name)):\(jsonQuoted(value))"
         }
         members.append(#""MESSAGE":"ignored","__CURSOR":"s=1""#)
         #expect(try RecordedDecision(reading: "{" + members.joined(separator: ",") + "}") == read)
     }
 
-    private func JSONQuote(_ text: String) -> String { FlagValue.string(text).description }
+    private func jsonQuoted(_ text: String) -> String { FlagValue.string(text).description }
 
     @Test(
         "what cannot be replayed is said, never guessed",

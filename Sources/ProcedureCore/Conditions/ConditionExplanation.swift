@@ -29,10 +29,15 @@ public struct ConditionExplanation: Sendable, CustomStringConvertible {
     public var error: (any Error)?
     /// The parts of a composed condition; empty for a leaf.
     public var children: [ConditionExplanation]
+
     /// Whether this leaf was evaluated and could pass only by asking someone: it reads
-    /// ``ConditionExplanation/Outcome/notChecked`` because nobody was asked yet, not because the verdict was
-    /// decided without it. What a decision's record needs to say what the leaf stood at.
-    public var wouldAsk = false
+    /// ``ConditionExplanation/Outcome/notChecked`` because nobody was asked yet, not because the
+    /// verdict was decided without it (its reason then begins "not asked: "). What a decision's
+    /// record needs to say what the leaf stood at.
+    public var wouldAsk: Bool { children.isEmpty && outcome == .notChecked && reason.hasPrefix(Self.notAskedPrefix) }
+
+    /// How the reason of a leaf that would ask begins.
+    package static let notAskedPrefix = "not asked: "
 
     /// Creates an explanation node.
     public init(

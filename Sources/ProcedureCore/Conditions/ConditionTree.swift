@@ -183,10 +183,10 @@ struct ConditionTree: Sendable {
             guard let result = results[index] else {
                 return ConditionExplanation(condition: name, outcome: .notChecked, reason: "not evaluated")
             }
-            let reason = outcome == .notChecked ? "not asked: \(result.reason)" : result.reason
-            var leaf = ConditionExplanation(condition: name, outcome: outcome, reason: reason, error: result.error)
-            leaf.wouldAsk = result.verdict == .needsInteraction
-            return leaf
+            // Only a leaf that would ask reads not checked with a result: its reason says so (wouldAsk).
+            let reason =
+                outcome == .notChecked ? ConditionExplanation.notAskedPrefix + result.reason : result.reason
+            return ConditionExplanation(condition: name, outcome: outcome, reason: reason, error: result.error)
         case .allOf(let name, let children):
             let parts = children.map { explain($0, results: results) }
             // A named group of one (a gate naming another) reads as its only part.

@@ -29,7 +29,9 @@ enum JournalQuery {
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         // Nothing of the caller's environment: no pager, no other journal directory by surprise.
         let environment: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), strdup("LC_ALL=C.UTF-8"), nil]
-        defer { (argv + environment).forEach { free($0) } }
+        defer {
+            for pointer in argv + environment { free(pointer) }
+        }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, journalctl, &actions, nil, argv, environment)
         close(ends[1])
