@@ -28,7 +28,7 @@ struct CapctlReplayTests {
         for gate in ["open", "either", "both", "root"] {
             for user in ["nobody", "root"] {
                 let run = try tree.run(
-                    [PolicyTree.capctl, "check", "--for-user", user, gate, "--no-daemon"],
+                    [PolicyTree.capctl, "check", "--for-user", user, gate],
                     extraEnvironment: ["CAPCTL_AUDIT_SOCKET": receiver.socketPath])
                 #expect([0, 1].contains(run.status), "\(run.output)\(run.error)")
                 lines.append(try #require(await receiver.nextRecord()))
@@ -104,7 +104,7 @@ struct CapctlJournalReplayTests {
         let tree = try PolicyTree()
         try tree.write("etc/policy.yaml", CapctlReplayTests.policy)
         let check = try tree.run(
-            journal.inside([PolicyTree.capctl, "check", "--for-user", "nobody", "both", "--no-daemon"]),
+            journal.inside([PolicyTree.capctl, "check", "--for-user", "nobody", "both"]),
             extraEnvironment: [:])
         #expect(check.status == 1, "\(check.output)\(check.error)")
         let records = try journal.records(identifier: "capctl")

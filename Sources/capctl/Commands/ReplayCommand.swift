@@ -50,7 +50,8 @@ struct ReplayCommand: AsyncParsableCommand {
                 }
                 do throws(RecordedDecision.ReadingError) {
                     let decision = try RecordedDecision(reading: line)
-                    guard decision.action != "authorize" else {
+                    // An authorization, capctld's Status summary and Forget decide no gate.
+                    guard decision.action != "authorize", !decision.gate.isEmpty else {
                         passedOver += 1
                         continue
                     }
