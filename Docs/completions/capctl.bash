@@ -173,13 +173,13 @@ _capctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|check|authorize|run|flags|validate|watch|schema|explain|analyze|test|diff|help)
+    status|check|authorize|run|flags|validate|watch|schema|explain|analyze|test|diff|replay|help)
         # Offer subcommand argument completions
         "_capctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status check authorize run flags validate watch schema explain analyze test diff help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status check authorize run flags validate watch schema explain analyze test diff replay help' -- "${cur}"))
         ;;
     esac
 }
@@ -495,6 +495,21 @@ _capctl_diff() {
     repeating_options=()
     non_repeating_options=()
     __capctl_offer_flags_options 2
+}
+
+_capctl_replay() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=(--policy)
+    non_repeating_options=()
+    __capctl_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--policy')
+        return
+        ;;
+    esac
 }
 
 _capctl_help() {

@@ -62,13 +62,14 @@ _capctl() {
             'analyze:Show what a gate can come to over every status of its capabilities and value of its flags.'
             'test:Run policy test files: each case decides a gate with the statuses it assumes.'
             'diff:Compare two policies gate by gate: unchanged, added, removed, or decided differently and when.'
+            'replay:Decide recorded decisions again from their audit records, and say whether the outcome is the same.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        status|check|authorize|run|flags|validate|watch|schema|explain|analyze|test|diff|help)
+        status|check|authorize|run|flags|validate|watch|schema|explain|analyze|test|diff|replay|help)
             "_capctl_${words[1]}" && ret=0
             ;;
         esac
@@ -340,6 +341,20 @@ _capctl_diff() {
         '--json[Print JSON.]'
         ':old:'
         ':new:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_capctl_replay() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '*--policy[Use this policy file instead of the search path (repeatable).]:path:'
+        '--json[Print JSON instead of a table.]'
+        '*:records:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
