@@ -44,10 +44,10 @@ public struct AuditRecord: Sendable, Equatable {
     /// The decision's own id, 32 hexadecimal digits, random: `journalctl CAPCTL_DECISION_ID=...`
     /// finds its record, and `capctl replay` takes it.
     public var decisionID: String = AuditRecord.newDecisionID()
-    /// The revision of the policy that decided (``Policy/revision``), when a policy did.
+    /// The revision of the policy that decided (`Policy.revision`), when a policy did.
     public var policyRevision: String?
     /// The status each capability and the value each flag had as the decision read them
-    /// (``GateEvaluation/statuses``): enough to decide it again.
+    /// (`GateEvaluation.statuses`): enough to decide it again.
     public var statuses = Assumptions()
     /// What the service's request asked for (the unit to restart, say), recorded as
     /// `CAPCTL_REQUEST_NAME` fields: a name is upper-cased, anything but letters, digits and `_`

@@ -1,5 +1,6 @@
-import CLinuxSupport
 import Glibc
+import Plumbing
+import SystemPackage
 
 /// Records read from the journal with journalctl, for `capctl replay DECISION-ID`.
 enum JournalQuery {
@@ -14,15 +15,15 @@ enum JournalQuery {
                     "capctl: a decision id is looked up with \(journalctl), which is not here; give the record itself",
                 status: ExitStatus.usage)
         }
-        var ends: [Int32] = [-1, -1]
-        guard clinux_pipe_close_on_exec(&ends) == 0 else {
-            throw CommandFailure(message: "capctl: cannot make a pipe for journalctl", status: ExitStatus.usage)
+        guard let (reader, writer) = try? FileDescriptor.socketPair() else {
+            throw CommandFailure(message: "capctl: cannot make a socket pair for journalctl", status: ExitStatus.usage)
         }
+        defer { try? reader.close() }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, writer.rawValue, 1)
         let arguments = [
             journalctl, "--output=json", "--no-pager", "--quiet", "--all", "CAPCTL_DECISION_ID=" + decisionID,
         ]
@@ -34,9 +35,8 @@ enum JournalQuery {
         }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, journalctl, &actions, nil, argv, environment)
-        close(ends[1])
+        try? writer.close()
         guard spawned == 0 else {
-            close(ends[0])
             throw CommandFailure(
                 message: "capctl: cannot run journalctl: \(String(cString: strerror(spawned)))",
                 status: ExitStatus.usage)
@@ -44,12 +44,10 @@ enum JournalQuery {
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = read(ends[0], &chunk, chunk.count)
-            if count < 0, errno == EINTR { continue }
+            let count = (try? chunk.withUnsafeMutableBytes { try reader.read(into: $0, retryOnInterrupt: true) }) ?? 0
             guard count > 0 else { break }
             output += chunk[0..<count]
         }
-        close(ends[0])
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
