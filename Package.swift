@@ -204,7 +204,7 @@ let exampleTargets: [Target] = [
     // The seeds' download workflow as a gated command (Examples/DownloadWorkflow).
     .target(
         name: "DownloadWorkflowKit",
-        dependencies: ["LinuxPolicy", "ProcedureCore", "Capabilities", "FeatureFlags", "LinuxBackends"],
+        dependencies: ["LinuxPolicy", "ProcedureCore", "Capabilities", "FeatureFlags", "LinuxBackends", "Plumbing"],
         path: "Examples/DownloadWorkflow/Kit"),
     .executableTarget(
         name: "download-workflow",

@@ -20,9 +20,9 @@ struct DownloadWorkflowTests {
         let database = try SQLiteDatabase(path: path)
         try database.rows("CREATE TABLE catalog(name TEXT)")
         for row in rows { try database.rows("INSERT INTO catalog VALUES ('\(row)')") }
-        var digest = SHA256()
-        digest.update(try Data(contentsOf: URL(fileURLWithPath: path)))
-        let sha = override ?? digest.hexDigest()
+        // coreutils' digest: the example's is checked against one it did not compute.
+        let sum = try runProcess("/usr/bin/sha256sum", [path]).standardOutput
+        let sha = override ?? String(sum.prefix(64))
         _ = try runProcess("/usr/bin/gzip", ["-k", path])
         let compressed = try Data(contentsOf: URL(fileURLWithPath: path + ".gz"))
         let metadata = Data(#"{"database": "db.sqlite.gz", "sha256": "\#(sha)"}"#.utf8)
@@ -40,18 +40,6 @@ struct DownloadWorkflowTests {
     /// What the destination directory holds besides `keep`: nothing staged may be left.
     func leftovers(_ directory: TemporaryDirectory, besides keep: Set<String>) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path(of: "target")).filter { !keep.contains($0) }
-    }
-
-    @Test("SHA-256 gives the standard's test vectors")
-    func sha256() {
-        var empty = SHA256()
-        #expect(empty.hexDigest() == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        var abc = SHA256()
-        abc.update(Array("abc".utf8))
-        #expect(abc.hexDigest() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        var long = SHA256()
-        long.update(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
-        #expect(long.hexDigest() == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
     }
 
     @Test("through a 503 and a dropped connection, the database arrives verified and nothing else is left")

@@ -3,6 +3,7 @@ public import FeatureFlags
 public import Foundation
 import LinuxBackends
 import LinuxPolicy
+import Plumbing
 public import ProcedureCore
 
 #if canImport(FoundationNetworking)
@@ -153,13 +154,13 @@ public final class DownloadWorkflow: GroupProcedure, @unchecked Sendable {
         addDidFinishBlockObserver { _, _ in try? FileManager.default.removeItem(at: staging) }
     }
 
-    /// SHA-256 of a file, read a megabyte at a time.
+    /// SHA-256 of a file, read a megabyte at a time (the package's own, which also names policy revisions).
     static func sha256(of file: URL) throws -> String {
         let input = try FileHandle(forReadingFrom: file)
         defer { try? input.close() }
         var digest = SHA256()
         while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty { digest.update(chunk) }
-        return digest.hexDigest()
+        return digest.finalHex()
     }
 
     /// GET `url`; anything but 200 is an error (retried by the network steps).
