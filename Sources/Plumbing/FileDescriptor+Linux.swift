@@ -36,4 +36,15 @@ extension FileDescriptor {
         }
         return (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
     }
+
+    /// Whether this is a Unix stream socket that listens: what socket activation hands over.
+    package var isListeningUnixStreamSocket: Bool {
+        func option(_ name: Int32) -> Int32? {
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            return getsockopt(rawValue, SOL_SOCKET, name, &value, &length) == 0 ? value : nil
+        }
+        return option(SO_DOMAIN) == AF_UNIX && option(SO_TYPE) == Int32(SOCK_STREAM.rawValue)
+            && option(SO_ACCEPTCONN) == 1
+    }
 }

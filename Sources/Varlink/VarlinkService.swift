@@ -104,13 +104,7 @@ public final class VarlinkService: Sendable {
     ///   - maximumClients: How many clients are served at once.
     /// - Throws: `Errno.invalidArgument` when `listener` is not a listening Unix stream socket.
     public func run(adopting listener: FileDescriptor, maximumClients: Int = 64) async throws {
-        var value: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(listener.rawValue, SOL_SOCKET, SO_DOMAIN, &value, &length) == 0, value == AF_UNIX,
-            getsockopt(listener.rawValue, SOL_SOCKET, SO_TYPE, &value, &length) == 0,
-            value == Int32(SOCK_STREAM.rawValue),
-            getsockopt(listener.rawValue, SOL_SOCKET, SO_ACCEPTCONN, &value, &length) == 0, value == 1
-        else {
+        guard listener.isListeningUnixStreamSocket else {
             try? listener.close()
             throw Errno.invalidArgument
         }

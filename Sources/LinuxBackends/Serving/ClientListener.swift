@@ -109,13 +109,9 @@ public final class ClientListener: Sendable {
         refusal: @escaping @Sendable (String) -> [UInt8] = ClientListener.lineRefusal
     ) throws(ServiceError) {
         let socket = FileDescriptor(rawValue: rawDescriptor)
-        var value: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(socket.rawValue, SOL_SOCKET, SO_DOMAIN, &value, &length) == 0, value == AF_UNIX,
-            getsockopt(socket.rawValue, SOL_SOCKET, SO_TYPE, &value, &length) == 0,
-            value == Int32(SOCK_STREAM.rawValue),
-            getsockopt(socket.rawValue, SOL_SOCKET, SO_ACCEPTCONN, &value, &length) == 0, value == 1
-        else { throw ServiceError("descriptor \(socket.rawValue) is not a listening Unix stream socket") }
+        guard socket.isListeningUnixStreamSocket else {
+            throw ServiceError("descriptor \(socket.rawValue) is not a listening Unix stream socket")
+        }
         var address = sockaddr_un()
         var addressLength = socklen_t(MemoryLayout<sockaddr_un>.size)
         let named = withUnsafeMutablePointer(to: &address) {
