@@ -22,7 +22,7 @@ struct AnalyzeCommand: AsyncParsableCommand {
     var gate: String
 
     func run() async throws {
-        let policy = try await PolicyContext.load(options).policy
+        let policy = try PolicyContext.declarations(options)
         let analysis: GateAnalysis
         do {
             analysis = try GateAnalysis(gate: gate, in: policy)

@@ -62,6 +62,18 @@ enum PolicyContext {
         }
     }
 
+    /// The policy's declarations alone, for a command that decides nothing (analyze): no
+    /// capability is built and no flag is read. Fails with every error and exit status 78.
+    static func declarations(_ options: CommonOptions) throws -> Policy {
+        let files = try files(given: options.policy)
+        do throws(PolicyErrors) {
+            return try PolicyLoader.load(
+                files: files, userDirectory: userDirectory(given: options.policy), environment: environment)
+        } catch {
+            throw CommandFailure(lines: error.errors.map(\.description), status: ExitStatus.configuration)
+        }
+    }
+
     /// Loads the policy, or fails with every error and exit status 78. A command that evaluates
     /// once asks each flag service whose flags are older than its interval first (the last good
     /// copy on disk answers otherwise); one that watches follows them.
