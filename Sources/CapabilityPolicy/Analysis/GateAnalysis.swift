@@ -241,28 +241,6 @@ extension GateAnalysis {
         return outcomes
     }
 
-    /// The capabilities and flags `gate` reads, directly or through other gates.
-    static func reads(gate: String, in policy: Policy) -> (capabilities: Set<String>, flags: Set<String>) {
-        var capabilities: Set<String> = []
-        var flags: Set<String> = []
-        var visited: Set<String> = []
-        func walk(_ expression: GateExpression) {
-            switch expression {
-            case .capability(let name, _): capabilities.insert(name)
-            case .flag(let key, _): flags.insert(key)
-            case .gate(let name, _):
-                guard visited.insert(name).inserted, let declaration = policy.gates[name] else { return }
-                walk(declaration.expression)
-            case .allOf(let parts), .anyOf(let parts): parts.forEach(walk)
-            case .not(let part), .silent(let part): walk(part)
-            }
-        }
-        if let declaration = policy.gates[gate] {
-            visited.insert(gate)
-            walk(declaration.expression)
-        }
-        return (capabilities, flags)
-    }
 }
 
 extension GateAnalysis.Builder {

@@ -61,8 +61,8 @@ public struct PolicyDifference: Sendable {
                 continue
             }
             // Only what either gate reads: the diagram's other atoms belong to other gates.
-            let readBefore = GateAnalysis.reads(gate: name, in: old)
-            let readAfter = GateAnalysis.reads(gate: name, in: new)
+            let readBefore = old.reads(gate: name)
+            let readAfter = new.reads(gate: name)
             var example = builder.assumptions(path)
             example.capabilities = example.capabilities.filter {
                 readBefore.capabilities.contains($0.key) || readAfter.capabilities.contains($0.key)

@@ -7,29 +7,35 @@ extension Policy {
     /// An array, not any sequence: called from another module, generic code finds the sequence's
     /// conformances at run time, which costs a process's start a scan of every conformance record.
     public func readsFlags(deciding names: [String]) -> Bool {
-        var visited: Set<String> = []
-        return names.contains { name in
-            if gates[name] != nil { return gateReadsFlags(name, visited: &visited) }
+        names.contains { name in
+            if gates[name] != nil {
+                let read = reads(gate: name)
+                return !read.flags.isEmpty || read.capabilities.contains(where: capabilityReadsFlags)
+            }
             if capabilities[name] != nil { return capabilityReadsFlags(name) }
             return true
         }
     }
 
-    private func gateReadsFlags(_ name: String, visited: inout Set<String>) -> Bool {
-        guard visited.insert(name).inserted else { return false }
-        guard let gate = gates[name] else { return true }
-        return expressionReadsFlags(gate.expression, visited: &visited)
-    }
-
-    private func expressionReadsFlags(_ expression: GateExpression, visited: inout Set<String>) -> Bool {
-        switch expression {
-        case .flag: return true
-        case .capability(let name, _): return capabilityReadsFlags(name)
-        case .gate(let name, _): return gateReadsFlags(name, visited: &visited)
-        case .allOf(let parts), .anyOf(let parts):
-            return parts.contains { expressionReadsFlags($0, visited: &visited) }
-        case .not(let part), .silent(let part): return expressionReadsFlags(part, visited: &visited)
+    /// The capabilities and flag keys gate `name` reads, directly or through the gates it uses:
+    /// what a test case must assume, what a replay needs recorded, what a diff compares.
+    func reads(gate name: String) -> (capabilities: Set<String>, flags: Set<String>) {
+        var capabilities: Set<String> = []
+        var flags: Set<String> = []
+        var visited: Set<String> = [name]
+        func walk(_ expression: GateExpression) {
+            switch expression {
+            case .capability(let name, _): capabilities.insert(name)
+            case .flag(let key, _): flags.insert(key)
+            case .gate(let name, _):
+                guard visited.insert(name).inserted, let declaration = gates[name] else { return }
+                walk(declaration.expression)
+            case .allOf(let parts), .anyOf(let parts): parts.forEach(walk)
+            case .not(let part), .silent(let part): walk(part)
+            }
         }
+        if let declaration = gates[name] { walk(declaration.expression) }
+        return (capabilities, flags)
     }
 
     private func capabilityReadsFlags(_ name: String) -> Bool {

@@ -52,7 +52,7 @@ public struct PolicyReplay: Sendable {
         guard definitions.gates[gate] != nil else {
             throw ConfigurationError("the policy defines no gate \"\(gate)\"")
         }
-        let reads = GateAnalysis.reads(gate: gate, in: definitions)
+        let reads = definitions.reads(gate: gate)
         var given = Assumptions()
         for name in reads.capabilities {
             given.capabilities[name] = statuses.capabilities[name] ?? .denied

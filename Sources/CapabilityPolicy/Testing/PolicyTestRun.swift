@@ -68,8 +68,7 @@ public struct PolicyTestRun: Sendable {
         }
         // Hermetic: what the case does not assume is denied, never read from this host.
         var assumptions = testCase.assumptions
-        for name in GateAnalysis.reads(gate: gate, in: policy).capabilities where assumptions.capabilities[name] == nil
-        {
+        for name in policy.reads(gate: gate).capabilities where assumptions.capabilities[name] == nil {
             assumptions.capabilities[name] = .denied
         }
         let evaluation: GateEvaluation
