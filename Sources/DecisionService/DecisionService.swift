@@ -452,11 +452,11 @@ public final class DecisionService: Sendable {
                     do {
                         let capability = try loaded.capability(named: name, subject: subject)
                         if extend, let extending = capability as? any KeptLoginExtending,
-                            let status = try await extending.extendKeptLogin()
+                            let extended = try await extending.extendKeptLogin()
                         {
-                            return (
-                                status, loaded.policy.capabilities[name]?.settings.duration("keep")?.components.seconds
-                            )
+                            // What the record now says, not the policy's keep: a record that could
+                            // not be written again was not extended.
+                            return (extended.status, extended.goodFor?.components.seconds)
                         }
                         return (
                             conversation == nil ? try await capability.status() : try await capability.authorize(), nil

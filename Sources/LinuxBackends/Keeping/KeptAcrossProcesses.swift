@@ -129,7 +129,7 @@ public struct KeptAcrossProcesses: CapabilityType {
 }
 
 extension KeptAcrossProcesses: KeptLoginExtending {
-    public func extendKeptLogin() async throws -> CapabilityStatus? {
+    public func extendKeptLogin() async throws -> KeptLoginExtension? {
         guard let key else { return nil }
         let (records, duration) = (self.records, self.duration)
         let extended = try await BlockingWork.value { () -> Result<Duration?, KeptRecordError> in
@@ -141,13 +141,15 @@ extension KeptAcrossProcesses: KeptLoginExtending {
         }
         switch extended {
         case .success(let kept?):
-            return .authorized("kept login extended: good for \(kept.components.seconds) s from now\(note)")
+            return KeptLoginExtension(
+                status: .authorized("kept login extended: good for \(kept.components.seconds) s from now\(note)"),
+                goodFor: kept)
         case .success(nil):
             return nil
         case .failure(let error):
             // The record still counts until it ends; it could not be made to last longer.
             guard case .success(let kept) = lookup() else { return nil }
-            return .authorized(kept.reason + "; not extended: \(error)")
+            return KeptLoginExtension(status: .authorized(kept.reason + "; not extended: \(error)"), goodFor: nil)
         }
     }
 }
@@ -157,14 +159,30 @@ extension KeptAcrossProcesses: KeptLoginExtending {
 ///
 /// ```swift
 /// let capability: any CapabilityType = pamAdmin
-/// if let extending = capability as? any KeptLoginExtending, let status = try await extending.extendKeptLogin() {
-///     print(status.reason)  // kept login extended: good for 300 s from now
+/// if let extending = capability as? any KeptLoginExtending, let extended = try await extending.extendKeptLogin() {
+///     print(extended.status.reason)  // kept login extended: good for 300 s from now
 /// }
 /// ```
 public protocol KeptLoginExtending: CapabilityType {
     /// The kept login written again to last its whole keep from now, or nil when no kept login
     /// counts here (ask as `authorize()` does).
-    func extendKeptLogin() async throws -> CapabilityStatus?
+    func extendKeptLogin() async throws -> KeptLoginExtension?
+}
+
+/// What extending a kept login came to: the capability's status, and how long from now the
+/// login is good for when it was made to last longer.
+public struct KeptLoginExtension: Sendable {
+    /// The capability's status now: authorized, by the kept login.
+    public let status: CapabilityStatus
+    /// How long from now the kept login is good for; nil when it counts but was not made to last
+    /// longer (its record could not be written again, or the capability needs no login here).
+    public let goodFor: Duration?
+
+    /// An extension that left the capability `status`, good for `goodFor` from now.
+    public init(status: CapabilityStatus, goodFor: Duration?) {
+        self.status = status
+        self.goodFor = goodFor
+    }
 }
 
 extension KeptAcrossProcesses: SubjectCapability {

@@ -54,8 +54,9 @@ struct RootWithoutLogin: SubjectCapability {
 }
 
 extension RootWithoutLogin: KeptLoginExtending {
-    func extendKeptLogin() async throws -> CapabilityStatus? {
-        if answersForRoot { return rootStatus }
+    func extendKeptLogin() async throws -> KeptLoginExtension? {
+        // Root needs no login here: nothing is kept, so nothing is extended.
+        if answersForRoot { return KeptLoginExtension(status: rootStatus, goodFor: nil) }
         return try await (base as? any KeptLoginExtending)?.extendKeptLogin()
     }
 }

@@ -74,7 +74,7 @@ struct AuthorizeCommand: AsyncParsableCommand {
         if extend, let extending = capability as? any KeptLoginExtending,
             let extended = try? await extending.extendKeptLogin()
         {
-            status = extended
+            status = extended.status
         } else {
             let authorize = Authorize(capability)
             ProcedureQueue().addProcedure(authorize)
