@@ -99,6 +99,14 @@ struct CapctlOperatorTests {
         #expect(open["keptOver"] as? [String] == ["\(tree.root)/config/capctl/policy.yaml:2:3"])
         #expect(try run.entries("flags")["beta"]?["value"] as? Bool == true)
         #expect(try run.entries("definitions")["final"]?["status"] as? String == "true")
+        // The user's file checked with the installed layers: every system gate compared exactly.
+        let proof = try tree.capctl(["validate", "--installed", tree.root + "/config/capctl/policy.yaml"])
+        #expect(proof.status == 0, "\(proof.output)\(proof.error)")
+        #expect(
+            proof.output.contains(
+                "note: final: the per-user layer (1 file(s)) changes none of the system's 1 gate(s): each decides exactly"
+            ),
+            "\(proof.output)")
         let validate = try tree.capctl(["validate"])
         #expect(validate.status == 0, "\(validate.output)")
         #expect(

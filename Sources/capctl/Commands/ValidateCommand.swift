@@ -100,6 +100,11 @@ struct ValidateCommand: AsyncParsableCommand {
                     + policy.refusedOverrides.map {
                         "\($0.replaced): \($0.kind) \"\($0.name)\" does not replace the system's at \($0.by): the system policy is final"
                     }
+                if installed, policy.finalLocation != nil, let userDirectory {
+                    let (note, problems) = Self.finalCheck(policy, files: policyFiles, userDirectory: userDirectory)
+                    overrides += note.map { [$0] } ?? []
+                    errors += problems
+                }
                 // Strict: every flag's problems too, though the flags load and evaluate as in flagd.
                 // A flag service's declaration was checked as it was read; what it serves is not
                 // the policy's to validate (nothing is asked over the network here).
@@ -155,6 +160,40 @@ struct ValidateCommand: AsyncParsableCommand {
                     + "now \(change.words?.old ?? "?"), then \(change.words?.new ?? "?")"
             }
         }
+    }
+
+    /// Under a final system policy, what the per-user layer does to the system's gates: each is
+    /// compared exactly (`PolicyDifference`, every status and flag value) with the system layers
+    /// alone. None may decide differently (Semantics rule 58: a final policy's gates read the
+    /// system's definitions alone, whatever a user writes); one that did would be an error, never
+    /// a note. Nothing to say when the per-user layer holds no file.
+    static func finalCheck(_ policy: Policy, files: [String], userDirectory: String) -> (
+        note: String?, errors: [String]
+    ) {
+        let systemFiles = files.filter { !$0.hasPrefix(userDirectory + "/") }
+        let userCount = files.count - systemFiles.count
+        guard userCount > 0,
+            let system = try? PolicyLoader.load(
+                files: systemFiles, userDirectory: userDirectory, environment: PolicyContext.environment)
+        else { return (nil, []) }
+        let widened = PolicyDifference(old: system, new: policy).gates.filter { change in
+            system.gates[change.gate] != nil && change.kind != .unchanged
+        }
+        guard widened.isEmpty else {
+            return (
+                nil,
+                widened.map { change in
+                    let example = change.counterexample.map(AnalyzeCommand.assignment) ?? ""
+                    return "final: the per-user layer changes the system's gate \(change.gate) (\(change.kind)): "
+                        + "with \(example): system alone \(change.words?.old ?? "?"), with the user's \(change.words?.new ?? "?")"
+                }
+            )
+        }
+        return (
+            "final: the per-user layer (\(userCount) file(s)) changes none of the system's \(system.gates.count) gate(s): "
+                + "each decides exactly as without it, under every status of its capabilities and value of its flags",
+            []
+        )
     }
 
     /// For a candidate that is not yet installed and whose relative paths did not resolve: they

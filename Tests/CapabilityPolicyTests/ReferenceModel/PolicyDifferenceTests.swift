@@ -119,4 +119,45 @@ struct PolicyDifferenceTests {
         // Both kinds of mutation came up: the test compared something.
         #expect(differing > 5 && equivalent > 0, "\(differing) differing, \(equivalent) equivalent mutations")
     }
+
+    @Test("under a final system policy, no random per-user layer makes a system gate decide differently")
+    func finalSystemGatesWhateverTheUserWrites() throws {
+        let directory = try TemporaryDirectory(prefix: "final-layers")
+        let gates = GateModelDifferentialTests.randomGates(40, depth: 3, seed: 0xF1_4A10)
+        let system = try directory.write(
+            "final: true\n" + GateModelDifferentialTests.policyText(gates), to: "etc/policy.yaml")
+        let alone = try PolicyLoader.load(files: [system], environment: .linux)
+        var random = SplitMix(seed: 0xF1_4A11)
+        for layer in 0..<40 {
+            // The user redefines the system's capabilities, gates and flags, and adds gates of its own.
+            let theirs = GateModelDifferentialTests.randomGates(gates.count, depth: 3, seed: 0xF1_4A12 &+ UInt64(layer))
+            var lines = ["capabilities:"]
+            for index in 0..<GateModelDifferentialTests.capabilityCount {
+                let kind =
+                    Bool.random(using: &random) ? "{ kind: file, path: /tmp }" : "{ kind: user, user: nobody }"
+                lines.append("  c\(index): \(kind)")
+            }
+            lines += ["flags:", "  inline:", "    flags:"]
+            for index in 0..<GateModelDifferentialTests.flagCount {
+                let value = Bool.random(using: &random) ? "on" : "off"
+                lines.append(
+                    "      f\(index): { state: ENABLED, variants: { \"on\": true, \"off\": false }, defaultVariant: \"\(value)\" }"
+                )
+            }
+            lines.append("gates:")
+            for (index, gate) in theirs.enumerated() {
+                // Each of the system's gates written again (refused), and one of the user's own over them.
+                lines.append("  g\(index): { require: \(gate) }")
+                lines.append("  u\(index): { require: \(gate) }")
+            }
+            let user = try directory.write(lines.joined(separator: "\n") + "\n", to: "user-\(layer)/capctl/policy.yaml")
+            let layered = try PolicyLoader.load(
+                files: [system, user], userDirectory: directory.path + "/user-\(layer)/capctl", environment: .linux)
+            let changed = PolicyDifference(old: alone, new: layered).gates.filter {
+                alone.gates[$0.gate] != nil && $0.kind != .unchanged
+            }
+            #expect(changed.isEmpty, "layer \(layer): \(changed.map(\.gate))")
+            #expect(!layered.refusedOverrides.isEmpty, "the layer tried to replace the system's definitions")
+        }
+    }
 }
