@@ -491,7 +491,7 @@ _capctl_test() {
 
 _capctl_diff() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--json --layers --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __capctl_offer_flags_options 2

@@ -339,6 +339,7 @@ _capctl_diff() {
     local -i ret=1
     local -ar arg_specs=(
         '--json[Print JSON.]'
+        '--layers[OLD and NEW are search paths\: ROOT\[\:ROOT...\]\[\:user=DIR\], lowest precedence first.]'
         ':old:'
         ':new:'
         '--version[Show the version.]'

@@ -159,6 +159,40 @@ struct CapctlDiffTests {
         #expect(try tree.capctl(["check", "export", "--policy", wider] + given).status == 0)
     }
 
+    @Test(
+        "--layers compares whole search paths: a staged root's drop-in shows; a final system keeps its gates from the user"
+    )
+    func layers() throws {
+        let tree = try PolicyTree()
+        try tree.write(
+            "usr-share/policy.yaml",
+            """
+            capabilities:
+              admin: { kind: pam, service: login }
+              ops: { kind: group, group: root }
+            gates:
+              export: { require: { all-of: [admin, ops] } }
+            """)
+        try tree.write("staged/policy.d/50-wider.yaml", "gates:\n  export: { require: { any-of: [admin, ops] } }\n")
+        try tree.write("user/policy.yaml", "gates:\n  export: { require: ops }\n  mine: { require: ops }\n")
+        let installed = tree.vendor
+        let changed = try tree.capctl(["diff", "--layers", installed, installed + ":" + tree.root + "/staged"])
+        #expect(changed.status == 1, "\(changed.output)\(changed.error)")
+        #expect(changed.output.contains("gate export: decides differently: with "), "\(changed.output)")
+        // The per-user layer replaces export, unless the system is final.
+        let user = "user=" + tree.root + "/user"
+        let open = try tree.capctl(["diff", "--layers", installed, installed + ":" + user])
+        #expect(open.output.contains("gate export: decides differently") && open.output.contains("gate mine: added"))
+        try tree.write("etc/policy.yaml", "final: true\n")
+        let system = installed + ":" + tree.admin
+        let final = try tree.capctl(["diff", "--layers", system, system + ":" + user])
+        #expect(
+            final.output.contains("gate export: unchanged") && final.output.contains("gate mine: added"),
+            "\(final.output)")
+        let misuse = try tree.capctl(["diff", "--layers", user + ":" + installed, installed])
+        #expect(misuse.status == 64 && misuse.error.contains("user=DIR must come last"), "\(misuse.error)")
+    }
+
     @Test("validate --installed says what a staged drop-in changes in the installed policy's decisions")
     func validateInstalledChanges() throws {
         let tree = try PolicyTree()

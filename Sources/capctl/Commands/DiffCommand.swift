@@ -11,7 +11,10 @@ struct DiffCommand: AsyncParsableCommand {
         commandName: "diff",
         abstract: "Compare two policies gate by gate: unchanged, added, removed, or decided differently and when.",
         discussion: """
-            OLD and NEW are policy files or policy roots (a directory with policy.yaml and policy.d/). Each gate is \
+            OLD and NEW are policy files or policy roots (a directory with policy.yaml and policy.d/); with --layers, \
+            each is a whole search path: policy roots separated by colons, lowest precedence first, as \
+            CAPCTL_POLICY_ROOTS takes them, and at the end user=DIR for a per-user layer (where a final system \
+            policy keeps its definitions). Each gate is \
             compared exactly over every status of its capabilities and value of its flags; one that decides \
             differently is shown with an assignment under which it does (give it to check --assume) and both words. \
             Capabilities whose definitions changed are listed too. Exits 0 when nothing decides differently, 1 \
@@ -21,6 +24,11 @@ struct DiffCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON.")
     var json = false
 
+    @Flag(
+        name: .long,
+        help: "OLD and NEW are search paths: ROOT[:ROOT...][:user=DIR], lowest precedence first.")
+    var layers = false
+
     @Argument(help: "The old policy: a file or a policy root.")
     var old: String
 
@@ -28,8 +36,8 @@ struct DiffCommand: AsyncParsableCommand {
     var new: String
 
     func run() async throws {
-        let before = try Self.load(old)
-        let after = try Self.load(new)
+        let before = try layers ? Self.load(layers: old) : Self.load(old)
+        let after = try layers ? Self.load(layers: new) : Self.load(new)
         let difference = PolicyDifference(old: before, new: after)
         let capabilities = Self.capabilityChanges(before, after)
         if json {
@@ -52,6 +60,36 @@ struct DiffCommand: AsyncParsableCommand {
             print(TerminalText.lines(lines))
         }
         if difference.changesDecisions || !capabilities.isEmpty { throw ExitStatus.denied }
+    }
+
+    /// The policy of a search path written `ROOT:ROOT...:user=DIR`: each root's files layered in
+    /// order, then the per-user layer's, as capctl reads the installed policy.
+    static func load(layers: String) throws -> Policy {
+        var roots: [String] = []
+        var user: String?
+        for entry in layers.split(separator: ":", omittingEmptySubsequences: true).map(String.init) {
+            guard user == nil else {
+                throw CommandFailure(
+                    message: "capctl: in \(layers): user=DIR must come last, and once", status: ExitStatus.usage)
+            }
+            if entry.hasPrefix("user=") {
+                user = PolicyContext.absolute(String(entry.dropFirst("user=".count)))
+            } else {
+                roots.append(PolicyContext.absolute(entry))
+            }
+        }
+        for directory in roots + (user.map { [$0] } ?? []) {
+            var info = stat()
+            guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+                throw CommandFailure(message: "capctl: \(directory): no such directory", status: ExitStatus.usage)
+            }
+        }
+        do throws(PolicyErrors) {
+            let searchPath = PolicySearchPath(directories: roots, userDirectory: user)
+            return try PolicyLoader.load(searchPath: searchPath, environment: PolicyContext.environment)
+        } catch {
+            throw CommandFailure(lines: error.errors.map(\.description), status: ExitStatus.configuration)
+        }
     }
 
     /// The policy of a file, or of a policy root's files.
