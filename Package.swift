@@ -228,7 +228,7 @@ let measuringTargets: [Target] = [
     .executableTarget(
         name: "core-bench",
         dependencies: [
-            "LinuxPolicy", "ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxBackends",
+            "LinuxPolicy", "CapabilityPolicy", "ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxBackends",
             "HeapUsage", "RemoteFlags", "CLinuxSupport", "TestSupport", "DecisionService",
             .product(name: "Logging", package: "swift-log"),
         ],

@@ -66,6 +66,13 @@ struct CoreBench {
             await batch(&report, rounds: AlternatingRounds.count)
             return
         }
+        // `--policy-tools` measures only capctl test, analyze and replay.
+        if CommandLine.arguments.contains("--policy-tools") {
+            var report = Report()
+            await policyTools(&report)
+            report.printRows()
+            exit(report.missed.isEmpty ? 0 : 1)
+        }
         // `--audit` measures only the audit trail.
         if CommandLine.arguments.contains("--audit") {
             var report = Report()
@@ -231,6 +238,9 @@ struct CoreBench {
         // 9. Recording a decision in the audit trail.
         auditTrail(&report)
 
+        // 9b. Testing, analyzing and replaying a policy.
+        await policyTools(&report)
+
         // 7. Work that blocks its thread: 16 bodies of 200 ms on a queue of width 16.
         let blockingCount = 16
         let sleep = 0.2
@@ -323,6 +333,44 @@ struct CoreBench {
             "BatchProcedure time / TaskGroup's (median of the rounds' own ratios)", batchRounds.medianPairedRatio,
             target: 1.5, atLeast: false, row: "BatchProcedure, 10,000 elements width 8 / TaskGroup")
         report.ratio("  fastest / fastest", batchRounds.ratio, target: nil, atLeast: false)
+    }
+
+    /// `capctl test` over 10,000 cases, `analyze` of a 32-atom gate, and replay of 10,000 recorded
+    /// decisions beside deciding the same gates live.
+    static func policyTools(_ report: inout Report) async {
+        let directory = "/tmp/core-bench-policy-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = PolicyToolWorkloads.writePolicy(in: directory)
+        let tests = PolicyToolWorkloads.writeTests(10_000, in: directory)
+        let policy = PolicyToolWorkloads.load(path)
+        var testing = (seconds: Double.infinity, failures: 0)
+        var analysis = Double.infinity
+        for _ in 0..<3 {
+            let run = await PolicyToolWorkloads.runTests(tests, on: policy)
+            if run.seconds < testing.seconds { testing = run }
+            analysis = min(analysis, PolicyToolWorkloads.analyze(policy.policy))
+        }
+        precondition(testing.failures == 0, "\(testing.failures) generated test cases failed")
+        let records = await PolicyToolWorkloads.recordDecisions(10_000, on: policy)
+        var replay = (seconds: Double.infinity, same: 0)
+        var live = Double.infinity
+        for _ in 0..<3 {
+            let run = await PolicyToolWorkloads.replay(records, on: policy)
+            if run.seconds < replay.seconds { replay = run }
+            live = min(live, await PolicyToolWorkloads.decideLive(10_000, on: policy))
+        }
+        precondition(replay.same == records.count, "\(records.count - replay.same) replays differed")
+        report.section("testing, analyzing and replaying a policy")
+        report.time("capctl test's run: 10,000 cases read, decided, covered", testing.seconds, count: 10_000)
+        report.time("deciding the same gate 10,000 times live (floor)", live, count: 10_000)
+        report.time("replay: 10,000 records read back and decided again", replay.seconds, count: 10_000)
+        report.bound("10,000 test cases, seconds", testing.seconds, target: 1, row: "capctl test, 10,000 cases (s)")
+        report.bound(
+            "analyze a 32-atom gate, milliseconds", analysis * 1000, target: 50, row: "analyze, 32 atoms (ms)")
+        report.ratio(
+            "replay / deciding live", replay.seconds / live, target: 3, atLeast: false,
+            row: "replay of 10,000 records / deciding them live")
     }
 
     static func auditTrail(_ report: inout Report) {

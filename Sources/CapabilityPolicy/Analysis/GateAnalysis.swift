@@ -116,8 +116,14 @@ public struct GateAnalysis: Sendable {
         private var atomIndex: [Atom: Int] = [:]
         private var gates: [String: Int] = [:]
         private var asking: [Int: Bool] = [:]
+        /// Capabilities taken to be able to ask whatever their kind: a replay whose record gives
+        /// one `notDetermined` (a what-if can) must have that branch to follow.
+        private let askingAnyway: Set<String>
 
-        init(policy: Policy) { self.policy = policy }
+        init(policy: Policy, askingAnyway: Set<String> = []) {
+            self.policy = policy
+            self.askingAnyway = askingAnyway
+        }
 
         /// Builds further gates from `policy` (their names may mean other requirements there),
         /// in the same diagram over the same atoms: how two policies' gates are compared.
@@ -158,7 +164,7 @@ public struct GateAnalysis: Sendable {
                 let kind = policy.capabilities[name].flatMap { policy.environment.kind(named: $0.kind) }
                 // An atom keeps the values it was first given (two policies compared may define a
                 // capability of the same name with kinds that differ in whether they ask).
-                let mayAsk = asking[index] ?? (kind?.mayAsk ?? true)
+                let mayAsk = asking[index] ?? (askingAnyway.contains(name) || (kind?.mayAsk ?? true))
                 asking[index] = mayAsk
                 if mayAsk {
                     branches.append(OutcomeDiagram.leaf(silenced ? .fails : .needsInteraction))

@@ -65,9 +65,17 @@ public struct PolicyReplay: Sendable {
         self.recorded = recorded
         outcome = evaluation.decisionOutcome
         explanation = evaluation.explanation
-        let reach = GateAnalysis.outcomes(gate: gate, in: definitions, given: statuses)
-        possibleOutcomes = reach.outcomes
-        unrecorded = reach.outcomes.count > 1 ? reach.unrecorded : []
+        if reads.capabilities.allSatisfy({ statuses.capabilities[$0] != nil })
+            && reads.flags.allSatisfy({ statuses.flags[$0] != nil })
+        {
+            // The record gives everything the gate reads: nothing is left free to change it.
+            possibleOutcomes = [outcome]
+            unrecorded = []
+        } else {
+            let reach = GateAnalysis.outcomes(gate: gate, in: definitions, given: statuses)
+            possibleOutcomes = reach.outcomes
+            unrecorded = reach.outcomes.count > 1 ? reach.unrecorded : []
+        }
     }
 
     private static func comparable(_ outcome: Decision.Outcome) -> Decision.Outcome {
@@ -82,7 +90,8 @@ extension GateAnalysis {
         gate: String, in policy: Policy, given: Assumptions
     ) -> (outcomes: Set<Decision.Outcome>, unrecorded: [String]) {
         guard let declaration = policy.gates[gate] else { return ([], []) }
-        var builder = Builder(policy: policy)
+        let notDetermined = Set(given.capabilities.filter { $0.value == .notDetermined }.keys)
+        var builder = Builder(policy: policy, askingAnyway: notDetermined)
         let root = builder.build(declaration.expression, silenced: false)
         let diagram = builder.diagram
         let atoms = builder.atoms
@@ -113,7 +122,7 @@ extension GateAnalysis {
             if let value, value < node.count {
                 stack.append(node[value])
             } else {
-                // Not recorded (or a status this kind never has): any branch may be taken.
+                // Not recorded: any branch may be taken.
                 if value == nil { unrecorded.insert(atom.isFlag ? "flag \(atom.name)" : atom.name) }
                 stack += node.branches
             }

@@ -130,72 +130,90 @@ public struct RecordedDecision: Sendable, Equatable {
     /// the trail escaped them (`\"`, `\\`, `\n`, `\t`, `\r`, `\xHH`, `\u{H}`). A field named twice
     /// is refused: the trail writes each once, so a second is forged or garbled.
     private static func lineFields(_ text: String) throws(ReadingError) -> [String: String] {
-        let scalars = Array(text.unicodeScalars)
-        let start = Array("CAPCTL_".unicodeScalars)
-        guard
-            let first = scalars.indices.first(where: { index in
-                scalars[index...].starts(with: start) && (index == 0 || scalars[index - 1] == " ")
-            })
-        else { throw ReadingError("no CAPCTL_ field: not a capctl audit record") }
+        // Bytes, not characters: every delimiter is ASCII, and a value's other bytes are copied as they are.
+        let bytes = Array(text.utf8)
+        let start = Array("CAPCTL_".utf8)
+        var first: Int?
+        var search = 0
+        while search + start.count <= bytes.count {
+            if bytes[search] == UInt8(ascii: "C"), bytes[search..<search + start.count].elementsEqual(start),
+                search == 0 || bytes[search - 1] == UInt8(ascii: " ")
+            {
+                first = search
+                break
+            }
+            search += 1
+        }
+        guard let first else { throw ReadingError("no CAPCTL_ field: not a capctl audit record") }
+        func hexValue(_ digits: ArraySlice<UInt8>) -> UInt32? {
+            guard !digits.isEmpty, digits.count <= 8 else { return nil }
+            return UInt32(String(decoding: digits, as: UTF8.self), radix: 16)
+        }
         var fields: [String: String] = [:]
         var index = first
-        while index < scalars.count {
-            var name = ""
-            while index < scalars.count, scalars[index] != "=" {
-                let scalar = scalars[index]
-                guard ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_" else {
-                    throw ReadingError("a field name may hold only A-Z, 0-9 and _ (found \"\(scalar)\")")
+        while index < bytes.count {
+            let nameStart = index
+            while index < bytes.count, bytes[index] != UInt8(ascii: "=") {
+                let byte = bytes[index]
+                guard
+                    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+                else {
+                    throw ReadingError(
+                        "a field name may hold only A-Z, 0-9 and _ (found \"\(String(decoding: [byte], as: UTF8.self))\")"
+                    )
                 }
-                name.unicodeScalars.append(scalar)
                 index += 1
             }
-            guard index + 1 < scalars.count, scalars[index + 1] == "\"", !name.isEmpty else {
+            let name = String(decoding: bytes[nameStart..<index], as: UTF8.self)
+            guard index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\""), !name.isEmpty else {
                 throw ReadingError("field \(name.isEmpty ? "?" : name) has no quoted value")
             }
             index += 2
-            var value = String.UnicodeScalarView()
+            var value: [UInt8] = []
             var closed = false
-            while index < scalars.count {
-                let scalar = scalars[index]
+            while index < bytes.count {
+                let byte = bytes[index]
                 index += 1
-                if scalar == "\"" {
+                if byte == UInt8(ascii: "\"") {
                     closed = true
                     break
                 }
-                guard scalar == "\\" else {
-                    value.append(scalar)
+                guard byte == UInt8(ascii: "\\") else {
+                    value.append(byte)
                     continue
                 }
-                guard index < scalars.count else { break }
-                let escaped = scalars[index]
+                guard index < bytes.count else { break }
+                let escaped = bytes[index]
                 index += 1
                 switch escaped {
-                case "n": value.append("\n")
-                case "t": value.append("\t")
-                case "r": value.append("\r")
-                case "x":
-                    guard index + 2 <= scalars.count,
-                        let code = UInt32(String(String.UnicodeScalarView(scalars[index..<index + 2])), radix: 16),
-                        let decoded = Unicode.Scalar(code)
-                    else { throw ReadingError("field \(name): a \\x escape needs two hexadecimal digits") }
-                    value.append(decoded)
+                case UInt8(ascii: "n"): value.append(UInt8(ascii: "\n"))
+                case UInt8(ascii: "t"): value.append(UInt8(ascii: "\t"))
+                case UInt8(ascii: "r"): value.append(UInt8(ascii: "\r"))
+                case UInt8(ascii: "x"):
+                    guard index + 2 <= bytes.count, let code = hexValue(bytes[index..<index + 2]), code < 0x80 else {
+                        throw ReadingError("field \(name): a \\x escape needs two hexadecimal digits")
+                    }
+                    value.append(UInt8(code))
                     index += 2
-                case "u":
-                    guard index < scalars.count, scalars[index] == "{",
-                        let end = scalars[index...].firstIndex(of: "}"),
-                        let code = UInt32(String(String.UnicodeScalarView(scalars[(index + 1)..<end])), radix: 16),
-                        let decoded = Unicode.Scalar(code)
+                case UInt8(ascii: "u"):
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: "{"),
+                        let end = bytes[index...].firstIndex(of: UInt8(ascii: "}")),
+                        let code = hexValue(bytes[(index + 1)..<end]), let scalar = Unicode.Scalar(code)
                     else { throw ReadingError("field \(name): a \\u escape needs {hexadecimal digits}") }
-                    value.append(decoded)
+                    value += Array(String(scalar).utf8)
                     index = end + 1
                 default: value.append(escaped)
                 }
             }
             guard closed else { throw ReadingError("field \(name): its value has no closing quote") }
             guard fields[name] == nil else { throw ReadingError("field \(name) appears twice") }
-            fields[name] = String(value)
+            fields[name] = String(decoding: value, as: UTF8.self)
             // One space between fields; the line may end with a line break.
-            while index < scalars.count, scalars[index] == " " || scalars[index] == "\n" || scalars[index] == "\r" {
+            while index < bytes.count,
+                bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\n")
+                    || bytes[index] == UInt8(ascii: "\r")
+            {
                 index += 1
             }
         }

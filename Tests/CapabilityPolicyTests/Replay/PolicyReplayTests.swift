@@ -105,6 +105,21 @@ struct PolicyReplayTests {
         let replay = try await PolicyReplay(
             gate: "g0", statuses: Assumptions(capabilities: ["c0": .denied]), recorded: .dismissed, policy: policy)
         #expect(replay.isSame && replay.outcome == .fails)
+        // A kind that never asks, given notDetermined all the same (a what-if can): the evaluator's word.
+        let directory2 = try TemporaryDirectory(prefix: "replay-never-asks")
+        let plain = try LoadedPolicy(
+            PolicyLoader.load(
+                files: [
+                    try directory2.write(
+                        GateModelDifferentialTests.policyText([.allOf([.capability(0), .capability(1)])]),
+                        to: "policy.yaml")
+                ],
+                environment: .linux),
+            options: Self.options)
+        let asked = try await PolicyReplay(
+            gate: "g0", statuses: Assumptions(capabilities: ["c0": .authorized, "c1": .notDetermined]),
+            recorded: .needsInteraction, policy: plain)
+        #expect(asked.isSame, "\(asked.outcome), possible \(asked.possibleOutcomes)")
         await #expect(throws: ConfigurationError.self) {
             try await PolicyReplay(gate: "gone", statuses: Assumptions(), recorded: .holds, policy: policy)
         }
