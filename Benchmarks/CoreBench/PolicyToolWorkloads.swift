@@ -1,9 +1,9 @@
-import CLinuxSupport
 import Capabilities
 import CapabilityPolicy
 import Foundation
 import Glibc
 import LinuxPolicy
+import TestSupport
 
 /// Issue 56's tools on generated policies: `capctl test` over 10,000 cases, `analyze` of a
 /// 32-atom gate, and replay of 10,000 recorded decisions beside deciding them live (its floor).
@@ -91,8 +91,7 @@ enum PolicyToolWorkloads {
     static func recordDecisions(_ count: Int, on policy: LoadedPolicy) async -> [String] {
         let path = "/tmp/core-bench-replay-\(getpid())"
         unlink(path)
-        let socket = clinux_unix_socket(path, Int32(SOCK_DGRAM.rawValue), CLINUX_UNIX_BIND)
-        precondition(socket >= 0, "cannot bind \(path)")
+        let socket = try! boundUnixSocket(at: path, datagram: true)
         defer {
             close(socket)
             unlink(path)
