@@ -93,6 +93,39 @@ struct KeptLoginRecordsTests {
         #expect(throws: KeptRecordError.self) { try records.keep(key, for: .seconds(300)) }
     }
 
+    @Test("one user keeps at most maximumPerUser records: ended ones go first, then those ending soonest; others' stay")
+    func boundedPerUser() throws {
+        let fixture = try Fixture()
+        let records = fixture.records
+        let limit = KeptLoginRecords.maximumPerUser
+        func scoped(_ uid: UInt32, _ index: Int) -> KeptLoginRecords.Key {
+            KeptLoginRecords.Key(uid: uid, capability: "pam:admin", fingerprint: "v1", scope: "session=\(index)")
+        }
+        func files(of uid: UInt32) throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path + "/keep")
+                .filter { $0.hasPrefix("\(uid)-") }.count
+        }
+        try records.keep(scoped(2000, 0), for: .seconds(600))
+        // Two that end at once, then a session after session, each a second later than the last.
+        try records.keep(scoped(1000, -1), for: .seconds(1))
+        try records.keep(scoped(1000, -2), for: .seconds(1))
+        fixture.advance(seconds: 2)
+        for index in 0..<(limit + 8) {
+            try records.keep(scoped(1000, index), for: .seconds(600))
+            fixture.advance(seconds: 1)
+        }
+        #expect(try files(of: 1000) == limit)
+        // The newest are kept, the oldest that still counted went; another user's is untouched.
+        #expect(records.remaining(scoped(1000, limit + 7), keep: .seconds(600)) != nil)
+        #expect(records.remaining(scoped(1000, 8), keep: .seconds(600)) != nil)
+        #expect(records.remaining(scoped(1000, 7), keep: .seconds(600)) == nil)
+        #expect(records.remaining(scoped(2000, 0), keep: .seconds(600)) != nil)
+        #expect(try files(of: 2000) == 1)
+        // Writing a scope's record again does not push out another.
+        try records.keep(scoped(1000, limit + 7), for: .seconds(600))
+        #expect(records.remaining(scoped(1000, 8), keep: .seconds(600)) != nil)
+    }
+
     @Test("forget removes one user's records, and only theirs")
     func forget() throws {
         let fixture = try Fixture()

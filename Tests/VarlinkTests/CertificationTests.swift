@@ -21,7 +21,7 @@ struct CertificationTests {
         let progress = CertificationService.Progress()
         let service = VarlinkService(info: Self.info, interfaces: [CertificationService.interface(progress)])
         let listener = FileDescriptor(rawValue: try listeningUnixSocket(at: socket))
-        let serving = Task { try await service.run(adopting: listener) }
+        let serving = await startedTask { try await service.run(adopting: listener) }
         defer { serving.cancel() }
         let run = try runProcess(
             python, ["-m", "varlink.tests.test_certification", "--client", "--varlink=unix:" + socket])

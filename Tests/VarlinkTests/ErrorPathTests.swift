@@ -214,7 +214,7 @@ struct ErrorPathTests {
             info: VarlinkServiceInfo(vendor: "test", product: "echo", version: "1", url: "https://example.org"),
             interfaces: [Self.echo])
         let listening = FileDescriptor(rawValue: try listeningUnixSocket(at: socket))
-        let serving = Task { try await service.run(adopting: listening) }
+        let serving = await startedTask { try await service.run(adopting: listening) }
         defer { serving.cancel() }
         // Called off the tasks' shared threads: the service's task must be able to start meanwhile.
         let (refusal, echoed) = try await awaitBlocking { () throws -> (VarlinkClient.Failure?, VarlinkValue?) in

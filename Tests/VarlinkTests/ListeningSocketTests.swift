@@ -30,14 +30,14 @@ struct ListeningSocketTests {
         // The copy systemd would keep.
         let kept = dup(listener)
         defer { close(kept) }
-        let first = Task { try await Self.service().run(adopting: FileDescriptor(rawValue: listener)) }
+        let first = await startedTask { try await Self.service().run(adopting: FileDescriptor(rawValue: listener)) }
         #expect(try await Self.echo("one", at: socket) == .string("one"))
         first.cancel()
         try await first.value
         #expect(OpenDescriptors.count(socketsAt: socket) == 1, "the service closed its descriptor, not the copy")
         #expect(FileManager.default.fileExists(atPath: socket))
         // Still listening: a client connects while no service runs, and the next one serves it.
-        let second = Task { try await Self.service().run(adopting: FileDescriptor(rawValue: dup(kept))) }
+        let second = await startedTask { try await Self.service().run(adopting: FileDescriptor(rawValue: dup(kept))) }
         defer { second.cancel() }
         #expect(try await Self.echo("two", at: socket) == .string("two"))
     }

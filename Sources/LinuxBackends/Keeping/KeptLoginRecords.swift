@@ -192,6 +192,7 @@ public struct KeptLoginRecords: Sendable {
             boot: boot, uid: key.uid, capability: key.capability, fingerprint: key.fingerprint, scope: key.scope,
             written: now, expires: now &+ Self.nanoseconds(keep))
         let final = path(for: key)
+        makeRoom(for: key, boot: boot, now: now)
         let temporary = final + ".\(getpid()).new"
         let descriptor: FileDescriptor
         do {
@@ -208,6 +209,36 @@ public struct KeptLoginRecords: Sendable {
         guard written != nil, rename(temporary, final) == 0 else {
             unlink(temporary)
             throw KeptRecordError(description: "\(final): cannot write the record")
+        }
+    }
+
+    /// The most records one user keeps at once (one per capability, terminal and session). A
+    /// user who opens session after session cannot fill the shared directory (root's, under
+    /// /run, for every client of capctld): past this, the records that no longer count go first,
+    /// then those that end soonest.
+    public static let maximumPerUser = 32
+
+    /// Removes records of `key`'s user until one more fits within ``maximumPerUser``.
+    private func makeRoom(for key: Key, boot: String, now: Int64) {
+        guard let names = try? TrustedFile.entries(of: directory) else { return }
+        let own = path(for: key)
+        var records: [(path: String, expires: Int64)] = []
+        for name in names where name.hasPrefix("\(key.uid)-") && !name.hasSuffix(".new") {
+            let path = directory + "/" + name
+            guard path != own else { continue }
+            guard let bytes = try? TrustedFile.bytes(of: path),
+                let record = Record(String(decoding: bytes, as: UTF8.self)),
+                record.boot == boot, record.expires > now
+            else {
+                // Ended, of another boot, or unreadable: counts for no one.
+                unlink(path)
+                continue
+            }
+            records.append((path, record.expires))
+        }
+        guard records.count >= Self.maximumPerUser else { return }
+        for record in records.sorted(by: { $0.expires < $1.expires }).prefix(records.count - Self.maximumPerUser + 1) {
+            unlink(record.path)
         }
     }
 
