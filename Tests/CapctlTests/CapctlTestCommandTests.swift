@@ -128,16 +128,19 @@ struct CapctlTestCommandTests {
 /// `capctl diff OLD NEW` through the built binary.
 @Suite("capctl diff", .timeLimit(.minutes(1)))
 struct CapctlDiffTests {
+    /// A pam login and a group, and gate export needing both: what these tests change.
+    static let exportPolicy = """
+        capabilities:
+          admin: { kind: pam, service: login }
+          ops: { kind: group, group: root }
+        gates:
+          export: { require: { all-of: [admin, ops] } }
+        """
+
     @Test("an equivalent rewrite is unchanged (exit 0); a change is shown with a counterexample (exit 1)")
     func diff() throws {
         let tree = try PolicyTree()
-        let policy = """
-            capabilities:
-              admin: { kind: pam, service: login }
-              ops: { kind: group, group: root }
-            gates:
-              export: { require: { all-of: [admin, ops] } }
-            """
+        let policy = Self.exportPolicy
         let old = try tree.write("old.yaml", policy)
         let same = try tree.write(
             "same.yaml",
@@ -164,15 +167,7 @@ struct CapctlDiffTests {
     )
     func layers() throws {
         let tree = try PolicyTree()
-        try tree.write(
-            "usr-share/policy.yaml",
-            """
-            capabilities:
-              admin: { kind: pam, service: login }
-              ops: { kind: group, group: root }
-            gates:
-              export: { require: { all-of: [admin, ops] } }
-            """)
+        try tree.write("usr-share/policy.yaml", Self.exportPolicy)
         try tree.write("staged/policy.d/50-wider.yaml", "gates:\n  export: { require: { any-of: [admin, ops] } }\n")
         try tree.write("user/policy.yaml", "gates:\n  export: { require: ops }\n  mine: { require: ops }\n")
         let installed = tree.vendor
@@ -196,16 +191,7 @@ struct CapctlDiffTests {
     @Test("validate --installed says what a staged drop-in changes in the installed policy's decisions")
     func validateInstalledChanges() throws {
         let tree = try PolicyTree()
-        try tree.write(
-            "etc/policy.yaml",
-            """
-            capabilities:
-              admin: { kind: pam, service: login }
-              ops: { kind: group, group: root }
-            gates:
-              export: { require: { all-of: [admin, ops] } }
-              other: { require: ops }
-            """)
+        try tree.write("etc/policy.yaml", Self.exportPolicy + "\n  other: { require: ops }\n")
         let staged = try tree.write(
             "staging/50-wider.yaml",
             "gates:\n  export: { require: { any-of: [admin, ops] } }\n  extra: { require: ops }\n")
