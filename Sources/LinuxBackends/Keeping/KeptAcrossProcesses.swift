@@ -171,6 +171,11 @@ public protocol KeptLoginExtending: CapabilityType {
 
 /// What extending a kept login came to: the capability's status, and how long from now the
 /// login is good for when it was made to last longer.
+///
+/// ```swift
+/// let extended = KeptLoginExtension(status: .authorized("kept login extended"), goodFor: .seconds(300))
+/// print(extended.goodFor.map { "good for \($0)" } ?? "not extended")
+/// ```
 public struct KeptLoginExtension: Sendable {
     /// The capability's status now: authorized, by the kept login.
     public let status: CapabilityStatus

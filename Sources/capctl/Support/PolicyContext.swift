@@ -90,7 +90,8 @@ enum PolicyContext {
     /// When only the gates `deciding` are decided and none of them reads a flag, no flag service
     /// is started or waited for: an unrelated service never delays a decision.
     static func load(
-        policyFiles given: [String], policyOptions: PolicyOptions, deciding: [String]? = nil
+        policyFiles given: [String], policyOptions: PolicyOptions, deciding: [String]? = nil,
+        environment: PolicyEnvironment = PolicyContext.environment
     ) async throws -> LoadedPolicy {
         let files = try files(given: given)
         var policyOptions = policyOptions
