@@ -6,7 +6,7 @@ import Testing
 
 /// Semantics rule 23: authorization requests for one capability are serialized; the gated
 /// work is not. And contract 13 for a gate waiting on a person.
-@Suite("Authorization serialization", .timeLimit(.minutes(1)))
+@Suite("Authorization serialization", .timeLimit(.minutes(2)))
 struct AuthorizationSerializationTests {
     /// Without a status in memory (`answersAtOnce` false), the later requests find the answer
     /// only by reading the status again: they must not use what their gates read before the

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Semantics rules 20 to 24 through the `AuthorizedFor` gate, and its compositions (12, 15-18).
-@Suite("AuthorizedFor", .timeLimit(.minutes(1)))
+@Suite("AuthorizedFor", .timeLimit(.minutes(2)))
 struct AuthorizedForTests {
     /// Runs `body` gated by `condition` and reports whether the body ran.
     private func gate(_ condition: any ProcedureCondition) async -> (ran: Bool, procedure: Procedure) {

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Semantics rules 20 to 22 for the stand-alone operations, and requirements.
-@Suite("Status and authorize operations", .timeLimit(.minutes(1)))
+@Suite("Status and authorize operations", .timeLimit(.minutes(2)))
 struct CapabilityProcedureTests {
     @Test("GetAuthorizationStatus reads without asking")
     func getStatus() async throws {

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// Authorizations that expire (polkit's auth_admin_keep, sudo's timestamp).
-@Suite("Kept authorizations", .timeLimit(.minutes(1)))
+@Suite("Kept authorizations", .timeLimit(.minutes(2)))
 struct KeptAuthorizationTests {
     @Test("an authorization is kept for the configured time, then notDetermined again")
     func expires() async throws {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Semantics rule 25: status changes as an async sequence.
-@Suite("Status updates", .timeLimit(.minutes(1)))
+@Suite("Status updates", .timeLimit(.minutes(2)))
 struct StatusUpdatesTests {
     @Test("the first element is the current status, then each change once")
     func changes() async {

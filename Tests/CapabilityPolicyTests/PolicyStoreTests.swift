@@ -9,7 +9,7 @@ import Testing
 
 /// The library watches policy files: changes apply without a restart; a broken change keeps
 /// the last good policy and says why.
-@Suite("Policy store", .timeLimit(.minutes(1)))
+@Suite("Policy store", .timeLimit(.minutes(2)))
 struct PolicyStoreTests {
     @Test("an edit and a new drop-in apply; a broken edit keeps the last good policy")
     func reload() async throws {

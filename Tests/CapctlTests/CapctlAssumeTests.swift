@@ -5,7 +5,7 @@ import Testing
 
 /// `capctl check --assume` and `--assume-flag`: a gate decided with statuses and flag values
 /// given, nobody asked, the gate's word and exit status those of Semantics rule 49.
-@Suite("capctl check --assume", .timeLimit(.minutes(1)))
+@Suite("capctl check --assume", .timeLimit(.minutes(2)))
 struct CapctlAssumeTests {
     private func tree() throws -> PolicyTree {
         let tree = try PolicyTree()
@@ -105,7 +105,7 @@ struct CapctlAssumeTests {
 
 /// `capctl analyze GATE` through the built binary: the words, a witness given back to `check
 /// --assume`, and the exit status (1 for a gate that can never hold).
-@Suite("capctl analyze", .timeLimit(.minutes(1)))
+@Suite("capctl analyze", .timeLimit(.minutes(2)))
 struct CapctlAnalyzeTests {
     @Test("a gate that can hold exits 0 with a witness check --assume agrees with; one that never can exits 1")
     func analyze() throws {

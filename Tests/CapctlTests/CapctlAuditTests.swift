@@ -10,7 +10,7 @@ import Testing
 @Suite(
     "capctl audit trail", .serialized,
     .enabled(if: SyslogReceiver.isAvailable && PAMTestModules.matrix != nil, "needs rsyslog and libpam-wrapper"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(2)))
 struct CapctlAuditTests {
     private func tree(audit: String? = nil, missingPath: String = "/nonexistent/\\e[2J") throws -> PolicyTree {
         let tree = try PolicyTree()
@@ -166,7 +166,7 @@ struct CapctlAuditTests {
     .enabled(
         if: JournalReceiver.isAvailable && PAMTestModules.matrix != nil && geteuid() == 0,
         "needs systemd-journald, libpam-wrapper and root (mount namespaces)"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(2)))
 struct CapctlJournalAuditTests {
     /// Under a final system policy with `audit:`, an unprivileged caller's CAPCTL_AUDIT_SOCKET sent
     /// the records only to the caller's socket: what the administrator asked to record never

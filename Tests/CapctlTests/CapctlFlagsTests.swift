@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `capctl flags`, `validate` and `watch`.
-@Suite("capctl flags, validate and watch", .timeLimit(.minutes(1)))
+@Suite("capctl flags, validate and watch", .timeLimit(.minutes(2)))
 struct CapctlFlagsTests {
     static let flags = """
         {"flags": {

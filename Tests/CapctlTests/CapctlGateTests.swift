@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `check`, `run`, `authorize` and every exit status, through the built binary.
-@Suite("capctl gates and exit statuses", .timeLimit(.minutes(1)))
+@Suite("capctl gates and exit statuses", .timeLimit(.minutes(2)))
 struct CapctlGateTests {
     static let policy = """
         capabilities:

@@ -9,7 +9,7 @@ import Testing
 /// command's own, so no machine file is touched.
 @Suite(
     "capctl and the account databases",
-    .enabled(if: geteuid() == 0, "needs root for a mount namespace"), .timeLimit(.minutes(1)))
+    .enabled(if: geteuid() == 0, "needs root for a mount namespace"), .timeLimit(.minutes(2)))
 struct CapctlIdentityTests {
     static let policy = """
         flags:

@@ -9,7 +9,7 @@ import Testing
 @Suite(
     "capctl keeps logins across processes", .serialized,
     .enabled(if: PAMTestModules.matrix != nil && geteuid() == 0, "needs libpam-wrapper, and root for the records"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(2)))
 struct CapctlKeepTests {
     private func tree(keep: String = "5m") throws -> (PolicyTree, bootID: String) {
         let tree = try PolicyTree()

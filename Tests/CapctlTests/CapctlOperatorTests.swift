@@ -5,7 +5,7 @@ import Testing
 /// What administrators and operators meet: where every definition came from, a final system
 /// policy, checking a drop-in with the installed layers, errors for programs, and systemd.
 @Suite(
-    "capctl for operators: origins, final roots, validate --installed, JSON errors, systemd", .timeLimit(.minutes(1)))
+    "capctl for operators: origins, final roots, validate --installed, JSON errors, systemd", .timeLimit(.minutes(2)))
 struct CapctlOperatorTests {
     /// A vendor file, an admin drop-in replacing its capability and gate, and a per-user file
     /// replacing the gate again and adding one of its own.

@@ -7,7 +7,7 @@ import Testing
 /// A PAM gate answered through --password-stdin against a pam_matrix service directory.
 @Suite(
     "capctl with PAM", .enabled(if: PAMTestModules.matrix != nil, "needs libpam-wrapper (pam_matrix.so)"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(2)))
 struct CapctlPAMTests {
     private func tree() throws -> PolicyTree {
         let tree = try PolicyTree()

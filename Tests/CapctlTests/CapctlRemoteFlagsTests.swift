@@ -7,7 +7,7 @@ import Testing
 /// shows the source, and a gate on a remote flag is undecided once the copy is past max-staleness.
 @Suite(
     "capctl with a flag service", .enabled(if: NginxFixture.isAvailable, "needs root, nginx-light and openssl"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(2)))
 struct CapctlRemoteFlagsTests {
     static let document = """
         {"flags": {"export-enabled": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}

@@ -8,7 +8,7 @@ import Testing
 @Suite(
     "capctl replay", .serialized,
     .enabled(if: SyslogReceiver.isAvailable && geteuid() == 0, "needs rsyslog and root (decides for nobody)"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(2)))
 struct CapctlReplayTests {
     static let policy = """
         capabilities:
@@ -96,7 +96,7 @@ struct CapctlReplayTests {
 @Suite(
     "capctl replay from the journal", .serialized,
     .enabled(if: JournalReceiver.isAvailable && geteuid() == 0, "needs systemd-journald and root (mount namespaces)"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(2)))
 struct CapctlJournalReplayTests {
     @Test("a decision id replays from the journal (journalctl's JSON entry, read back); an unknown id is said")
     func replaysFromJournal() throws {

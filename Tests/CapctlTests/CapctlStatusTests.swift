@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `capctl status` and layering, run as a user would run the binary.
-@Suite("capctl status and layering", .timeLimit(.minutes(1)))
+@Suite("capctl status and layering", .timeLimit(.minutes(2)))
 struct CapctlStatusTests {
     private func statuses(_ run: CapctlRun) throws -> [String: [String: Any]] {
         try run.entries("capabilities", "flags", "gates")

@@ -7,7 +7,7 @@ import Testing
 /// (pkcheck --process, sudo -l -U), through the built binary.
 @Suite(
     "capctl decides for another subject", .serialized,
-    .enabled(if: geteuid() == 0, "needs root: only root may decide for another subject"), .timeLimit(.minutes(1)))
+    .enabled(if: geteuid() == 0, "needs root: only root may decide for another subject"), .timeLimit(.minutes(2)))
 struct CapctlSubjectTests {
     /// A process of uid 65534 with supplementary group 4242 (no name), ready once it printed a line.
     private func nobodyProcess() async throws -> DaemonProcess {

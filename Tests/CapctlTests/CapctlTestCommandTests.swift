@@ -6,7 +6,7 @@ import Testing
 /// `capctl test`: policy test files run through the built binary: the shipped example at full
 /// coverage, failures named by file:line, coverage counted and compared in integers, JUnit for
 /// CI, hermetic cases, and mistakes in a test file with their positions.
-@Suite("capctl test", .timeLimit(.minutes(1)))
+@Suite("capctl test", .timeLimit(.minutes(2)))
 struct CapctlTestCommandTests {
     private static let examples =
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/../../Examples/Policies"
@@ -149,7 +149,7 @@ struct CapctlTestCommandTests {
 }
 
 /// `capctl diff OLD NEW` through the built binary.
-@Suite("capctl diff", .timeLimit(.minutes(1)))
+@Suite("capctl diff", .timeLimit(.minutes(2)))
 struct CapctlDiffTests {
     /// A pam login and a group, and gate export needing both: what these tests change.
     static let exportPolicy = """

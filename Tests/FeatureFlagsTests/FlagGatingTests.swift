@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Flags as capabilities and as conditions on procedures.
-@Suite("Flag gating", .timeLimit(.minutes(1)))
+@Suite("Flag gating", .timeLimit(.minutes(2)))
 struct FlagGatingTests {
     static let json = """
         {"flags": {

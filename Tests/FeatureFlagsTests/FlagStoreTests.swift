@@ -7,7 +7,7 @@ import Testing
 
 /// Flag files are watched: edits apply without a restart, and a broken edit keeps the last
 /// good flags and reports the error.
-@Suite("Flag store", .timeLimit(.minutes(1)))
+@Suite("Flag store", .timeLimit(.minutes(2)))
 struct FlagStoreTests {
     /// The next event, skipping none.
     private func next(_ events: inout AsyncStream<FlagStoreEvent>.AsyncIterator) async throws -> FlagStoreEvent {

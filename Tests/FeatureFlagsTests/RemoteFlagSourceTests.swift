@@ -5,7 +5,7 @@ import Testing
 
 /// How a `FlagStore` merges a remote source, whatever fetches it: a source of the test's own
 /// that reports what the test says.
-@Suite("Remote flag sources in a store", .timeLimit(.minutes(1)))
+@Suite("Remote flag sources in a store", .timeLimit(.minutes(2)))
 struct RemoteFlagSourceTests {
     final class ScriptedSource: RemoteFlagSource {
         private struct State: Sendable {

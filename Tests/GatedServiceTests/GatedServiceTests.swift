@@ -7,7 +7,7 @@ import Testing
 /// 65534 (setpriv) over a real Unix socket. Each answer is decided for the client.
 @Suite(
     "gated service example", .serialized, .enabled(if: geteuid() == 0, "needs root to run clients as uid 65534"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(2)))
 struct GatedServiceTests {
     /// The daemon with `policy`, ready once it said it listens.
     private func daemon(policy: String, audit: SyslogReceiver? = nil) async throws -> (

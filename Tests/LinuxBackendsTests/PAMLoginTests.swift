@@ -14,7 +14,7 @@ import Testing
 @Suite(
     "PAM login",
     .enabled(if: PAMServiceDirectory.isAvailable, "needs libpam-wrapper (pam_matrix.so) and the stock PAM modules"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(2)))
 struct PAMLoginTests {
     private func login(
         _ directory: PAMServiceDirectory, service: String = "test", user: String = "alice", password: String?

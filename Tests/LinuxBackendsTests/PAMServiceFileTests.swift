@@ -11,7 +11,7 @@ import Testing
 @Suite(
     "PAM stacks as libpam reads them",
     .enabled(if: PAMServiceDirectory.isAvailable, "needs libpam-wrapper (pam_matrix.so) and the stock PAM modules"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(2)))
 struct PAMServiceFileTests {
     private func status(_ directory: PAMServiceDirectory, _ service: String = "test") async throws -> CapabilityStatus {
         await (try PAMLogin(service: service, user: "alice", serviceDirectory: directory.path)).resolveStatus()

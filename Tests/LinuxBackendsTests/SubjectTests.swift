@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// Subjects as the kernel identifies them: a real Unix socket's peer as uid 65534.
-@Suite("subjects", .enabled(if: geteuid() == 0, "needs root to run a client as uid 65534"), .timeLimit(.minutes(1)))
+@Suite("subjects", .enabled(if: geteuid() == 0, "needs root to run a client as uid 65534"), .timeLimit(.minutes(2)))
 struct SubjectTests {
     /// A listening socket of the test's own, in a directory uid 65534 can reach.
     private func listener() throws -> (descriptor: Int32, path: String, directory: TemporaryDirectory) {

@@ -6,7 +6,7 @@ import Testing
 @testable import Plumbing
 
 /// The threads under BlockingWork: a thread per waiting call, up to a limit, then in order.
-@Suite("Blocking threads", .timeLimit(.minutes(1)))
+@Suite("Blocking threads", .timeLimit(.minutes(2)))
 struct BlockingThreadsTests {
     @Test("past the limit, a call waits for a thread and then runs, in the order the calls came")
     func limit() async {

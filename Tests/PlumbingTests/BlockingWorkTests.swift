@@ -6,7 +6,7 @@ import Testing
 
 /// The one way blocking calls run: off the cooperative pool, with the waiting task cancellable
 /// and bounded while the call goes on.
-@Suite("Blocking work", .timeLimit(.minutes(1)))
+@Suite("Blocking work", .timeLimit(.minutes(2)))
 struct BlockingWorkTests {
     @Test("the work's value comes back")
     func finishes() async {

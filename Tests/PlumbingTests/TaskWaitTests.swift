@@ -7,7 +7,7 @@ import Testing
 
 /// A service's client thread asking the async core: the tasks run on that thread, blocking work
 /// too, and nothing is left waiting.
-@Suite("TaskWait", .timeLimit(.minutes(1)))
+@Suite("TaskWait", .timeLimit(.minutes(2)))
 struct TaskWaitTests {
     /// `body` on a thread of our own (TaskWait is never called from the cooperative pool), and
     /// that thread's id.

@@ -5,7 +5,7 @@ import Testing
 @testable import ProcedureCore
 
 /// `BatchProcedure`: one procedure per element, at most `width` at once, outputs in element order.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct BatchProcedureTests {
     @Test("outputs come in the elements' order, whatever order the procedures finish in")
     func resultOrder() async throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import ProcedureCore
 
 /// Semantics rules 15 to 18: composed conditions, and the explanation tree.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct CompositionTests {
     func outcome(of condition: any ProcedureCondition) async -> (ran: Bool, procedure: BlockProcedure) {
         let ran = Counter()

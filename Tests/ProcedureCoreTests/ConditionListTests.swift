@@ -4,7 +4,7 @@ import Testing
 
 /// How a procedure keeps its conditions and their answers (ConditionList): in the order added,
 /// past the first two, with every answer explained, whichever way each was reached.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct ConditionListTests {
     /// Runs `procedure` on a queue of its own and returns its explanation.
     private func explanation(of procedure: Procedure) async -> ConditionExplanation? {

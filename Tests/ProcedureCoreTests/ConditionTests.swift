@@ -4,7 +4,7 @@ import Testing
 @testable import ProcedureCore
 
 /// Semantics rules 8 to 14: conditions.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct ConditionTests {
     @Test("8: conditions are evaluated only after every dependency finished")
     func afterDependencies() async {

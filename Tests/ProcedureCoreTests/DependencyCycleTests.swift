@@ -4,7 +4,7 @@ import Testing
 @testable import ProcedureCore
 
 /// Semantics rule 2: dependency cycles fail instead of hanging.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct DependencyCycleTests {
     func expectCycle(_ procedure: Procedure, _ names: Set<String>) {
         guard let error = procedure.error as? ProcedureError, error.code == .dependencyCycle else {

@@ -4,7 +4,7 @@ import Testing
 @testable import ProcedureCore
 
 /// Semantics rules 26 and 27: mutual exclusivity.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct ExclusivityTests {
     @Test("26: procedures sharing a category never overlap across queues, and run in FIFO order")
     func neverOverlapAndFIFO() async {

@@ -4,7 +4,7 @@ import Testing
 @testable import ProcedureCore
 
 /// Semantics rule 30 (groups) and 31 (result injection).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct GroupTests {
     @Test("30: children lists every child in the order added, including those added while running")
     func childrenAreListed() async {
@@ -140,7 +140,7 @@ struct GroupTests {
 }
 
 /// Semantics rule 44, and groups from a builder.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct GroupChildFailureTests {
     @Test("44: without a hook, every child error fails the group")
     func failByDefault() async {
@@ -214,7 +214,7 @@ struct GroupChildFailureTests {
 }
 
 /// `IgnoreErrorsProcedure`: the wrapped procedure's failure does not fail what depends on it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct IgnoreErrorsProcedureTests {
     @Test("a failing procedure, wrapped, lets its dependents run; its own error is kept")
     func ignoresErrors() async {
@@ -246,7 +246,7 @@ struct IgnoreErrorsProcedureTests {
 }
 
 /// Failures that read well: a root cause said once, and children that never ran say why.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct GroupFailureTests {
     struct HTTPError: Error, CustomStringConvertible {
         var description: String { "HTTP 404" }

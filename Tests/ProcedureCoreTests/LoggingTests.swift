@@ -5,7 +5,7 @@ import Testing
 @testable import ProcedureCore
 
 /// Semantics rule 46.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct LoggingTests {
     @Test("46: state changes and condition decisions are logged at debug level, each naming the procedure")
     func debugMessages() async {

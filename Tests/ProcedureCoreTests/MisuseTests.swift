@@ -4,7 +4,7 @@ import Testing
 @testable import ProcedureCore
 
 /// Misuse is reported and never weakens a gate (Semantics rule 42).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct MisuseTests {
     @Test(
         "42: a dependency, condition or category added after enqueueing cancels a procedure that has not started",

@@ -4,7 +4,7 @@ import Testing
 @testable import ProcedureCore
 
 /// Semantics rules 28, 29 and 33 (timeout observer).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct ObserverTests {
     @Test("28: each event once, in order, never under a lock (observers may read the procedure)")
     func eventsOnceOutsideLocks() async {

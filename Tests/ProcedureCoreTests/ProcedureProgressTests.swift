@@ -6,7 +6,7 @@ import Testing
 
 /// Progress: a procedure's own reports, a group's children added up, a retry's current attempt,
 /// a batch's finished elements, and the observers and `AsyncSequence` that see them.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct ProcedureProgressTests {
     /// Every progress a procedure reported to an observer, in order.
     final class Reports: Sendable {

@@ -4,7 +4,7 @@ import Testing
 @testable import ProcedureCore
 
 /// The queue: concurrency limit, suspension, cancel all, waiting, observers.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct ProcedureQueueTests {
     @Test("a queue of width 1 runs one procedure at a time, in order")
     func serialQueue() async {
@@ -183,7 +183,7 @@ struct BlockingWorkloadTests {
 }
 
 /// An unbounded blocking queue starts a thread per ready body, not without end.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct UnboundedBlockingQueueTests {
     @Test("45: a blocking queue of unlimited width runs its bodies and stops starting threads")
     func unlimitedWidth() async {
@@ -196,7 +196,7 @@ struct UnboundedBlockingQueueTests {
 }
 
 /// Quality of service: priorities among ready procedures, and shutting a queue down.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct QueueServiceTests {
     @Test("ready procedures run user-initiated first, then utility, then background, each in order")
     func priorities() async {

@@ -5,7 +5,7 @@ import Testing
 @testable import ProcedureCore
 
 /// Semantics rules 1 to 7: the operation lifecycle.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct ProcedureTests {
     @Test("addDependencies waits for each; dependents run after a failed dependency unless they say otherwise")
     func dependenciesAndFailures() async {

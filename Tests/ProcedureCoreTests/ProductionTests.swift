@@ -4,7 +4,7 @@ import Testing
 @testable import ProcedureCore
 
 /// Semantics rule 43.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct ProductionTests {
     /// Produces `count` procedures from its body, each recording its name.
     final class Producer: Procedure, @unchecked Sendable {

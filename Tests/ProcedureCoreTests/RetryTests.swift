@@ -4,7 +4,7 @@ import Testing
 @testable import ProcedureCore
 
 /// Semantics rules 32 and 33 (delays).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct RetryTests {
     @Test("32: retry runs a fresh procedure per attempt until one succeeds")
     func retryUntilSuccess() async throws {
@@ -152,7 +152,7 @@ struct RetryTests {
 }
 
 /// Retry and repeat over any procedure factory, with typed handlers (rule 32).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct TypedRetryTests {
     /// An attempt with a setting of its own, which the handler adjusts for the next attempt.
     final class Fetch: ResultProcedure<String>, @unchecked Sendable {

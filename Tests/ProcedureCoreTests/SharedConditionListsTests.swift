@@ -4,7 +4,7 @@ import Testing
 
 /// Procedures given the same conditions share one list of them (SharedConditionLists); each
 /// still has answers of its own, and a condition is shared only when it is the same value.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct SharedConditionListsTests {
     private func list(of procedure: Procedure) -> ConditionList? {
         procedure.storage.withLock { _ in procedure.conditionReference.list }

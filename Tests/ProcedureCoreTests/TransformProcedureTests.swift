@@ -4,7 +4,7 @@ import Testing
 @testable import ProcedureCore
 
 /// `TransformProcedure`, `then`, and the collection steps built on it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct TransformProcedureTests {
     @Test("a transform runs on its given input, or on a dependency's output, and chains with then")
     func transform() async throws {

@@ -11,7 +11,7 @@ import Testing
 /// type, a change, the server stopped and back, the last good copy on disk.
 @Suite(
     "HTTP flag source against nginx", .enabled(if: NginxFixture.isAvailable, "needs root, nginx-light and openssl"),
-    .timeLimit(.minutes(1)))
+    .timeLimit(.minutes(2)))
 struct HTTPFlagSourceTests {
     static func document(_ color: String, padding: Int = 0) -> String {
         """

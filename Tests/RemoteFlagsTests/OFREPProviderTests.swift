@@ -6,7 +6,7 @@ import Testing
 
 /// `OFREPProvider` against the spec-derived test server, and the test server against OpenFeature's
 /// own Python OFREP provider.
-@Suite("OFREP provider", .timeLimit(.minutes(1)))
+@Suite("OFREP provider", .timeLimit(.minutes(2)))
 struct OFREPProviderTests {
     static let document = """
         {"flags": {

@@ -9,7 +9,7 @@ import Varlink
 /// What a service does with calls that are wrong: each either an error reply the client can read,
 /// or, where nothing can be replied to (not a call at all), the connection closed. Never a crash,
 /// never a reply to the wrong call. The certification checks valid calls only; these are the rest.
-@Suite("varlink error paths", .timeLimit(.minutes(1)))
+@Suite("varlink error paths", .timeLimit(.minutes(2)))
 struct ErrorPathTests {
     static let echo = VarlinkInterface(
         name: "org.example.echo",

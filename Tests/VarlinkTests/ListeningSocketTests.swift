@@ -7,7 +7,7 @@ import Varlink
 
 /// Where a service listens: a socket it makes at a path, or one it is handed already listening
 /// (systemd's socket activation), which it must leave listening for the one who shares it.
-@Suite("varlink listening sockets", .timeLimit(.minutes(1)))
+@Suite("varlink listening sockets", .timeLimit(.minutes(2)))
 struct ListeningSocketTests {
     static func service() -> VarlinkService {
         VarlinkService(

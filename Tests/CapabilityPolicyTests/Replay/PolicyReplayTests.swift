@@ -21,7 +21,7 @@ struct PolicyReplayTests {
             GateModelDifferentialTests.askingPolicy(gates, in: directory, name: "policy.yaml"), options: Self.options)
         var random = SplitMix(seed: 0x2E_9C1B)
         var problems: [String] = []
-        for _ in 0..<5_000 {
+        for _ in 0..<2_000 {
             let gate = Int.random(in: 0..<gates.count, using: &random)
             let given = GateModelDifferentialTests.assumptions(
                 GateModelDifferentialTests.randomAssignment(using: &random))
@@ -65,7 +65,7 @@ struct PolicyReplayTests {
         var random = SplitMix(seed: 0xD1_FF03)
         var problems: [String] = []
         var (same, different, undetermined) = (0, 0, 0)
-        for _ in 0..<3_000 {
+        for _ in 0..<1_500 {
             let gate = Int.random(in: 0..<old.count, using: &random)
             let assignment = GateModelDifferentialTests.randomAssignment(using: &random)
             let evaluation = try await before.evaluate(

@@ -3,7 +3,7 @@ import Testing
 
 /// The scenarios of OpenFeature's `events.feature` and `metadata.feature`
 /// (specification/assets/gherkin).
-@Suite("OpenFeature gherkin: events and metadata", .timeLimit(.minutes(1)))
+@Suite("OpenFeature gherkin: events and metadata", .timeLimit(.minutes(2)))
 struct EventsAndMetadataFeatureTests {
     /// "A provider which supports events and requires initialization".
     final class InitializingProvider: DefaultAnsweringProvider {

@@ -327,7 +327,7 @@ struct OpenFeatureClientTests {
 
     @Test(
         "a flag store as provider: reloads are configuration changes, a broken edit makes it stale, a fix ready again",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(2)))
     func flagStoreProvider() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write(toggleFile("f", on: false), to: "flags.json")

@@ -7,7 +7,7 @@ import Testing
 /// The requirements of OpenFeature's sections 1 to 5 that the other suites hold only in passing:
 /// each test here names the ones it holds, and `everyRequirementHasATest` checks that every
 /// applicable requirement is named by some test of FeatureFlagsTests.
-@Suite("OpenFeature requirements", .timeLimit(.minutes(1)))
+@Suite("OpenFeature requirements", .timeLimit(.minutes(2)))
 struct OpenFeatureRequirementTests {
     typealias Log = OpenFeatureClientTests.Log
     typealias RecordingHook = OpenFeatureClientTests.RecordingHook

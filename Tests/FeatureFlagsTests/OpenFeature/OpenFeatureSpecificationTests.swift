@@ -7,7 +7,7 @@ import Testing
 
 /// OpenFeature's specification, requirement by requirement: each test names the requirement it
 /// holds the API to.
-@Suite("OpenFeature specification", .timeLimit(.minutes(1)))
+@Suite("OpenFeature specification", .timeLimit(.minutes(2)))
 struct OpenFeatureSpecificationTests {
     /// A provider that answers every flag with what the test scripted, however odd, and records
     /// what it was asked and what it tracked.

@@ -6,7 +6,7 @@ import Testing
 /// OpenFeature v0.9's provider status (2.8) and its migration (appendix E): a provider that says
 /// so announces its own lifecycle, and the API takes its state from those events alone; one that
 /// does not is announced for, once.
-@Suite("OpenFeature 2.8: providers announce their lifecycle", .timeLimit(.minutes(1)))
+@Suite("OpenFeature 2.8: providers announce their lifecycle", .timeLimit(.minutes(2)))
 struct ProviderLifecycleTests {
     /// A provider that announces its lifecycle as the test scripts it, then returns or throws.
     final class ScriptedLifecycleProvider: DefaultAnsweringProvider {

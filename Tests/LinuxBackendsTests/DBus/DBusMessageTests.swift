@@ -10,7 +10,7 @@ import Testing
 /// this user (no root, no system bus): every kind of value written into a call comes back from
 /// the other end as it was written, errors and refusals arrive by their names, and what cannot
 /// be written is refused before anything is sent.
-@Suite(.enabled(if: PrivateBus.isAvailable, "needs /usr/bin/dbus-daemon"), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: PrivateBus.isAvailable, "needs /usr/bin/dbus-daemon"), .timeLimit(.minutes(2)))
 struct DBusMessageTests {
     /// Every kind of value the package writes, nested as polkit's calls nest them.
     static let everyKind: [DBusValue] = [
