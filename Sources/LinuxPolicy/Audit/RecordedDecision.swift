@@ -68,7 +68,7 @@ public struct RecordedDecision: Sendable, Equatable {
             throw ReadingError(
                 "the record has no CAPCTL_DECISION_ID: it was written before records carried what replays them")
         }
-        guard id.utf8.count == 32, id.utf8.allSatisfy(Self.isHexDigit) else {
+        guard Self.isDecisionID(id) else {
             throw ReadingError("CAPCTL_DECISION_ID \"\(id)\" is not 32 hexadecimal digits")
         }
         decisionID = id
@@ -84,8 +84,14 @@ public struct RecordedDecision: Sendable, Equatable {
         statuses.flags = try Self.object(fields["CAPCTL_FLAGS"], field: "CAPCTL_FLAGS")
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    /// Whether `text` is written as a decision id is (`CAPCTL_DECISION_ID`): 32 lower-case
+    /// hexadecimal digits, and nothing else that could reach a journal query.
+    public static func isDecisionID(_ text: String) -> Bool {
+        text.utf8.count == 32
+            && text.utf8.allSatisfy {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            }
     }
 
     private static func object(_ text: String?, field: String) throws(ReadingError) -> [String: FlagValue] {

@@ -33,7 +33,7 @@ struct ReplayCommand: AsyncParsableCommand {
         var passedOver = 0
         for record in records {
             let lines: [(String, String)]
-            if Self.isDecisionID(record) {
+            if RecordedDecision.isDecisionID(record) {
                 lines = try JournalQuery.entries(decisionID: record).map { ("decision \(record)", $0) }
                 if lines.isEmpty {
                     unreadable.append(
@@ -149,14 +149,6 @@ struct ReplayCommand: AsyncParsableCommand {
             "same": .number(Double(results.count { $0.replay?.isSame == true })),
             "replayed": .number(Double(results.count)),
         ])
-    }
-
-    static func isDecisionID(_ text: String) -> Bool {
-        text.utf8.count == 32
-            && text.utf8.allSatisfy {
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
-            }
     }
 
     /// The lines of `path` (standard input for `-`), each with `path:LINE` to name it by. A log
