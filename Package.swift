@@ -101,6 +101,26 @@ let libraryTargets: [Target] = [
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+    // Gates of a policy decided for each request of a web service: for the request's user, 403 / 503 / 401.
+    .target(
+        name: "RouteGates",
+        dependencies: ["CapabilityPolicy", "LinuxPolicy", "LinuxBackends", "Capabilities", "FeatureFlags", "Locking"]),
+    // The route gates as Hummingbird 2 middleware, and an adapter to HummingbirdAuth's authorization
+    // policies. Built only with the package trait "Hummingbird": a user of the core builds no web framework.
+    .target(
+        name: "HummingbirdGates",
+        dependencies: [
+            "RouteGates", "CapabilityPolicy", "LinuxBackends",
+            .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+            .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: .when(traits: ["Hummingbird"])),
+        ]),
+    // The route gates as Vapor 4 middleware; only with the package trait "Vapor".
+    .target(
+        name: "VaporGates",
+        dependencies: [
+            "RouteGates", "CapabilityPolicy", "LinuxBackends",
+            .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
+        ]),
 ]
 
 /// C declarations the libraries and tools call.
@@ -304,6 +324,9 @@ let testTargets: [Target] = [
     .testTarget(
         name: "LinuxPolicyTests", dependencies: ["LinuxPolicy", "Capabilities", "CLinuxSupport", "Locking", "TestSupport"]),
     .testTarget(
+        name: "RouteGatesTests",
+        dependencies: ["RouteGates", "CapabilityPolicy", "LinuxPolicy", "LinuxBackends", "FeatureFlags", "TestSupport"]),
+    .testTarget(
         name: "RemoteFlagsTests",
         dependencies: [
             "RemoteFlags", "FeatureFlags", "ConfigurationFiles", "CapabilityPolicy", "TestSupport", "Locking",
@@ -356,10 +379,19 @@ let package = Package(
         .library(name: "RemoteFlags", targets: ["RemoteFlags"]),
         .library(name: "Varlink", targets: ["Varlink"]),
         .library(name: "DecisionService", targets: ["DecisionService"]),
+        .library(name: "RouteGates", targets: ["RouteGates"]),
+        .library(name: "HummingbirdGates", targets: ["HummingbirdGates"]),
+        .library(name: "VaporGates", targets: ["VaporGates"]),
         .executable(name: "capctl", targets: ["capctl"]),
         .executable(name: "capctld", targets: ["capctld"]),
         .plugin(name: "GenerateFlagAccessors", targets: ["GenerateFlagAccessors"]),
         .plugin(name: "ValidatePolicy", targets: ["ValidatePolicy"]),
+    ],
+    // The web frameworks' middleware are built only when a package asks for them by trait:
+    // `.package(url: ..., from: ..., traits: ["Hummingbird"])`. Neither is fetched otherwise.
+    traits: [
+        .trait(name: "Hummingbird", description: "HummingbirdGates: route gates for Hummingbird 2 and HummingbirdAuth"),
+        .trait(name: "Vapor", description: "VaporGates: route gates for Vapor 4"),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -375,6 +407,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // `swift package generate-documentation` (Scripts/check-docs).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
     ],
     targets: libraryTargets + cTargets + toolTargets + exampleTargets + measuringTargets + testTargets,
     swiftLanguageModes: [.v6]

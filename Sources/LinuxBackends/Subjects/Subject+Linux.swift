@@ -114,8 +114,12 @@ extension Subject {
         case .notFound: throw SubjectError("no user with uid \(uid) in the user database")
         case .failed(let reason): throw SubjectError(reason)
         }
-        let name = entry.name
-        let gid = entry.gid
+        return try Self.user(entry)
+    }
+
+    /// The user of a login entry already read, with the groups the group database gives them.
+    package static func user(_ entry: AccountDatabase.UserEntry) throws(SubjectError) -> Subject {
+        let (uid, name, gid) = (entry.uid, entry.name, entry.gid)
         var count: Int32 = 64
         var groups = [gid_t](repeating: 0, count: Int(count))
         while getgrouplist(name, gid, &groups, &count) < 0 {

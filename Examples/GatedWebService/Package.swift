@@ -1,0 +1,73 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// A web service whose routes are gated by a policy file, in Hummingbird 2 and in Vapor 4
+// (README.md), and the route gates' tests over real requests in both frameworks. A package of its
+// own, which asks the framework's package for its web traits: the core's build never compiles a
+// web framework. Scripts/test builds and runs it in a lane beside the others (.build-web).
+let package = Package(
+    name: "gated-web-service",
+    dependencies: [
+        // In your own package: .package(url: "https://github.com/OWNER/swift-capabilities", from: "...",
+        // traits: ["Hummingbird"]).
+        .package(name: "swift-capabilities", path: "../..", traits: ["Hummingbird", "Vapor"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "gated-web-service",
+            dependencies: [
+                .product(name: "HummingbirdGates", package: "swift-capabilities"),
+                .product(name: "RouteGates", package: "swift-capabilities"),
+                .product(name: "CapabilityPolicy", package: "swift-capabilities"),
+                .product(name: "LinuxPolicy", package: "swift-capabilities"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            ]),
+        .executableTarget(
+            name: "gated-web-service-vapor",
+            dependencies: [
+                .product(name: "VaporGates", package: "swift-capabilities"),
+                .product(name: "RouteGates", package: "swift-capabilities"),
+                .product(name: "CapabilityPolicy", package: "swift-capabilities"),
+                .product(name: "LinuxPolicy", package: "swift-capabilities"),
+                .product(name: "Vapor", package: "vapor"),
+            ]),
+        // What both frameworks' tests share: a policy on disk, a PAM service of the test's own.
+        .target(
+            name: "WebTestSupport",
+            dependencies: [
+                .product(name: "CapabilityPolicy", package: "swift-capabilities"),
+                .product(name: "LinuxPolicy", package: "swift-capabilities"),
+            ],
+            path: "Tests/WebTestSupport"),
+        .testTarget(
+            name: "HummingbirdGatesTests",
+            dependencies: [
+                "WebTestSupport",
+                .product(name: "HummingbirdGates", package: "swift-capabilities"),
+                .product(name: "RouteGates", package: "swift-capabilities"),
+                .product(name: "CapabilityPolicy", package: "swift-capabilities"),
+                .product(name: "LinuxPolicy", package: "swift-capabilities"),
+                .product(name: "LinuxBackends", package: "swift-capabilities"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]),
+        .testTarget(
+            name: "VaporGatesTests",
+            dependencies: [
+                "WebTestSupport",
+                .product(name: "VaporGates", package: "swift-capabilities"),
+                .product(name: "RouteGates", package: "swift-capabilities"),
+                .product(name: "CapabilityPolicy", package: "swift-capabilities"),
+                .product(name: "LinuxPolicy", package: "swift-capabilities"),
+                .product(name: "LinuxBackends", package: "swift-capabilities"),
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "VaporTesting", package: "vapor"),
+            ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

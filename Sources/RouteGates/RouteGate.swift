@@ -1,0 +1,175 @@
+import Capabilities
+public import CapabilityPolicy
+import FeatureFlags
+import LinuxBackends
+public import LinuxPolicy
+import Locking
+
+/// A policy gate decided for each request of a web service: for the request's authenticated
+/// user (by name, with the groups the host's user and group databases give them: /etc/group, or
+/// the directory through sssd), never for the server process; flags targeted at that user and at
+/// the headers it names. What Hummingbird's and Vapor's middleware (`HummingbirdGates`,
+/// `VaporGates`) decide with; a service on another framework calls ``decide(_:)`` itself.
+///
+/// Fails closed: no policy loaded, no such gate, a directory that does not answer or a backend
+/// that cannot decide is 503, never a pass. Each decision is recorded in the audit trail, when
+/// one is given, as `capctl` and capctld record theirs (action `route`, the method and path).
+///
+/// ```swift
+/// let store = PolicyStore(files: ["/etc/myservice/policy.yaml"], environment: .linux)
+/// let deploy = RouteGate("deploy", policy: store, audit: AuditTrail(identifier: "myservice"))
+/// let decision = await deploy.decide(RouteRequest(user: "alice", method: "POST", path: "/deploy"))
+/// print(decision.response)  // pass, unauthorized (401), forbidden (403) or unavailable (503)
+/// ```
+public struct RouteGate: Sendable {
+    /// The gate's name in the policy.
+    public let gate: String
+    /// Request headers read as flag attributes: header name (any case) to attribute name.
+    public let headerAttributes: [String: String]
+    /// The user an anonymous request is decided for (`nobody`, say); nil: an anonymous request
+    /// gets 401 and is not decided.
+    public let anonymousUser: String?
+    /// The realm of the Basic challenge a 401 carries.
+    public let realm: String
+
+    private let source: Source
+    private let audit: AuditTrail?
+
+    private enum Source: Sendable {
+        case store(PolicyStore)
+        case loaded(LoadedPolicy)
+
+        var current: LoadedPolicy? {
+            switch self {
+            case .store(let store): store.current
+            case .loaded(let policy): policy
+            }
+        }
+    }
+
+    /// A gate of the policy a store follows: an edit of the files counts from the next request;
+    /// while they do not load, the last policy that did is used, and before any did, every
+    /// request is 503.
+    /// - Parameters:
+    ///   - gate: The gate's name.
+    ///   - policy: The store.
+    ///   - audit: Where decisions are recorded; nil: not recorded.
+    ///   - headerAttributes: Request headers read as flag attributes (header to attribute name).
+    ///   - anonymousUser: Whom an anonymous request is decided for; nil: 401.
+    ///   - realm: The Basic challenge's realm.
+    public init(
+        _ gate: String, policy: PolicyStore, audit: AuditTrail? = nil, headerAttributes: [String: String] = [:],
+        anonymousUser: String? = nil, realm: String = "capctl"
+    ) {
+        self.init(gate, .store(policy), audit, headerAttributes, anonymousUser, realm)
+    }
+
+    /// A gate of a policy loaded once.
+    /// - Parameters:
+    ///   - gate: The gate's name.
+    ///   - policy: The policy.
+    ///   - audit: Where decisions are recorded; nil: not recorded.
+    ///   - headerAttributes: Request headers read as flag attributes (header to attribute name).
+    ///   - anonymousUser: Whom an anonymous request is decided for; nil: 401.
+    ///   - realm: The Basic challenge's realm.
+    public init(
+        _ gate: String, policy: LoadedPolicy, audit: AuditTrail? = nil, headerAttributes: [String: String] = [:],
+        anonymousUser: String? = nil, realm: String = "capctl"
+    ) {
+        self.init(gate, .loaded(policy), audit, headerAttributes, anonymousUser, realm)
+    }
+
+    private init(
+        _ gate: String, _ source: Source, _ audit: AuditTrail?, _ headerAttributes: [String: String],
+        _ anonymousUser: String?, _ realm: String
+    ) {
+        self.gate = gate
+        self.source = source
+        self.audit = audit
+        self.headerAttributes = Dictionary(
+            headerAttributes.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
+        self.anonymousUser = anonymousUser
+        // A quote or a line break would end the header's parameter early.
+        self.realm = String(realm.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline })
+    }
+
+    /// The Basic challenge of this gate's 401s (RFC 7617).
+    public var challenge: String { "Basic realm=\"\(realm)\", charset=\"UTF-8\"" }
+
+    /// Decides the gate for `request`: never asks anyone but the request itself (its Basic
+    /// password answers a login the gate needs, once: a wrong one is 401 again, not a retry).
+    public func decide(_ request: RouteRequest) async -> RouteDecision {
+        guard let policy = source.current else {
+            return refusal(.undecided, .unavailable, reasons: "no policy has loaded", description: nil)
+        }
+        let description = policy.policy.gates[gate]?.summary
+        guard policy.policy.gates[gate] != nil else {
+            return refusal(.undecided, .unavailable, reasons: "no gate \"\(gate)\" in the policy", description: nil)
+        }
+        guard let name = request.user ?? anonymousUser else {
+            return refusal(
+                .needsInteraction, .unauthorized, reasons: "the request is anonymous", description: description,
+                challenge: challenge)
+        }
+        let subject: Subject
+        switch RequestUsers.subject(named: name) {
+        case .found(let found): subject = found
+        case .unknown(let reason): return refusal(.fails, .forbidden, reasons: reason, description: description)
+        case .failed(let reason): return refusal(.undecided, .unavailable, reasons: reason, description: description)
+        }
+        let context = flagContext(for: request, user: name)
+        let evaluation: GateEvaluation
+        var askedForLogin = false
+        do {
+            let first = try await policy.evaluate(gate: gate, context: context, subject: subject)
+            if first.decisionOutcome == .needsInteraction, request.user != nil, let password = request.password {
+                askedForLogin = true
+                evaluation = try await PAMLogin.$subjectConversation.withValue(SingleAnswer(password)) {
+                    try await policy.evaluateAllowingInteraction(gate: gate, context: context, subject: subject)
+                }
+            } else {
+                evaluation = first
+            }
+        } catch {
+            return refusal(.undecided, .unavailable, reasons: "\(error)", description: description)
+        }
+        let outcome = evaluation.decisionOutcome
+        let response: RouteDecision.Response =
+            switch outcome {
+            case .holds: .pass
+            // A login the request's password did not open asks again.
+            case .fails: askedForLogin ? .unauthorized : .forbidden
+            case .undecided: .unavailable
+            case .needsInteraction, .dismissed: .unauthorized
+            }
+        var record = AuditRecord(action: "route", evaluation: evaluation, policy: policy.policy, subject: subject)
+        record.details = [AuditRecord.Detail("method", request.method), AuditRecord.Detail("path", request.path)]
+        audit?.record(record)
+        return RouteDecision(
+            gate: gate, outcome: outcome, response: response, description: description,
+            reasons: evaluation.decision(description: nil).reasons, decisionID: audit == nil ? nil : record.decisionID,
+            challenge: response == .unauthorized ? challenge : nil)
+    }
+
+    /// The request's user is the targeting key (a fractional rollout splits users, not hosts),
+    /// then the headers named, then the service's own attributes.
+    private func flagContext(for request: RouteRequest, user: String) -> FlagEvaluationContext {
+        var attributes: [String: FlagValue] = [:]
+        for (header, value) in request.headers {
+            if let attribute = headerAttributes[header.lowercased()] { attributes[attribute] = .string(value) }
+        }
+        attributes.merge(request.attributes) { _, given in given }
+        return FlagEvaluationContext(targetingKey: user, attributes: attributes)
+    }
+
+    /// A request refused before the gate was evaluated: nobody to decide for, or nothing to decide
+    /// with. Not recorded: the record would name this process as the subject.
+    private func refusal(
+        _ outcome: Decision.Outcome, _ response: RouteDecision.Response, reasons: String, description: String?,
+        challenge: String? = nil
+    ) -> RouteDecision {
+        RouteDecision(
+            gate: gate, outcome: outcome, response: response, description: description, reasons: reasons,
+            challenge: challenge)
+    }
+}
