@@ -113,6 +113,7 @@ let libraryTargets: [Target] = [
             "RouteGates", "CapabilityPolicy", "LinuxBackends",
             .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
             .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: .when(traits: ["Hummingbird"])),
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
         ]),
     // The route gates as Vapor 4 middleware; only with the package trait "Vapor".
     .target(
@@ -409,6 +410,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
     ],
     targets: libraryTargets + cTargets + toolTargets + exampleTargets + measuringTargets + testTargets,

@@ -13,6 +13,7 @@ let package = Package(
         .package(name: "swift-capabilities", path: "../..", traits: ["Hummingbird", "Vapor"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
     ],
     targets: [
@@ -25,6 +26,7 @@ let package = Package(
                 .product(name: "LinuxPolicy", package: "swift-capabilities"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .executableTarget(
             name: "gated-web-service-vapor",
@@ -35,6 +37,31 @@ let package = Package(
                 .product(name: "LinuxPolicy", package: "swift-capabilities"),
                 .product(name: "Vapor", package: "vapor"),
             ]),
+        // The documentation's samples (Docs/WebServices.md, the middleware's comments), compiled as
+        // shown: Scripts/test-web writes each target's Samples.swift beside its Prelude.swift.
+        .target(
+            name: "HummingbirdSamples",
+            dependencies: [
+                .product(name: "HummingbirdGates", package: "swift-capabilities"),
+                .product(name: "RouteGates", package: "swift-capabilities"),
+                .product(name: "CapabilityPolicy", package: "swift-capabilities"),
+                .product(name: "LinuxPolicy", package: "swift-capabilities"),
+                .product(name: "LinuxBackends", package: "swift-capabilities"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            ],
+            path: "Tests/HummingbirdSamples"),
+        .target(
+            name: "VaporSamples",
+            dependencies: [
+                .product(name: "VaporGates", package: "swift-capabilities"),
+                .product(name: "RouteGates", package: "swift-capabilities"),
+                .product(name: "CapabilityPolicy", package: "swift-capabilities"),
+                .product(name: "LinuxPolicy", package: "swift-capabilities"),
+                .product(name: "LinuxBackends", package: "swift-capabilities"),
+                .product(name: "Vapor", package: "vapor"),
+            ],
+            path: "Tests/VaporSamples"),
         // What both frameworks' tests share: a policy on disk, a PAM service of the test's own.
         .target(
             name: "WebTestSupport",
@@ -55,6 +82,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(
             name: "VaporGatesTests",

@@ -4,8 +4,8 @@ import Foundation
 import LinuxBackends
 import LinuxPolicy
 import RouteGates
-import Testing
 import TestSupport
+import Testing
 
 /// A policy with a gate per outcome for `root` and `nobody`, and a PAM service of the test's own.
 final class RouteGateFixture {
@@ -104,12 +104,14 @@ struct RouteGateTests {
         #expect(await decide("nobody", ["tier": "beta"]) == .forbidden)
         // The service's own attributes win over a header's.
         let given = await gate.decide(
-            RouteRequest(user: "nobody", method: "GET", path: "/", headers: ["X-Tier": "beta"], attributes: ["tier": "gold"]))
+            RouteRequest(
+                user: "nobody", method: "GET", path: "/", headers: ["X-Tier": "beta"], attributes: ["tier": "gold"]))
         #expect(given.response == .forbidden)
     }
 
-    @Test("a Basic password answers the gate's login once: right passes, wrong is 401 again, never retried",
-          .enabled(if: PAMServiceDirectory.isAvailable, "needs libpam-wrapper"))
+    @Test(
+        "a Basic password answers the gate's login once: right passes, wrong is 401 again, never retried",
+        .enabled(if: PAMServiceDirectory.isAvailable, "needs libpam-wrapper"))
     func loginByPassword() async throws {
         let fixture = try RouteGateFixture()
         let gate = RouteGate("login", policy: fixture.policy)
@@ -133,12 +135,14 @@ struct RouteGateTests {
         let store = PolicyStore(files: [file], environment: .linux)
         defer { store.shutdown() }
         #expect(store.current == nil)
-        let unloaded = await RouteGate("members", policy: store).decide(RouteRequest(user: "root", method: "GET", path: "/"))
+        let unloaded = await RouteGate("members", policy: store).decide(
+            RouteRequest(user: "root", method: "GET", path: "/"))
         #expect(unloaded.response == .unavailable && unloaded.reasons == "no policy has loaded")
     }
 
-    @Test("each decided request is recorded: the user, the method and path, an id the answer carries",
-          .enabled(if: SyslogReceiver.isAvailable, "needs rsyslog"))
+    @Test(
+        "each decided request is recorded: the user, the method and path, an id the answer carries",
+        .enabled(if: SyslogReceiver.isAvailable, "needs rsyslog"))
     func audited() async throws {
         let fixture = try RouteGateFixture()
         let receiver = try SyslogReceiver()
@@ -149,11 +153,14 @@ struct RouteGateTests {
         let record = try RecordedDecision(reading: line)
         #expect(record.decisionID == decision.decisionID)
         #expect(record.outcome == .fails && record.action == "route" && record.uid == 65534)
-        #expect(line.contains("CAPCTL_REQUEST_METHOD=\"DELETE\"") && line.contains("CAPCTL_REQUEST_PATH=\"/things/7\""), "\(line)")
+        #expect(
+            line.contains("CAPCTL_REQUEST_METHOD=\"DELETE\"") && line.contains("CAPCTL_REQUEST_PATH=\"/things/7\""),
+            "\(line)")
     }
 
-    @Test("PAMPasswordCheck: the right password, a wrong one, a user PAM does not know, a service that is not there",
-          .enabled(if: PAMServiceDirectory.isAvailable, "needs libpam-wrapper"))
+    @Test(
+        "PAMPasswordCheck: the right password, a wrong one, a user PAM does not know, a service that is not there",
+        .enabled(if: PAMServiceDirectory.isAvailable, "needs libpam-wrapper"))
     func passwordCheck() async throws {
         let fixture = try RouteGateFixture()
         let check = try PAMPasswordCheck(service: "web", serviceDirectory: fixture.pam!.path)

@@ -11,6 +11,7 @@
 // recorded in the journal (or the system log), or on `--audit-socket`.
 import CapabilityPolicy
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdAuth
 import HummingbirdGates

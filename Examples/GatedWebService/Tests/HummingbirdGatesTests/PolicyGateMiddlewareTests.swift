@@ -38,7 +38,10 @@ func makeRouter(_ fixture: WebGateFixture, form: GateForm) throws -> Router<Cont
             router.gated(by: routeGate).get(RouterPath(gate)) { _, _ in "passed" }
         case .authorizationPolicy:
             router.group(RouterPath(gate))
-                .add(middleware: AuthorizationPolicyMiddleware(PolicyAuthorization<HostUser>(routeGate), context: Context.self))
+                .add(
+                    middleware: AuthorizationPolicyMiddleware(
+                        PolicyAuthorization<HostUser>(routeGate), context: Context.self)
+                )
                 .get { _, _ in "passed" }
         }
     }
@@ -60,8 +63,9 @@ func headers(for routeCase: RouteCase) -> HTTPFields {
 
 @Suite("Hummingbird route gates, over real requests", .timeLimit(.minutes(2)))
 struct PolicyGateMiddlewareTests {
-    @Test("every outcome for every identity, in each form: 200 / 403 / 503 / 401, the undecided never passing",
-          arguments: GateForm.allCases)
+    @Test(
+        "every outcome for every identity, in each form: 200 / 403 / 503 / 401, the undecided never passing",
+        arguments: GateForm.allCases)
     func matrix(form: GateForm) async throws {
         let fixture = try WebGateFixture()
         let app = Application(router: try makeRouter(fixture, form: form))
@@ -77,8 +81,9 @@ struct PolicyGateMiddlewareTests {
                         #expect(String(buffer: response.body) != "passed", "\(routeCase)")
                     }
                     if routeCase.status == 401, form != .authorizationPolicy || routeCase.user != nil {
-                        #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Basic realm=\"tests\"") == true,
-                                "\(routeCase)")
+                        #expect(
+                            response.headers[.wwwAuthenticate]?.hasPrefix("Basic realm=\"tests\"") == true,
+                            "\(routeCase)")
                     }
                 }
             }
@@ -93,7 +98,8 @@ struct PolicyGateMiddlewareTests {
         let fixture = try WebGateFixture()
         let app = Application(router: try makeRouter(fixture, form: .middleware))
         try await app.test(.live) { client in
-            try await client.execute(uri: "/members", method: .get, headers: [HTTPField.Name("X-Test-User")!: "nobody"]) {
+            try await client.execute(uri: "/members", method: .get, headers: [HTTPField.Name("X-Test-User")!: "nobody"])
+            {
                 response in
                 #expect(response.status == .forbidden)
                 let body = String(buffer: response.body)
@@ -110,7 +116,8 @@ struct PolicyGateMiddlewareTests {
         let app = Application(router: try makeRouter(fixture, form: .middleware))
         try await app.test(.live) { client in
             for user in ["root", "nobody"] {
-                try await client.execute(uri: "/members", method: .get, headers: [HTTPField.Name("X-Test-User")!: user]) {
+                try await client.execute(uri: "/members", method: .get, headers: [HTTPField.Name("X-Test-User")!: user])
+                {
                     response in
                     #expect(response.status == .serviceUnavailable)
                 }
@@ -126,7 +133,8 @@ struct PolicyGateMiddlewareTests {
         try await app.test(.live) { client in
             try await client.execute(uri: "/beta", method: .get, headers: nobody) { #expect($0.status == .forbidden) }
             let edited = try String(contentsOfFile: fixture.policyFile, encoding: .utf8)
-                .replacingOccurrences(of: "beta: { require: { flag: beta } }", with: "beta: { require: { not: { flag: beta } } }")
+                .replacingOccurrences(
+                    of: "beta: { require: { flag: beta } }", with: "beta: { require: { not: { flag: beta } } }")
             let revision = fixture.store.current?.policy.revision
             try edited.write(toFile: fixture.policyFile, atomically: true, encoding: .utf8)
             fixture.store.reload()

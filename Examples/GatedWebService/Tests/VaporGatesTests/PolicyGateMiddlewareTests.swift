@@ -27,13 +27,22 @@ func configure(_ app: Application, _ fixture: WebGateFixture, form: GateForm) th
         let routeGate = RouteGate(gate, policy: fixture.store, headerAttributes: ["X-Tier": "tier"], realm: "tests")
         switch form {
         case .middleware:
-            authenticated.grouped(PolicyGateMiddleware(routeGate, user: HostUser.self)).get(PathComponent(stringLiteral: gate)) {
+            authenticated.grouped(PolicyGateMiddleware(routeGate, user: HostUser.self)).get(
+                PathComponent(stringLiteral: gate)
+            ) {
                 _ in "passed"
             }
         case .routeLevel:
-            authenticated.gated(by: routeGate, user: HostUser.self).get(PathComponent(stringLiteral: gate)) { _ in "passed" }
+            authenticated.gated(by: routeGate, user: HostUser.self).get(PathComponent(stringLiteral: gate)) { _ in
+                "passed"
+            }
         }
     }
+}
+
+/// What `withApp` configures an application with.
+func configuration(_ fixture: WebGateFixture, form: GateForm) -> @Sendable (Application) async throws -> Void {
+    { app in try configure(app, fixture, form: form) }
 }
 
 func headers(for routeCase: RouteCase) -> HTTPHeaders {
@@ -49,19 +58,21 @@ func headers(for routeCase: RouteCase) -> HTTPHeaders {
 
 @Suite("Vapor route gates, over real requests", .timeLimit(.minutes(2)))
 struct PolicyGateMiddlewareTests {
-    @Test("every outcome for every identity, in each form: 200 / 403 / 503 / 401, the undecided never passing",
-          arguments: GateForm.allCases)
+    @Test(
+        "every outcome for every identity, in each form: 200 / 403 / 503 / 401, the undecided never passing",
+        arguments: GateForm.allCases)
     func matrix(form: GateForm) async throws {
         let fixture = try WebGateFixture()
-        try await withApp(configure: { try configure($0, fixture, form: form) }) { app in
+        try await withApp(configure: configuration(fixture, form: form)) { app in
             let tester = try app.testing(method: .running(hostname: "127.0.0.1", port: 0))
             for routeCase in RouteCase.matrix where !routeCase.needsPAM || WebGateFixture.pamMatrix != nil {
                 try await tester.test(.GET, routeCase.gate, headers: headers(for: routeCase)) { response in
                     #expect(Int(response.status.code) == routeCase.status, "\(routeCase)")
                     #expect((response.body.string == "passed") == (routeCase.status == 200), "\(routeCase)")
                     if routeCase.status == 401 {
-                        #expect(response.headers.first(name: .wwwAuthenticate)?.hasPrefix("Basic realm=\"tests\"") == true,
-                                "\(routeCase)")
+                        #expect(
+                            response.headers.first(name: .wwwAuthenticate)?.hasPrefix("Basic realm=\"tests\"") == true,
+                            "\(routeCase)")
                     }
                 }
             }
@@ -72,7 +83,7 @@ struct PolicyGateMiddlewareTests {
     @Test("a denial tells the client the outcome and the gate's description, never the reasons")
     func denialBody() async throws {
         let fixture = try WebGateFixture()
-        try await withApp(configure: { try configure($0, fixture, form: .middleware) }) { app in
+        try await withApp(configure: configuration(fixture, form: .middleware)) { app in
             let tester = try app.testing(method: .running(hostname: "127.0.0.1", port: 0))
             try await tester.test(.GET, "members", headers: ["X-Test-User": "nobody"]) { response in
                 #expect(response.status == .forbidden)
@@ -86,7 +97,7 @@ struct PolicyGateMiddlewareTests {
     func noPolicy() async throws {
         let fixture = try WebGateFixture(policy: "gates: { members: { require: no-such-capability } }\n")
         #expect(fixture.store.current == nil)
-        try await withApp(configure: { try configure($0, fixture, form: .middleware) }) { app in
+        try await withApp(configure: configuration(fixture, form: .middleware)) { app in
             let tester = try app.testing(method: .running(hostname: "127.0.0.1", port: 0))
             for user in ["root", "nobody"] {
                 try await tester.test(.GET, "members", headers: ["X-Test-User": user]) {
