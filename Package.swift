@@ -82,6 +82,7 @@ let libraryTargets: [Target] = [
         dependencies: [
             "Capabilities", "ConfigurationFiles", "FeatureFlags", "ProcedureCore", "Plumbing",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
         ]),
     // varlink (varlink.org), the protocol capctld speaks: JSON calls and replies ended by NUL on a
     // Unix socket, as systemd's services speak it, so any language can ask.
@@ -100,17 +101,21 @@ let libraryTargets: [Target] = [
             "ProcedureCore", "Plumbing", "Locking", .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
         ]),
     // Gates of a policy decided for each request of a web service: for the request's user, 403 / 503 / 401.
     .target(
         name: "RouteGates",
-        dependencies: ["CapabilityPolicy", "LinuxPolicy", "LinuxBackends", "Capabilities", "FeatureFlags", "Locking"]),
+        dependencies: [
+            "CapabilityPolicy", "LinuxPolicy", "LinuxBackends", "Capabilities", "FeatureFlags", "Locking",
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+        ]),
     // The route gates as Hummingbird 2 middleware, and an adapter to HummingbirdAuth's authorization
     // policies. Built only with the package trait "Hummingbird": a user of the core builds no web framework.
     .target(
         name: "HummingbirdGates",
         dependencies: [
-            "RouteGates", "CapabilityPolicy", "LinuxBackends",
+            "RouteGates", "LinuxBackends",
             .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
             .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: .when(traits: ["Hummingbird"])),
             .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
@@ -119,7 +124,7 @@ let libraryTargets: [Target] = [
     .target(
         name: "VaporGates",
         dependencies: [
-            "RouteGates", "CapabilityPolicy", "LinuxBackends",
+            "RouteGates", "LinuxBackends",
             .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
         ]),
 ]
@@ -404,6 +409,9 @@ let package = Package(
         // the policy store, flag store or listener in its own group), and decisions as metrics.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // Decisions as spans (a gate per span, flags as OpenTelemetry's feature_flag events); no
+        // cost without a tracer bootstrapped.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // capctld's metrics backend: what `org.capctl.gates.Metrics` returns, in Prometheus's text format.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // `swift package generate-documentation` (Scripts/check-docs).

@@ -73,6 +73,14 @@ struct CoreBench {
             report.printRows()
             exit(report.missed.isEmpty ? 0 : 1)
         }
+        // `--routes SERVER` measures only a gated web route beside an ungated one, SERVER being
+        // a release build of Examples/GatedWebService's gated-web-service.
+        if let index = CommandLine.arguments.firstIndex(of: "--routes"), index + 1 < CommandLine.arguments.count {
+            var report = Report()
+            routes(&report, server: CommandLine.arguments[index + 1], quick: quick)
+            report.printRows()
+            exit(report.missed.isEmpty ? 0 : 1)
+        }
         // `--audit` measures only the audit trail.
         if CommandLine.arguments.contains("--audit") {
             var report = Report()
@@ -371,6 +379,28 @@ struct CoreBench {
         report.ratio(
             "replay / deciding live", replay.seconds / live, target: 3, atLeast: false,
             row: "replay of 10,000 records / deciding them live")
+    }
+
+    static func routes(_ report: inout Report, server: String, quick: Bool) {
+        let sink = Workloads.datagramSink()
+        defer { sink.close() }
+        guard
+            let result = RouteWorkloads.measure(
+                server: server, rounds: quick ? 3 : 7, seconds: quick ? 2 : 5, auditSink: sink.path)
+        else {
+            report.section("a gated web route")
+            report.line("wrk", "not installed (apt-get install wrk)")
+            return
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        report.section("a gated web route beside an ungated one (Hummingbird, wrk -t1 -c16 on loopback)")
+        report.line("ungated /health, requests/s (median of rounds)", String(format: "%.0f", median(result.ungated)))
+        report.line("gated /status, requests/s (median of rounds)", String(format: "%.0f", median(result.gated)))
+        report.line(
+            "each round's gated / ungated", result.ratios.map { String(format: "%.2f", $0) }.joined(separator: " "))
+        report.ratio(
+            "gated / ungated throughput (median of the rounds' ratios)", median(result.ratios), target: 0.85,
+            atLeast: true, row: "gated route / ungated route, requests/s")
     }
 
     static func auditTrail(_ report: inout Report) {

@@ -53,30 +53,41 @@ public final class DecisionClient: Sendable {
         return client
     }
 
-    /// How `gate` stands for this process, asking nobody anything.
-    public func check(_ gate: String) throws(Failure) -> Decision {
-        try Self.decision(client.call(GatesInterface.name + ".Check", [("gate", .string(gate))])["decision"])
+    /// How `gate` stands for this process, asking nobody anything; as part of `trace` (by default
+    /// the trace of the caller's current span, when a tracer is bootstrapped).
+    public func check(_ gate: String, trace: TraceParent? = TraceParent.current()) throws(Failure) -> Decision {
+        try Self.decision(
+            client.call(GatesInterface.name + ".Check", [("gate", .string(gate))] + Self.traceParameter(trace))[
+                "decision"])
+    }
+
+    private static func traceParameter(_ trace: TraceParent?) -> [(String, VarlinkValue)] {
+        trace.map { [("traceparent", .string($0.description))] } ?? []
     }
 
     /// How `gate` stands for another process: its pid, its start time (field 22 of
     /// `/proc/PID/stat`) and its uid, each checked by the service. Root callers only.
-    public func check(_ gate: String, forProcess pid: Int32, startTime: UInt64, uid: UInt32) throws(Failure)
-        -> Decision
-    {
+    public func check(
+        _ gate: String, forProcess pid: Int32, startTime: UInt64, uid: UInt32,
+        trace: TraceParent? = TraceParent.current()
+    ) throws(Failure) -> Decision {
         try Self.decision(
             client.call(
                 GatesInterface.name + ".CheckForSubject",
                 [
                     ("gate", .string(gate)), ("pid", .int(Int64(pid))), ("startTime", .int(Int64(startTime))),
                     ("uid", .int(Int64(uid))),
-                ])["decision"])
+                ] + Self.traceParameter(trace))["decision"])
     }
 
     /// How `gate` stands for a user, by name. Root callers only.
-    public func check(_ gate: String, forUser user: String) throws(Failure) -> Decision {
+    public func check(_ gate: String, forUser user: String, trace: TraceParent? = TraceParent.current()) throws(Failure)
+        -> Decision
+    {
         try Self.decision(
-            client.call(GatesInterface.name + ".CheckForSubject", [("gate", .string(gate)), ("user", .string(user))])[
-                "decision"])
+            client.call(
+                GatesInterface.name + ".CheckForSubject",
+                [("gate", .string(gate)), ("user", .string(user))] + Self.traceParameter(trace))["decision"])
     }
 
     /// Every gate of the policy, decided for this process with one policy.

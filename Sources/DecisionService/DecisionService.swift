@@ -8,6 +8,7 @@ import Plumbing
 import ProcedureCore
 public import ServiceLifecycle
 import SystemPackage
+import Tracing
 import Varlink
 
 /// Decides the system policy's gates for the clients of a socket, in varlink (`org.capctl.gates`):
@@ -141,15 +142,15 @@ public final class DecisionService: Sendable {
             name: GatesInterface.name, description: GatesInterface.description,
             methods: [
                 "Check": { [self] call, replies throws(VarlinkError) in
-                    try call.allowOnly(["gate"])
+                    try call.allowOnly(["gate", "traceparent"])
                     let gate = try call.string("gate")
                     let decision = try decide(
                         gate, in: try currentPolicy(for: client.subject), for: client.subject, asker: client.subject,
-                        action: "check")
+                        action: "check", trace: try Self.traceParent(call))
                     replies.reply([("decision", decision.varlinkValue)])
                 },
                 "CheckForSubject": { [self] call, replies throws(VarlinkError) in
-                    try call.allowOnly(["gate", "pid", "startTime", "uid", "user"])
+                    try call.allowOnly(["gate", "pid", "startTime", "uid", "user", "traceparent"])
                     guard client.subject.uid == 0 || subjectAskers.contains(client.subject.uid) else {
                         throw .permissionDenied
                     }
@@ -157,7 +158,7 @@ public final class DecisionService: Sendable {
                     let subject = try Self.subject(named: call)
                     let decision = try decide(
                         gate, in: try currentPolicy(for: client.subject), for: subject, asker: client.subject,
-                        action: "check-for-subject")
+                        action: "check-for-subject", trace: try Self.traceParent(call))
                     replies.reply([("decision", decision.varlinkValue)])
                 },
                 "Status": { [self] call, replies throws(VarlinkError) in
@@ -314,21 +315,37 @@ public final class DecisionService: Sendable {
     /// Decides `gate` for `subject` without asking anyone, records it, and returns what `asker`
     /// may be told.
     private func decide(
-        _ gate: String, in loaded: LoadedPolicy, for subject: Subject, asker: Subject, action: String
+        _ gate: String, in loaded: LoadedPolicy, for subject: Subject, asker: Subject, action: String,
+        trace: TraceParent? = nil
     ) throws(VarlinkError) -> Decision {
-        let evaluation = try evaluate(gate, in: loaded, for: subject, action: action)
-        write(AuditRecord(action: action, evaluation: evaluation, policy: loaded.policy, subject: subject))
+        let evaluation = try evaluate(gate, in: loaded, for: subject, action: action, trace: trace)
+        var record = AuditRecord(action: action, evaluation: evaluation, policy: loaded.policy, subject: subject)
+        record.traceID = trace?.traceID
+        write(record)
         return told(evaluation, in: loaded, to: asker)
     }
 
-    /// Decides `gate` for `subject` without asking anyone or recording it.
+    /// The call's `traceparent` (W3C Trace Context), if it gave one; a malformed one is refused.
+    private static func traceParent(_ call: VarlinkCall) throws(VarlinkError) -> TraceParent? {
+        guard let text = try call.optionalString("traceparent") else { return nil }
+        guard let parent = TraceParent(text) else { throw .invalidParameter("traceparent") }
+        return parent
+    }
+
+    /// Decides `gate` for `subject` without asking anyone or recording it; with `trace`, as part
+    /// of the caller's trace (its spans are children of the caller's, when a tracer is bootstrapped).
     private func evaluate(
-        _ gate: String, in loaded: LoadedPolicy, for subject: Subject, action: String
+        _ gate: String, in loaded: LoadedPolicy, for subject: Subject, action: String, trace: TraceParent? = nil
     ) throws(VarlinkError) -> GateEvaluation {
         guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
         let started = ContinuousClock.now
         let evaluation = TaskWait.value { () -> GateEvaluation? in
-            try? await loaded.evaluate(gate: gate, subject: subject)
+            guard let trace, GateTracing.isTracing else {
+                return try? await loaded.evaluate(gate: gate, subject: subject)
+            }
+            return await InstrumentationContext.withValue(trace.context) {
+                try? await loaded.evaluate(gate: gate, subject: subject)
+            }
         }
         DecisionMetrics.time(action: action, ContinuousClock.now - started)
         guard let evaluation else { throw Self.noSuchGate(gate) }

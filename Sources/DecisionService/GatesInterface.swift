@@ -33,8 +33,10 @@ enum GatesInterface {
           children: []Explanation
         )
 
-        # Decides a gate for the caller, asking nobody anything.
-        method Check(gate: string) -> (decision: Decision)
+        # Decides a gate for the caller, asking nobody anything. With traceparent (W3C Trace
+        # Context, 00-TRACEID-PARENTID-FLAGS), the decision is part of the caller's trace: its
+        # audit record carries the trace id (CAPCTL_TRACE_ID).
+        method Check(gate: string, traceparent: ?string) -> (decision: Decision)
 
         # Decides a gate for another subject: a process (its pid, the start time of field 22 of
         # /proc/PID/stat, and its uid, each checked) or a user by name. Root callers only.
@@ -43,7 +45,8 @@ enum GatesInterface {
           pid: ?int,
           startTime: ?int,
           uid: ?int,
-          user: ?string
+          user: ?string,
+          traceparent: ?string
         ) -> (decision: Decision)
 
         # Where a gate of the policy served is defined (file:line:column), and the earlier

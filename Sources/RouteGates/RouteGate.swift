@@ -4,6 +4,7 @@ import FeatureFlags
 import LinuxBackends
 public import LinuxPolicy
 import Locking
+import Tracing
 
 /// A policy gate decided for each request of a web service: for the request's authenticated
 /// user (by name, with the groups the host's user and group databases give them: /etc/group, or
@@ -98,7 +99,27 @@ public struct RouteGate: Sendable {
 
     /// Decides the gate for `request`: never asks anyone but the request itself (its Basic
     /// password answers a login the gate needs, once: a wrong one is 401 again, not a retry).
+    /// With a tracer bootstrapped, in a span `route gate NAME` (a child of the request's), with
+    /// the method, path, answer and the audit record's id; the gate's own span is its child.
     public func decide(_ request: RouteRequest) async -> RouteDecision {
+        guard GateTracing.isTracing else { return await decideUntraced(request) }
+        return await withSpan("route gate \(gate)") { span in
+            let decision = await decideUntraced(request)
+            span.updateAttributes { attributes in
+                attributes["http.request.method"] = request.method
+                attributes["url.path"] = request.path
+                attributes["http.response.status_code"] = Int64(decision.statusCode)
+                attributes["capctl.gate"] = gate
+                attributes["capctl.outcome"] = decision.outcome.rawValue
+                if let user = request.user { attributes["enduser.id"] = user }
+                if let id = decision.decisionID { attributes["capctl.decision_id"] = id }
+            }
+            if decision.response == .unavailable { span.setStatus(SpanStatus(code: .error, message: decision.reasons)) }
+            return decision
+        }
+    }
+
+    private func decideUntraced(_ request: RouteRequest) async -> RouteDecision {
         guard let policy = source.current else {
             return refusal(.undecided, .unavailable, reasons: "no policy has loaded", description: nil)
         }

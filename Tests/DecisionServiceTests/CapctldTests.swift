@@ -350,6 +350,36 @@ struct CapctldTests {
     }
 
     @Test(
+        "a call's traceparent joins the caller's trace: the record carries its trace id; a malformed one is refused",
+        .enabled(if: SyslogReceiver.isAvailable, "needs rsyslogd"))
+    func traceParent() async throws {
+        let audit = try SyslogReceiver()
+        let daemon = try await Daemon(audit: audit)
+        let traced = try Self.client(
+            daemon.socket, ["raw"], uid: 65534,
+            input: #"{"method":"org.capctl.gates.Check","parameters":{"gate":"root-only","#
+                + #""traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}"# + "\0")
+        let parameters = traced.first?["parameters"] as? [String: Any]
+        #expect(Self.decision(parameters)["outcome"] as? String == "fails", "\(traced)")
+        let record = await audit.nextRecord() ?? ""
+        #expect(record.contains(#"CAPCTL_TRACE_ID="4bf92f3577b34da6a3ce929d0e0e4736""#), "\(record)")
+        for malformed in [
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "4bf92f3577b34da6a3ce929d0e0e4736",
+        ] {
+            let refused = try Self.client(
+                daemon.socket, ["raw"], uid: 65534,
+                input: #"{"method":"org.capctl.gates.Check","parameters":{"gate":"root-only","traceparent":""#
+                    + malformed + #""}}"# + "\0"
+            ).first
+            #expect(
+                refused?["error"] as? String == "org.varlink.service.InvalidParameter",
+                "\(malformed): \(refused ?? [:])")
+        }
+    }
+
+    @Test(
         "SIGTERM with a client silent at its PAM question: cut off after the drain timeout, and the unit's stop timeout outlasts the default drain"
     )
     func sigtermBoundedDrain() async throws {

@@ -223,9 +223,13 @@ public final class LoadedPolicy: Sendable {
         gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil,
         assuming assumptions: Assumptions = Assumptions()
     ) async throws(ConfigurationError) -> GateEvaluation {
-        let report = try await condition(forGate: name, context: context, subject: subject, assuming: assumptions)
-            .check(allowingInteraction: false)
-        return GateEvaluation(gate: name, report: report)
+        let condition = try condition(forGate: name, context: context, subject: subject, assuming: assumptions)
+        guard GateTracing.isTracing else {
+            return GateEvaluation(gate: name, report: await condition.check(allowingInteraction: false))
+        }
+        return await GateTracing.traced(gate: name, policy: policy, subject: subject, interactive: false) {
+            GateEvaluation(gate: name, report: await condition.check(allowingInteraction: false))
+        }
     }
 
     /// Evaluates gate `name` for this process (or for `subject`), asking for authorization where
@@ -234,9 +238,13 @@ public final class LoadedPolicy: Sendable {
         gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil,
         assuming assumptions: Assumptions = Assumptions()
     ) async throws(ConfigurationError) -> GateEvaluation {
-        let report = try await condition(forGate: name, context: context, subject: subject, assuming: assumptions)
-            .check(allowingInteraction: true)
-        return GateEvaluation(gate: name, report: report)
+        let condition = try condition(forGate: name, context: context, subject: subject, assuming: assumptions)
+        guard GateTracing.isTracing else {
+            return GateEvaluation(gate: name, report: await condition.check(allowingInteraction: true))
+        }
+        return await GateTracing.traced(gate: name, policy: policy, subject: subject, interactive: true) {
+            GateEvaluation(gate: name, report: await condition.check(allowingInteraction: true))
+        }
     }
 
     private static func known(_ names: some Collection<String>, near name: String) -> String {

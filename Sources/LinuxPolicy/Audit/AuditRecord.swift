@@ -49,6 +49,9 @@ public struct AuditRecord: Sendable, Equatable {
     /// The status each capability and the value each flag had as the decision read them
     /// (`GateEvaluation.statuses`): enough to decide it again.
     public var statuses = Assumptions()
+    /// The W3C trace the decision was part of (the caller's `traceparent`), as 32 hexadecimal
+    /// digits: `CAPCTL_TRACE_ID`, to find a trace's decisions in the journal and a decision's trace.
+    public var traceID: String?
     /// What the service's request asked for (the unit to restart, say), recorded as
     /// `CAPCTL_REQUEST_NAME` fields: a name is upper-cased, anything but letters, digits and `_`
     /// made `_`.
@@ -172,6 +175,7 @@ public struct AuditRecord: Sendable, Equatable {
         if let command { fields.append(("CAPCTL_COMMAND", Self.bounded(command.joined(separator: " ")))) }
         if !logins.isEmpty { fields.append(("CAPCTL_LOGIN", Self.bounded(logins.joined(separator: ", ")))) }
         if let policyRevision { fields.append(("CAPCTL_POLICY_REVISION", policyRevision)) }
+        if let traceID, traceID.utf8.count == 32 { fields.append(("CAPCTL_TRACE_ID", traceID)) }
         // As JSON objects, whose names and values need no quoting rules of their own; a cut one
         // no longer parses, and replay says the record is incomplete rather than guess.
         if !statuses.capabilities.isEmpty {

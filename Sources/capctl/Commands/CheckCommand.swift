@@ -100,7 +100,10 @@ struct CheckCommand: AsyncParsableCommand {
 
         /// The audit record of this decision: the one every route writes.
         func record(action: String, subject: Subject?, command: [String]? = nil) -> AuditRecord {
-            AuditRecord(action: action, evaluation: evaluation, policy: policy, subject: subject, command: command)
+            var record = AuditRecord(
+                action: action, evaluation: evaluation, policy: policy, subject: subject, command: command)
+            record.traceID = TraceEnvironment.traceParent?.traceID
+            return record
         }
     }
 

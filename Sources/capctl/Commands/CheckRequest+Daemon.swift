@@ -18,11 +18,12 @@ extension CheckRequest {
         do throws(DecisionClient.Failure) {
             if let process {
                 decision = try capctld.check(
-                    gate, forProcess: process.pid, startTime: process.startTime, uid: process.uid)
+                    gate, forProcess: process.pid, startTime: process.startTime, uid: process.uid,
+                    trace: TraceEnvironment.traceParent)
             } else if let user {
-                decision = try capctld.check(gate, forUser: user)
+                decision = try capctld.check(gate, forUser: user, trace: TraceEnvironment.traceParent)
             } else {
-                decision = try capctld.check(gate)
+                decision = try capctld.check(gate, trace: TraceEnvironment.traceParent)
             }
         } catch {
             throw Self.failure(error, capctld: capctld)

@@ -60,3 +60,5 @@ do {
     fail("\(error)")
 }
 try await app.asyncShutdown()
+store.shutdown()
+audit.flush(all: true)
