@@ -255,7 +255,7 @@ let measuringTargets: [Target] = [
         name: "core-bench",
         dependencies: [
             "LinuxPolicy", "CapabilityPolicy", "ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxBackends",
-            "HeapUsage", "RemoteFlags", "CLinuxSupport", "TestSupport", "DecisionService",
+            "HeapUsage", "RemoteFlags", "CLinuxSupport", "TestSupport", "DecisionService", "RouteGates",
             .product(name: "Logging", package: "swift-log"),
         ],
         path: "Benchmarks/CoreBench"),

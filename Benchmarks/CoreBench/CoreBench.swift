@@ -1,4 +1,5 @@
 import Capabilities
+import CapabilityPolicy
 import Dispatch
 import FeatureFlags
 import Foundation
@@ -77,7 +78,7 @@ struct CoreBench {
         // a release build of Examples/GatedWebService's gated-web-service.
         if let index = CommandLine.arguments.firstIndex(of: "--routes"), index + 1 < CommandLine.arguments.count {
             var report = Report()
-            routes(&report, server: CommandLine.arguments[index + 1], quick: quick)
+            await routes(&report, server: CommandLine.arguments[index + 1], quick: quick)
             report.printRows()
             exit(report.missed.isEmpty ? 0 : 1)
         }
@@ -381,9 +382,24 @@ struct CoreBench {
             row: "replay of 10,000 records / deciding them live")
     }
 
-    static func routes(_ report: inout Report, server: String, quick: Bool) {
+    static func routes(_ report: inout Report, server: String, quick: Bool) async {
         let sink = Workloads.datagramSink()
         defer { sink.close() }
+        let alone = await RouteWorkloads.decideInProcess(quick ? 5_000 : 20_000, auditSink: sink.path)
+        report.section("a route gate's decision in this process (group and flag, for root, recorded)")
+        report.line("RouteGate.decide, microseconds", String(format: "%.1f", alone.decide / 1000))
+        report.line("of which the user's lookup (name, groups)", String(format: "%.1f", alone.lookup / 1000))
+        report.line("the policy's evaluation", String(format: "%.1f", alone.evaluate / 1000))
+        report.line("and the audit record, made and sent", String(format: "%.1f", alone.record / 1000))
+        // What tracing costs a decision when no tracer is bootstrapped: the one check it makes.
+        var traced = 0
+        let checks = 1_000_000
+        let start = ContinuousClock.now
+        for _ in 0..<checks where GateTracing.isTracing { traced += 1 }
+        precondition(traced == 0)
+        report.line(
+            "no tracer: the check a decision makes, nanoseconds",
+            String(format: "%.1f", Workloads.seconds(since: start) * 1e9 / Double(checks)))
         guard
             let result = RouteWorkloads.measure(
                 server: server, rounds: quick ? 3 : 7, seconds: quick ? 2 : 5, auditSink: sink.path)

@@ -1,5 +1,11 @@
+import Capabilities
+import CapabilityPolicy
+import FeatureFlags
 import Foundation
 import Glibc
+import LinuxBackends
+import LinuxPolicy
+import RouteGates
 
 /// A gated route beside an ungated one of the same web service (Examples/GatedWebService's
 /// Hummingbird build), under wrk's load from loopback: the requests per second of each, in rounds
@@ -23,6 +29,52 @@ enum RouteWorkloads {
 
         """
 
+    /// The route gate alone, in this process: `count` decisions of `/status` for root, each
+    /// recorded to `auditSink`; nanoseconds a decision (the least of three runs), and its parts:
+    /// the policy's evaluation alone, and the audit record alone.
+    static func decideInProcess(_ count: Int, auditSink: String) async -> (
+        decide: Double, lookup: Double, evaluate: Double, record: Double
+    ) {
+        let directory = "/tmp/core-bench-route-gate-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try! policy.write(toFile: directory + "/policy.yaml", atomically: true, encoding: .utf8)
+        try! flags.write(toFile: directory + "/flags.json", atomically: true, encoding: .utf8)
+        let loaded = try! LoadedPolicy(
+            PolicyLoader.load(files: [directory + "/policy.yaml"], environment: .linux),
+            options: PolicyOptions(watchesFlagFiles: false, pollsFlagServices: false))
+        let trail = AuditTrail(destination: .syslog(path: auditSink), identifier: "core-bench")
+        let gate = RouteGate("status", policy: loaded, audit: trail)
+        let subject = try! Subject.user(named: "root")
+        var best = (
+            decide: Double.infinity, lookup: Double.infinity, evaluate: Double.infinity, record: Double.infinity
+        )
+        for _ in 0..<3 {
+            var start = ContinuousClock.now
+            for _ in 0..<count {
+                let decision = await gate.decide(RouteRequest(user: "root", method: "GET", path: "/status"))
+                precondition(decision.response == .pass, decision.reasons)
+            }
+            best.decide = min(best.decide, Workloads.seconds(since: start) * 1e9 / Double(count))
+            start = ContinuousClock.now
+            for _ in 0..<count { _ = try! Subject.user(named: "root") }
+            best.lookup = min(best.lookup, Workloads.seconds(since: start) * 1e9 / Double(count))
+            start = ContinuousClock.now
+            var last: GateEvaluation?
+            for _ in 0..<count {
+                last = try! await loaded.evaluate(
+                    gate: "status", context: FlagEvaluationContext(targetingKey: "root"), subject: subject)
+            }
+            best.evaluate = min(best.evaluate, Workloads.seconds(since: start) * 1e9 / Double(count))
+            start = ContinuousClock.now
+            for _ in 0..<count {
+                trail.record(AuditRecord(action: "route", evaluation: last!, policy: loaded.policy, subject: subject))
+            }
+            best.record = min(best.record, Workloads.seconds(since: start) * 1e9 / Double(count))
+        }
+        return best
+    }
+
     struct Result {
         var ungated: [Double] = []
         var gated: [Double] = []
@@ -32,6 +84,12 @@ enum RouteWorkloads {
     /// Runs `rounds` paired rounds of `seconds` each against `server`, or nil when wrk is missing.
     static func measure(server: String, rounds: Int, seconds: Int, auditSink: String) -> Result? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") else { return nil }
+        guard FileManager.default.isExecutableFile(atPath: server) else {
+            print(
+                "core-bench: no server at \(server): swift build -c release --package-path Examples/GatedWebService"
+                    + " --scratch-path .build-web-release --product gated-web-service")
+            exit(2)
+        }
         let directory = "/tmp/core-bench-routes-\(getpid())"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -5,7 +5,8 @@ public import CapabilityPolicy
 /// could hold after the user logs in (with a Basic challenge) or the request is anonymous.
 ///
 /// ```swift
-/// let decision = await gate.decide(RouteRequest(user: "alice", method: "GET", path: "/"))
+/// let store = PolicyStore(files: ["/etc/myservice/policy.yaml"], environment: .linux)
+/// let decision = await RouteGate("admin", policy: store).decide(RouteRequest(user: "alice", method: "GET", path: "/"))
 /// if decision.response != .pass { print(decision.statusCode, decision.reasons) }
 /// ```
 public struct RouteDecision: Sendable, Equatable {

@@ -35,6 +35,7 @@ public struct RouteGate: Sendable {
 
     private let source: Source
     private let audit: AuditTrail?
+    private let users: RequestUsers
 
     private enum Source: Sendable {
         case store(PolicyStore)
@@ -58,11 +59,13 @@ public struct RouteGate: Sendable {
     ///   - headerAttributes: Request headers read as flag attributes (header to attribute name).
     ///   - anonymousUser: Whom an anonymous request is decided for; nil: 401.
     ///   - realm: The Basic challenge's realm.
+    ///   - userLifetime: How long a user's groups, as the databases gave them, are used before
+    ///     they are asked again (1 s; zero: every request).
     public init(
         _ gate: String, policy: PolicyStore, audit: AuditTrail? = nil, headerAttributes: [String: String] = [:],
-        anonymousUser: String? = nil, realm: String = "capctl"
+        anonymousUser: String? = nil, realm: String = "capctl", userLifetime: Duration = .seconds(1)
     ) {
-        self.init(gate, .store(policy), audit, headerAttributes, anonymousUser, realm)
+        self.init(gate, .store(policy), audit, headerAttributes, anonymousUser, realm, userLifetime)
     }
 
     /// A gate of a policy loaded once.
@@ -73,18 +76,21 @@ public struct RouteGate: Sendable {
     ///   - headerAttributes: Request headers read as flag attributes (header to attribute name).
     ///   - anonymousUser: Whom an anonymous request is decided for; nil: 401.
     ///   - realm: The Basic challenge's realm.
+    ///   - userLifetime: How long a user's groups, as the databases gave them, are used before
+    ///     they are asked again (1 s; zero: every request).
     public init(
         _ gate: String, policy: LoadedPolicy, audit: AuditTrail? = nil, headerAttributes: [String: String] = [:],
-        anonymousUser: String? = nil, realm: String = "capctl"
+        anonymousUser: String? = nil, realm: String = "capctl", userLifetime: Duration = .seconds(1)
     ) {
-        self.init(gate, .loaded(policy), audit, headerAttributes, anonymousUser, realm)
+        self.init(gate, .loaded(policy), audit, headerAttributes, anonymousUser, realm, userLifetime)
     }
 
     private init(
         _ gate: String, _ source: Source, _ audit: AuditTrail?, _ headerAttributes: [String: String],
-        _ anonymousUser: String?, _ realm: String
+        _ anonymousUser: String?, _ realm: String, _ userLifetime: Duration
     ) {
         self.gate = gate
+        users = RequestUsers(lifetime: userLifetime)
         self.source = source
         self.audit = audit
         self.headerAttributes = Dictionary(
@@ -133,8 +139,9 @@ public struct RouteGate: Sendable {
                 challenge: challenge)
         }
         let subject: Subject
-        switch RequestUsers.subject(named: name) {
-        case .found(let found): subject = found
+        let kept: RequestUsers.KeptUser
+        switch users.subject(named: name) {
+        case .found(let found, let user): (subject, kept) = (found, user)
         case .unknown(let reason): return refusal(.fails, .forbidden, reasons: reason, description: description)
         case .failed(let reason): return refusal(.undecided, .unavailable, reasons: reason, description: description)
         }
@@ -142,7 +149,8 @@ public struct RouteGate: Sendable {
         let evaluation: GateEvaluation
         var askedForLogin = false
         do {
-            let first = try await policy.evaluate(gate: gate, context: context, subject: subject)
+            let first = try await policy.evaluate(
+                gate: gate, context: context, subject: subject, subjectContext: { kept.flagContext(in: policy) })
             if first.decisionOutcome == .needsInteraction, request.user != nil, let password = request.password {
                 askedForLogin = true
                 evaluation = try await PAMLogin.$subjectConversation.withValue(SingleAnswer(password)) {
@@ -163,12 +171,16 @@ public struct RouteGate: Sendable {
             case .undecided: .unavailable
             case .needsInteraction, .dismissed: .unauthorized
             }
-        var record = AuditRecord(action: "route", evaluation: evaluation, policy: policy.policy, subject: subject)
-        record.details = [AuditRecord.Detail("method", request.method), AuditRecord.Detail("path", request.path)]
-        audit?.record(record)
+        var decisionID: String?
+        if let audit {
+            var record = AuditRecord(action: "route", evaluation: evaluation, policy: policy.policy, subject: subject)
+            record.details = [AuditRecord.Detail("method", request.method), AuditRecord.Detail("path", request.path)]
+            audit.record(record)
+            decisionID = record.decisionID
+        }
         return RouteDecision(
             gate: gate, outcome: outcome, response: response, description: description,
-            reasons: evaluation.decision(description: nil).reasons, decisionID: audit == nil ? nil : record.decisionID,
+            reasons: outcome == .holds ? "" : evaluation.decision(description: nil).reasons, decisionID: decisionID,
             challenge: response == .unauthorized ? challenge : nil)
     }
 

@@ -38,12 +38,14 @@ struct CapctlAuditTests {
     }
 
     private func capctl(
-        _ tree: PolicyTree, _ arguments: [String], _ receiver: SyslogReceiver, level: String? = nil, input: String = ""
+        _ tree: PolicyTree, _ arguments: [String], _ receiver: SyslogReceiver, level: String? = nil, input: String = "",
+        traceParent: String? = nil
     )
         throws -> CapctlRun
     {
         var environment = ["CAPCTL_AUDIT_SOCKET": receiver.socketPath]
         environment["CAPCTL_AUDIT"] = level
+        environment["TRACEPARENT"] = traceParent
         return try tree.run([PolicyTree.capctl] + arguments, extraEnvironment: environment, input: input)
     }
 
@@ -82,6 +84,22 @@ struct CapctlAuditTests {
         #expect(!denied.contains("hunter2"))
         #expect(try capctl(tree, ["authorize", "admin", "--password-stdin"], receiver, input: "").status == 3)
         #expect(try #require(await receiver.nextRecord()).contains(#"CAPCTL_OUTCOME="dismissed""#))
+    }
+
+    @Test("a decision in a trace (the environment's TRACEPARENT) names it; a malformed one is ignored")
+    func traceParent() async throws {
+        let receiver = try SyslogReceiver()
+        let tree = try tree()
+        let traced = try capctl(
+            tree, ["run", "open", "--", "/bin/true"], receiver,
+            traceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        #expect(traced.status == 0, "\(traced.error)")
+        let record = try #require(await receiver.nextRecord())
+        #expect(record.contains(#"CAPCTL_TRACE_ID="4bf92f3577b34da6a3ce929d0e0e4736""#), "\(record)")
+        let malformed = try capctl(tree, ["run", "open", "--", "/bin/true"], receiver, traceParent: "00-not-a-trace")
+        #expect(malformed.status == 0, "\(malformed.error)")
+        let plain = try #require(await receiver.nextRecord())
+        #expect(!plain.contains("CAPCTL_TRACE_ID"), "\(plain)")
     }
 
     @Test("levels: the policy's audit: decides, the environment may ask for more, never less")

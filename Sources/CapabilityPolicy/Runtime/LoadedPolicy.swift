@@ -120,14 +120,44 @@ public final class LoadedPolicy: Sendable {
         forGate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil,
         assuming assumptions: Assumptions = Assumptions()
     ) throws(ConfigurationError) -> any ProcedureCondition {
+        try condition(
+            forGate: name, lazyContext: LazyContext { [self] in flagContext(context, subject) }, subject: subject,
+            assuming: assumptions)
+    }
+
+    private func condition(
+        forGate name: String, lazyContext: LazyContext, subject: Subject?, assuming assumptions: Assumptions
+    ) throws(ConfigurationError) -> any ProcedureCondition {
         guard policy.gates[name] != nil else {
             throw ConfigurationError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys, near: name))
         }
         var built: [String: any ProcedureCondition] = [:]
-        let target = Target(
-            lazyContext: LazyContext { [self] in flagContext(context, subject) }, subject: subject, flags: flags,
-            assumptions: assumptions)
+        let target = Target(lazyContext: lazyContext, subject: subject, flags: flags, assumptions: assumptions)
         return condition(forGate: name, context: target, built: &built)
+    }
+
+    /// The flag context of `subject` alone (its user and groups, named by the databases), for
+    /// ``evaluate(gate:context:subject:subjectContext:)``.
+    package func subjectFlagContext(_ subject: Subject) -> FlagEvaluationContext {
+        policy.environment.subjectContext(subject)
+    }
+
+    /// ``evaluate(gate:context:subject:assuming:)`` for a subject whose flag context is kept
+    /// (``subjectFlagContext(_:)``, read when a flag is first read): a service deciding many
+    /// requests of one user names the user's groups once, not per decision.
+    package func evaluate(
+        gate name: String, context: FlagEvaluationContext, subject: Subject,
+        subjectContext: @escaping () -> FlagEvaluationContext
+    ) async throws(ConfigurationError) -> GateEvaluation {
+        let condition = try condition(
+            forGate: name, lazyContext: LazyContext { context.merged(over: subjectContext()) }, subject: subject,
+            assuming: Assumptions())
+        guard GateTracing.isTracing else {
+            return GateEvaluation(gate: name, report: await condition.check(allowingInteraction: false))
+        }
+        return await GateTracing.traced(gate: name, policy: policy, subject: subject, interactive: false) {
+            GateEvaluation(gate: name, report: await condition.check(allowingInteraction: false))
+        }
     }
 
     /// What a gate is evaluated with: the flag context, and the subject, if any.

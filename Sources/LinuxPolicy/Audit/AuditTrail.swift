@@ -179,12 +179,11 @@ public final class AuditTrail: Sendable {
     private func send(_ record: AuditRecord) -> Bool {
         let fields = record.fields
         let severity = record.outcome == .holds ? 5 : 4
-        let message = Self.message(fields)
         if let journal {
             let entry =
                 [
-                    ("MESSAGE", message), ("MESSAGE_ID", Self.journalMessageID), ("PRIORITY", String(severity)),
-                    ("SYSLOG_FACILITY", "10"), ("SYSLOG_IDENTIFIER", identifier),
+                    ("MESSAGE", Self.message(fields)), ("MESSAGE_ID", Self.journalMessageID),
+                    ("PRIORITY", String(severity)), ("SYSLOG_FACILITY", "10"), ("SYSLOG_IDENTIFIER", identifier),
                 ] + fields
             switch journal.send(entry) {
             case .delivered: return true
@@ -195,7 +194,8 @@ public final class AuditTrail: Sendable {
             case .noReceiver, .failed: break
             }
         }
-        let line = Array("<\(10 * 8 + severity)>\(identifier)[\(getpid())]: \(message)".utf8)
+        var line = Array("<\(10 * 8 + severity)>\(identifier)[\(getpid())]: ".utf8)
+        Self.appendMessage(fields, to: &line)
         guard syslog.send(line) == .delivered else {
             lost()
             return false
@@ -206,8 +206,30 @@ public final class AuditTrail: Sendable {
     /// `KEY="value" ...`. Values are quoted, with `"` and `\` escaped and control characters
     /// written visibly, so a name cannot forge a field or a line.
     static func message(_ fields: [(String, String)]) -> String {
-        fields.map { key, value in "\(key)=\"\(VisibleText.escaped(value, quoting: true))\"" }
-            .joined(separator: " ")
+        var bytes: [UInt8] = []
+        appendMessage(fields, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``message(_:)`` appended to `bytes`, as UTF-8: a record is made for every decision, and
+    /// most values are printable ASCII, escaped here byte by byte; any other value goes through
+    /// `VisibleText`, which knows every scalar that must be shown escaped.
+    static func appendMessage(_ fields: [(String, String)], to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + fields.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 })
+        for (index, (key, value)) in fields.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: " ")) }
+            bytes.append(contentsOf: key.utf8)
+            bytes.append(contentsOf: "=\"".utf8)
+            if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+                for byte in value.utf8 {
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
+                    bytes.append(byte)
+                }
+            } else {
+                bytes.append(contentsOf: VisibleText.escaped(value, quoting: true).utf8)
+            }
+            bytes.append(UInt8(ascii: "\""))
+        }
     }
 
     /// The longest a record waits for room in a full log before it is counted as not delivered:
