@@ -36,6 +36,7 @@ public struct RouteGate: Sendable {
     private let source: Source
     private let audit: AuditTrail?
     private let users: RequestUsers
+    private let reused: ReusedDecisions
 
     private enum Source: Sendable {
         case store(PolicyStore)
@@ -91,6 +92,7 @@ public struct RouteGate: Sendable {
     ) {
         self.gate = gate
         users = RequestUsers(lifetime: userLifetime)
+        reused = ReusedDecisions()
         self.source = source
         self.audit = audit
         self.headerAttributes = Dictionary(
@@ -148,9 +150,25 @@ public struct RouteGate: Sendable {
         let context = flagContext(for: request, user: name)
         let evaluation: GateEvaluation
         var askedForLogin = false
+        // A decision that follows from the user's groups and the flags alone is reused while
+        // neither has changed (ReusedDecisions); the user's entry is kept at most userLifetime.
+        let reusable = users.lifetime > .zero && request.password == nil && reused.mayReuse(gate, of: policy)
+        let key = ReusedDecisions.Key(user: name, context: context)
+        let flags = policy.flagsGeneration
+        var record: AuditRecord?
         do {
-            let first = try await policy.evaluate(
-                gate: gate, context: context, subject: subject, subjectContext: { kept.flagContext(in: policy) })
+            let first: GateEvaluation
+            if reusable, let entry = reused.entry(for: key, policy: policy, flags: flags, user: kept) {
+                first = entry.evaluation
+                record = entry.record?.renewed()
+            } else {
+                first = try await policy.evaluate(
+                    gate: gate, context: context, subject: subject, subjectContext: { kept.flagContext(in: policy) })
+                if reusable {
+                    record = audit.map { _ in routeRecord(first, policy, subject, request) }
+                    reused.keep(first, record: record, for: key, policy: policy, flags: flags, user: kept)
+                }
+            }
             if first.decisionOutcome == .needsInteraction, request.user != nil, let password = request.password {
                 askedForLogin = true
                 evaluation = try await PAMLogin.$subjectConversation.withValue(SingleAnswer(password)) {
@@ -173,15 +191,28 @@ public struct RouteGate: Sendable {
             }
         var decisionID: String?
         if let audit {
-            var record = AuditRecord(action: "route", evaluation: evaluation, policy: policy.policy, subject: subject)
-            record.details = [AuditRecord.Detail("method", request.method), AuditRecord.Detail("path", request.path)]
-            audit.record(record)
-            decisionID = record.decisionID
+            // A login asked with the request's password made a decision of its own.
+            var made =
+                askedForLogin
+                ? routeRecord(evaluation, policy, subject, request)
+                : record
+                    ?? routeRecord(
+                        evaluation, policy, subject, request)
+            made.details = [AuditRecord.Detail("method", request.method), AuditRecord.Detail("path", request.path)]
+            audit.record(made)
+            decisionID = made.decisionID
         }
         return RouteDecision(
             gate: gate, outcome: outcome, response: response, description: description,
             reasons: outcome == .holds ? "" : evaluation.decision(description: nil).reasons, decisionID: decisionID,
             challenge: response == .unauthorized ? challenge : nil)
+    }
+
+    /// The record of a route's decision, without the request's own details.
+    private func routeRecord(
+        _ evaluation: GateEvaluation, _ policy: LoadedPolicy, _ subject: Subject, _ request: RouteRequest
+    ) -> AuditRecord {
+        AuditRecord(action: "route", evaluation: evaluation, policy: policy.policy, subject: subject)
     }
 
     /// The request's user is the targeting key (a fractional rollout splits users, not hosts),

@@ -13,7 +13,7 @@ final class RouteGateFixture {
     let pam: PAMServiceDirectory?
     let policy: LoadedPolicy
 
-    init(extra: String = "") throws {
+    init(capabilities extraCapabilities: String = "", gates extraGates: String = "") throws {
         directory = try TemporaryDirectory(prefix: "route-gates")
         pam = PAMServiceDirectory.isAvailable ? try PAMServiceDirectory(passwords: ["nobody:right:web"]) : nil
         try pam?.matrixService("web")
@@ -32,14 +32,14 @@ final class RouteGateFixture {
             capabilities:
               root-group: { kind: group, group: root }
               login: { kind: pam, service: web, service-directory: \(pam?.path ?? "/nonexistent"), tries: 3 }
-            flags:
+            \(extraCapabilities)flags:
               files: [flags.json]
             gates:
               members: { description: For root's group, require: root-group }
               broken: { require: { flag: broken } }
               per-user: { require: { flag: per-user } }
               login: { require: login }
-            \(extra)
+            \(extraGates)
             """, to: "policy.yaml")
         policy = try LoadedPolicy(PolicyLoader.load(files: [file], environment: .linux))
     }

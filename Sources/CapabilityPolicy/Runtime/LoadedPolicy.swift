@@ -24,7 +24,7 @@ public final class LoadedPolicy: Sendable {
     /// sources alone, which the system's own gates and capabilities read, so a user's flag cannot
     /// stand in for one the system's service does not (yet) serve. Its flag services are followed
     /// apart from ``flags``' (each store follows its own).
-    private let systemFlags: FlagStore?
+    let systemFlags: FlagStore?
     private let capabilities: [String: any CapabilityType]
 
     /// Builds every capability of `policy` and loads its flags, with the environment the policy

@@ -92,6 +92,9 @@ public final class FlagStore: Sendable {
         fileprivate let state: Lock<Merged>
         let changed = CapabilityChangeSignal()
         let broadcast = EventBroadcast<FlagStoreEvent>()
+        /// Counts the merges since the store began: raised after each new merge is in place, so a
+        /// reader that took it before evaluating knows its answer is stale once it has moved.
+        let generation = Lock<UInt64>(0)
 
         fileprivate init(sources: [Source]) {
             self.sources = sources
@@ -104,6 +107,7 @@ public final class FlagStore: Sendable {
             case .loaded(let flagSet):
                 let merged = FlagStore.merge(sources)
                 state.withLock { $0 = merged }
+                generation.withLock { $0 += 1 }
                 broadcast.send(.loaded(file: path, flagKeys: flagSet.flags.keys.sorted()))
             case .failed(let error):
                 broadcast.send(.failed(error))
@@ -115,6 +119,7 @@ public final class FlagStore: Sendable {
         fileprivate func apply(_ event: RemoteFlagSourceEvent, from location: String) {
             let merged = FlagStore.merge(sources)
             state.withLock { $0 = merged }
+            generation.withLock { $0 += 1 }
             switch event {
             case .loaded(let flagSet): broadcast.send(.loaded(file: location, flagKeys: flagSet.flags.keys.sorted()))
             case .confirmed: broadcast.send(.confirmed(source: location))
@@ -273,6 +278,10 @@ public final class FlagStore: Sendable {
 
     /// The flags in effect, by key.
     public var flags: [String: FlagDefinition] { core.state.withLock { $0.flags } }
+
+    /// Moves whenever the flags change (a file or a source read again): an evaluation made
+    /// after reading it is current for as long as it has not moved.
+    package var generation: UInt64 { core.generation.withLock { $0 } }
 
     /// How each remote source stands, in precedence order.
     public var remoteSources: [RemoteFlagSourceStatus] {

@@ -129,6 +129,16 @@ public struct AuditRecord: Sendable, Equatable {
         statuses = Assumptions(capabilities: [capability: status.kind])
     }
 
+    /// This record as a new decision's, made now: the same gate, subject, outcome and reasons,
+    /// with an id and time of its own (a route gate's decision reused for the user's next request
+    /// is a decision of its own in the trail).
+    package func renewed() -> AuditRecord {
+        var record = self
+        record.decisionID = Self.newDecisionID()
+        record.time = WallClock.secondsSince1970
+        return record
+    }
+
     /// A new decision id: 64 random bits drawn once per process, then a count of this process's
     /// records. Unique without a system call per decision (a record must cost microseconds); the
     /// id names a decision, it guards nothing.

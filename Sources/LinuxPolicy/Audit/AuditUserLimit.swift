@@ -48,19 +48,22 @@ struct AuditUserWindows {
         write: Bool, summary: AuditRecord?
     ) {
         var summary: AuditRecord?
-        var window = windows[uid] ?? Window(started: now)
-        if now - window.started >= limit.interval {
+        if let window = windows[uid], now - window.started >= limit.interval {
             summary = self.summary(of: window, uid: uid)
-            window = Window(started: now)
+            windows[uid] = nil
         }
-        let write = window.written < limit.records
-        if write {
-            window.written += 1
-        } else {
+        // Changed where it is kept: a copy taken out and put back would copy its counts too,
+        // for every decision past the limit.
+        func admit(_ window: inout Window) -> Bool {
+            guard window.written >= limit.records else {
+                window.written += 1
+                return true
+            }
             window.counted[record.outcome, default: 0] += 1
             window.last = record
+            return false
         }
-        windows[uid] = window
+        let write = admit(&windows[uid, default: Window(started: now)])
         return (write, summary)
     }
 

@@ -1,0 +1,63 @@
+import CapabilityPolicy
+import FeatureFlags
+import LinuxPolicy
+import Locking
+
+/// Decisions a route gate made, reused for the next requests of the same user with the same
+/// flag context: only for gates whose decision follows from the user's groups and the flags alone
+/// (`LoadedPolicy.decidesFromIdentityAndFlags`), and only while nothing it followed from has
+/// changed: the same loaded policy (an edit loads a new one), the same flags (their generation,
+/// read before deciding), the same entry of the user (kept at most the user lifetime) and within
+/// that lifetime itself. Each reuse is still recorded, as a decision of its own.
+final class ReusedDecisions: Sendable {
+    struct Key: Hashable {
+        let user: String
+        let context: FlagEvaluationContext
+    }
+
+    struct Entry {
+        let evaluation: GateEvaluation
+        /// The decision's audit record, renewed for each reuse; nil without an audit trail.
+        let record: AuditRecord?
+        let policy: ObjectIdentifier
+        let flags: LoadedPolicy.FlagsGeneration
+        let user: RequestUsers.KeptUser
+    }
+
+    static let capacity = 4096
+    private let entries = Lock<[Key: Entry]>([:])
+    /// Whether each policy's gate may be reused, worked out once per loaded policy.
+    private let eligible = Lock<(policy: ObjectIdentifier?, answer: Bool)>((nil, false))
+
+    /// Whether `gate` of `policy` is decided from identity and flags alone.
+    func mayReuse(_ gate: String, of policy: LoadedPolicy) -> Bool {
+        let identity = ObjectIdentifier(policy)
+        if let known = eligible.withLock({ $0.policy == identity ? $0.answer : nil }) { return known }
+        let answer = policy.decidesFromIdentityAndFlags(gate: gate)
+        eligible.withLock { $0 = (identity, answer) }
+        return answer
+    }
+
+    /// The evaluation kept for `key`, when every condition of its reuse still holds.
+    func entry(
+        for key: Key, policy: LoadedPolicy, flags: LoadedPolicy.FlagsGeneration, user: RequestUsers.KeptUser
+    ) -> Entry? {
+        guard let entry = entries.withLock({ $0[key] }), entry.policy == ObjectIdentifier(policy),
+            entry.flags == flags, entry.user === user
+        else { return nil }
+        return entry
+    }
+
+    /// Keeps `evaluation`, made with the flags at `flags` (read before it was made).
+    func keep(
+        _ evaluation: GateEvaluation, record: AuditRecord?, for key: Key, policy: LoadedPolicy,
+        flags: LoadedPolicy.FlagsGeneration, user: RequestUsers.KeptUser
+    ) {
+        let entry = Entry(
+            evaluation: evaluation, record: record, policy: ObjectIdentifier(policy), flags: flags, user: user)
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = entry
+        }
+    }
+}

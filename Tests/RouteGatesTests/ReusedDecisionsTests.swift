@@ -1,0 +1,71 @@
+import CapabilityPolicy
+import FeatureFlags
+import Foundation
+import LinuxBackends
+import LinuxPolicy
+import RouteGates
+import TestSupport
+import Testing
+
+/// A route gate reuses a decision for the same user and context only while nothing it followed
+/// from has changed (Semantics rule 61).
+@Suite("RouteGate: decisions reused, never past a change", .timeLimit(.minutes(2)))
+struct ReusedDecisionsTests {
+    @Test("only gates decided from the user's groups and the flags may be reused")
+    func eligibility() throws {
+        let fixture = try RouteGateFixture(
+            capabilities: "  data: { kind: file, path: /tmp, access: [read] }\n",
+            gates: "  with-file: { require: { all-of: [root-group, data] } }\n")
+        #expect(fixture.policy.decidesFromIdentityAndFlags(gate: "members"))
+        #expect(fixture.policy.decidesFromIdentityAndFlags(gate: "per-user"))
+        #expect(!fixture.policy.decidesFromIdentityAndFlags(gate: "login"))
+        #expect(!fixture.policy.decidesFromIdentityAndFlags(gate: "with-file"))
+        #expect(!fixture.policy.decidesFromIdentityAndFlags(gate: "no-such-gate"))
+    }
+
+    @Test("a flag file read again decides the next request anew")
+    func flagChange() async throws {
+        let fixture = try RouteGateFixture()
+        let gate = RouteGate("per-user", policy: fixture.policy, userLifetime: .seconds(3600))
+        let request = RouteRequest(user: "nobody", method: "GET", path: "/")
+        #expect(await gate.decide(request).response == .forbidden)
+        #expect(await gate.decide(request).response == .forbidden)
+        let before = fixture.policy.flagsGeneration
+        try fixture.directory.write(
+            #"{"flags": {"broken": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"},"#
+                + #""per-user": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}"#,
+            to: "flags.json")
+        fixture.policy.flags.reloadAll()
+        #expect(fixture.policy.flagsGeneration != before)
+        #expect(await gate.decide(request).response == .pass)
+    }
+
+    @Test("another context (a header the gate reads) is decided on its own")
+    func otherContext() async throws {
+        let fixture = try RouteGateFixture()
+        let gate = RouteGate("per-user", policy: fixture.policy, headerAttributes: ["X-Tier": "tier"])
+        #expect(await gate.decide(RouteRequest(user: "nobody", method: "GET", path: "/")).response == .forbidden)
+        let beta = RouteRequest(user: "nobody", method: "GET", path: "/", headers: ["X-Tier": "beta"])
+        #expect(await gate.decide(beta).response == .pass)
+        #expect(await gate.decide(RouteRequest(user: "nobody", method: "GET", path: "/")).response == .forbidden)
+        #expect(await gate.decide(RouteRequest(user: "root", method: "GET", path: "/")).response == .pass)
+    }
+
+    @Test("each reused decision is recorded as a decision of its own", .enabled(if: SyslogReceiver.isAvailable))
+    func recordedEachTime() async throws {
+        let fixture = try RouteGateFixture()
+        let receiver = try SyslogReceiver()
+        let trail = AuditTrail(destination: .syslog(path: receiver.socketPath), identifier: "route-gate-tests")
+        let gate = RouteGate("members", policy: fixture.policy, audit: trail)
+        var ids: Set<String> = []
+        for path in ["/a", "/b", "/c"] {
+            let decision = await gate.decide(RouteRequest(user: "nobody", method: "GET", path: path))
+            let line = try #require(await receiver.nextRecord())
+            let record = try RecordedDecision(reading: line)
+            #expect(record.decisionID == decision.decisionID && record.outcome == .fails)
+            #expect(line.contains("CAPCTL_REQUEST_PATH=\"\(path)\""), "\(line)")
+            ids.insert(record.decisionID)
+        }
+        #expect(ids.count == 3)
+    }
+}
