@@ -19,7 +19,9 @@ final class ReusedDecisions: Sendable {
         let evaluation: GateEvaluation
         /// The decision's audit record, renewed for each reuse; nil without an audit trail.
         let record: AuditRecord?
-        let policy: ObjectIdentifier
+        /// Held, not named by address: a policy freed and another made at its address must not
+        /// pass for it.
+        let policy: LoadedPolicy
         let flags: LoadedPolicy.FlagsGeneration
         let user: RequestUsers.KeptUser
     }
@@ -27,14 +29,13 @@ final class ReusedDecisions: Sendable {
     static let capacity = 4096
     private let entries = Lock<[Key: Entry]>([:])
     /// Whether each policy's gate may be reused, worked out once per loaded policy.
-    private let eligible = Lock<(policy: ObjectIdentifier?, answer: Bool)>((nil, false))
+    private let eligible = Lock<(policy: LoadedPolicy?, answer: Bool)>((nil, false))
 
     /// Whether `gate` of `policy` is decided from identity and flags alone.
     func mayReuse(_ gate: String, of policy: LoadedPolicy) -> Bool {
-        let identity = ObjectIdentifier(policy)
-        if let known = eligible.withLock({ $0.policy == identity ? $0.answer : nil }) { return known }
+        if let known = eligible.withLock({ $0.policy === policy ? $0.answer : nil }) { return known }
         let answer = policy.decidesFromIdentityAndFlags(gate: gate)
-        eligible.withLock { $0 = (identity, answer) }
+        eligible.withLock { $0 = (policy, answer) }
         return answer
     }
 
@@ -42,7 +43,7 @@ final class ReusedDecisions: Sendable {
     func entry(
         for key: Key, policy: LoadedPolicy, flags: LoadedPolicy.FlagsGeneration, user: RequestUsers.KeptUser
     ) -> Entry? {
-        guard let entry = entries.withLock({ $0[key] }), entry.policy == ObjectIdentifier(policy),
+        guard let entry = entries.withLock({ $0[key] }), entry.policy === policy,
             entry.flags == flags, entry.user === user
         else { return nil }
         return entry
@@ -54,7 +55,7 @@ final class ReusedDecisions: Sendable {
         flags: LoadedPolicy.FlagsGeneration, user: RequestUsers.KeptUser
     ) {
         let entry = Entry(
-            evaluation: evaluation, record: record, policy: ObjectIdentifier(policy), flags: flags, user: user)
+            evaluation: evaluation, record: record, policy: policy, flags: flags, user: user)
         entries.withLock { entries in
             if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
             entries[key] = entry
