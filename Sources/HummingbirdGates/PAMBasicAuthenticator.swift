@@ -24,7 +24,7 @@
         /// An authenticator through `check` (the `capctl` PAM service by default).
         public init(check: PAMPasswordCheck? = nil, realm: String = "capctl") throws {
             self.check = try check ?? PAMPasswordCheck()
-            self.realm = String(realm.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline })
+            self.realm = realm
         }
 
         /// The request's Basic user when PAM accepts the password; nil without Basic credentials.
@@ -36,7 +36,7 @@
             case .invalid(let reason):
                 context.logger.notice("PAM refused \(basic.username): \(reason)")
                 var headers = HTTPFields()
-                headers[.wwwAuthenticate] = "Basic realm=\"\(realm)\", charset=\"UTF-8\""
+                headers[.wwwAuthenticate] = RouteGate.basicChallenge(realm: realm)
                 throw HTTPError(.unauthorized, headers: headers, message: "wrong user name or password")
             case .unavailable(let reason):
                 context.logger.error("PAM could not check \(basic.username): \(reason)")

@@ -99,11 +99,21 @@ public struct RouteGate: Sendable {
             headerAttributes.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
         self.anonymousUser = anonymousUser
         // A quote or a line break would end the header's parameter early.
-        self.realm = String(realm.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline })
+        self.realm = Self.usableRealm(realm)
     }
 
     /// The Basic challenge of this gate's 401s (RFC 7617).
-    public var challenge: String { "Basic realm=\"\(realm)\", charset=\"UTF-8\"" }
+    public var challenge: String { Self.basicChallenge(realm: realm) }
+
+    /// The `WWW-Authenticate` value of a Basic challenge for `realm` (RFC 7617), the realm without
+    /// the quotes, backslashes and line breaks that would end the header's parameter early.
+    public static func basicChallenge(realm: String) -> String {
+        "Basic realm=\"\(usableRealm(realm))\", charset=\"UTF-8\""
+    }
+
+    private static func usableRealm(_ realm: String) -> String {
+        String(realm.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline })
+    }
 
     /// Decides the gate for `request`: never asks anyone but the request itself (its Basic
     /// password answers a login the gate needs, once: a wrong one is 401 again, not a retry).

@@ -24,7 +24,7 @@
         /// An authenticator through `check` (the `capctl` PAM service by default).
         public init(check: PAMPasswordCheck? = nil, realm: String = "capctl") throws {
             self.check = try check ?? PAMPasswordCheck()
-            self.realm = String(realm.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline })
+            self.realm = realm
         }
 
         /// Logs the request in as the Basic user when PAM accepts the password.
@@ -35,7 +35,7 @@
             case .invalid(let reason):
                 request.logger.notice("PAM refused \(basic.username): \(reason)")
                 var headers = HTTPHeaders()
-                headers.add(name: .wwwAuthenticate, value: "Basic realm=\"\(realm)\", charset=\"UTF-8\"")
+                headers.add(name: .wwwAuthenticate, value: RouteGate.basicChallenge(realm: realm))
                 throw Abort(.unauthorized, headers: headers, reason: "wrong user name or password")
             case .unavailable(let reason):
                 request.logger.error("PAM could not check \(basic.username): \(reason)")

@@ -30,13 +30,12 @@ struct ReusedDecisionsTests {
         let request = RouteRequest(user: "nobody", method: "GET", path: "/")
         #expect(await gate.decide(request).response == .forbidden)
         #expect(await gate.decide(request).response == .forbidden)
-        let before = fixture.policy.flagsGeneration
         try fixture.directory.write(
             #"{"flags": {"broken": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"},"#
                 + #""per-user": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}"#,
             to: "flags.json")
+        // Read now, whether or not the file watcher has seen the edit yet.
         fixture.policy.flags.reloadAll()
-        #expect(fixture.policy.flagsGeneration != before)
         #expect(await gate.decide(request).response == .pass)
     }
 
