@@ -175,7 +175,7 @@ public struct RouteGate: Sendable {
                 first = try await policy.evaluate(
                     gate: gate, context: context, subject: subject, subjectContext: { kept.flagContext(in: policy) })
                 if reusable {
-                    record = audit.map { _ in routeRecord(first, policy, subject, request) }
+                    record = audit.map { _ in routeRecord(first, policy, subject) }
                     reused.keep(first, record: record, for: key, policy: policy, flags: flags, user: kept)
                 }
             }
@@ -202,12 +202,12 @@ public struct RouteGate: Sendable {
         var decisionID: String?
         if let audit {
             // A login asked with the request's password made a decision of its own.
-            var made =
-                askedForLogin
-                ? routeRecord(evaluation, policy, subject, request)
-                : record
-                    ?? routeRecord(
-                        evaluation, policy, subject, request)
+            var made: AuditRecord
+            if !askedForLogin, let record {
+                made = record
+            } else {
+                made = routeRecord(evaluation, policy, subject)
+            }
             made.details = [AuditRecord.Detail("method", request.method), AuditRecord.Detail("path", request.path)]
             audit.record(made)
             decisionID = made.decisionID
@@ -219,9 +219,7 @@ public struct RouteGate: Sendable {
     }
 
     /// The record of a route's decision, without the request's own details.
-    private func routeRecord(
-        _ evaluation: GateEvaluation, _ policy: LoadedPolicy, _ subject: Subject, _ request: RouteRequest
-    ) -> AuditRecord {
+    private func routeRecord(_ evaluation: GateEvaluation, _ policy: LoadedPolicy, _ subject: Subject) -> AuditRecord {
         AuditRecord(action: "route", evaluation: evaluation, policy: policy.policy, subject: subject)
     }
 
