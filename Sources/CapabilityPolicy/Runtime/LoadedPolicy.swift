@@ -152,12 +152,7 @@ public final class LoadedPolicy: Sendable {
         let condition = try condition(
             forGate: name, lazyContext: LazyContext { context.merged(over: subjectContext()) }, subject: subject,
             assuming: Assumptions())
-        guard GateTracing.isTracing else {
-            return GateEvaluation(gate: name, report: await condition.check(allowingInteraction: false))
-        }
-        return await GateTracing.traced(gate: name, policy: policy, subject: subject, interactive: false) {
-            GateEvaluation(gate: name, report: await condition.check(allowingInteraction: false))
-        }
+        return await decide(condition, gate: name, subject: subject, interactive: false)
     }
 
     /// What a gate is evaluated with: the flag context, and the subject, if any.
@@ -254,12 +249,7 @@ public final class LoadedPolicy: Sendable {
         assuming assumptions: Assumptions = Assumptions()
     ) async throws(ConfigurationError) -> GateEvaluation {
         let condition = try condition(forGate: name, context: context, subject: subject, assuming: assumptions)
-        guard GateTracing.isTracing else {
-            return GateEvaluation(gate: name, report: await condition.check(allowingInteraction: false))
-        }
-        return await GateTracing.traced(gate: name, policy: policy, subject: subject, interactive: false) {
-            GateEvaluation(gate: name, report: await condition.check(allowingInteraction: false))
-        }
+        return await decide(condition, gate: name, subject: subject, interactive: false)
     }
 
     /// Evaluates gate `name` for this process (or for `subject`), asking for authorization where
@@ -269,11 +259,18 @@ public final class LoadedPolicy: Sendable {
         assuming assumptions: Assumptions = Assumptions()
     ) async throws(ConfigurationError) -> GateEvaluation {
         let condition = try condition(forGate: name, context: context, subject: subject, assuming: assumptions)
+        return await decide(condition, gate: name, subject: subject, interactive: true)
+    }
+
+    /// `condition` checked for gate `name`, in a span of its own when a tracer is bootstrapped.
+    private func decide(
+        _ condition: any ProcedureCondition, gate name: String, subject: Subject?, interactive: Bool
+    ) async -> GateEvaluation {
         guard GateTracing.isTracing else {
-            return GateEvaluation(gate: name, report: await condition.check(allowingInteraction: true))
+            return GateEvaluation(gate: name, report: await condition.check(allowingInteraction: interactive))
         }
-        return await GateTracing.traced(gate: name, policy: policy, subject: subject, interactive: true) {
-            GateEvaluation(gate: name, report: await condition.check(allowingInteraction: true))
+        return await GateTracing.traced(gate: name, policy: policy, subject: subject, interactive: interactive) {
+            GateEvaluation(gate: name, report: await condition.check(allowingInteraction: interactive))
         }
     }
 
