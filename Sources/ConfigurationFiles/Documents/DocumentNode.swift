@@ -15,6 +15,12 @@ package struct DocumentNode: Sendable {
         package var key: String
         package var keyLocation: FileLocation
         package var value: DocumentNode
+
+        package init(key: String, keyLocation: FileLocation, value: DocumentNode) {
+            self.key = key
+            self.keyLocation = keyLocation
+            self.value = value
+        }
     }
 
     package var kind: Kind

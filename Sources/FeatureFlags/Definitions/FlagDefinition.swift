@@ -18,6 +18,12 @@ public struct FlagDefinition: Sendable {
     public var defaultVariant: String? { storage.defaultVariant }
     /// The flag set's metadata overlaid with the flag's own.
     public var metadata: [String: FlagValue] { storage.metadata }
+    /// The flag set the flag belongs to (`metadata.flagSetId`, the flag's own or its file's), or
+    /// nil for none; what a ``FlagSelector`` of a flag set picks by.
+    public var flagSetID: String? {
+        if case .string(let id) = storage.metadata["flagSetId"] { return id }
+        return nil
+    }
     /// Where the flag's key is in its file.
     public var location: FileLocation { storage.location }
     /// Why the flag cannot be evaluated, when it cannot (its evaluations are `PARSE_ERROR`, as in flagd).

@@ -17,6 +17,10 @@ public import ConfigurationFiles
 /// }
 /// ```
 ///
+/// `flags` may also be an array of flags, each naming its `key` (flagd 0.13's array form); a key
+/// may then appear once per flag set (`metadata.flagSetId`, the file's or the flag's own), so one
+/// file can hold several flag sets (see ``FlagSelector``).
+///
 /// Reading is lenient where flagd is, so a file shared with flagd and other OpenFeature providers
 /// gives the same answers here: a file whose top level is unreadable fails as a whole, but each
 /// flag stands on its own. A flag that cannot be evaluated (no variants, a default variant that
@@ -26,8 +30,11 @@ public import ConfigurationFiles
 /// ``problems`` with file, line and column, so `capctl validate` can refuse what the service
 /// tolerates.
 public struct FlagSet: Sendable {
-    /// The flags, by key, broken ones included (see ``FlagDefinition/problem``).
+    /// The flags, by key, broken ones included (see ``FlagDefinition/problem``). When the array
+    /// form defines a key in several flag sets, the later definition in the file.
     public let flags: [String: FlagDefinition]
+    /// Every definition in file order, those of one key in several flag sets included.
+    let definitions: [FlagDefinition]
     /// The flag set's own metadata.
     public let metadata: [String: FlagValue]
     /// The file the flags came from.
@@ -68,9 +75,10 @@ public struct FlagSet: Sendable {
 
     init(
         flags: [String: FlagDefinition], metadata: [String: FlagValue], file: String,
-        problems: [ConfigurationError] = []
+        problems: [ConfigurationError] = [], definitions: [FlagDefinition]? = nil
     ) {
         self.flags = flags
+        self.definitions = definitions ?? flags.keys.sorted().map { flags[$0]! }
         self.metadata = metadata
         self.file = file
         self.problems = problems
@@ -91,6 +99,7 @@ private struct FlagSetReader {
 
     private static let rootKeys: Set = ["$schema", "flags", "$evaluators", "metadata"]
     private static let flagKeys: Set = ["state", "variants", "defaultVariant", "targeting", "metadata"]
+    private static let arrayFlagKeys = flagKeys.union(["key"])
 
     mutating func read(_ root: DocumentNode) throws(ConfigurationError) -> FlagSet {
         guard case .object(let members) = root.kind else {
@@ -100,9 +109,18 @@ private struct FlagSetReader {
         guard let flagsMember = root.member("flags") else {
             throw ConfigurationError("\"flags\" is required", at: root.location)
         }
-        guard case .object(let flagMembers) = flagsMember.value.kind else {
+        let flagMembers: [DocumentNode.Member]
+        let isArrayForm: Bool
+        switch flagsMember.value.kind {
+        case .object(let members):
+            flagMembers = members
+            isArrayForm = false
+        case .array(let elements):
+            flagMembers = arrayFormMembers(elements)
+            isArrayForm = true
+        default:
             throw ConfigurationError(
-                "\"flags\" must be an object of flags by key, found \(flagsMember.value.describedType)",
+                "\"flags\" must be an object of flags by key or an array of flags, found \(flagsMember.value.describedType)",
                 at: flagsMember.value.location)
         }
         checkKeys(members, allowed: Self.rootKeys, what: "at the top level")
@@ -129,14 +147,61 @@ private struct FlagSetReader {
         }
 
         var flags: [String: FlagDefinition] = [:]
+        var definitions: [FlagDefinition] = []
+        var seen: Set<FlagIdentity> = []
         for member in flagMembers {
-            flags[member.key] = readFlag(member, setMetadata: setMetadata, compiler: &compiler)
+            let flag = readFlag(member, setMetadata: setMetadata, compiler: &compiler, keyed: isArrayForm)
+            // flagd names a flag by its set and key; the same pair twice is a mistake it lets
+            // through (the later one wins), reported here.
+            if !seen.insert(FlagIdentity(flagSetID: flag.flagSetID, key: flag.key)).inserted {
+                let set = flag.flagSetID.map { "flag set \"\($0)\"" } ?? "no flag set"
+                note(
+                    ConfigurationError(
+                        "flag \"\(flag.key)\" is defined again in \(set); the later definition wins",
+                        at: member.keyLocation))
+                definitions.removeAll { $0.key == flag.key && $0.flagSetID == flag.flagSetID }
+            }
+            flags[flag.key] = flag
+            definitions.append(flag)
         }
         for problem in compiler.problems { note(problem) }
         let ordered = problems.sorted {
             ($0.location?.line ?? 0, $0.location?.column ?? 0) < ($1.location?.line ?? 0, $1.location?.column ?? 0)
         }
-        return FlagSet(flags: flags, metadata: setMetadata, file: file, problems: ordered)
+        return FlagSet(flags: flags, metadata: setMetadata, file: file, problems: ordered, definitions: definitions)
+    }
+
+    private struct FlagIdentity: Hashable {
+        var flagSetID: String?
+        var key: String
+    }
+
+    /// The array form's flags as members named by their `key`; an element without a usable key is
+    /// reported and left out (there is nothing to look it up by).
+    private mutating func arrayFormMembers(_ elements: [DocumentNode]) -> [DocumentNode.Member] {
+        var members: [DocumentNode.Member] = []
+        for element in elements {
+            guard case .object = element.kind else {
+                note(
+                    ConfigurationError(
+                        "each flag in a \"flags\" array is an object with a \"key\", found \(element.describedType)",
+                        at: element.location))
+                continue
+            }
+            guard let keyMember = element.member("key") else {
+                note(ConfigurationError("a flag in a \"flags\" array needs \"key\"", at: element.location))
+                continue
+            }
+            guard case .string(let key) = keyMember.value.kind, !key.isEmpty else {
+                note(
+                    ConfigurationError(
+                        "\"key\" must be a non-empty string, found \(keyMember.value.describedType)",
+                        at: keyMember.value.location))
+                continue
+            }
+            members.append(DocumentNode.Member(key: key, keyLocation: keyMember.value.location, value: element))
+        }
+        return members
     }
 
     private mutating func note(_ problem: ConfigurationError) {
@@ -178,7 +243,8 @@ private struct FlagSetReader {
 
     /// The flag `member` declares; a flag that cannot be evaluated comes back broken, with its problem.
     private mutating func readFlag(
-        _ member: DocumentNode.Member, setMetadata: [String: FlagValue], compiler: inout TargetingCompiler
+        _ member: DocumentNode.Member, setMetadata: [String: FlagValue], compiler: inout TargetingCompiler,
+        keyed: Bool
     ) -> FlagDefinition {
         let key = member.key
         var metadata = setMetadata
@@ -191,7 +257,7 @@ private struct FlagSetReader {
                     "flag \"\(key)\" must be an object, found \(node.describedType)", at: node.location)
             }
             // flagd ignores properties it does not know; they are reported, not fatal.
-            checkKeys(properties, allowed: Self.flagKeys, what: "in flag \"\(key)\"")
+            checkKeys(properties, allowed: keyed ? Self.arrayFlagKeys : Self.flagKeys, what: "in flag \"\(key)\"")
             metadata.merge(readMetadata(node.member("metadata"))) { _, flag in flag }
 
             guard let stateMember = node.member("state") else {

@@ -41,6 +41,16 @@ public final class FlagStore: Sendable {
             }
         }
 
+        /// The path or URL a ``FlagSelector`` names the source by.
+        var location: String? {
+            switch self {
+            case .fixed(let flagSet): flagSet.file
+            case .file(let path, _): path
+            case .remote(let source): source.location
+            case .unloadable: nil
+            }
+        }
+
         var problem: ConfigurationError? {
             switch self {
             case .fixed: nil
@@ -88,6 +98,7 @@ public final class FlagStore: Sendable {
     /// some) would take the runtime's slow path.
     final class Core: Sendable {
         fileprivate let sources: [Source]
+        let selector: FlagSelector?
         /// The flags of every source merged (later sources win), rebuilt after each reload.
         fileprivate let state: Lock<Merged>
         let changed = CapabilityChangeSignal()
@@ -96,16 +107,17 @@ public final class FlagStore: Sendable {
         /// reader that took it before evaluating knows its answer is stale once it has moved.
         let generation = Lock<UInt64>(0)
 
-        fileprivate init(sources: [Source]) {
+        fileprivate init(sources: [Source], selector: FlagSelector?) {
             self.sources = sources
-            state = Lock(FlagStore.merge(sources))
+            self.selector = selector
+            state = Lock(FlagStore.merge(sources, selector: selector))
         }
 
         /// A file's reload: merge again, then tell subscribers and capabilities.
         fileprivate func apply(_ event: ReloadingValue<FlagSet, ConfigurationError>.Event, from path: String) {
             switch event {
             case .loaded(let flagSet):
-                let merged = FlagStore.merge(sources)
+                let merged = FlagStore.merge(sources, selector: selector)
                 state.withLock { $0 = merged }
                 generation.withLock { $0 += 1 }
                 broadcast.send(.loaded(file: path, flagKeys: flagSet.flags.keys.sorted()))
@@ -117,7 +129,7 @@ public final class FlagStore: Sendable {
 
         /// A remote source's change: merge again, then tell subscribers and capabilities.
         fileprivate func apply(_ event: RemoteFlagSourceEvent, from location: String) {
-            let merged = FlagStore.merge(sources)
+            let merged = FlagStore.merge(sources, selector: selector)
             state.withLock { $0 = merged }
             generation.withLock { $0 += 1 }
             switch event {
@@ -190,9 +202,11 @@ public final class FlagStore: Sendable {
     ///   - pollsServices: Whether remote sources are asked again on their own schedule; nil for
     ///     the same as `watchesFiles`. Either way their flags expire by their own limit.
     ///   - context: The context every evaluation starts from.
+    ///   - selector: When given, the store evaluates only the flags it selects (one flag set, or
+    ///     one source's flags); others are not found.
     public init(
         sources: [FlagSource], watchesFiles: Bool = true, pollsServices: Bool? = nil,
-        context: FlagEvaluationContext = FlagEvaluationContext()
+        context: FlagEvaluationContext = FlagEvaluationContext(), selector: FlagSelector? = nil
     ) {
         let relay = Relay()
         let resolved: [Source] = sources.map { source in
@@ -213,7 +227,7 @@ public final class FlagStore: Sendable {
             }
         }
         let files = sources.compactMap(\.path)
-        let core = Core(sources: resolved)
+        let core = Core(sources: resolved, selector: selector)
         self.core = core
         baseContext = context
         baseContextProblem = context.firstInvalidAttribute()
@@ -340,16 +354,22 @@ public final class FlagStore: Sendable {
         for case .file(_, let value) in sources { value.reload() }
     }
 
-    fileprivate static func merge(_ sources: [Source]) -> Merged {
+    fileprivate static func merge(_ sources: [Source], selector: FlagSelector?) -> Merged {
         var merged = Merged()
         for source in sources {
+            if let selector, !selector.admits(source: source.location) { continue }
             let (flags, expiry) = source.contents
             guard let flagSet = flags else { continue }
-            merged.flags.merge(flagSet.flags) { _, later in later }
+            var selected = flagSet.flags
+            if let selector {
+                selected = [:]
+                for flag in flagSet.definitions where selector.admits(flag) { selected[flag.key] = flag }
+            }
+            merged.flags.merge(selected) { _, later in later }
             if let expiry {
-                for key in flagSet.flags.keys { merged.expired[key] = expiry }
+                for key in selected.keys { merged.expired[key] = expiry }
             } else if !merged.expired.isEmpty {
-                for key in flagSet.flags.keys { merged.expired[key] = nil }
+                for key in selected.keys { merged.expired[key] = nil }
             }
         }
         for (key, flag) in merged.flags where merged.expired[key] == nil {
@@ -387,6 +407,7 @@ public final class FlagStore: Sendable {
             return FlagEvaluationDetails(
                 flagKey: key, value: defaultValue, reason: .error, errorCode: .flagNotFound,
                 errorMessage: "no flag \"\(key)\""
+                    + (core.selector.map { " selected by \($0)" } ?? "")
                     + NameSuggestion.didYouMean(key, among: core.state.withLock { Array($0.flags.keys) }))
         }
         if let expiry {
