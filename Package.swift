@@ -51,7 +51,8 @@ let libraryTargets: [Target] = [
     .target(
         name: "LinuxPolicy",
         dependencies: [
-            "LinuxBackends", "Capabilities", "CapabilityPolicy", "FeatureFlags", "ConfigurationFiles", "CLinuxSupport", "Plumbing",
+            "LinuxBackends", "Capabilities", "CapabilityPolicy", "FeatureFlags", "ConfigurationFiles", "CLinuxSupport",
+            "Plumbing",
             "Locking", "ProcedureCore", .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -63,6 +64,7 @@ let libraryTargets: [Target] = [
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "ServiceContextModule", package: "swift-service-context"),
         ]),
     // OpenFeature's isolated API instances (1.8): the factory, apart from the singleton on purpose.
     .target(name: "OpenFeatureIsolation", dependencies: ["FeatureFlags"]),
@@ -201,7 +203,9 @@ let toolTargets: [Target] = [
     // libcurl), started only for a policy that names a service, unprivileged before the first byte.
     .target(
         name: "FlagSourceHelper",
-        dependencies: ["RemoteFlags", "FeatureFlags", "FlagSourceClient", "ConfigurationFiles", "Locking", "CLinuxSupport"]),
+        dependencies: [
+            "RemoteFlags", "FeatureFlags", "FlagSourceClient", "ConfigurationFiles", "Locking", "CLinuxSupport",
+        ]),
     // The helper's client, for capctl and capctld: starts it, reads its typed messages, and links
     // no HTTP client.
     .target(
@@ -254,7 +258,8 @@ let measuringTargets: [Target] = [
     .executableTarget(
         name: "core-bench",
         dependencies: [
-            "LinuxPolicy", "CapabilityPolicy", "ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags", "LinuxBackends",
+            "LinuxPolicy", "CapabilityPolicy", "ProcedureCore", "Capabilities", "CapabilityTesting", "FeatureFlags",
+            "LinuxBackends",
             "HeapUsage", "RemoteFlags", "CLinuxSupport", "TestSupport", "DecisionService", "RouteGates",
             .product(name: "Logging", package: "swift-log"),
         ],
@@ -318,6 +323,7 @@ let testTargets: [Target] = [
         dependencies: [
             "FeatureFlags", "OpenFeatureIsolation", "ConfigurationFiles", "CapabilityTesting", "TestSupport", "Locking",
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            .product(name: "ServiceContextModule", package: "swift-service-context"),
         ]),
     .testTarget(
         name: "LinuxBackendsTests",
@@ -328,7 +334,8 @@ let testTargets: [Target] = [
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
     .testTarget(
-        name: "LinuxPolicyTests", dependencies: ["LinuxPolicy", "Capabilities", "CLinuxSupport", "Locking", "TestSupport"]),
+        name: "LinuxPolicyTests",
+        dependencies: ["LinuxPolicy", "Capabilities", "CLinuxSupport", "Locking", "TestSupport"]),
     .testTarget(
         name: "RouteGatesTests",
         dependencies: ["RouteGates", "CapabilityPolicy", "LinuxPolicy", "LinuxBackends", "FeatureFlags", "TestSupport"]),
@@ -412,6 +419,7 @@ let package = Package(
         // Decisions as spans (a gate per span, flags as OpenTelemetry's feature_flag events); no
         // cost without a tracer bootstrapped.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-service-context", from: "1.5.1"),
         // capctld's metrics backend: what `org.capctl.gates.Metrics` returns, in Prometheus's text format.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // `swift package generate-documentation` (Scripts/check-docs).
