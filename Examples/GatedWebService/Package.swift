@@ -38,6 +38,21 @@ let package = Package(
                 .product(name: "LinuxPolicy", package: "swift-capabilities"),
                 .product(name: "Vapor", package: "vapor"),
             ]),
+        // OpenFeature in a Hummingbird service with FeatureFlags alone: flags evaluated per request.
+        .target(
+            name: "FlagService",
+            dependencies: [
+                .product(name: "FeatureFlags", package: "swift-capabilities"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
+        .executableTarget(
+            name: "flag-service",
+            dependencies: [
+                "FlagService",
+                .product(name: "FeatureFlags", package: "swift-capabilities"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]),
         // The documentation's samples (Docs/WebServices.md, the middleware's comments), compiled as
         // shown: Scripts/test-web writes each target's Samples.swift beside its Prelude.swift.
         .target(
@@ -85,6 +100,16 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
+        .testTarget(
+            name: "FlagServiceTests",
+            dependencies: [
+                "FlagService",
+                .product(name: "FeatureFlags", package: "swift-capabilities"),
+                .product(name: "OpenFeatureIsolation", package: "swift-capabilities"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(

@@ -8,9 +8,11 @@ public import ServiceContextModule
 /// along with it.
 ///
 /// ```swift
+/// import ServiceContextModule
+///
 /// OpenFeatureAPI.shared.setTransactionContextPropagator(ServiceContextTransactionContextPropagator())
-/// try await OpenFeatureAPI.shared.withTransactionContext(FlagEvaluationContext(targetingKey: user)) {
-///     ServiceContext.current?.flagEvaluationContext?.targetingKey  // user
+/// OpenFeatureAPI.shared.withTransactionContext(FlagEvaluationContext(targetingKey: userID)) {
+///     print(ServiceContext.current?.flagEvaluationContext?.targetingKey ?? "none")  // user-42
 /// }
 /// ```
 public struct ServiceContextTransactionContextPropagator: TransactionContextPropagator {
