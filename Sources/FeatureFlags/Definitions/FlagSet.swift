@@ -48,17 +48,19 @@ public struct FlagSet: Sendable {
     ///   - text: The file's contents.
     ///   - file: The name used in error messages.
     ///   - format: JSON or YAML; when nil, taken from the file's extension, or from the text.
+    ///   - bucketing: How the rules' `fractional` operators bucket (flagd's string hash by default).
     /// - Throws: When the text is not JSON or YAML, or has no `flags` object.
-    public static func parse(_ text: String, file: String = "<inline>", format: FlagFileFormat? = nil)
-        throws(ConfigurationError) -> FlagSet
-    {
+    public static func parse(
+        _ text: String, file: String = "<inline>", format: FlagFileFormat? = nil,
+        bucketing: FractionalBucketing = .stringHash
+    ) throws(ConfigurationError) -> FlagSet {
         let format = format ?? FlagFileFormat(path: file) ?? FlagFileFormat(sniffing: text)
         let root: DocumentNode
         switch format {
         case .json: root = try JSONDocumentReader.read(text, file: file)
         case .yaml: root = try YAMLDocumentReader.read(text, file: file)
         }
-        var reader = FlagSetReader(file: file)
+        var reader = FlagSetReader(file: file, bucketing: bucketing)
         return try reader.read(root)
     }
 
@@ -68,9 +70,11 @@ public struct FlagSet: Sendable {
         return try reader.read(document)
     }
 
-    /// Reads the flag definition file at `path`.
-    public static func load(contentsOf path: String) throws(ConfigurationError) -> FlagSet {
-        try parse(ConfigurationFile.text(path), file: path)
+    /// Reads the flag definition file at `path`; `bucketing` as in ``parse(_:file:format:bucketing:)``.
+    public static func load(contentsOf path: String, bucketing: FractionalBucketing = .stringHash)
+        throws(ConfigurationError) -> FlagSet
+    {
+        try parse(ConfigurationFile.text(path), file: path, bucketing: bucketing)
     }
 
     init(
@@ -89,12 +93,14 @@ public struct FlagSet: Sendable {
 /// collecting every problem instead of stopping at the first.
 private struct FlagSetReader {
     let file: String
+    var bucketing: FractionalBucketing = .stringHash
     private var problems: [ConfigurationError] = []
     /// The problems noted so far, to report each once without a quadratic search.
     private var noted: Set<ConfigurationError> = []
 
-    init(file: String) {
+    init(file: String, bucketing: FractionalBucketing = .stringHash) {
         self.file = file
+        self.bucketing = bucketing
     }
 
     private static let rootKeys: Set = ["$schema", "flags", "$evaluators", "metadata"]
@@ -136,7 +142,7 @@ private struct FlagSetReader {
                         at: evaluatorsMember.value.location))
             }
         }
-        var compiler = TargetingCompiler(evaluators: evaluators)
+        var compiler = TargetingCompiler(evaluators: evaluators, bucketing: bucketing)
         // Shared evaluators are checked even when unused, so a broken one is reported at once.
         for name in evaluators.keys.sorted() {
             do throws(ConfigurationError) {

@@ -204,9 +204,12 @@ public final class FlagStore: Sendable {
     ///   - context: The context every evaluation starts from.
     ///   - selector: When given, the store evaluates only the flags it selects (one flag set, or
     ///     one source's flags); others are not found.
+    ///   - fractionalBucketing: How `fractional` buckets in the files' rules (flagd's string hash
+    ///     by default). Flag sets given already read, and remote sources, keep what they were read with.
     public init(
         sources: [FlagSource], watchesFiles: Bool = true, pollsServices: Bool? = nil,
-        context: FlagEvaluationContext = FlagEvaluationContext(), selector: FlagSelector? = nil
+        context: FlagEvaluationContext = FlagEvaluationContext(), selector: FlagSelector? = nil,
+        fractionalBucketing: FractionalBucketing = .stringHash
     ) {
         let relay = Relay()
         let resolved: [Source] = sources.map { source in
@@ -216,7 +219,7 @@ public final class FlagStore: Sendable {
                 .file(
                     path: path,
                     flags: ReloadingValue(
-                        load: Self.reader(for: path),
+                        load: Self.reader(for: path, bucketing: fractionalBucketing),
                         onEvent: { event in relay.core?.apply(event, from: path) }))
             case .remote(let source): .remote(source)
             case .http(let settings):
@@ -256,7 +259,8 @@ public final class FlagStore: Sendable {
     }
 
     /// Reads `path`: its flags, or why they do not load; unchanged text is not read twice.
-    private static func reader(for path: String) -> @Sendable () -> ReloadingValue<FlagSet, ConfigurationError>.Outcome
+    private static func reader(for path: String, bucketing: FractionalBucketing)
+        -> @Sendable () -> ReloadingValue<FlagSet, ConfigurationError>.Outcome
     {
         let last = LastText()
         return {
@@ -274,7 +278,7 @@ public final class FlagStore: Sendable {
             }
             if previous == text { return .unchanged }
             do throws(ConfigurationError) {
-                return .loaded(try FlagSet.parse(text, file: path))
+                return .loaded(try FlagSet.parse(text, file: path, bucketing: bucketing))
             } catch {
                 return .failed(error)
             }

@@ -16,17 +16,31 @@
 /// bucketing value that is a list (an attribute that holds one) is null here, where flagd would take
 /// it as a bucket the context wrote into the rule.
 ///
-/// (flagd's Python evaluator 2.0.0 hashes the CBOR encoding of any bucketing value instead, flagd's
-/// proposed "fractional v3"; flagd's Go evaluator, the reference, hashes the string. See
-/// Docs/FeatureFlags.md.)
+/// With ``FractionalBucketing/cbor`` the bucketing value may be any value but null, and its
+/// canonical CBOR encoding is hashed instead (the short form: `[flag key, targeting key]`), as
+/// flagd's Python evaluator 2.0.0 does and flagd-testbed's `@fractional-v3` scenarios publish; the
+/// weights and the arithmetic are the same. See Docs/FeatureFlags.md.
 enum Fractional {
     static func evaluate(
-        seed: TargetingExpression?, buckets: [TargetingExpression], _ scope: TargetingScope
+        seed: TargetingExpression?, buckets: [TargetingExpression], bucketing: FractionalBucketing,
+        _ scope: TargetingScope
     ) throws(TargetingFailure) -> FlagValue {
         var entries: [FlagValue] = []
         entries.reserveCapacity(buckets.count)
         var bucketBy: String?
-        if let seed {
+        var encoded: [UInt8]?
+        if bucketing == .cbor {
+            // Any value but null is bucketed by its canonical encoding; the short form by
+            // [flag key, targeting key], which needs a targeting key.
+            if let seed {
+                let value = try seed.evaluate(scope)
+                if value == .null { return .null }
+                encoded = CanonicalCBOR.encode(value)
+            } else {
+                guard let targetingKey = scope.targetingKey, !targetingKey.isEmpty else { return .null }
+                encoded = CanonicalCBOR.encode(.list([.string(scope.flagKey), .string(targetingKey)]))
+            }
+        } else if let seed {
             switch try seed.evaluate(scope) {
             case .string(let value): bucketBy = value
             case .null: break
@@ -36,7 +50,7 @@ enum Fractional {
             default: return .null
             }
         }
-        if bucketBy == nil {
+        if bucketBy == nil, encoded == nil {
             guard let targetingKey = scope.targetingKey, !targetingKey.isEmpty else { return .null }
             bucketBy = scope.flagKey + targetingKey
         }
@@ -68,8 +82,16 @@ enum Fractional {
             names.append(name)
             weights.append(weight)
         }
-        guard total > 0, let bucketBy else { return .null }
-        let point = (UInt64(MurmurHash3.hash32(bucketBy.utf8)) &* total) >> 32
+        guard total > 0 else { return .null }
+        let hash: UInt32
+        if let encoded {
+            hash = MurmurHash3.hash32(encoded)
+        } else if let bucketBy {
+            hash = MurmurHash3.hash32(bucketBy.utf8)
+        } else {
+            return .null
+        }
+        let point = (UInt64(hash) &* total) >> 32
         var end: UInt64 = 0
         for (name, weight) in zip(names, weights) {
             end += weight

@@ -31,8 +31,12 @@ struct TargetingCompiler {
     private var expandedSize = 0
     private var deepest = 0
 
-    init(evaluators: [String: DocumentNode]) {
+    /// How the rules' `fractional` operators bucket.
+    let bucketing: FractionalBucketing
+
+    init(evaluators: [String: DocumentNode], bucketing: FractionalBucketing = .stringHash) {
         self.evaluators = evaluators
+        self.bucketing = bucketing
     }
 
     /// Compiles the shared evaluator `name` on its own, so a broken one is reported even when unused.
@@ -228,7 +232,8 @@ struct TargetingCompiler {
                 note("\"fractional\" needs at least one bucket", at: member.keyLocation)
             }
             return .fractional(
-                seed: isShortForm ? nil : arguments[0], buckets: Array(arguments.dropFirst(isShortForm ? 0 : 1)))
+                seed: isShortForm ? nil : arguments[0], buckets: Array(arguments.dropFirst(isShortForm ? 0 : 1)),
+                bucketing: bucketing)
         default:
             break
         }

@@ -11,7 +11,7 @@ indirect enum TargetingExpression: Sendable {
     /// `sem_ver` against a constant version with a constant operator, parsed once.
     case semanticVersion(TargetingExpression, SemanticVersionOperator, SemanticVersion)
     /// `fractional`; `seed` is nil in the short form, which buckets on the flag and targeting keys.
-    case fractional(seed: TargetingExpression?, buckets: [TargetingExpression])
+    case fractional(seed: TargetingExpression?, buckets: [TargetingExpression], bucketing: FractionalBucketing)
 
     /// Whether evaluating this may read `$flagd.timestamp`, so the clock is read only when needed.
     var readsTimestamp: Bool {
@@ -24,7 +24,8 @@ indirect enum TargetingExpression: Sendable {
         case .computedVariable: true
         case .operation(_, let arguments): arguments.contains { $0.readsTimestamp }
         case .semanticVersion(let version, _, _): version.readsTimestamp
-        case .fractional(let seed, let buckets): seed?.readsTimestamp == true || buckets.contains { $0.readsTimestamp }
+        case .fractional(let seed, let buckets, _):
+            seed?.readsTimestamp == true || buckets.contains { $0.readsTimestamp }
         }
     }
 }
@@ -152,8 +153,8 @@ extension TargetingExpression {
             // An operator that cannot use its arguments is null, and the rule goes on (flagd's operators).
             guard let version = SemanticVersion(value: try versionExpression.evaluate(scope)) else { return .null }
             return .bool(comparison.holds(version, target))
-        case .fractional(let seed, let buckets):
-            return try Fractional.evaluate(seed: seed, buckets: buckets, scope)
+        case .fractional(let seed, let buckets, let bucketing):
+            return try Fractional.evaluate(seed: seed, buckets: buckets, bucketing: bucketing, scope)
         case .operation(let op, let arguments):
             if op.isLazy { return try Self.evaluateLazy(op, arguments, scope) }
             if arguments.count <= 2, op.hasFixedArguments {

@@ -135,7 +135,8 @@ extension FlagValue: CustomStringConvertible {
         if number.isNaN { return "NaN" }
         if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
         if number == 0 { return "0" }
-        if let integer = Int64(exactly: number), abs(integer) < 1 << 53 { return String(integer) }
+        // magnitude, not abs: abs(Int64.min) traps.
+        if let integer = Int64(exactly: number), integer.magnitude < 1 << 53 { return String(integer) }
         // Swift prints the shortest digits that read back as the same double; only the layout differs.
         let shortest = String(abs(number))  // "0.1", "1e-05", "1.2345678901234568e+20"
         let mantissa: Substring

@@ -46,8 +46,9 @@ struct FlagdDifferentialTests {
 
     @Test(
         "seeded random flags and contexts: flagd's Python evaluator and this one agree, but for the documented differences",
-        .enabled(if: python != nil, "needs FLAGD_CORE_PYTHON: Scripts/test makes the venv (openfeature-flagd-core)"))
-    func agreesWithPythonEvaluator() throws {
+        .enabled(if: python != nil, "needs FLAGD_CORE_PYTHON: Scripts/test makes the venv (openfeature-flagd-core)"),
+        arguments: [FractionalBucketing.stringHash, .cbor])
+    func agreesWithPythonEvaluator(bucketing: FractionalBucketing) throws {
         // FLAGD_DIFF_SEED tries another seed; the test command runs this one.
         let seed = ProcessInfo.processInfo.environment["FLAGD_DIFF_SEED"].flatMap { UInt64($0) } ?? 0x5EED_F1A6
         var generator = FlagdCaseGenerator(seed: seed)
@@ -57,7 +58,7 @@ struct FlagdDifferentialTests {
             .deletingLastPathComponent().appendingPathComponent("Fixtures/FlagdDifferential/flagd_core_eval.py").path
         let directory = try TemporaryDirectory()
         let requestFile = try directory.write(request.description, to: "cases.json")
-        let run = try runProcess(Self.python!, [script, requestFile])
+        let run = try runProcess(Self.python!, [script, requestFile] + (bucketing == .cbor ? ["--cbor"] : []))
         try #require(run.status == 0, "\(run.standardError)")
         guard case .list(let answers) = try JSONDocumentReader.read(run.standardOutput, file: "python").value
         else {
@@ -69,7 +70,7 @@ struct FlagdDifferentialTests {
         var unexplained: [String] = []
         for (index, (testCase, answer)) in zip(cases, answers).enumerated() {
             let theirs = Self.outcome(python: answer)
-            let ours = Self.evaluate(testCase)
+            let ours = Self.evaluate(testCase, bucketing: bucketing)
             guard ours != theirs else { continue }
             if let known = Self.documentedDifference(testCase, ours: ours, theirs: theirs) {
                 differences[known, default: 0] += 1
@@ -83,7 +84,7 @@ struct FlagdDifferentialTests {
         }
         let agreed = cases.count - unexplained.count - differences.values.reduce(0, +)
         print(
-            "flagd differential, seed \(seed): \(cases.count) evaluations, \(agreed) agree; documented: "
+            "flagd differential (\(bucketing)), seed \(seed): \(cases.count) evaluations, \(agreed) agree; documented: "
                 + differences.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 + "; unexplained: \(unexplained.count)")
         #expect(
@@ -196,10 +197,10 @@ struct FlagdDifferentialTests {
 
     // MARK: Both sides
 
-    static func evaluate(_ testCase: Case) -> Outcome {
+    static func evaluate(_ testCase: Case, bucketing: FractionalBucketing = .stringHash) -> Outcome {
         let set: FlagSet
         do {
-            set = try FlagSet.parse(testCase.flags.description, file: "generated.flagd.json")
+            set = try FlagSet.parse(testCase.flags.description, file: "generated.flagd.json", bucketing: bucketing)
         } catch {
             return Outcome(value: testCase.defaultValue.description, reason: "ERROR", errorCode: "PARSE_ERROR")
         }

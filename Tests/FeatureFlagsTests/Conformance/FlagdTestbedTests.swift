@@ -10,9 +10,10 @@ import Testing
 /// wrote a scenario; the steps are interpreted, and a step this interpreter does not know fails its
 /// scenario rather than skipping it.
 ///
-/// Left out, by tag, with why (``excludedTags``): the fractional bucketing variants other than
-/// flagd's Go evaluator's (`@fractional-v1`, legacy; `@fractional-v3`, the CBOR proposal flagd's
-/// evaluator does not implement: Docs/FeatureFlags.md), connection loss (`@grace`: no connection
+/// A scenario tagged `@fractional-v3` runs with ``FractionalBucketing/cbor`` (canonical CBOR, which
+/// flagd's evaluators are moving to), every other with the default string hash of flagd's Go
+/// evaluator (`@fractional-v2`). Left out, by tag, with why (``excludedTags``): the legacy float
+/// bucketing (`@fractional-v1`, which no flagd evaluator uses now), connection loss (`@grace`: no connection
 /// in file mode), and the suite testbed itself marks `@deprecated` (contradicted by
 /// `@no-default-variant`, which runs). A scenario tagged for RPC alone does not apply in-process.
 @Suite("flagd-testbed")
@@ -22,7 +23,6 @@ struct FlagdTestbedTests {
 
     static let excludedTags: [String: String] = [
         "@fractional-v1": "legacy float bucketing, replaced by v2 in flagd",
-        "@fractional-v3": "CBOR bucketing, a proposal flagd's Go evaluator does not implement",
         "@grace": "connection loss, which file mode has none of",
         "@deprecated": "superseded by @no-default-variant",
     ]
@@ -67,12 +67,12 @@ struct FlagdTestbedTests {
             #expect(!scenarios.contains { $0.tags.contains("@unreadable") }, "\(file): \(scenarios.first?.name ?? "")")
         }
         // Counted from the 3.9.0 files: a runner that lost scenarios would pass vacuously.
-        #expect(Self.scenarios.count == 263, "\(Self.scenarios.count) scenarios apply")
+        #expect(Self.scenarios.count == 395, "\(Self.scenarios.count) scenarios apply")
     }
 
     @Test(arguments: scenarios)
     func scenario(_ scenario: GherkinScenario) throws {
-        var run = try TestbedRun()
+        var run = try TestbedRun(bucketing: scenario.tags.contains("@fractional-v3") ? .cbor : .stringHash)
         for step in scenario.steps {
             try run.perform(step, in: scenario)
         }
@@ -103,9 +103,11 @@ struct TestbedRun {
     var result: (value: FlagValue, reason: FlagEvaluationReason, error: FlagErrorCode?, metadata: [String: FlagValue])?
     var evaluated = false
     let served: TestbedFlags
+    let bucketing: FractionalBucketing
 
-    init() throws {
+    init(bucketing: FractionalBucketing) throws {
         served = try TestbedFlags.shared.get()
+        self.bucketing = bucketing
     }
 
     mutating func perform(_ step: GherkinScenario.Step, in scenario: GherkinScenario) throws {
@@ -114,7 +116,8 @@ struct TestbedRun {
         func fail(_ why: String) -> Failure { Failure(description: "\(scenario.file):\(step.line): \(why): \(text)") }
 
         if text == "an evaluator" {
-            store = FlagStore(sources: [.file(served.evaluatorFlags)], watchesFiles: false)
+            store = FlagStore(
+                sources: [.file(served.evaluatorFlags)], watchesFiles: false, fractionalBucketing: bucketing)
         } else if text.hasPrefix("an option "), quoted.count == 3 {
             switch quoted[0] {
             case "selector": selector = quoted[2]
@@ -126,19 +129,19 @@ struct TestbedRun {
             // The testbed's flagd: the combined flags and the selector flags, its static context.
             store = try served.store(
                 sources: [served.combined, served.rawFlags("selector-flags.json")], selector: selector,
-                context: FlagEvaluationContext(attributes: ["injectedmetadata": .string("set")]))
+                context: FlagEvaluationContext(attributes: ["injectedmetadata": .string("set")]), bucketing: bucketing)
         } else if text == "a metadata flagd provider" {
             store = try served.store(
                 sources: [served.rawFlags("selector-flag-combined-metadata.json")], selector: selector,
-                context: FlagEvaluationContext())
+                context: FlagEvaluationContext(), bucketing: bucketing)
         } else if let type = Self.flagStep(text), quoted.count == 2 {
             flagType = type
             flagKey = quoted[0]
             fallback = quoted[1]
         } else if text.hasPrefix("a context containing a targeting key with value"), quoted.count == 1 {
             context.targetingKey = quoted[0]
-        } else if text.hasPrefix("a context containing a key "), quoted.count == 3 {
-            context.attributes[quoted[0]] = try Self.typed(quoted[2], as: quoted[1])
+        } else if let (key, type, value) = Self.typedContextStep(text) {
+            context.attributes[key] = value == "null" && type != "String" ? .null : try Self.typed(value, as: type)
         } else if text.hasPrefix("a context containing a nested property"), quoted.count == 3 {
             var inner: [String: FlagValue] = [:]
             if case .structure(let existing) = context.attributes[quoted[0]] { inner = existing }
@@ -201,6 +204,21 @@ struct TestbedRun {
         return strings
     }
 
+    /// `a context containing a key "K", with type "T" and with value "V"`, where V is taken whole
+    /// (an example's JSON object puts unescaped quotes in it).
+    static func typedContextStep(_ text: String) -> (String, String, String)? {
+        let start = "a context containing a key \""
+        let typeMark = "\", with type \""
+        let valueMark = "\" and with value \""
+        guard text.hasPrefix(start), text.hasSuffix("\""), let typeRange = text.range(of: typeMark),
+            let valueRange = text.range(of: valueMark, range: typeRange.upperBound..<text.endIndex)
+        else { return nil }
+        let key = String(text[text.index(text.startIndex, offsetBy: start.count)..<typeRange.lowerBound])
+        let type = String(text[typeRange.upperBound..<valueRange.lowerBound])
+        let value = String(text[valueRange.upperBound..<text.index(before: text.endIndex)])
+        return (key, type, value)
+    }
+
     /// `a <Type>-flag with key "K" and a fallback value "V"` (the evaluator suite) or `... a default value ...`.
     static func flagStep(_ text: String) -> FlagType? {
         guard text.hasPrefix("a "), let dash = text.firstIndex(of: "-"),
@@ -223,10 +241,8 @@ struct TestbedRun {
             guard let value = Double(text) else { throw Failure(description: "not a Float: \(text)") }
             return .number(value)
         case "Object":
-            return try FlagSet.parse(
-                #"{"flags": {"x": {"state": "ENABLED", "variants": {"v": \#(text)}, "defaultVariant": "v"}}}"#
-            )
-            .flags["x"]!.variants["v"]!
+            var reader = TestbedJSON(text)
+            return try reader.document()
         default: throw Failure(description: "an unknown type \(type)")
         }
     }
@@ -298,7 +314,9 @@ final class TestbedFlags: Sendable {
 
     /// A store over `sources`; a selector's location is the testbed's path (`rawflags/NAME`),
     /// which names the file laid out here.
-    func store(sources: [String], selector: String?, context: FlagEvaluationContext) throws -> FlagStore {
+    func store(
+        sources: [String], selector: String?, context: FlagEvaluationContext, bucketing: FractionalBucketing
+    ) throws -> FlagStore {
         var parsed: FlagSelector?
         if let selector {
             parsed = try FlagSelector(selector)
@@ -306,9 +324,114 @@ final class TestbedFlags: Sendable {
                 parsed = FlagSelector(.source(directory.path + "/" + location))
             }
         }
-        return FlagStore(sources: sources.map(FlagSource.file), watchesFiles: false, context: context, selector: parsed)
+        return FlagStore(
+            sources: sources.map(FlagSource.file), watchesFiles: false, context: context, selector: parsed,
+            fractionalBucketing: bucketing)
     }
 
     /// Laid out once for every scenario.
     static let shared = Result { try TestbedFlags() }
+}
+
+/// JSON as the testbed's own runners read a step's value (Go's, Python's and Java's parsers): a
+/// key given twice in an object keeps its last value. (Flag files are read by the project's
+/// reader, which refuses that; here it only builds a context the way the other languages do.)
+struct TestbedJSON {
+    private let bytes: [UInt8]
+    private var index = 0
+
+    init(_ text: String) { bytes = Array(text.utf8) }
+
+    mutating func document() throws -> FlagValue {
+        let value = try self.value()
+        skipSpace()
+        guard index == bytes.count else { throw TestbedRun.Failure(description: "trailing text in JSON") }
+        return value
+    }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func skipSpace() {
+        while let byte = current, [0x20, 0x0a, 0x0d, 0x09].contains(byte) { index += 1 }
+    }
+
+    private mutating func value() throws -> FlagValue {
+        skipSpace()
+        switch current {
+        case nil: throw TestbedRun.Failure(description: "JSON ends early")
+        case UInt8(ascii: "{"):
+            index += 1
+            var members: [String: FlagValue] = [:]
+            skipSpace()
+            if current == UInt8(ascii: "}") {
+                index += 1
+                return .structure(members)
+            }
+            while true {
+                skipSpace()
+                let key = try string()
+                skipSpace()
+                try expect(":")
+                members[key] = try value()
+                skipSpace()
+                if current == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                try expect("}")
+                return .structure(members)
+            }
+        case UInt8(ascii: "["):
+            index += 1
+            var items: [FlagValue] = []
+            skipSpace()
+            if current == UInt8(ascii: "]") {
+                index += 1
+                return .list(items)
+            }
+            while true {
+                items.append(try value())
+                skipSpace()
+                if current == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                try expect("]")
+                return .list(items)
+            }
+        case UInt8(ascii: "\""): return .string(try string())
+        default:
+            let start = index
+            while let byte = current, !",]} \n\t\r".utf8.contains(byte) { index += 1 }
+            let word = String(decoding: bytes[start..<index], as: UTF8.self)
+            switch word {
+            case "true": return .bool(true)
+            case "false": return .bool(false)
+            case "null": return .null
+            default:
+                guard let number = Double(word) else { throw TestbedRun.Failure(description: "not JSON: \(word)") }
+                return .number(number)
+            }
+        }
+    }
+
+    private mutating func expect(_ character: Character) throws {
+        guard current == character.asciiValue else {
+            throw TestbedRun.Failure(description: "expected \(character) in JSON")
+        }
+        index += 1
+    }
+
+    /// A string without escapes: the testbed's values have none.
+    private mutating func string() throws -> String {
+        try expect("\"")
+        let start = index
+        while let byte = current, byte != UInt8(ascii: "\"") {
+            guard byte != UInt8(ascii: "\\") else { throw TestbedRun.Failure(description: "an escape in JSON") }
+            index += 1
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        try expect("\"")
+        return text
+    }
 }

@@ -1,7 +1,8 @@
 """Evaluates flags with flagd's Python in-process evaluator (PyPI openfeature-flagd-core), for
 Tests/FeatureFlagsTests/Conformance/FlagdDifferentialTests.swift.
 
-Reads one JSON document from the file named by its argument: {"cases": [{"flags": <a flagd flag configuration>, "key": ...,
+Reads one JSON document from the file named by its first argument (with `--cbor` after it, the
+package's own CBOR `fractional` is kept; otherwise flagd's Go evaluator's stands in for it): {"cases": [{"flags": <a flagd flag configuration>, "key": ...,
 "type": "boolean" | "string" | "integer" | "float" | "object", "default": ..., "context": {...}}]}.
 Writes one JSON array: for each case the value, variant, reason and error code an OpenFeature SDK
 would return with this evaluator as its in-process resolver (an error is the caller's default
@@ -75,8 +76,9 @@ def go_fractional(data, *args):
     return None
 
 
-# The package's `targeting` name is the function; its module holds the operator table.
-sys.modules["openfeature.contrib.tools.flagd.core.targeting.targeting"].OPERATORS["fractional"] = go_fractional
+def use_go_fractional():
+    # The package's `targeting` name is the function; its module holds the operator table.
+    sys.modules["openfeature.contrib.tools.flagd.core.targeting.targeting"].OPERATORS["fractional"] = go_fractional
 
 
 def evaluate(case):
@@ -104,6 +106,9 @@ def evaluate(case):
 def main():
     # The evaluator logs every rule it cannot evaluate; the answers say what came of it.
     logging.disable(logging.CRITICAL)
+    # --cbor keeps the package's own `fractional` (canonical CBOR), for FractionalBucketing.cbor.
+    if "--cbor" not in sys.argv[2:]:
+        use_go_fractional()
     with open(sys.argv[1], encoding="utf-8") as file:
         request = json.load(file)
     json.dump([evaluate(case) for case in request["cases"]], sys.stdout)
