@@ -446,3 +446,18 @@ for target in package.targets where target.type != .plugin && !cTargetNames.cont
 for target in package.targets where ["capctl", "CapctlDaemon", "FlagSourceHelper"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Osize"], .when(configuration: .release))]
 }
+// `swift package dump-symbol-graph` and the documentation plugin build with every trait enabled,
+// whatever `--traits` says: the web frameworks and a second copy of every module with them. The
+// documentation checks (Scripts/check-docs, check-doc-coverage) set CAPCTL_WITHOUT_WEB_TRAITS=1 and
+// read this package without the web middleware, which they do not document here (Docs/WebServices.md
+// does; Scripts/test-web builds them), so their build is the core's own, shared with the tests'.
+if Context.environment["CAPCTL_WITHOUT_WEB_TRAITS"] == "1" {
+    let web: Set = ["HummingbirdGates", "VaporGates"]
+    package.traits = []
+    package.targets.removeAll { web.contains($0.name) }
+    package.products.removeAll { web.contains($0.name) }
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
+        return ["hummingbird", "hummingbird-auth", "vapor"].contains { location.hasSuffix("/" + $0) }
+    }
+}
