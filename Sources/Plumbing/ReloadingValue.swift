@@ -31,6 +31,10 @@ package final class ReloadingValue<Value: Sendable, Failure: Error & Equatable &
     private let load: @Sendable () -> Outcome
     private let onEvent: @Sendable (Event) -> Void
     private let stopWatcher = Lock<(@Sendable () -> Void)?>(nil)
+    /// One read at a time, from its load to its event: a reader told to read again (reloadAll)
+    /// while the watcher is reading the same edit must not return, finding the text unchanged,
+    /// before the watcher's value is in force.
+    private let reading = Lock(())
 
     /// A value read by `load`; `onEvent` hears each change after it took effect. Nothing is
     /// read until ``reload()``.
@@ -45,8 +49,14 @@ package final class ReloadingValue<Value: Sendable, Failure: Error & Equatable &
     /// Why the last read failed, or nil when it did not.
     package var problem: Failure? { state.withLock { $0.problem } }
 
-    /// Reads again now. A failure equal to the one already reported is not reported again.
+    /// Reads again now; once it returns, what the input holds now is in force (or its failure
+    /// reported), even when a watcher was reading it at the same time. A failure equal to the one
+    /// already reported is not reported again.
     package func reload() {
+        reading.withLock { _ in read() }
+    }
+
+    private func read() {
         let event: Event?
         switch load() {
         case .unchanged:
