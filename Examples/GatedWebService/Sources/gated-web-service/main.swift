@@ -9,6 +9,10 @@
 // Each gated route is decided for the request's user by the policy's gate of the same name; the
 // policy and its flag file are followed, so an edit counts from the next request. Every decision is
 // recorded in the journal (or the system log), or on `--audit-socket`.
+//
+// With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, each request and
+// each gate decision is a span exported over OTLP/HTTP to that collector (swift-otel; the other
+// OTEL_* variables apply, OTEL_EXPORTER_OTLP_PROTOCOL=http/json among them).
 import CapabilityPolicy
 import Foundation
 import HTTPTypes
@@ -16,7 +20,9 @@ import Hummingbird
 import HummingbirdAuth
 import HummingbirdGates
 import LinuxPolicy
+import OTel
 import RouteGates
+import ServiceLifecycle
 
 func value(_ option: String) -> String? {
     guard let index = CommandLine.arguments.firstIndex(of: option), index + 1 < CommandLine.arguments.count else {
@@ -50,8 +56,28 @@ let audit = AuditTrail(
     destination: value("--audit-socket").map { .syslog(path: $0) } ?? .system, identifier: "gated-web-service",
     limitPerUser: .service)
 
+// Traces only when a collector is named: a service without one exports nothing and logs no
+// failed exports.
+let environment = ProcessInfo.processInfo.environment
+var observability: (any Service)?
+if environment["OTEL_EXPORTER_OTLP_ENDPOINT"] != nil || environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] != nil {
+    var configuration = OTel.Configuration.default
+    configuration.serviceName = "gated-web-service"
+    configuration.logs.enabled = false
+    configuration.metrics.enabled = false
+    do {
+        observability = try OTel.bootstrap(configuration: configuration)
+    } catch {
+        fail("OpenTelemetry: \(error)")
+    }
+}
+
 typealias Context = BasicAuthRequestContext<HostUser>
 let router = Router(context: Context.self)
+if observability != nil {
+    // A span per request, the gate's decision a child of it.
+    router.add(middleware: TracingMiddleware())
+}
 if let header = value("--proxy-user-header") {
     guard let name = HTTPField.Name(header) else { fail("\"\(header)\" is not a header name") }
     router.add(middleware: ProxyUserAuthenticator<Context>(header: name))
@@ -87,6 +113,7 @@ var app = Application(
     })
 // The store follows the policy, the trail writes its last summaries: both stop with the server.
 app.addServices(store, audit)
+if let observability { app.addServices(observability) }
 do {
     try await app.runService()
 } catch {
