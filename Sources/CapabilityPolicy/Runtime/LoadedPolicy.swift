@@ -26,12 +26,15 @@ public final class LoadedPolicy: Sendable {
     /// apart from ``flags``' (each store follows its own).
     let systemFlags: FlagStore?
     private let capabilities: [String: any CapabilityType]
+    /// ``PolicyOptions/tracesRequirements``.
+    private let tracesRequirements: Bool
 
     /// Builds every capability of `policy` and loads its flags, with the environment the policy
     /// was read with (``Policy/environment``).
     public init(_ policy: Policy, options: PolicyOptions = PolicyOptions()) throws(PolicyErrors) {
         self.policy = policy
         loadedAt = WallClock.secondsSince1970
+        tracesRequirements = options.tracesRequirements
         let environment = policy.environment
         let policy = options.startsFlagServices ? policy : policy.withoutFlagServices
         // A store without sources answers every key "not found" before it reads a context, so
@@ -120,20 +123,24 @@ public final class LoadedPolicy: Sendable {
         forGate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil,
         assuming assumptions: Assumptions = Assumptions()
     ) throws(ConfigurationError) -> any ProcedureCondition {
-        try condition(
+        try traceableCondition(
             forGate: name, lazyContext: LazyContext { [self] in flagContext(context, subject) }, subject: subject,
-            assuming: assumptions)
+            assuming: assumptions
+        ).condition
     }
 
-    private func condition(
+    /// The gate's condition, and where its parts' spans go when they are traced (nil otherwise).
+    private func traceableCondition(
         forGate name: String, lazyContext: LazyContext, subject: Subject?, assuming assumptions: Assumptions
-    ) throws(ConfigurationError) -> any ProcedureCondition {
+    ) throws(ConfigurationError) -> (condition: any ProcedureCondition, spans: RequirementSpans?) {
         guard policy.gates[name] != nil else {
             throw ConfigurationError("no gate \"\(name)\" in the policy" + Self.known(policy.gates.keys, near: name))
         }
         var built: [String: any ProcedureCondition] = [:]
-        let target = Target(lazyContext: lazyContext, subject: subject, flags: flags, assumptions: assumptions)
-        return condition(forGate: name, context: target, built: &built)
+        let spans = tracesRequirements && GateTracing.isTracing ? RequirementSpans() : nil
+        let target = Target(
+            lazyContext: lazyContext, subject: subject, flags: flags, assumptions: assumptions, spans: spans)
+        return (condition(forGate: name, context: target, built: &built), spans)
     }
 
     /// The flag context of `subject` alone (its user and groups, named by the databases), for
@@ -149,10 +156,10 @@ public final class LoadedPolicy: Sendable {
         gate name: String, context: FlagEvaluationContext, subject: Subject,
         subjectContext: @escaping () -> FlagEvaluationContext
     ) async throws(ConfigurationError) -> GateEvaluation {
-        let condition = try condition(
+        let (condition, spans) = try traceableCondition(
             forGate: name, lazyContext: LazyContext { context.merged(over: subjectContext()) }, subject: subject,
             assuming: Assumptions())
-        return await decide(condition, gate: name, subject: subject, interactive: false)
+        return await decide(condition, gate: name, subject: subject, interactive: false, spans: spans)
     }
 
     /// What a gate is evaluated with: the flag context, and the subject, if any.
@@ -165,6 +172,8 @@ public final class LoadedPolicy: Sendable {
         let flags: FlagStore
         /// What stands in for the real statuses and values.
         let assumptions: Assumptions
+        /// Where each part's span goes, when parts are traced.
+        let spans: RequirementSpans?
 
         var context: FlagEvaluationContext? { lazyContext.value }
     }
@@ -195,7 +204,8 @@ public final class LoadedPolicy: Sendable {
         let declaration = policy.gates[name]!
         let context = Target(
             lazyContext: context.lazyContext, subject: context.subject,
-            flags: declaration.fromUserLayer ? flags : (systemFlags ?? flags), assumptions: context.assumptions)
+            flags: declaration.fromUserLayer ? flags : (systemFlags ?? flags), assumptions: context.assumptions,
+            spans: context.spans)
         let gate: any ProcedureCondition =
             switch declaration.expression {
             case .allOf(let parts):
@@ -209,6 +219,20 @@ public final class LoadedPolicy: Sendable {
     }
 
     private func condition(
+        for expression: GateExpression, context: Target, built: inout [String: any ProcedureCondition]
+    ) -> any ProcedureCondition {
+        guard let spans = context.spans else {
+            return untracedCondition(for: expression, context: context, built: &built)
+        }
+        let condition = untracedCondition(for: expression, context: context, built: &built)
+        return switch expression {
+        case .capability(let name, _): TracedRequirement(requirement: condition, part: .capability(name), spans: spans)
+        case .flag(let key, _): TracedRequirement(requirement: condition, part: .flag(key), spans: spans)
+        default: condition
+        }
+    }
+
+    private func untracedCondition(
         for expression: GateExpression, context: Target, built: inout [String: any ProcedureCondition]
     ) -> any ProcedureCondition {
         switch expression {
@@ -248,8 +272,10 @@ public final class LoadedPolicy: Sendable {
         gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil,
         assuming assumptions: Assumptions = Assumptions()
     ) async throws(ConfigurationError) -> GateEvaluation {
-        let condition = try condition(forGate: name, context: context, subject: subject, assuming: assumptions)
-        return await decide(condition, gate: name, subject: subject, interactive: false)
+        let (condition, spans) = try traceableCondition(
+            forGate: name, lazyContext: LazyContext { [self] in flagContext(context, subject) }, subject: subject,
+            assuming: assumptions)
+        return await decide(condition, gate: name, subject: subject, interactive: false, spans: spans)
     }
 
     /// Evaluates gate `name` for this process (or for `subject`), asking for authorization where
@@ -258,19 +284,23 @@ public final class LoadedPolicy: Sendable {
         gate name: String, context: FlagEvaluationContext? = nil, subject: Subject? = nil,
         assuming assumptions: Assumptions = Assumptions()
     ) async throws(ConfigurationError) -> GateEvaluation {
-        let condition = try condition(forGate: name, context: context, subject: subject, assuming: assumptions)
-        return await decide(condition, gate: name, subject: subject, interactive: true)
+        let (condition, spans) = try traceableCondition(
+            forGate: name, lazyContext: LazyContext { [self] in flagContext(context, subject) }, subject: subject,
+            assuming: assumptions)
+        return await decide(condition, gate: name, subject: subject, interactive: true, spans: spans)
     }
 
     /// `condition` checked for gate `name`, in a span of its own when a tracer is bootstrapped.
     private func decide(
-        _ condition: any ProcedureCondition, gate name: String, subject: Subject?, interactive: Bool
+        _ condition: any ProcedureCondition, gate name: String, subject: Subject?, interactive: Bool,
+        spans: RequirementSpans?
     ) async -> GateEvaluation {
         guard GateTracing.isTracing else {
             return GateEvaluation(gate: name, report: await condition.check(allowingInteraction: interactive))
         }
         return await GateTracing.traced(gate: name, policy: policy, subject: subject, interactive: interactive) {
-            GateEvaluation(gate: name, report: await condition.check(allowingInteraction: interactive))
+            spans?.enterCurrentSpan()
+            return GateEvaluation(gate: name, report: await condition.check(allowingInteraction: interactive))
         }
     }
 

@@ -27,6 +27,11 @@ public struct PolicyOptions: Sendable {
     /// The context the policy's flags are evaluated with; nil for the policy environment's
     /// ``PolicyEnvironment/hostContext``.
     public var flagContext: FlagEvaluationContext?
+    /// Whether a traced gate decision has a child span per requirement part it checks
+    /// (`capability NAME`, `flag KEY`, each with its verdict and how long it took), besides the
+    /// gate's own span and its events. Off by default: a span per part costs more than the part
+    /// when it is a group or a flag. Nothing is made unless a tracer is bootstrapped.
+    public var tracesRequirements = false
     // A few entries, searched in order: a dictionary keyed by ObjectIdentifier made each process's
     // first policy look up ObjectIdentifier's Hashable conformance (a scan of every record), and
     // an array of tuples had its tuple type made from its mangled name at first use.

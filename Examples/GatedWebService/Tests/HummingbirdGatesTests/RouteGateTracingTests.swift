@@ -56,6 +56,47 @@ struct RouteGateTracingTests {
         #expect(flag.attributes["feature_flag.result.value"]?.toSpanAttribute() == .string("false"))
     }
 
+    @Test("asked for, a child span per requirement part, each with its verdict; not asked, none")
+    func requirementSpans() async throws {
+        _ = tracer
+        var options = PolicyOptions()
+        options.tracesRequirements = true
+        let traced = try WebGateFixture(options: options)
+        let untraced = try WebGateFixture()
+        // `either` is any-of the flag `broken` (undecided) and the group root (root is a member).
+        let tracedPath = "/parts-\(UInt64.random(in: 0...UInt64.max))"
+        let untracedPath = "/no-parts-\(UInt64.random(in: 0...UInt64.max))"
+        let decision = await RouteGate("either", policy: traced.store).decide(
+            RouteRequest(user: "root", method: "GET", path: tracedPath))
+        #expect(decision.response == .pass)
+        _ = await RouteGate("either", policy: untraced.store).decide(
+            RouteRequest(user: "root", method: "GET", path: untracedPath))
+
+        let spans = tracer.finishedSpans
+        func gateSpan(under path: String) throws -> FinishedInMemorySpan {
+            let route = try #require(spans.first { $0.attributes["url.path"]?.toSpanAttribute() == .string(path) })
+            return try #require(spans.first { $0.spanContext.parentSpanID == route.spanContext.spanID })
+        }
+        let gate = try gateSpan(under: tracedPath)
+        #expect(gate.operationName == "gate either")
+        let parts = spans.filter { $0.spanContext.parentSpanID == gate.spanContext.spanID }
+        #expect(Set(parts.map(\.operationName)) == ["flag broken", "capability root-group"])
+        let flag = try #require(parts.first { $0.operationName == "flag broken" })
+        #expect(flag.traceID == gate.traceID)
+        #expect(flag.attributes["feature_flag.key"]?.toSpanAttribute() == .string("broken"))
+        #expect(flag.attributes["capctl.result"]?.toSpanAttribute() == .string("undecided"))
+        #expect(flag.status?.code == .error)
+        let group = try #require(parts.first { $0.operationName == "capability root-group" })
+        #expect(group.attributes["capctl.result"]?.toSpanAttribute() == .string("satisfied"))
+        #expect(group.status == nil)
+        #expect(group.startInstant.nanosecondsSinceEpoch >= gate.startInstant.nanosecondsSinceEpoch)
+        #expect(group.endInstant.nanosecondsSinceEpoch <= gate.endInstant.nanosecondsSinceEpoch)
+
+        let plain = try gateSpan(under: untracedPath)
+        #expect(plain.operationName == "gate either")
+        #expect(!spans.contains { $0.spanContext.parentSpanID == plain.spanContext.spanID })
+    }
+
     @Test("an undecided gate marks its spans as errors")
     func undecided() async throws {
         _ = tracer

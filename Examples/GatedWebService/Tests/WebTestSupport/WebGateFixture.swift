@@ -24,8 +24,9 @@ public final class WebGateFixture: @unchecked Sendable {
     /// The password pam_matrix accepts for `root` and `nobody`.
     public static let password = "right"
 
-    /// A fixture; with `policy`, that text instead of the matrix's policy.
-    public init(policy: String? = nil) throws {
+    /// A fixture; with `policy`, that text instead of the matrix's policy; its store loads with
+    /// `options`.
+    public init(policy: String? = nil, options: PolicyOptions = PolicyOptions()) throws {
         // Under /tmp, mode 0755: the trusted-file checks accept a directory only its owner writes.
         directory = "/tmp/web-gates-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(
@@ -41,7 +42,7 @@ public final class WebGateFixture: @unchecked Sendable {
         policyFile = directory + "/policy.yaml"
         try (policy ?? Self.policy(pamDirectory: pamDirectory)).write(
             toFile: policyFile, atomically: false, encoding: .utf8)
-        store = PolicyStore(files: [policyFile], environment: .linux)
+        store = PolicyStore(files: [policyFile], environment: .linux, options: options)
     }
 
     deinit {
