@@ -16,14 +16,18 @@
     public struct PolicyAuthorization<Identity: HostUserIdentity>: AuthorizationPolicy {
         /// The gate.
         public let gate: RouteGate
+        private let headers: GateHeaders
 
         /// The policy `gate` decides.
-        public init(_ gate: RouteGate) { self.gate = gate }
+        public init(_ gate: RouteGate) {
+            self.gate = gate
+            headers = GateHeaders(gate)
+        }
 
         /// Whether the gate holds for `identity`; throws the refusal when it could not be decided
         /// (503) or needs a login (401).
         public func isAuthorized(identity: Identity, request: Request) async throws -> Bool {
-            let decision = await gate.decide(RouteRequest(request, user: identity.hostUserName, gate: gate))
+            let decision = await gate.decide(RouteRequest(request, user: identity.hostUserName, headers: headers))
             switch decision.response {
             case .pass: return true
             case .forbidden: return false

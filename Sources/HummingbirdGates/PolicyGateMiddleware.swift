@@ -24,12 +24,14 @@
         /// The gate.
         public let gate: RouteGate
         private let user: @Sendable (Request, Context) -> String?
+        private let headers: GateHeaders
 
         /// Gates requests on `gate`, for the user `user` names: the request's authenticated user, by
         /// its name on this host; nil for an anonymous request.
         public init(_ gate: RouteGate, user: @escaping @Sendable (Request, Context) -> String?) {
             self.gate = gate
             self.user = user
+            headers = GateHeaders(gate)
         }
 
         /// Gates requests on `gate`, for HummingbirdAuth's identity of the request.
@@ -41,7 +43,7 @@
         public func handle(
             _ request: Request, context: Context, next: (Request, Context) async throws -> Response
         ) async throws -> Response {
-            let decision = await gate.decide(RouteRequest(request, user: user(request, context), gate: gate))
+            let decision = await gate.decide(RouteRequest(request, user: user(request, context), headers: headers))
             if decision.response == .pass { return try await next(request, context) }
             context.logger.notice(
                 "route gate \(decision.gate) refused \(request.method) \(request.uri.path): \(decision.outcome.rawValue)",

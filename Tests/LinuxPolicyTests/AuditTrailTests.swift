@@ -148,6 +148,17 @@ struct AuditTrailTests {
         #expect(syslog.next() == nil, "uid 4321 stayed within its share: no summary")
     }
 
+    @Test("decision ids: 32 lowercase hex digits, this process's random half then its count, never twice")
+    func decisionIDs() throws {
+        let ids = (0..<10_000).map { _ in AuditRecord.newDecisionID() }
+        #expect(Set(ids).count == ids.count)
+        let hex = Set("0123456789abcdef")
+        #expect(ids.allSatisfy { $0.utf8.count == 32 && $0.allSatisfy(hex.contains) })
+        #expect(Set(ids.map { $0.prefix(16) }).count == 1, "one prefix per process")
+        let counts = try ids.map { try #require(UInt64($0.suffix(16), radix: 16)) }
+        #expect(zip(counts, counts.dropFirst()).allSatisfy { $1 > $0 }, "a count, in order on one thread")
+    }
+
     @Test("an interval that ended is summarized before the user's next record, and the user has a new share")
     func intervalsRollOver() {
         var windows = AuditUserWindows(limit: AuditUserLimit(records: 2, per: .seconds(30)))

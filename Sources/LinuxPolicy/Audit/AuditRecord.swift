@@ -6,6 +6,7 @@ import LinuxBackends
 import Locking
 import Plumbing
 public import ProcedureCore
+import Synchronization
 
 /// One decision, as the audit trail records it: when, for whom, which gate, the outcome, why
 /// (the failing requirements in one line), the policy files that defined the gate, and for
@@ -143,23 +144,27 @@ public struct AuditRecord: Sendable, Equatable {
     /// records. Unique without a system call per decision (a record must cost microseconds); the
     /// id names a decision, it guards nothing.
     static func newDecisionID() -> String {
-        hex(processPrefix)
-            + hex(
-                decisionCount.withLock { count in
-                    count &+= 1
-                    return count
-                })
+        let count = decisionCount.wrappingAdd(1, ordering: .relaxed).newValue
+        return String(unsafeUninitializedCapacity: 32) { bytes in
+            writeHex(processPrefix, into: bytes, at: 0)
+            writeHex(count, into: bytes, at: 16)
+            return 32
+        }
     }
 
     private static let processPrefix: UInt64 = {
         var generator = SystemRandomNumberGenerator()
         return generator.next()
     }()
-    private static let decisionCount = Lock<UInt64>(0)
+    private static let decisionCount = Atomic<UInt64>(0)
 
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+    /// `value` as 16 lowercase hexadecimal digits at `offset`: the id is written in place, where
+    /// formatting each half as a string and padding it took three allocations per decision.
+    private static func writeHex(_ value: UInt64, into bytes: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        for index in 0..<16 {
+            let nibble = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0xF
+            bytes[offset + index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+        }
     }
 
     /// The fields, in order, as `KEY=value` pairs for syslog and journal alike. For this process

@@ -1,3 +1,4 @@
+import Capabilities
 import CapabilityPolicy
 
 /// How many records one user's decisions may write to the audit trail in an interval. A service
@@ -33,8 +34,9 @@ struct AuditUserWindows {
         var started: ContinuousClock.Instant
         var written = 0
         var counted: [AuditRecord.Outcome: Int] = [:]
-        /// The last record counted, whose subject the summary names.
-        var last: AuditRecord?
+        /// The subject of the records counted (one uid's), which the summary names: kept from the
+        /// first, not copied from each (a record's copy costs a retain per field).
+        var subject: Subject?
     }
 
     let limit: AuditUserLimit
@@ -48,8 +50,9 @@ struct AuditUserWindows {
         write: Bool, summary: AuditRecord?
     ) {
         var summary: AuditRecord?
-        if let window = windows[uid], now - window.started >= limit.interval {
-            summary = self.summary(of: window, uid: uid)
+        // The start alone is read: a copy of the window would retain its counts and subject.
+        if let started = windows[uid]?.started, now - started >= limit.interval {
+            summary = windows[uid].flatMap { self.summary(of: $0, uid: uid) }
             windows[uid] = nil
         }
         // Changed where it is kept: a copy taken out and put back would copy its counts too,
@@ -60,7 +63,7 @@ struct AuditUserWindows {
                 return true
             }
             window.counted[record.outcome, default: 0] += 1
-            window.last = record
+            if window.subject == nil { window.subject = record.subject }
             return false
         }
         let write = admit(&windows[uid, default: Window(started: now)])
@@ -82,7 +85,7 @@ struct AuditUserWindows {
     /// One record for the decisions of `window` that were counted, with the most closed outcome
     /// among them (so `CAPCTL_OUTCOME=fails` finds it when any failed).
     private func summary(of window: Window, uid: UInt32) -> AuditRecord? {
-        guard let last = window.last else { return nil }
+        guard !window.counted.isEmpty else { return nil }
         let total = window.counted.values.reduce(0, +)
         let outcome = Decision.Outcome.mostClosed(window.counted.keys)
         let counts = Decision.Outcome.allCases.compactMap { outcome in
@@ -90,7 +93,7 @@ struct AuditUserWindows {
         }
         let seconds = limit.interval.components.seconds
         return AuditRecord(
-            action: "summary", gate: "", outcome: outcome, subject: last.subject.map { .user($0.user) },
+            action: "summary", gate: "", outcome: outcome, subject: window.subject.map { .user($0.user) },
             reasons:
                 "\(total) more decision(s) for uid \(uid) in \(seconds) s not recorded one by one (\(counts.joined(separator: ", "))): past its \(limit.records) records per \(seconds) s"
         )
