@@ -248,15 +248,15 @@ public func builtProductForAnyUser(_ name: String, companions: [String] = []) ->
     chmod(directory, 0o755)
     for product in [name] + companions {
         let copy = directory + "/" + product
-        // Written through a close-on-exec descriptor: a child forked meanwhile by another test must not
-        // inherit it, or executing the copy fails with "Text file busy" for as long as that child lives.
-        if let bytes = FileManager.default.contents(atPath: builtProduct(product)) {
-            let fd = open(copy, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-            if fd >= 0 {
-                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                close(fd)
-            }
-        }
+        // Copied by cp(1), never written from this process: a child another test forks here between
+        // its fork and its exec holds every descriptor this process has open, close-on-exec or not,
+        // and executing the copy fails with "Text file busy" while one is open for writing (a
+        // fresh-clone run failed so). cp's own descriptor is in cp alone, closed when it exits.
+        let cp = Process()
+        cp.executableURL = URL(fileURLWithPath: "/bin/cp")
+        cp.arguments = [builtProduct(product), copy]
+        try? cp.run()
+        cp.waitUntilExit()
         chmod(copy, 0o755)
     }
     return directory + "/" + name
