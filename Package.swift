@@ -461,3 +461,12 @@ if Context.environment["CAPCTL_WITHOUT_WEB_TRAITS"] == "1" {
         return ["hummingbird", "hummingbird-auth", "vapor"].contains { location.hasSuffix("/" + $0) }
     }
 }
+// SwiftPM's test discovery on Linux reads the index store, but only the test modules' records.
+// Scripts/test builds without the index store (indexing every module costs a fifth of a debug
+// build) and names in CAPCTL_TEST_INDEX_STORE the store SwiftPM reads, where only the test modules
+// are indexed.
+if let store = Context.environment["CAPCTL_TEST_INDEX_STORE"] {
+    for target in package.targets where target.type == .test {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-index-store-path", store])]
+    }
+}

@@ -132,3 +132,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// SwiftPM's test discovery on Linux reads the index store, but only the test modules' records.
+// Scripts/test-web builds without the index store (indexing every module, the web frameworks
+// included, costs a fifth of the build) and names in CAPCTL_TEST_INDEX_STORE the store SwiftPM
+// reads, where only the test modules are indexed.
+if let store = Context.environment["CAPCTL_TEST_INDEX_STORE"] {
+    for target in package.targets where target.type == .test {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-index-store-path", store])]
+    }
+}
