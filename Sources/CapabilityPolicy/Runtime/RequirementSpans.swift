@@ -35,8 +35,23 @@ struct TracedRequirement: ProcedureCondition {
     }
 
     let requirement: any ProcedureCondition
-    let part: Part
     let spans: RequirementSpans
+    /// The span's name and first attributes, made once for every check of the part.
+    private let operation: String
+    private let attributes: SpanAttributes
+
+    init(requirement: any ProcedureCondition, part: Part, spans: RequirementSpans) {
+        self.requirement = requirement
+        self.spans = spans
+        switch part {
+        case .capability(let name):
+            operation = "capability \(name)"
+            attributes = ["capctl.requirement": .string(name), "capctl.capability": .string(name)]
+        case .flag(let key):
+            operation = "flag \(key)"
+            attributes = ["capctl.requirement": .string(key), "feature_flag.key": .string(key)]
+        }
+    }
 
     var name: String { requirement.name }
     var producesDependency: Bool { requirement.producesDependency }
@@ -76,13 +91,6 @@ struct TracedRequirement: ProcedureCondition {
     }
 
     private func startSpan() -> any Span {
-        let (operation, attributes): (String, SpanAttributes) =
-            switch part {
-            case .capability(let name):
-                ("capability \(name)", ["capctl.requirement": .string(name), "capctl.capability": .string(name)])
-            case .flag(let key):
-                ("flag \(key)", ["capctl.requirement": .string(key), "feature_flag.key": .string(key)])
-            }
         let span = InstrumentationSystem.tracer.startAnySpan(operation, context: spans.context, ofKind: .internal)
         span.attributes = attributes
         return span
