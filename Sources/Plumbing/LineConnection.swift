@@ -31,6 +31,9 @@ package final class LineConnection: Sendable {
         case interrupted
     }
 
+    /// The most a single read takes.
+    private static let chunkSize = 65_536
+
     /// The descriptor, owned by this connection.
     package let descriptor: FileDescriptor
     private let isSocket: Bool
@@ -81,11 +84,15 @@ package final class LineConnection: Sendable {
             case .timedOut: return .timedOut
             case .interrupted: return .interrupted
             }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor.rawValue, $0.baseAddress, $0.count) }
+            // Read into uninitialized scratch space, not a new zero-filled array: messages are a few
+            // hundred bytes, and clearing 64 KiB for each was a visible share of a varlink call.
+            let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.chunkSize) { chunk in
+                let count = Glibc.read(descriptor.rawValue, chunk.baseAddress, chunk.count)
+                if count > 0 { pending.withLock { $0.append(contentsOf: chunk[..<count]) } }
+                return count
+            }
             if count < 0, errno == EINTR || errno == EAGAIN { continue }
             guard count > 0 else { return .end }
-            pending.withLock { $0 += chunk[..<count] }
         }
     }
 
