@@ -411,7 +411,7 @@ struct CoreBench {
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         report.section(
             "a gated web route beside an ungated one (Hummingbird, wrk -t1 -c16 on loopback"
-                + (RouteWorkloads.pinned ? "; the server on core 0, wrk on core 1)" : ")"))
+                + (CorePlacement.isAvailable ? "; the server on core 0, wrk on core 1)" : ")"))
         report.line("ungated /health, requests/s (median of rounds)", String(format: "%.0f", median(result.ungated)))
         report.line("gated /status, requests/s (median of rounds)", String(format: "%.0f", median(result.gated)))
         report.line(

@@ -124,25 +124,6 @@ enum DecisionWorkloads {
         return Double(clients * count) / seconds
     }
 
-    /// Puts every thread of each process of `pids`, and the calling thread, on `cores` (taskset's
-    /// list: "0", "0-1"); false when taskset could not.
-    static func place(_ pids: [Int32], on cores: String) -> Bool {
-        // This thread's id: /proc/thread-self names it ("PID/task/TID"); Glibc's gettid is not imported.
-        guard let thread = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"),
-            let tid = thread.split(separator: "/").last.flatMap({ Int32($0) })
-        else { return false }
-        let targets = pids.map { ["-a", "-pc", cores, String($0)] } + [["-pc", cores, String(tid)]]
-        return targets.allSatisfy { arguments in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return false }
-            process.waitUntilExit()
-            return process.terminationStatus == 0
-        }
-    }
-
     /// The wall time of every call when `clients` threads each make `count` calls on a connection
     /// of their own, in seconds: the spread a client sees while others ask too.
     static func latencies<Connection>(
@@ -251,7 +232,7 @@ extension CoreBench {
         // added 50 us to a whole block of calls, to whichever row came first after the echo, so rows
         // swapped places with the order). Pinned, the floor is a same-core round trip and a row
         // above it is the work. The loop below has no suspension point: this thread stays put.
-        let pinned = RouteWorkloads.pinned && DecisionWorkloads.place([daemon.pid, echo.pid], on: "0")
+        let pinned = CorePlacement.isAvailable && CorePlacement.move([daemon.pid, echo.pid], andThisThreadTo: "0")
         var floors: [Double] = []
         var groupAbove: [Double] = []
         var rawAbove: [Double] = []
@@ -278,8 +259,9 @@ extension CoreBench {
             }
         }
         if pinned {
-            let all = "0-\(sysconf(Int32(_SC_NPROCESSORS_ONLN)) - 1)"
-            precondition(DecisionWorkloads.place([daemon.pid, echo.pid], on: all), "cannot give the cores back")
+            precondition(
+                CorePlacement.move([daemon.pid, echo.pid], andThisThreadTo: CorePlacement.allCores),
+                "cannot give the cores back")
         }
         let micro = { (value: Double) in String(format: "%7.1f µs", value * 1e6) }
         report.section(

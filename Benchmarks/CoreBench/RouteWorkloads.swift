@@ -102,7 +102,7 @@ enum RouteWorkloads {
             "--policy", directory + "/policy.yaml", "--port", String(port), "--proxy-user-header", "X-Remote-User",
             "--audit-socket", auditSink,
         ]
-        pin(process, to: serverCore)
+        CorePlacement.start(process, on: serverCore)
         process.standardOutput = FileHandle.nullDevice
         try! process.run()
         defer {
@@ -133,18 +133,8 @@ enum RouteWorkloads {
     /// measurement's own noise otherwise: wrk and the server's threads trading places on two cores
     /// moved a round's ratio between 0.62 and 1.04); each then measures the server's own time a
     /// request.
-    static let pinned =
-        sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2
-        && FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset")
     static let serverCore = 0
     static let loadCore = 1
-
-    /// Makes `process` run `taskset -c CORE` its executable, when pinning.
-    static func pin(_ process: Process, to core: Int) {
-        guard pinned, let executable = process.executableURL else { return }
-        process.arguments = ["-c", String(core), executable.path] + (process.arguments ?? [])
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
-    }
 
     /// wrk's requests per second over non-2xx answers excluded (a gated route that refused would
     /// look fast): 0 when any answer was not 2xx.
@@ -154,7 +144,7 @@ enum RouteWorkloads {
         process.arguments = [
             "-t1", "-c\(connections)", "-d\(seconds)s", "-H", "X-Remote-User: root", url,
         ]
-        pin(process, to: loadCore)
+        CorePlacement.start(process, on: loadCore)
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
