@@ -339,16 +339,20 @@ public final class DecisionService: Sendable {
     ) throws(VarlinkError) -> GateEvaluation {
         guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
         let started = ContinuousClock.now
-        let evaluation = TaskWait.value { () -> GateEvaluation? in
-            guard let trace, GateTracing.isTracing else {
-                return try? await loaded.evaluate(gate: gate, subject: subject)
-            }
-            return await InstrumentationContext.withValue(trace.context) {
-                try? await loaded.evaluate(gate: gate, subject: subject)
+        let evaluation: GateEvaluation
+        switch try? loaded.startEvaluation(gate: gate, subject: subject) {
+        case nil:
+            throw Self.noSuchGate(gate)
+        case .decided(let decided):
+            // Every part answered on this thread: no task to start and drain.
+            evaluation = decided
+        case .waiting(let rest):
+            evaluation = TaskWait.value {
+                guard let trace, GateTracing.isTracing else { return await rest() }
+                return await InstrumentationContext.withValue(trace.context) { await rest() }
             }
         }
         DecisionMetrics.time(action: action, ContinuousClock.now - started)
-        guard let evaluation else { throw Self.noSuchGate(gate) }
         DecisionMetrics.count(action: action, outcome: evaluation.decisionOutcome)
         return evaluation
     }

@@ -64,13 +64,25 @@ public struct VarlinkCall: Sendable {
     /// A reverse-domain interface name: dot-separated parts of lowercase letters, digits and
     /// inner dashes, the first starting with a letter, at least two parts.
     static func isInterfaceName(_ name: Substring) -> Bool {
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count >= 2 && name.utf8.count <= 255
-            && parts.allSatisfy { part in
-                guard let first = part.utf8.first, let last = part.utf8.last else { return false }
-                return first != UInt8(ascii: "-") && last != UInt8(ascii: "-")
-                    && part.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
-            } && parts[0].utf8.first.map { $0 >= 0x61 && $0 <= 0x7A } == true
+        // One pass over the bytes, no list of parts: every call's method name is checked.
+        let bytes = name.utf8
+        guard bytes.count <= 255, let first = bytes.first, first >= 0x61, first <= 0x7A else { return false }
+        var parts = 1
+        var previous: UInt8 = 0x2E
+        for byte in bytes {
+            switch byte {
+            case 0x2E:
+                // An empty part, or one ending in a dash.
+                if previous == 0x2E || previous == 0x2D { return false }
+                parts += 1
+            case 0x2D:
+                if previous == 0x2E { return false }
+            case 0x61...0x7A, 0x30...0x39: break
+            default: return false
+            }
+            previous = byte
+        }
+        return parts >= 2 && previous != 0x2E && previous != 0x2D
     }
 
     /// A method, type or error name: an uppercase letter, then letters and digits.

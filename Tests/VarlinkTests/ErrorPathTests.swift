@@ -83,6 +83,12 @@ struct ErrorPathTests {
             ("a method without an interface", call(#"{"method": "Echo"}"#)),
             ("an interface in capitals", call(#"{"method": "Org.example.echo.Echo"}"#)),
             ("a method in lower case", call(#"{"method": "org.example.echo.echo"}"#)),
+            ("an interface with an empty part", call(#"{"method": "org..echo.Echo"}"#)),
+            ("an interface ending in a dot", call(#"{"method": "org.example..Echo"}"#)),
+            ("an interface part ending in a dash", call(#"{"method": "org.example-.Echo"}"#)),
+            ("an interface part starting with a dash", call(#"{"method": "org.-example.Echo"}"#)),
+            ("an interface starting with a digit", call(#"{"method": "2org.example.Echo"}"#)),
+            ("an interface with an underscore", call(#"{"method": "org.ex_ample.Echo"}"#)),
             ("parameters that are an array", call(#"{"method": "org.example.echo.Echo", "parameters": []}"#)),
             ("more that is a string", call(#"{"method": "org.example.echo.Echo", "more": "yes"}"#)),
             ("a duplicate key", call(#"{"method": "org.example.echo.Echo", "method": "org.example.echo.Echo"}"#)),
@@ -137,6 +143,8 @@ struct ErrorPathTests {
         "a wrong call gets the error varlink names for it, and the next call on the connection is answered",
         arguments: [
             (#"{"method": "org.example.nothing.Echo"}"#, "org.varlink.service.InterfaceNotFound"),
+            // Dashes inside a part, digits after a part's start: a well-formed name nobody answers.
+            (#"{"method": "org.ex-am-ple.2nd.Echo"}"#, "org.varlink.service.InterfaceNotFound"),
             (#"{"method": "org.example.echo.Shout"}"#, "org.varlink.service.MethodNotFound"),
             (#"{"method": "org.example.echo.Echo"}"#, "org.varlink.service.InvalidParameter"),
             (

@@ -278,6 +278,31 @@ public final class LoadedPolicy: Sendable {
         return await decide(condition, gate: name, subject: subject, interactive: false, spans: spans)
     }
 
+    /// A gate's evaluation for a subject, as a service's client thread starts it: decided already
+    /// when every part answered at once, else the rest to wait for.
+    package enum PendingEvaluation: Sendable {
+        /// Every part answered on the calling thread.
+        case decided(GateEvaluation)
+        /// A part must be waited for (a file checked as the client, a host asked): the evaluation.
+        case waiting(@Sendable () async -> GateEvaluation)
+    }
+
+    /// ``evaluate(gate:context:subject:assuming:)`` (no context, nothing assumed), decided on the
+    /// calling thread when every part of the gate answers at once, as a group's or a process
+    /// capability's do: a service then starts no task for the decision. With a tracer bootstrapped
+    /// the gate is always waited for, so its span times the whole check.
+    package func startEvaluation(gate name: String, subject: Subject) throws(ConfigurationError) -> PendingEvaluation {
+        let (condition, spans) = try traceableCondition(
+            forGate: name, lazyContext: LazyContext { [self] in flagContext(nil, subject) }, subject: subject,
+            assuming: Assumptions())
+        if !GateTracing.isTracing, let report = condition.checkWithoutWaiting() {
+            return .decided(GateEvaluation(gate: name, report: report))
+        }
+        return .waiting { [self] in
+            await decide(condition, gate: name, subject: subject, interactive: false, spans: spans)
+        }
+    }
+
     /// Evaluates gate `name` for this process (or for `subject`), asking for authorization where
     /// the gate could still pass (a password prompt, for example), as a procedure gated on it would.
     public func evaluateAllowingInteraction(

@@ -16,6 +16,18 @@ extension ProcedureCondition {
     ///   which may ask someone for a password) run on a queue of their own, as they would for a
     ///   procedure, and only while the condition can still pass. When false, nobody is asked: a
     ///   condition that could pass only by asking reports ``ConditionResult/Verdict/needsInteraction``.
+    /// ``check(allowingInteraction:)`` without interaction, when every part answers at once (a
+    /// status already known, a flag's value): the same evaluation, without a continuation, so a
+    /// service deciding on its client's thread does not start a task for what needs none. Nil when
+    /// a part must be waited for.
+    package func checkWithoutWaiting() -> ConditionReport? {
+        let tree = ConditionTree(condition: self, silenced: false)
+        let checked = ConditionEvaluation.ImmediateCheck(tree: tree, procedure: BlockProcedure(name: name) {})
+        guard checked.firstUnchecked == tree.leaves.count else { return nil }
+        let record = ConditionRecord(tree: tree, results: checked.results)
+        return ConditionReport(verdict: tree.verdict(results: record.results), explanation: record.explanation)
+    }
+
     public func check(allowingInteraction: Bool) async -> ConditionReport {
         let procedure = BlockProcedure(name: name) {}
         guard allowingInteraction else {
