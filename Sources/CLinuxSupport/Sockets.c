@@ -62,7 +62,7 @@ int clinux_unix_socket(const char *path, int type, enum clinux_unix_socket_use u
     if (fd < 0) return -errno;
     int result = use == CLINUX_UNIX_CONNECT ? connect(fd, (struct sockaddr *)&address, sizeof address)
                                             : bind(fd, (struct sockaddr *)&address, sizeof address);
-    if (result == 0 && use == CLINUX_UNIX_LISTEN) result = listen(fd, 64);
+    if (result == 0 && use == CLINUX_UNIX_LISTEN) result = listen(fd, SOMAXCONN);
     if (result != 0) {
         int error = errno;
         close(fd);

@@ -108,3 +108,28 @@ int cplatform_boottime_nanoseconds(long long *nanoseconds) {
 int cplatform_eventfd(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
+
+#include <sys/epoll.h>
+#include <errno.h>
+#include <stdint.h>
+
+int cplatform_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int cplatform_epoll_watch_once(int epoll, int descriptor, uint64_t token, int adding) {
+    struct epoll_event event = { .events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT, .data.u64 = token };
+    return epoll_ctl(epoll, adding ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, &event);
+}
+
+int cplatform_epoll_watch_level(int epoll, int descriptor, uint64_t token) {
+    struct epoll_event event = { .events = EPOLLIN, .data.u64 = token };
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event);
+}
+
+int cplatform_epoll_wait_one(int epoll, int timeout_milliseconds, uint64_t *token) {
+    struct epoll_event event;
+    int ready = epoll_wait(epoll, &event, 1, timeout_milliseconds);
+    if (ready == 1) *token = event.data.u64;
+    return ready;
+}

@@ -89,6 +89,29 @@ func polkitUser() -> Set<UInt32> {
 /// capctld's process: what `capctld` (and capctl's binary run by that name, as the Debian package
 /// installs it) runs.
 package enum CapctlDaemon {
+    /// Connections each user may hold open at once.
+    static let connectionsPerUser = 64
+    /// Connections all users together may hold open at once, where descriptors allow.
+    static let connections = 16_384
+
+    /// What clients may hold: a connection between calls holds a descriptor and no thread
+    /// (`DecisionService.run`), so the bound is descriptors: the soft limit is raised toward the hard
+    /// one, up to 65,536 (systemd starts a service at 1,024), and a reserve of 512 is kept for everything else
+    /// (policy files, the audit socket, flag services, watches' eventfds).
+    static func clientLimits() -> ClientLimits {
+        var limit = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0,
+            limit.rlim_cur < min(limit.rlim_max, 65_536)
+        {
+            limit.rlim_cur = min(limit.rlim_max, 65_536)
+            if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) != 0 {
+                _ = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+            }
+        }
+        let descriptors = Int(clamping: limit.rlim_cur)
+        return ClientLimits(perUser: connectionsPerUser, total: max(16, min(connections, descriptors - 512)))
+    }
+
     /// Runs the daemon with the process's arguments until SIGTERM or SIGINT, and exits; on the
     /// main thread, as an `@main` program's would.
     @MainActor
@@ -106,6 +129,7 @@ package enum CapctlDaemon {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
 
         // The listening socket: systemd's (socket activation), or one made at --listen.
+        let limits = clientLimits()
         let listener: ClientListener
         do {
             if let count = DaemonSettings.variable("LISTEN_FDS"),
@@ -115,11 +139,11 @@ package enum CapctlDaemon {
                 unsetenv("LISTEN_PID")
                 unsetenv("LISTEN_FDNAMES")
                 guard count == "1" else { fail("systemd passed \(count) sockets; capctld takes one") }
-                listener = try ClientListener(adopting: 3, refusal: DecisionService.busyRefusal)
+                listener = try ClientListener(adopting: 3, limits: limits, refusal: DecisionService.busyRefusal)
             } else {
                 let path = options.listen ?? defaultSocketPath
                 try makeDirectories(containing: path)
-                listener = try ClientListener(path: path, refusal: DecisionService.busyRefusal)
+                listener = try ClientListener(path: path, limits: limits, refusal: DecisionService.busyRefusal)
             }
         } catch {
             fail("\(error)")

@@ -54,6 +54,9 @@ public final class DecisionService: Sendable {
     /// The watches being served, woken at ``shutdown()`` to end.
     private let watches = Lock<[ObjectIdentifier: EventSignal]>([:])
 
+    /// How many calls ``run()`` serves at once, at most: one thread each. Clients between calls
+    /// hold none, and a call that waits (a login asked, a watch) holds only its own.
+    public static let servingThreads = 256
     /// How many logins one user may be answering at once.
     public static let conversationsPerUser = 3
     /// How many watches one user may have open at once.
@@ -109,13 +112,27 @@ public final class DecisionService: Sendable {
     /// it closes the connection, breaks the protocol, stays silent past the idle timeout, or its
     /// `Authorize` ends.
     public func serve(_ client: ClientConnection) {
+        _ = varlinkConnection(for: client).serve()
+    }
+
+    /// `client`'s calls as ``run()`` serves them: its connection waits with the others between
+    /// calls, holding no thread.
+    private func waitingConnection(for client: ClientConnection) -> WaitingConnections.Connection {
+        let connection = varlinkConnection(for: client)
         let (logins, uid, pid) = (pendingLogins, client.subject.uid, client.peerProcessID)
-        let connection = VarlinkConnection(
+        let line = client.lineConnection
+        return WaitingConnections.Connection(
+            descriptor: line.descriptor.rawValue, serve: { connection.serveArrived() },
+            isAwaited: { logins.asks(uid: uid, pid: pid) }, end: { line.close() })
+    }
+
+    private func varlinkConnection(for client: ClientConnection) -> VarlinkConnection {
+        let (logins, uid, pid) = (pendingLogins, client.subject.uid, client.peerProcessID)
+        return VarlinkConnection(
             connection: client.lineConnection, info: info,
             interfaces: [interface(for: client)]
                 + (systemdService.map { [SystemdServiceInterface.interface($0, for: client)] } ?? []), limits: limits,
             stopping: stopping, awaited: { logins.asks(uid: uid, pid: pid) })
-        _ = connection.serve()
     }
 
     /// Ends the clients' connections as the service stops: each after the call it is in (a login
@@ -632,7 +649,9 @@ extension DecisionService: Service {
         guard let listener else { throw ServiceError("the decision service was made without a listener") }
         try await withTaskCancellationHandler {
             try await withGracefulShutdownHandler {
-                try await listener.serve(draining: drainTimeout) { [self] client in serve(client) }
+                try await listener.serve(
+                    draining: drainTimeout, idleTimeout: limits.idleTimeout, threads: Self.servingThreads
+                ) { [self] client in waitingConnection(for: client) }
             } onGracefulShutdown: {
                 self.shutdown()
             }

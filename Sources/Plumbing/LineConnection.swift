@@ -69,30 +69,54 @@ package final class LineConnection: Sendable {
         terminator: UInt8 = UInt8(ascii: "\n")
     ) -> Read {
         while true {
-            let buffered = pending.withLock { pending -> Read? in
-                if let newline = pending.firstIndex(of: terminator) {
-                    guard newline <= limit else { return .tooLong }
-                    let line = Array(pending[..<newline])
-                    pending.removeSubrange(...newline)
-                    return .line(line)
-                }
-                return pending.count > limit ? .tooLong : nil
-            }
-            if let buffered { return buffered }
+            if let buffered = bufferedLine(limit: limit, terminator: terminator) { return buffered }
             switch waitReadable(until: deadline, interrupt: interrupt) {
             case .ready: break
             case .timedOut: return .timedOut
             case .interrupted: return .interrupted
             }
-            // Read into uninitialized scratch space, not a new zero-filled array: messages are a few
-            // hundred bytes, and clearing 64 KiB for each was a visible share of a varlink call.
-            let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.chunkSize) { chunk in
-                let count = Glibc.read(descriptor.rawValue, chunk.baseAddress, chunk.count)
-                if count > 0 { pending.withLock { $0.append(contentsOf: chunk[..<count]) } }
-                return count
-            }
+            let count = readChunk(waiting: true)
             if count < 0, errno == EINTR || errno == EAGAIN { continue }
             guard count > 0 else { return .end }
+        }
+    }
+
+    /// The next line if a whole one has been read already (`.tooLong` when what is read has no
+    /// terminator within `limit` bytes); nil when none is complete yet.
+    package func bufferedLine(limit: Int, terminator: UInt8) -> Read? {
+        pending.withLock { pending -> Read? in
+            if let newline = pending.firstIndex(of: terminator) {
+                guard newline <= limit else { return .tooLong }
+                let line = Array(pending[..<newline])
+                pending.removeSubrange(...newline)
+                return .line(line)
+            }
+            return pending.count > limit ? .tooLong : nil
+        }
+    }
+
+    /// Reads what has arrived, once, without waiting for more (a socket an epoll set found
+    /// readable): whether the connection is still open (false: the peer closed it, or it failed).
+    package func receiveArrived() -> Bool {
+        while true {
+            let count = readChunk(waiting: false)
+            if count > 0 { return true }
+            if count < 0, errno == EINTR { continue }
+            return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+        }
+    }
+
+    /// One read into the pending bytes; its count, or -1 with errno set.
+    private func readChunk(waiting: Bool) -> Int {
+        // Read into uninitialized scratch space, not a new zero-filled array: messages are a few
+        // hundred bytes, and clearing 64 KiB for each was a visible share of a varlink call.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.chunkSize) { chunk in
+            let count =
+                waiting || !isSocket
+                ? Glibc.read(descriptor.rawValue, chunk.baseAddress, chunk.count)
+                : Glibc.recv(descriptor.rawValue, chunk.baseAddress, chunk.count, Int32(MSG_DONTWAIT))
+            if count > 0 { pending.withLock { $0.append(contentsOf: chunk[..<count]) } }
+            return count
         }
     }
 

@@ -52,22 +52,45 @@ package struct VarlinkConnection {
             case .tooLong: return .refused("a message longer than \(limits.messageSize) bytes")
             case .interrupted: continue
             }
-            let call: VarlinkCall
-            do throws(VarlinkProtocolError) {
-                call = try VarlinkCall(message: message)
-            } catch {
-                return .refused(error.description)
-            }
-            let replies = VarlinkReplies(connection: connection, call: call)
-            do throws(VarlinkError) {
-                try answer(call, replies)
-                // A handler that forgot its reply still ends the call, or the client would wait forever.
-                if !replies.isFinished { replies.reply([]) }
-            } catch {
-                replies.fail(error)
-            }
-            if replies.clientIsGone || replies.closesConnection { return .closed }
+            if let end = answer(message) { return end }
         }
+    }
+
+    /// One turn of a connection an epoll set found readable (`WaitingConnections`): reads what
+    /// has arrived, without waiting for more, and answers each whole call in it, in order.
+    package func serveArrived() -> WaitingConnections.Turn {
+        guard connection.receiveArrived() else { return .over }
+        var answered = false
+        while true {
+            // A stopping service takes no more calls, except on a connection another call waits for.
+            if stopping?.wasSignalled == true, awaited?() != true { return .over }
+            switch connection.bufferedLine(limit: limits.messageSize, terminator: 0) {
+            case nil: return answered ? .answered : .partial
+            case .line(let message):
+                if answer(message) != nil { return .over }
+                answered = true
+            case .tooLong, .end, .timedOut, .interrupted: return .over
+            }
+        }
+    }
+
+    /// Answers one message: nil when the connection goes on, else how it ended.
+    private func answer(_ message: [UInt8]) -> End? {
+        let call: VarlinkCall
+        do throws(VarlinkProtocolError) {
+            call = try VarlinkCall(message: message)
+        } catch {
+            return .refused(error.description)
+        }
+        let replies = VarlinkReplies(connection: connection, call: call)
+        do throws(VarlinkError) {
+            try answer(call, replies)
+            // A handler that forgot its reply still ends the call, or the client would wait forever.
+            if !replies.isFinished { replies.reply([]) }
+        } catch {
+            replies.fail(error)
+        }
+        return replies.clientIsGone || replies.closesConnection ? .closed : nil
     }
 
     private func answer(_ call: VarlinkCall, _ replies: VarlinkReplies) throws(VarlinkError) {

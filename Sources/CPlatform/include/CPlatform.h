@@ -1,6 +1,8 @@
 #ifndef CPLATFORM_H
 #define CPLATFORM_H
 
+#include <stdint.h>
+
 // The few operating system services the portable modules (ProcedureCore) need, behind one
 // shim, so those modules import no C library of their own.
 
@@ -35,6 +37,21 @@ void cplatform_name_current_thread(const char *name);
 /// A new eventfd, close-on-exec and non-blocking (a signal one thread polls and another gives),
 /// or -1 with errno set.
 int cplatform_eventfd(void);
+
+/// A new epoll set, close-on-exec, or -1 with errno set.
+int cplatform_epoll_create(void);
+
+/// Watches `descriptor` in `epoll` for input or the peer's closing, once (EPOLLONESHOT: armed
+/// again by calling this with `adding` 0), reported with `token`. Returns 0, or -1 with errno set.
+int cplatform_epoll_watch_once(int epoll, int descriptor, uint64_t token, int adding);
+
+/// Watches `descriptor` in `epoll` for input for as long as it has any (level-triggered), reported
+/// with `token`. Returns 0, or -1 with errno set.
+int cplatform_epoll_watch_level(int epoll, int descriptor, uint64_t token);
+
+/// Waits up to `timeout_milliseconds` (-1: without end) for one event of `epoll`; returns 1 and
+/// sets `token`, 0 when the time ran out, or -1 with errno set.
+int cplatform_epoll_wait_one(int epoll, int timeout_milliseconds, uint64_t *token);
 
 /// The processor the calling thread runs on (a hint: it may change at once), or 0 when unknown.
 int cplatform_current_processor(void);

@@ -1,5 +1,5 @@
 import Glibc
-import Plumbing
+package import Plumbing
 import ServiceLifecycle
 
 /// The listener in async code and in a swift-service-lifecycle `ServiceGroup`.
@@ -36,12 +36,57 @@ extension ClientListener {
     }
 
     /// ``run(_:)`` on a thread of its own, awaited.
+    /// Serves clients that talk in requests (varlink calls) as ``serve(draining:_:)`` does, except
+    /// that a client between requests holds no thread: its connection waits with every other in
+    /// one epoll set (`WaitingConnections`), and a thread serves it when its next request arrives.
+    /// Thousands of idle clients then cost their descriptors and a little memory each.
+    /// - Parameters:
+    ///   - draining: How long the clients being served may take to finish once accepting stops.
+    ///   - idleTimeout: How long a client may take to send each request; a slower one is closed.
+    ///   - threads: How many requests are served at once, at most (a turn may block on its client).
+    ///   - serving: What serves `client`'s requests, made when it is admitted.
+    package func serve(
+        draining: Duration, idleTimeout: Duration, threads: Int,
+        waiting serving: @escaping @Sendable (ClientConnection) -> WaitingConnections.Connection
+    ) async throws {
+        let waiting = try WaitingConnections(threadLimit: threads, idleTimeout: idleTimeout)
+        do {
+            try await withTaskCancellationHandler {
+                try await withGracefulShutdownHandler {
+                    try await acceptingOnOwnThread { listener throws(ServiceError) in
+                        try listener.acceptClients { client in waiting.add(serving(client)) }
+                    }
+                } onGracefulShutdown: {
+                    self.shutdown()
+                }
+            } onCancel: {
+                self.shutdown()
+            }
+        } catch {
+            waiting.stop()
+            throw error
+        }
+        waiting.stop()
+        // The accept loop is over; those being served finish within their own deadlines.
+        let listener = self
+        _ = await BlockingWork.run {
+            let deadline = ContinuousClock.now + draining
+            return waiting.waitUntilFinished(until: deadline) && listener.waitUntilIdle(until: deadline)
+        }
+    }
+
     private func acceptingOnOwnThread(_ handle: @escaping @Sendable (ClientConnection) -> Void) async throws {
+        try await acceptingOnOwnThread { listener throws(ServiceError) in try listener.run(handle) }
+    }
+
+    private func acceptingOnOwnThread(
+        _ accepting: @escaping @Sendable (ClientListener) throws(ServiceError) -> Void
+    ) async throws {
         let listener = self
         let outcome: Result<Void, ServiceError> = await withCheckedContinuation { continuation in
             let started = DetachedThread.start(named: "accept") {
                 do throws(ServiceError) {
-                    try listener.run(handle)
+                    try accepting(listener)
                     continuation.resume(returning: .success(()))
                 } catch {
                     continuation.resume(returning: .failure(error))

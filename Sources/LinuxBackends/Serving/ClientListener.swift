@@ -213,6 +213,12 @@ public final class ClientListener: Sendable {
     /// anyone else. A client that cannot be identified is skipped; running out of descriptors is
     /// waited out.
     public func run(_ handle: @escaping @Sendable (ClientConnection) -> Void) throws(ServiceError) {
+        try acceptClients { client in clientThreads.run { handle(client) } }
+    }
+
+    /// Accepts and identifies clients until ``shutdown()`` or until accepting fails for good,
+    /// handing each admitted one to `admitted` on the accepting thread.
+    func acceptClients(_ admitted: (ClientConnection) -> Void) throws(ServiceError) {
         while true {
             let client: ClientConnection
             do {
@@ -226,7 +232,7 @@ public final class ClientListener: Sendable {
                 nanosleep(&pause, nil)
                 continue
             }
-            clientThreads.run { handle(client) }
+            admitted(client)
         }
     }
 }

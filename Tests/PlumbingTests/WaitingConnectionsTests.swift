@@ -1,0 +1,161 @@
+import Dispatch
+import Glibc
+import Locking
+import Plumbing
+import SystemPackage
+import Testing
+
+/// Connections waited on together: many idle ones on few threads, a turn that blocks holding up
+/// only its own client, idle deadlines, and a stop that ends the idle at once and the busy after
+/// their turn. Real socket pairs; every wait is for an event, bounded.
+@Suite(.timeLimit(.minutes(1)))
+struct WaitingConnectionsTests {
+    /// One served connection: its service end (answering each line with "ok: LINE") and the
+    /// client's end, and a semaphore signalled when the set ends it.
+    final class Served: Sendable {
+        let service: LineConnection
+        let client: LineConnection
+        let ended = DispatchSemaphore(value: 0)
+        let endings = Lock(0)
+
+        init() throws {
+            let (near, far) = try FileDescriptor.socketPair()
+            (service, client) = (LineConnection(owning: near), LineConnection(owning: far))
+        }
+
+        func connection(
+            isAwaited: @escaping @Sendable () -> Bool = { false },
+            answering: @escaping @Sendable (String) -> Void = { _ in }
+        ) -> WaitingConnections.Connection {
+            WaitingConnections.Connection(
+                descriptor: service.descriptor.rawValue,
+                serve: { [service] in
+                    guard service.receiveArrived() else { return .over }
+                    var answered = false
+                    while case .line(let bytes)? = service.bufferedLine(limit: 1024, terminator: 10) {
+                        let text = String(decoding: bytes, as: UTF8.self)
+                        answering(text)
+                        service.writeLine("ok: " + text)
+                        answered = true
+                    }
+                    return answered ? .answered : .partial
+                },
+                isAwaited: isAwaited,
+                end: { [self] in
+                    endings.withLock { $0 += 1 }
+                    service.close()
+                    ended.signal()
+                })
+        }
+
+        /// Sends `line` and reads the answer.
+        func ask(_ line: String) -> LineConnection.Read {
+            _ = client.writeLine(line)
+            return client.readLine(limit: 1024, until: .now + .seconds(10))
+        }
+    }
+
+    @Test("200 idle connections wait on a few threads, not one each, and each is answered when it asks")
+    func manyIdle() throws {
+        let set = try WaitingConnections(threadLimit: 64, idleTimeout: .seconds(60))
+        defer { set.stop() }
+        let served = try (0..<200).map { _ in try Served() }
+        for one in served { set.add(one.connection()) }
+        #expect(set.count == 200)
+        for (index, one) in served.enumerated().reversed() {
+            #expect(one.ask("call \(index)") == .line(Array("ok: call \(index)".utf8)))
+        }
+        // One client asking at a time keeps a thread or two busy (one finishing its turn as the
+        // next starts), each with a spare waiting: never a thread per connection.
+        #expect(set.threadCount < 16, "threads: \(set.threadCount)")
+        // Pipelined calls in one write are answered in order, within one turn or several.
+        _ = served[0].client.writeLine("a\nb")
+        #expect(served[0].client.readLine(limit: 64, until: .now + .seconds(10)) == .line(Array("ok: a".utf8)))
+        #expect(served[0].client.readLine(limit: 64, until: .now + .seconds(10)) == .line(Array("ok: b".utf8)))
+    }
+
+    @Test("a turn that blocks holds up only its own client: another thread serves the rest")
+    func blockingTurn() throws {
+        let set = try WaitingConnections(threadLimit: 8, idleTimeout: .seconds(60))
+        defer { set.stop() }
+        let release = DispatchSemaphore(value: 0)
+        let blocked = try Served()
+        let other = try Served()
+        set.add(blocked.connection(answering: { text in if text == "wait" { release.wait() } }))
+        set.add(other.connection())
+        _ = blocked.client.writeLine("wait")
+        #expect(other.ask("meanwhile") == .line(Array("ok: meanwhile".utf8)))
+        release.signal()
+        #expect(blocked.client.readLine(limit: 64, until: .now + .seconds(10)) == .line(Array("ok: wait".utf8)))
+    }
+
+    @Test("a client that sends nothing, or half a request, is ended at its idle deadline; one that asks is not")
+    func idleDeadline() throws {
+        let set = try WaitingConnections(threadLimit: 4, idleTimeout: .milliseconds(300))
+        defer { set.stop() }
+        let silent = try Served()
+        let half = try Served()
+        set.add(silent.connection())
+        set.add(half.connection())
+        _ = Array("no newline".utf8).withUnsafeBytes { half.client.write($0) }
+        #expect(silent.ended.wait(timeout: .now() + 10) == .success)
+        #expect(half.ended.wait(timeout: .now() + 10) == .success)
+        #expect(silent.client.readLine(limit: 64, until: .now + .seconds(10)) == .end)
+        #expect(set.count == 0)
+        // The deadline counts from the last answer: a client asking within it each time stays.
+        let asking = try Served()
+        set.add(asking.connection())
+        for index in 0..<3 {
+            #expect(asking.ask("\(index)") == .line(Array("ok: \(index)".utf8)))
+        }
+        #expect(asking.endings.withLock { $0 } == 0)
+    }
+
+    @Test("an awaited connection outlives its idle deadline and a stop, until it is no longer awaited")
+    func awaited() throws {
+        let set = try WaitingConnections(threadLimit: 4, idleTimeout: .milliseconds(200))
+        let awaited = Lock(true)
+        let kept = try Served()
+        let idle = try Served()
+        set.add(kept.connection(isAwaited: { awaited.withLock { $0 } }))
+        set.add(idle.connection())
+        #expect(idle.ended.wait(timeout: .now() + 10) == .success)
+        // Past several deadlines: still served.
+        #expect(kept.ask("still") == .line(Array("ok: still".utf8)))
+        set.stop()
+        #expect(kept.ask("after the stop") == .line(Array("ok: after the stop".utf8)))
+        #expect(!set.waitUntilFinished(until: .now + .milliseconds(50)))
+        awaited.withLock { $0 = false }
+        #expect(kept.ended.wait(timeout: .now() + 10) == .success)
+        #expect(set.waitUntilFinished(until: .now + .seconds(10)))
+    }
+
+    @Test("a stop ends idle connections at once and a busy one after its turn; then nothing is added")
+    func stop() throws {
+        let set = try WaitingConnections(threadLimit: 4, idleTimeout: .seconds(60))
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let busy = try Served()
+        let idle = try Served()
+        set.add(
+            busy.connection(answering: { _ in
+                started.signal()
+                release.wait()
+            }))
+        set.add(idle.connection())
+        _ = busy.client.writeLine("slow")
+        #expect(started.wait(timeout: .now() + 10) == .success)
+        set.stop()
+        #expect(idle.ended.wait(timeout: .now() + 10) == .success)
+        #expect(busy.endings.withLock { $0 } == 0)
+        release.signal()
+        // The call in progress is answered, then the connection ends.
+        #expect(busy.client.readLine(limit: 64, until: .now + .seconds(10)) == .line(Array("ok: slow".utf8)))
+        #expect(busy.ended.wait(timeout: .now() + 10) == .success)
+        #expect(set.waitUntilFinished(until: .now + .seconds(10)))
+        let late = try Served()
+        set.add(late.connection())
+        #expect(late.ended.wait(timeout: .now() + 10) == .success)
+        #expect(late.endings.withLock { $0 } == 1)
+    }
+}
