@@ -55,6 +55,14 @@ struct CoreBench {
         {
             DecisionWorkloads.datagramSink(at: CommandLine.arguments[index + 1])
         }
+        if let index = CommandLine.arguments.firstIndex(of: "--decision-clients"),
+            index + 4 < CommandLine.arguments.count,
+            let uid = UInt32(CommandLine.arguments[index + 2]), let count = Int(CommandLine.arguments[index + 3]),
+            let seconds = Double(CommandLine.arguments[index + 4])
+        {
+            DecisionWorkloads.decisionClients(
+                socket: CommandLine.arguments[index + 1], uid: uid, connections: count, seconds: seconds)
+        }
         // `--decisions` measures only capctld against polkitd, and capctl through capctld.
         if CommandLine.arguments.contains("--decisions") {
             var report = Report()

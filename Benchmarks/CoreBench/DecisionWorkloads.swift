@@ -167,6 +167,8 @@ extension CoreBench {
             exit(2)
         }
         let directory = try! TemporaryDirectory(prefix: "core-bench-decisions")
+        // Other users' client processes reach the socket in it.
+        chmod(directory.path, 0o755)
         try! directory.write(DecisionWorkloads.policy, to: "root/policy.yaml")
         let socket = directory.path + "/capctld.sock"
         // Every decision is recorded, as capctld records them by default (polkitd records none),
@@ -177,7 +179,11 @@ extension CoreBench {
         defer { audit.stop() }
         _ = await audit.nextLine()
         let daemon = try! DaemonProcess(
-            [capctld, "--policy-roots", directory.path + "/root", "--listen", socket, "--audit-socket", auditPath],
+            [
+                capctld, "--policy-roots", directory.path + "/root", "--listen", socket, "--audit-socket", auditPath,
+                // The idle connections' row holds 10,000 for a while before it measures them.
+                "--idle-timeout", "120",
+            ],
             environment: ["PATH": "/usr/bin:/bin"])
         defer { daemon.stop() }
         // It says what it loaded, then that it listens.
@@ -326,6 +332,101 @@ extension CoreBench {
         }
         withExtendedLifetime(polkit) {}
 
+        // Many clients at once: 1,000 connections of 50 users, each asking in a loop, from 50
+        // processes (one per user) that start together and ask for the same time.
+        let users = 50
+        let perUser = 20
+        let seconds = calls < 100_000 ? 2.0 : 4.0
+        var askers: [DaemonProcess] = []
+        for user in 0..<users {
+            askers.append(
+                try! DaemonProcess(
+                    [
+                        CommandLine.arguments[0], "--decision-clients", socket, String(20_000 + user), String(perUser),
+                        String(seconds),
+                    ],
+                    environment: ["PATH": "/usr/bin:/bin"]))
+        }
+        for asker in askers {
+            let said = await asker.nextLine()
+            precondition(said == "ready", "a client process did not connect")
+        }
+        for asker in askers { kill(asker.pid, SIGUSR1) }
+        var answers: [Int] = []
+        var medians: [Double] = []
+        var largest = 0.0
+        for asker in askers {
+            guard let line = await asker.nextLine(), let said = DecisionWorkloads.clientsReport(line) else {
+                preconditionFailure("a client process did not report")
+            }
+            answers += said.answers
+            medians.append(said.median)
+            largest = max(largest, said.largest)
+            asker.stop()
+        }
+        answers.sort()
+        let manyRate = Double(answers.reduce(0, +)) / seconds
+        let medianCall = median(medians.map { $0 / 1e6 })
+        report.line(
+            "1,000 connections of 50 users: decisions per second", String(format: "%9.0f", manyRate))
+        report.line(
+            "1,000 connections: answers per connection, fewest / median / most",
+            "\(answers.first ?? 0) / \(answers[answers.count / 2]) / \(answers.last ?? 0)")
+        report.line("1,000 connections: a call's median, largest", micro(medianCall) + " " + micro(largest / 1e6))
+        report.ratio(
+            "1,000 connections / 8 clients, decisions per second", manyRate / capctldRate, target: 0.8, atLeast: true,
+            row: "capctld decisions/s, 1,000 connections / 8 clients")
+        report.ratio(
+            "1,000 connections: largest call / median call", largest / 1e6 / medianCall, target: 10, atLeast: false,
+            row: "capctld 1,000 connections, slowest call / median")
+
+        // Idle connections: 10,000 from 200 users (50 each, within the 64 a user may hold), asking
+        // nothing; capctld's resident memory before and after, per connection.
+        let idleUsers = calls < 100_000 ? 40 : 200
+        let idlePerUser = 50
+        // The thousand connections above are closed by now, but capctld may still be ending them:
+        // the count it starts from is the one that stays put for 200 ms.
+        var descriptorsBefore = DecisionWorkloads.openDescriptors(daemon.pid)
+        for _ in 0..<100 {
+            try? await Task.sleep(for: .milliseconds(200))
+            let now = DecisionWorkloads.openDescriptors(daemon.pid)
+            if now == descriptorsBefore { break }
+            descriptorsBefore = now
+        }
+        let residentBefore = DecisionWorkloads.residentBytes(daemon.pid)
+        var holders: [DaemonProcess] = []
+        for user in 0..<idleUsers {
+            holders.append(
+                try! DaemonProcess(
+                    [
+                        CommandLine.arguments[0], "--decision-clients", socket, String(30_000 + user),
+                        String(idlePerUser), "0",
+                    ],
+                    environment: ["PATH": "/usr/bin:/bin"]))
+        }
+        for holder in holders {
+            let said = await holder.nextLine()
+            precondition(said == "ready", "a holding process did not connect")
+        }
+        // Connected is not yet accepted (the backlog holds them): wait until capctld holds a
+        // descriptor for each, or 30 s, and measure what it holds then.
+        let expected = idleUsers * idlePerUser
+        let acceptDeadline = ContinuousClock.now + .seconds(30)
+        var held = 0
+        while ContinuousClock.now < acceptDeadline {
+            held = DecisionWorkloads.openDescriptors(daemon.pid) - descriptorsBefore
+            if held >= expected { break }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let residentAfter = DecisionWorkloads.residentBytes(daemon.pid)
+        for holder in holders { holder.stop() }
+        let perConnection = Double(residentAfter - residentBefore) / Double(max(1, held))
+        report.line(
+            "idle connections held by capctld (of \(idleUsers * idlePerUser))", "\(held)")
+        report.bound(
+            "capctld memory per idle connection, KiB", perConnection / 1024, target: 64,
+            row: "capctld memory per idle connection, KiB")
+
         // capctl as a new process: asking capctld, or deciding in-process from the same files.
         let through = [
             "PATH": "/usr/bin:/bin", "NO_COLOR": "1", "CAPCTL_DAEMON_SOCKET": socket,
@@ -349,5 +450,88 @@ extension CoreBench {
         report.ratio(
             "through capctld / in-process", median(throughTimes) / median(inProcessTimes), target: 0.8, atLeast: false,
             row: "capctl check through capctld / in-process")
+    }
+}
+
+extension DecisionWorkloads {
+    /// `core-bench --decision-clients SOCKET UID CONNECTIONS SECONDS`: as user UID (no groups),
+    /// opens CONNECTIONS connections to capctld and says `ready`; at SIGUSR1 asks Check on every one
+    /// in a loop (one call outstanding on each) for SECONDS, then prints each connection's count of
+    /// answers and the median and largest time of a call, in µs. With SECONDS 0 it only holds the
+    /// connections, idle, until it is killed.
+    static func decisionClients(socket path: String, uid: UInt32, connections count: Int, seconds: Double) -> Never {
+        var start = sigset_t()
+        sigemptyset(&start)
+        sigaddset(&start, SIGUSR1)
+        pthread_sigmask(SIG_BLOCK, &start, nil)
+        // As root, setgid and setuid set the real, effective and saved ids alike.
+        guard setgroups(0, nil) == 0, setgid(uid) == 0, setuid(uid) == 0 else { exit(3) }
+        let descriptors = (0..<count).map { _ in unixSocket(path, listen: false) }
+        guard descriptors.allSatisfy({ $0 >= 0 }) else { exit(4) }
+        print("ready")
+        fflush(nil)
+        guard seconds > 0 else {
+            while true { pause() }
+        }
+        var signal: Int32 = 0
+        sigwait(&start, &signal)
+        let message = Array(#"{"method":"org.capctl.gates.Check","parameters":{"gate":"operators"}}"#.utf8) + [0]
+        var answers = [Int](repeating: 0, count: count)
+        var asked = [UInt64](repeating: 0, count: count)
+        var times: [Double] = []
+        var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let now = { DispatchTime.now().uptimeNanoseconds }
+        let end = now() + UInt64(seconds * 1e9)
+        for index in 0..<count {
+            asked[index] = now()
+            _ = write(descriptors[index], message, message.count)
+        }
+        while now() < end {
+            guard poll(&entries, nfds_t(count), 100) > 0 else { continue }
+            for index in 0..<count where entries[index].revents != 0 {
+                let read = Glibc.read(descriptors[index], &buffer, buffer.count)
+                // A Busy refusal or a closed connection: that connection is done.
+                guard read > 0 else {
+                    entries[index].fd = -1
+                    continue
+                }
+                guard buffer[read - 1] == 0 else { continue }
+                answers[index] += 1
+                let finished = now()
+                times.append(Double(finished - asked[index]) / 1e3)
+                asked[index] = finished
+                _ = write(descriptors[index], message, message.count)
+            }
+        }
+        times.sort()
+        print(
+            "answers " + answers.map(String.init).joined(separator: ",") + " median "
+                + String(times.isEmpty ? 0 : times[times.count / 2]) + " max " + String(times.last ?? 0))
+        fflush(nil)
+        exit(0)
+    }
+
+    /// What one `--decision-clients` process said: each connection's answers, the median and
+    /// largest call time in µs.
+    static func clientsReport(_ line: String) -> (answers: [Int], median: Double, largest: Double)? {
+        let words = line.split(separator: " ")
+        guard words.count == 6, words[0] == "answers", let median = Double(words[3]), let largest = Double(words[5])
+        else { return nil }
+        return (words[1].split(separator: ",").compactMap { Int($0) }, median, largest)
+    }
+
+    /// The resident memory of process `pid`, in bytes (VmRSS).
+    static func residentBytes(_ pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return 0 }
+        return kilobytes * 1024
+    }
+
+    /// The descriptors process `pid` holds open.
+    static func openDescriptors(_ pid: Int32) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
     }
 }

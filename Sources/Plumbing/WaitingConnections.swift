@@ -10,8 +10,11 @@ package import SystemPackage
 /// A connection waiting costs its descriptor and a few hundred bytes, not a thread: a service can
 /// hold thousands of idle clients. A connection is served by one thread at a time (the epoll
 /// registration fires once and is armed again after the turn), and a turn may block (a login
-/// asked, a watch followed): when every thread is busy another is started, up to the limit, so a
-/// turn that waits holds up only its own client. Each connection has an idle deadline, restarted
+/// asked, a watch followed). There is a thread per processor; when all are busy and none has
+/// finished a turn for 2 ms (they wait, they do not work), another is started, up to the limit,
+/// so a turn that waits holds up only its own client. More threads than that would only take
+/// turns from each other: at a thousand clients asking at once, a thread per busy turn was 256
+/// threads contending for two processors, at a sixth of the rate of eight clients. Each connection has an idle deadline, restarted
 /// whenever a turn answers something; a connection that outlives it is ended, unless it is awaited
 /// (another connection's call waits for a message on it).
 package final class WaitingConnections: Sendable {
@@ -49,6 +52,9 @@ package final class WaitingConnections: Sendable {
         var deadline: ContinuousClock.Instant
         /// A thread has it (a turn, or being added): no event, deadline or stop touches it meanwhile.
         var isServed: Bool
+        /// Its registration fired while a thread had it (armed again, input came at once): that
+        /// thread serves it again rather than let the event go.
+        var firedWhileServed = false
     }
 
     private struct State {
@@ -57,6 +63,10 @@ package final class WaitingConnections: Sendable {
         /// Threads started and not ended, and how many of them are serving a turn.
         var threads = 0
         var busy = 0
+        /// Turns finished since the set began: whether the busy threads make progress.
+        var finishedTurns: UInt64 = 0
+        /// `finishedTurns` when every thread was found busy, until the keeper looks again.
+        var allBusySince: UInt64?
         var stopping = false
         var finished = false
     }
@@ -65,10 +75,14 @@ package final class WaitingConnections: Sendable {
     private static let finishedToken: UInt64 = 0
     /// How long a spare thread waits for work before it ends.
     private static let spareThreadLifetime: Int32 = 10_000
+    /// How long every thread may be busy without finishing a turn before another is started.
+    private static let stallTime = Duration.milliseconds(2)
 
     private let epoll: Int32
     private let finishedSignal: Int32
     private let threadLimit: Int
+    /// Threads started without waiting for a stall: one per processor.
+    private let baseThreads: Int
     private let idleTimeout: Duration
     private let state = Lock(State())
     /// Woken when the set stops, so the deadline keeper ends awaited connections as they free up.
@@ -90,6 +104,7 @@ package final class WaitingConnections: Sendable {
         self.epoll = epoll
         finishedSignal = signal
         self.threadLimit = max(1, threadLimit)
+        baseThreads = min(self.threadLimit, cplatform_processor_count())
         self.idleTimeout = idleTimeout
         let started = DetachedThread.start(named: "idle-deadlines") { [self] in keepDeadlines() }
         if !started { fatalError("WaitingConnections: no thread for the idle deadlines") }
@@ -115,7 +130,7 @@ package final class WaitingConnections: Sendable {
             state.nextToken += 1
             // Served while it is added: a stop must not close it before it is watched.
             state.slots[token] = Slot(connection: connection, deadline: .now + idleTimeout, isServed: true)
-            let startsThread = state.threads == state.busy && state.threads < threadLimit
+            let startsThread = state.threads < baseThreads
             if startsThread { state.threads += 1 }
             return (token, startsThread)
         }
@@ -129,7 +144,7 @@ package final class WaitingConnections: Sendable {
             connection.end()
             return
         }
-        finishTurn(added.token, .partial)
+        _ = finishTurn(added.token, .partial, servingAgain: false)
     }
 
     /// Stops: a connection waiting for a request is ended at once, one being served after its turn,
@@ -172,9 +187,12 @@ package final class WaitingConnections: Sendable {
             let ready = cplatform_epoll_wait_one(epoll, Self.spareThreadLifetime, &token)
             if ready < 0, errno == EINTR { continue }
             if ready <= 0 {
-                // Idle for a while (or the set is gone bad): end, unless this is the last one waiting.
+                // Idle for a while (or the set has gone bad): a thread started past the base ends,
+                // unless it is the last one waiting.
                 let ends = state.withLock { state -> Bool in
-                    guard ready < 0 || state.threads - state.busy > 1 else { return false }
+                    guard ready < 0 || (state.threads > baseThreads && state.threads - state.busy > 1) else {
+                        return false
+                    }
                     state.threads -= 1
                     return true
                 }
@@ -187,42 +205,83 @@ package final class WaitingConnections: Sendable {
             }
             let taken = state.withLock { state -> (Connection, startsThread: Bool)? in
                 // Ended meanwhile (its deadline, a stop): the event is stale.
-                guard var slot = state.slots[token], !slot.isServed else { return nil }
+                guard var slot = state.slots[token] else { return nil }
+                guard !slot.isServed else {
+                    // Armed again just now by the thread that has it, which takes this input too.
+                    slot.firedWhileServed = true
+                    state.slots[token] = slot
+                    return nil
+                }
                 slot.isServed = true
                 state.slots[token] = slot
                 state.busy += 1
-                // Someone must wait for the others' requests while this turn runs, however long.
-                let startsThread = state.threads == state.busy && state.threads < threadLimit
-                if startsThread { state.threads += 1 }
-                return (slot.connection, startsThread)
+                // Every thread busy: the keeper looks again shortly, and starts another if none
+                // has finished a turn by then.
+                let suspectsStall =
+                    state.busy == state.threads && state.threads < threadLimit && state.allBusySince == nil
+                if suspectsStall { state.allBusySince = state.finishedTurns }
+                return (slot.connection, suspectsStall)
             }
-            guard let (connection, startsThread) = taken else { continue }
-            if startsThread { startThread() }
-            let turn = connection.serve()
-            state.withLock { $0.busy -= 1 }
-            finishTurn(token, turn)
+            guard let (connection, suspectsStall) = taken else { continue }
+            if suspectsStall { keeperWake.signal() }
+            var turn = connection.serve()
+            while finishTurn(token, turn, servingAgain: true) {
+                state.withLock { $0.finishedTurns &+= 1 }
+                turn = connection.serve()
+            }
+            state.withLock { state in
+                state.busy -= 1
+                state.finishedTurns &+= 1
+            }
         }
     }
 
-    /// After a turn: the connection waits again (its registration armed while the lock is held, so
-    /// no other thread can end it or take its next event in between), or it ends.
-    private func finishTurn(_ token: UInt64, _ turn: Turn) {
-        let ended = state.withLock { state -> Connection? in
-            guard var slot = state.slots[token] else { return nil }
-            var ends = turn == .over || (state.stopping && !slot.connection.isAwaited())
-            if !ends {
-                if turn == .answered { slot.deadline = .now + idleTimeout }
-                slot.isServed = false
-                state.slots[token] = slot
-                ends = cplatform_epoll_watch_once(epoll, slot.connection.descriptor, token, 0) != 0
+    /// After a turn: the connection ends, or waits again; true when input came as it was armed
+    /// again and the caller (`servingAgain`) is to serve another turn. The registration is armed
+    /// outside the lock, the slot still served (no deadline or stop closes the descriptor, and an
+    /// event that comes meanwhile is marked, not dropped), so no thread waits on the lock for a
+    /// system call.
+    private func finishTurn(_ token: UInt64, _ turn: Turn, servingAgain: Bool) -> Bool {
+        let waits = state.withLock { state -> (descriptor: Int32?, ended: Connection?) in
+            guard var slot = state.slots[token] else { return (nil, nil) }
+            guard turn != .over, !state.stopping || slot.connection.isAwaited() else {
+                state.slots[token] = nil
+                return (nil, slot.connection)
             }
-            guard ends else { return nil }
-            state.slots[token] = nil
-            return slot.connection
+            if turn == .answered { slot.deadline = .now + idleTimeout }
+            // An event while it was being added is moot: arming it again reports any input.
+            slot.firedWhileServed = false
+            state.slots[token] = slot
+            return (slot.connection.descriptor, nil)
         }
-        guard let ended else { return }
-        ended.end()
-        finishIfDone()
+        guard let descriptor = waits.descriptor else {
+            if let ended = waits.ended {
+                ended.end()
+                finishIfDone()
+            }
+            return false
+        }
+        while true {
+            guard cplatform_epoll_watch_once(epoll, descriptor, token, 0) == 0 else {
+                let ended = state.withLock { $0.slots.removeValue(forKey: token) }
+                ended?.connection.end()
+                finishIfDone()
+                return false
+            }
+            let firedMeanwhile = state.withLock { state -> Bool in
+                guard var slot = state.slots[token] else { return false }
+                defer { state.slots[token] = slot }
+                guard slot.firedWhileServed else {
+                    slot.isServed = false
+                    return false
+                }
+                slot.firedWhileServed = false
+                return true
+            }
+            // The event fired and was taken as it was armed: serve it here, or (not a serving
+            // thread) arm it again, which reports the input still waiting.
+            if !firedMeanwhile || servingAgain { return firedMeanwhile }
+        }
     }
 
     /// Once stopped and empty: tells every thread, through the eventfd left readable, to end.
@@ -241,37 +300,67 @@ package final class WaitingConnections: Sendable {
     // MARK: Idle deadlines
 
     /// Ends the connections past their idle deadline, waking at the earliest deadline left (never
-    /// more often than every 50 ms: deadlines are seconds long), until the set is finished.
+    /// more often than every 50 ms: deadlines are seconds long), until the set is finished; and
+    /// starts a thread when every thread has been busy for ``stallTime`` without finishing a turn.
     private func keepDeadlines() {
         let granularity = Duration.milliseconds(50)
+        var nextSweep = ContinuousClock.now
         while true {
             let now = ContinuousClock.now
-            let (expired, next, finished) = state.withLock {
-                state -> ([Connection], ContinuousClock.Instant, Bool) in
-                var expired: [Connection] = []
-                var next = now + min(idleTimeout, .seconds(1))
-                for (token, slot) in state.slots where !slot.isServed {
-                    let awaited = slot.deadline <= now || state.stopping ? slot.connection.isAwaited() : false
-                    if slot.deadline <= now || state.stopping {
-                        if awaited {
-                            state.slots[token]?.deadline = now + idleTimeout
-                        } else {
-                            state.slots[token] = nil
-                            expired.append(slot.connection)
-                            continue
-                        }
-                    }
-                    next = min(next, state.slots[token]!.deadline)
+            let startsThread = state.withLock { state -> Bool in
+                guard let since = state.allBusySince else { return false }
+                state.allBusySince = nil
+                guard state.busy == state.threads, state.threads < threadLimit else { return false }
+                guard state.finishedTurns == since else {
+                    // Still all busy, but turns finish: look again, from here (a thread that
+                    // finished a quick turn may be in a long one now, taken while this was open).
+                    state.allBusySince = state.finishedTurns
+                    return false
                 }
-                return (expired, max(next, now + granularity), state.finished)
+                state.threads += 1
+                return true
             }
-            for connection in expired { connection.end() }
-            if !expired.isEmpty { finishIfDone() }
+            if startsThread { startThread() }
+            if now >= nextSweep {
+                let (expired, next) = endExpired(at: now)
+                for connection in expired { connection.end() }
+                if !expired.isEmpty { finishIfDone() }
+                nextSweep = max(next, now + granularity)
+            }
+            let (finished, stallSuspected) = state.withLock { ($0.finished, $0.allBusySince != nil) }
             if finished { return }
-            let left = ContinuousClock.now.duration(to: next)
-            let (seconds, attoseconds) = max(left, .zero).components
+            // A stall suspected meanwhile is looked at after its time, else the next deadline.
+            let wake = stallSuspected ? min(nextSweep, ContinuousClock.now + Self.stallTime) : nextSweep
+            let (seconds, attoseconds) = max(ContinuousClock.now.duration(to: wake), .zero).components
             _ = keeperWake.wait(
                 timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+            // Signalled for a suspected stall: give the busy threads their time before looking.
+            if state.withLock({ $0.allBusySince != nil }) {
+                let (seconds, attoseconds) = Self.stallTime.components
+                var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+                nanosleep(&pause, nil)
+            }
+        }
+    }
+
+    /// Removes the connections waiting past their idle deadline (or, once stopping, at all) that
+    /// nothing awaits; returns them, and the earliest deadline left.
+    private func endExpired(at now: ContinuousClock.Instant) -> ([Connection], ContinuousClock.Instant) {
+        state.withLock { state in
+            var expired: [Connection] = []
+            var next = now + min(idleTimeout, .seconds(1))
+            for (token, slot) in state.slots where !slot.isServed {
+                if slot.deadline <= now || state.stopping {
+                    guard slot.connection.isAwaited() else {
+                        state.slots[token] = nil
+                        expired.append(slot.connection)
+                        continue
+                    }
+                    state.slots[token]?.deadline = now + idleTimeout
+                }
+                next = min(next, state.slots[token]!.deadline)
+            }
+            return (expired, next)
         }
     }
 }

@@ -22,8 +22,8 @@ struct KnownStatusTests {
         #expect(await group.resolveStatus().kind == known.kind)
 
         let otherGroup = try MemberOfGroup(String(getegid() &+ 54_321))
-        // Not held: not known in memory, since its reason names the groups (the database's part).
-        #expect(otherGroup.knownStatus() == nil)
+        // Not held: its reason names the groups, which status() reads from the database (or
+        // finds read lately, by whichever test came first in this process).
         let denied = await otherGroup.resolveStatus()
         #expect(denied.kind == .denied)
         // The reentrant lookup: tests run side by side, and getgrgid's buffer is shared.
@@ -33,6 +33,10 @@ struct KnownStatusTests {
         getgrgid_r(getegid(), &entry, &buffer, buffer.count, &found)
         let name = found.map { String(cString: $0.pointee.gr_name) } ?? "?"
         #expect(denied.reason.contains("(groups: \(name)(\(getegid()))"), "\(denied)")
+        // Those names read, the same denial is known in memory, word for word: a service denying
+        // the same clients again asks no database.
+        let knownDenial = try #require(otherGroup.knownStatus())
+        #expect(knownDenial.kind == .denied && knownDenial.reason == denied.reason, "\(knownDenial)")
 
         let user = try RunsAsUser(String(geteuid()))
         #expect(try #require(user.knownStatus()).kind == .authorized)

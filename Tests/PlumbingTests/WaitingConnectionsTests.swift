@@ -89,6 +89,39 @@ struct WaitingConnectionsTests {
         #expect(blocked.client.readLine(limit: 64, until: .now + .seconds(10)) == .line(Array("ok: wait".utf8)))
     }
 
+    @Test("turns that block on more connections than there are processors still leave a thread for the next client")
+    func manyBlockingTurns() throws {
+        let set = try WaitingConnections(threadLimit: 16, idleTimeout: .seconds(60))
+        defer { set.stop() }
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let blocked = try (0..<6).map { _ in try Served() }
+        for one in blocked {
+            set.add(
+                one.connection(answering: { text in
+                    guard text == "wait" else { return }
+                    started.signal()
+                    release.wait()
+                }))
+        }
+        // One after the other: each waits for the thread the one before it holds to be replaced.
+        // Each first asks something quick on the same connection, as a varlink client asks for the
+        // interface's description before its call: a turn finishing while every thread is busy
+        // must not hide the long one after it.
+        for one in blocked {
+            #expect(one.ask("quick") == .line(Array("ok: quick".utf8)))
+            _ = one.client.writeLine("wait")
+            #expect(started.wait(timeout: .now() + 10) == .success)
+        }
+        let other = try Served()
+        set.add(other.connection())
+        #expect(other.ask("meanwhile") == .line(Array("ok: meanwhile".utf8)))
+        for _ in blocked { release.signal() }
+        for one in blocked {
+            #expect(one.client.readLine(limit: 64, until: .now + .seconds(10)) == .line(Array("ok: wait".utf8)))
+        }
+    }
+
     @Test("a client that sends nothing, or half a request, is ended at its idle deadline; one that asks is not")
     func idleDeadline() throws {
         let set = try WaitingConnections(threadLimit: 4, idleTimeout: .milliseconds(300))

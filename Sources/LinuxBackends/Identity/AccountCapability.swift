@@ -44,15 +44,35 @@ public struct AccountCapability<Account: AccountKind>: SubjectCapability {
         return try await BlockingWork.value { capability.currentStatus(naming: true) }
     }
 
-    /// Authorized from ids alone (system calls, no database) once the account's id is known, so
-    /// a gate that holds decides inline. Nil otherwise: while the account is unresolved (finding
-    /// its id asks the database), and when it is not held, since the reason then names the
-    /// accounts it lists, which asks the database too (a denial reads `(groups: root(0), adm(4))`
-    /// on every route, never a bare number).
+    /// Known from ids alone (system calls, no database) once the account's id is known, so a
+    /// gate decides inline. Nil while the account is unresolved (finding its id asks the
+    /// database), and for a denial whose reason would name an account not read lately: the
+    /// reason names the accounts it lists (a denial reads `(groups: root(0), adm(4))` on every
+    /// route, never a bare number), and reading a name may ask a directory server.
     public func knownStatus() -> CapabilityStatus? {
         guard account.id != nil else { return nil }
         let status = currentStatus(naming: false)
-        return status.kind == .authorized ? status : nil
+        if status.kind == .authorized { return status }
+        // Another kind's reason may name what these do not list.
+        guard Account.self == GroupAccount.self || Account.self == UserAccount.self,
+            AccountNames.areKept(users: namedUsers, groups: namedGroups)
+        else { return nil }
+        return currentStatus(naming: true)
+    }
+
+    /// The users a denial's reason names: this process's effective user (a subject's denial names
+    /// no user).
+    private var namedUsers: [UInt32] {
+        Account.isGroup || subject != nil ? [] : [geteuid()]
+    }
+
+    /// The groups a denial's reason names: the subject's, or this process's effective and
+    /// supplementary groups.
+    private var namedGroups: [UInt32] {
+        guard Account.isGroup else { return [] }
+        if let subject { return subject.groups }
+        let ids = ProcessIdentity.currentGroupIDs()
+        return [ids.effective] + ids.supplementary
     }
 
     private func currentStatus(naming: Bool) -> CapabilityStatus {

@@ -49,9 +49,15 @@ public struct ProcessIdentity: Sendable, Equatable {
         return (getegid(), getgid(), Array(groups.prefix(Int(max(read, 0)))))
     }
 
-    package static func user(_ id: uid_t) -> Named { named(id, AccountDatabase.user(id: id)) }
+    /// User `id` with its name: read lately (``AccountNames``) or now.
+    package static func user(_ id: uid_t) -> Named {
+        AccountNames.user(id) { named($0, AccountDatabase.user(id: $0)) }
+    }
 
-    static func group(_ id: gid_t) -> Named { named(id, AccountDatabase.group(id: id)) }
+    /// Group `id` with its name: read lately (``AccountNames``) or now.
+    static func group(_ id: gid_t) -> Named {
+        AccountNames.group(id) { named($0, AccountDatabase.group(id: $0)) }
+    }
 
     private static func named(_ id: UInt32, _ lookup: AccountDatabase.Lookup<String>) -> Named {
         switch lookup {
