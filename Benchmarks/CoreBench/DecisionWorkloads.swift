@@ -380,6 +380,41 @@ extension CoreBench {
             "1,000 connections: largest call / median call", largest / 1e6 / medianCall, target: 10, atLeast: false,
             row: "capctld 1,000 connections, slowest call / median")
 
+        // Abuse beside eight well-behaved clients: 1,000 silent connections of 20 users, 40 watches
+        // of 10 users that never read, and one user opening 200 connections (64 are admitted).
+        var abusers: [DaemonProcess] = []
+        var abuse: [(uid: Int, connections: Int, seconds: String)] = []
+        for user in 0..<20 { abuse.append((40_000 + user, 50, "0")) }
+        for user in 0..<10 { abuse.append((41_000 + user, 4, "-1")) }
+        abuse.append((42_000, 200, "0"))
+        for (uid, connections, mode) in abuse {
+            abusers.append(
+                try! DaemonProcess(
+                    [
+                        CommandLine.arguments[0], "--decision-clients", socket, String(uid), String(connections), mode,
+                    ],
+                    environment: ["PATH": "/usr/bin:/bin"]))
+        }
+        for abuser in abusers {
+            let said = await abuser.nextLine()
+            precondition(said == "ready", "an abusing process did not connect")
+        }
+        var abusedRate = 0.0
+        for _ in 0..<3 {
+            abusedRate = max(
+                abusedRate,
+                DecisionWorkloads.throughput(
+                    clients: clients, count: calls / 2 / clients, connect: { try! DecisionClient(path: socket) },
+                    call: { _ = try? $0.check(DecisionWorkloads.gate) }))
+        }
+        for abuser in abusers { abuser.stop() }
+        report.line(
+            "8 clients beside silent clients, unread watches, one user's 200 connections (best of 3)",
+            String(format: "%9.0f", abusedRate))
+        report.ratio(
+            "8 clients under abuse / alone, decisions per second", abusedRate / capctldRate, target: 0.5,
+            atLeast: true, row: "capctld 8 clients under abuse / alone")
+
         // Idle connections: 10,000 from 200 users (50 each, within the 64 a user may hold), asking
         // nothing; capctld's resident memory before and after, per connection.
         let idleUsers = calls < 100_000 ? 40 : 200
@@ -458,7 +493,8 @@ extension DecisionWorkloads {
     /// opens CONNECTIONS connections to capctld and says `ready`; at SIGUSR1 asks Check on every one
     /// in a loop (one call outstanding on each) for SECONDS, then prints each connection's count of
     /// answers and the median and largest time of a call, in µs. With SECONDS 0 it only holds the
-    /// connections, idle, until it is killed.
+    /// connections, idle, until it is killed; with SECONDS -1 it opens a watch on each and never
+    /// reads its replies.
     static func decisionClients(socket path: String, uid: UInt32, connections count: Int, seconds: Double) -> Never {
         var start = sigset_t()
         sigemptyset(&start)
@@ -468,6 +504,12 @@ extension DecisionWorkloads {
         guard setgroups(0, nil) == 0, setgid(uid) == 0, setuid(uid) == 0 else { exit(3) }
         let descriptors = (0..<count).map { _ in unixSocket(path, listen: false) }
         guard descriptors.allSatisfy({ $0 >= 0 }) else { exit(4) }
+        if seconds < 0 {
+            // A watch on each, whose replies are never read.
+            let watch = Array(
+                #"{"method":"org.capctl.gates.Watch","parameters":{"gate":"operators"},"more":true}"#.utf8)
+            for descriptor in descriptors { _ = write(descriptor, watch + [0], watch.count + 1) }
+        }
         print("ready")
         fflush(nil)
         guard seconds > 0 else {
