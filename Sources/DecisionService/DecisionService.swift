@@ -17,8 +17,10 @@ import Varlink
 /// Every client is the subject the kernel names for its connection (`ClientConnection.subject`);
 /// what a call says about who is asking is never used, and only root may ask about someone else.
 /// A client is told the outcome, the gate's description and what it can do about it; the full
-/// explanation goes to the audit trail, and to root callers. Each client is served on a thread
-/// of its own within the listener's limits, so a silent client holds up only itself.
+/// explanation goes to the audit trail, and to root callers. ``run()`` lets clients between calls
+/// wait together, holding no thread, and serves each call on a thread of a small pool, another
+/// started when all wait on their clients; ``serve(_:)`` serves one client on the calling thread.
+/// Either way a silent client holds up only itself.
 ///
 /// ```swift
 /// import DecisionService
