@@ -307,11 +307,7 @@ extension CoreBench {
         var capctldRate = 0.0
         var polkitRate = 0.0
         for _ in 0..<3 {
-            capctldRate = max(
-                capctldRate,
-                DecisionWorkloads.throughput(
-                    clients: clients, count: calls / 2 / clients, connect: { try! DecisionClient(path: socket) },
-                    call: { _ = try? $0.check(DecisionWorkloads.gate) }))
+            capctldRate = max(capctldRate, DecisionWorkloads.groupGateRate(socket, clients: clients, calls: calls / 2))
             if polkitClient != nil {
                 polkitRate = max(
                     polkitRate,
@@ -337,20 +333,8 @@ extension CoreBench {
         let users = 50
         let perUser = 20
         let seconds = calls < 100_000 ? 2.0 : 4.0
-        var askers: [DaemonProcess] = []
-        for user in 0..<users {
-            askers.append(
-                try! DaemonProcess(
-                    [
-                        CommandLine.arguments[0], "--decision-clients", socket, String(20_000 + user), String(perUser),
-                        String(seconds),
-                    ],
-                    environment: ["PATH": "/usr/bin:/bin"]))
-        }
-        for asker in askers {
-            let said = await asker.nextLine()
-            precondition(said == "ready", "a client process did not connect")
-        }
+        let askers = await DecisionWorkloads.clientProcesses(
+            socket, (0..<users).map { (20_000 + $0, perUser, String(seconds)) })
         for asker in askers { kill(asker.pid, SIGUSR1) }
         var answers: [Int] = []
         var medians: [Double] = []
@@ -382,30 +366,14 @@ extension CoreBench {
 
         // Abuse beside eight well-behaved clients: 1,000 silent connections of 20 users, 40 watches
         // of 10 users that never read, and one user opening 200 connections (64 are admitted).
-        var abusers: [DaemonProcess] = []
-        var abuse: [(uid: Int, connections: Int, seconds: String)] = []
+        var abuse: [(uid: Int, connections: Int, mode: String)] = []
         for user in 0..<20 { abuse.append((40_000 + user, 50, "0")) }
         for user in 0..<10 { abuse.append((41_000 + user, 4, "-1")) }
         abuse.append((42_000, 200, "0"))
-        for (uid, connections, mode) in abuse {
-            abusers.append(
-                try! DaemonProcess(
-                    [
-                        CommandLine.arguments[0], "--decision-clients", socket, String(uid), String(connections), mode,
-                    ],
-                    environment: ["PATH": "/usr/bin:/bin"]))
-        }
-        for abuser in abusers {
-            let said = await abuser.nextLine()
-            precondition(said == "ready", "an abusing process did not connect")
-        }
+        let abusers = await DecisionWorkloads.clientProcesses(socket, abuse)
         var abusedRate = 0.0
         for _ in 0..<3 {
-            abusedRate = max(
-                abusedRate,
-                DecisionWorkloads.throughput(
-                    clients: clients, count: calls / 2 / clients, connect: { try! DecisionClient(path: socket) },
-                    call: { _ = try? $0.check(DecisionWorkloads.gate) }))
+            abusedRate = max(abusedRate, DecisionWorkloads.groupGateRate(socket, clients: clients, calls: calls / 2))
         }
         for abuser in abusers { abuser.stop() }
         report.line(
@@ -429,20 +397,8 @@ extension CoreBench {
             descriptorsBefore = now
         }
         let residentBefore = DecisionWorkloads.residentBytes(daemon.pid)
-        var holders: [DaemonProcess] = []
-        for user in 0..<idleUsers {
-            holders.append(
-                try! DaemonProcess(
-                    [
-                        CommandLine.arguments[0], "--decision-clients", socket, String(30_000 + user),
-                        String(idlePerUser), "0",
-                    ],
-                    environment: ["PATH": "/usr/bin:/bin"]))
-        }
-        for holder in holders {
-            let said = await holder.nextLine()
-            precondition(said == "ready", "a holding process did not connect")
-        }
+        let holders = await DecisionWorkloads.clientProcesses(
+            socket, (0..<idleUsers).map { (30_000 + $0, idlePerUser, "0") })
         // Connected is not yet accepted (the backlog holds them): wait until capctld holds a
         // descriptor for each, or 30 s, and measure what it holds then.
         let expected = idleUsers * idlePerUser
@@ -552,6 +508,34 @@ extension DecisionWorkloads {
                 + String(times.isEmpty ? 0 : times[times.count / 2]) + " max " + String(times.last ?? 0))
         fflush(nil)
         exit(0)
+    }
+
+    /// `--decision-clients` processes, one per entry (its user, its connections, its SECONDS:
+    /// how long it asks, 0 to hold them idle, -1 to watch unread), once each has connected.
+    static func clientProcesses(
+        _ socket: String, _ users: [(uid: Int, connections: Int, mode: String)]
+    ) async -> [DaemonProcess] {
+        var started: [DaemonProcess] = []
+        for (uid, connections, mode) in users {
+            started.append(
+                try! DaemonProcess(
+                    [
+                        CommandLine.arguments[0], "--decision-clients", socket, String(uid), String(connections), mode,
+                    ],
+                    environment: ["PATH": "/usr/bin:/bin"]))
+        }
+        for process in started {
+            let said = await process.nextLine()
+            precondition(said == "ready", "a client process did not connect")
+        }
+        return started
+    }
+
+    /// Group-gate decisions per second with `clients` DecisionClients making `calls` in all.
+    static func groupGateRate(_ socket: String, clients: Int, calls: Int) -> Double {
+        throughput(
+            clients: clients, count: calls / clients, connect: { try! DecisionClient(path: socket) },
+            call: { _ = try? $0.check(gate) })
     }
 
     /// What one `--decision-clients` process said: each connection's answers, the median and

@@ -146,6 +146,46 @@ struct CompositionTests {
         }
     }
 
+    /// A condition that answers at once with `verdict`, as a known status does.
+    struct KnownCondition: SynchronousCondition {
+        let name: String
+        let verdict: ConditionResult.Verdict
+
+        func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
+            switch verdict {
+            case .satisfied: .satisfied("\(name) holds")
+            case .failed: .failed("\(name) does not hold")
+            case .undecided: .undecided("\(name) could not be decided")
+            case .needsInteraction: .needsInteraction("\(name) needs asking")
+            }
+        }
+    }
+
+    @Test(
+        "a condition whose every part answers at once is checked without waiting, to the same verdict in the same words"
+    )
+    func checkedWithoutWaiting() async throws {
+        let holds = KnownCondition(name: "holds", verdict: .satisfied)
+        let fails = KnownCondition(name: "fails", verdict: .failed)
+        let unknown = KnownCondition(name: "unknown", verdict: .undecided)
+        let conditions: [any ProcedureCondition] = [
+            AllOf(name: "gate all", [holds, fails]), AnyOf(name: "gate any", [unknown, holds]),
+            Negated(AllOf(name: "gate inner", [unknown, holds])), Silent(fails), AllOf(name: "gate one", [holds]),
+        ]
+        for condition in conditions {
+            let waited = await condition.check(allowingInteraction: false)
+            let now = try #require(condition.checkWithoutWaiting(), "\(condition.name)")
+            #expect(now.verdict == waited.verdict, "\(condition.name)")
+            #expect(now.explanation.description == waited.explanation.description, "\(condition.name)")
+        }
+        // A part that must be waited for (its answer comes through a completion): nil, and the
+        // waited check still decides.
+        let slow = ScriptedCondition("slow", answer: .satisfied)
+        let mixed = AllOf(name: "gate mixed", [holds, slow])
+        #expect(mixed.checkWithoutWaiting() == nil)
+        #expect(await mixed.check(allowingInteraction: false).verdict == .satisfied)
+    }
+
     @Test("an undecided leaf shows as undecided, with its reason, up the tree")
     func undecidedExplanation() async {
         let condition = Negated(ScriptedCondition("backend", answer: .undecided))

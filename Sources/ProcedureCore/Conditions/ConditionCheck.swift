@@ -9,13 +9,6 @@ public struct ConditionReport: Sendable {
 }
 
 extension ProcedureCondition {
-    /// Checks this condition now, with the same evaluation a procedure's conditions get, so a
-    /// tool that only checks and a program that gates work on it can never disagree.
-    ///
-    /// - Parameter allowingInteraction: When true, produced dependencies (authorization requests,
-    ///   which may ask someone for a password) run on a queue of their own, as they would for a
-    ///   procedure, and only while the condition can still pass. When false, nobody is asked: a
-    ///   condition that could pass only by asking reports ``ConditionResult/Verdict/needsInteraction``.
     /// ``check(allowingInteraction:)`` without interaction, when every part answers at once (a
     /// status already known, a flag's value): the same evaluation, without a continuation, so a
     /// service deciding on its client's thread does not start a task for what needs none. Nil when
@@ -28,6 +21,13 @@ extension ProcedureCondition {
         return ConditionReport(verdict: tree.verdict(results: record.results), explanation: record.explanation)
     }
 
+    /// Checks this condition now, with the same evaluation a procedure's conditions get, so a
+    /// tool that only checks and a program that gates work on it can never disagree.
+    ///
+    /// - Parameter allowingInteraction: When true, produced dependencies (authorization requests,
+    ///   which may ask someone for a password) run on a queue of their own, as they would for a
+    ///   procedure, and only while the condition can still pass. When false, nobody is asked: a
+    ///   condition that could pass only by asking reports ``ConditionResult/Verdict/needsInteraction``.
     public func check(allowingInteraction: Bool) async -> ConditionReport {
         let procedure = BlockProcedure(name: name) {}
         guard allowingInteraction else {
