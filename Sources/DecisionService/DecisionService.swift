@@ -61,8 +61,14 @@ public final class DecisionService: Sendable {
     public static let servingThreads = 256
     /// How many logins one user may be answering at once.
     public static let conversationsPerUser = 3
+    /// How many logins all users together may be answering at once: each holds a serving thread
+    /// while its person answers, and these and ``watches`` leave ``servingThreads`` a quarter for
+    /// every other call.
+    public static let conversations = 96
     /// How many watches one user may have open at once.
     public static let watchesPerUser = 4
+    /// How many watches all users together may have open at once (each holds a serving thread).
+    public static let watches = 96
     /// How long ``run()`` waits by default for the clients being served once it stops accepting:
     /// a call in progress ends long before, a login whose person has gone silent is cut off (it
     /// could hold the stop for the PAM answer's 120 s). Below systemd's default stop timeout (90 s)
@@ -124,7 +130,7 @@ public final class DecisionService: Sendable {
         let (logins, uid, pid) = (pendingLogins, client.subject.uid, client.peerProcessID)
         let line = client.lineConnection
         return WaitingConnections.Connection(
-            descriptor: line.descriptor.rawValue, serve: { connection.serveArrived() },
+            descriptor: line.descriptor, serve: { connection.serveArrived() },
             isAwaited: { logins.asks(uid: uid, pid: pid) }, end: { line.close() })
     }
 
@@ -222,8 +228,11 @@ public final class DecisionService: Sendable {
                         throw VarlinkError("org.capctl.gates.NoSuchCapability", [("capability", .string(capability))])
                     }
                     let uid = client.subject.uid
-                    guard conversations.begin(uid: uid, limit: Self.conversationsPerUser) else {
+                    switch conversations.begin(uid: uid, limit: Self.conversationsPerUser, total: Self.conversations) {
+                    case .begun: break
+                    case .userAtLimit:
                         throw Self.busy("uid \(uid) is answering \(Self.conversationsPerUser) logins already")
+                    case .allAtLimit: throw Self.busy("\(Self.conversations) logins are being answered already")
                     }
                     defer { conversations.end(uid: uid) }
                     let (decision, extended) = try authorize(
@@ -273,8 +282,10 @@ public final class DecisionService: Sendable {
                     // A watch follows every capability of the policy for its client: bounded per
                     // user, so watches cannot be multiplied into a flood of status reads.
                     let uid = client.subject.uid
-                    guard openWatches.begin(uid: uid, limit: Self.watchesPerUser) else {
-                        throw Self.busy("uid \(uid) has \(Self.watchesPerUser) watches open already")
+                    switch openWatches.begin(uid: uid, limit: Self.watchesPerUser, total: Self.watches) {
+                    case .begun: break
+                    case .userAtLimit: throw Self.busy("uid \(uid) has \(Self.watchesPerUser) watches open already")
+                    case .allAtLimit: throw Self.busy("\(Self.watches) watches are open already")
                     }
                     defer { openWatches.end(uid: uid) }
                     try watch(gate, for: client, replies: replies)
@@ -610,23 +621,37 @@ extension DecisionService {
     }
 }
 
-/// Something each user may have a few of at once (logins being asked, watches open), counted.
-private final class PerUserCounts: Sendable {
-    private let counts = Lock<[UInt32: Int]>([:])
+/// Something each user may have a few of at once, and all users a bounded number of (logins
+/// being asked, watches open: each holds a serving thread), counted.
+package final class PerUserCounts: Sendable {
+    /// Whether one more was begun, or which bound it met.
+    package enum Begin: Equatable, Sendable {
+        case begun
+        case userAtLimit
+        case allAtLimit
+    }
 
-    /// Counts one more for `uid`, unless it has `limit` already.
-    func begin(uid: UInt32, limit: Int) -> Bool {
+    private let counts = Lock<(byUser: [UInt32: Int], total: Int)>(([:], 0))
+
+    package init() {}
+
+    /// Counts one more for `uid`, unless it has `limit` already or all users together `total`.
+    package func begin(uid: UInt32, limit: Int, total: Int) -> Begin {
         counts.withLock { counts in
-            guard counts[uid, default: 0] < limit else { return false }
-            counts[uid, default: 0] += 1
-            return true
+            guard counts.byUser[uid, default: 0] < limit else { return .userAtLimit }
+            guard counts.total < total else { return .allAtLimit }
+            counts.byUser[uid, default: 0] += 1
+            counts.total += 1
+            return .begun
         }
     }
 
-    func end(uid: UInt32) {
+    /// Counts one fewer for `uid`.
+    package func end(uid: UInt32) {
         counts.withLock { counts in
-            let left = counts[uid, default: 1] - 1
-            counts[uid] = left > 0 ? left : nil
+            guard let held = counts.byUser[uid] else { return }
+            counts.byUser[uid] = held > 1 ? held - 1 : nil
+            counts.total -= 1
         }
     }
 }

@@ -30,8 +30,8 @@ package final class WaitingConnections: Sendable {
 
     /// One connection as the service serves it.
     package struct Connection: Sendable {
-        /// The descriptor waited on; ``end`` closes it.
-        let descriptor: Int32
+        /// The descriptor waited on (owned by the connection: ``end`` closes it).
+        let descriptor: FileDescriptor
         /// Reads what has arrived without waiting for more, and answers each whole request in it.
         let serve: @Sendable () -> Turn
         /// Whether the connection outlasts its idle deadline and a stop: another call waits on it.
@@ -40,7 +40,8 @@ package final class WaitingConnections: Sendable {
         let end: @Sendable () -> Void
 
         package init(
-            descriptor: Int32, serve: @escaping @Sendable () -> Turn, isAwaited: @escaping @Sendable () -> Bool,
+            descriptor: FileDescriptor, serve: @escaping @Sendable () -> Turn,
+            isAwaited: @escaping @Sendable () -> Bool,
             end: @escaping @Sendable () -> Void
         ) {
             (self.descriptor, self.serve, self.isAwaited, self.end) = (descriptor, serve, isAwaited, end)
@@ -74,12 +75,12 @@ package final class WaitingConnections: Sendable {
     /// The token of the eventfd that tells every thread the set is finished.
     private static let finishedToken: UInt64 = 0
     /// How long a spare thread waits for work before it ends.
-    private static let spareThreadLifetime: Int32 = 10_000
+    private static let spareThreadLifetimeMilliseconds: Int32 = 10_000
     /// How long every thread may be busy without finishing a turn before another is started.
     private static let stallTime = Duration.milliseconds(2)
 
-    private let epoll: Int32
-    private let finishedSignal: Int32
+    private let epoll: FileDescriptor
+    private let finishedSignal: FileDescriptor
     private let threadLimit: Int
     /// Threads started without waiting for a stall: one per processor.
     private let baseThreads: Int
@@ -92,13 +93,12 @@ package final class WaitingConnections: Sendable {
     /// after `idleTimeout` without a request.
     /// - Throws: `Errno` when no epoll set or eventfd can be made (out of descriptors).
     package init(threadLimit: Int, idleTimeout: Duration) throws(Errno) {
-        let epoll = cplatform_epoll_create()
-        guard epoll >= 0 else { throw Errno(rawValue: errno) }
-        let signal = cplatform_eventfd()
-        guard signal >= 0, cplatform_epoll_watch_level(epoll, signal, Self.finishedToken) == 0 else {
+        guard let epoll = FileDescriptor(adopting: cplatform_epoll_create()) else { throw Errno(rawValue: errno) }
+        guard let signal = FileDescriptor(adopting: cplatform_eventfd()),
+            cplatform_epoll_watch_level(epoll.rawValue, signal.rawValue, Self.finishedToken) == 0
+        else {
             let error = Errno(rawValue: errno)
-            if signal >= 0 { Glibc.close(signal) }
-            Glibc.close(epoll)
+            try? epoll.close()
             throw error
         }
         self.epoll = epoll
@@ -111,8 +111,8 @@ package final class WaitingConnections: Sendable {
     }
 
     deinit {
-        Glibc.close(epoll)
-        Glibc.close(finishedSignal)
+        try? epoll.close()
+        try? finishedSignal.close()
     }
 
     /// How many connections are waiting or being served.
@@ -139,7 +139,7 @@ package final class WaitingConnections: Sendable {
             return
         }
         if added.startsThread { startThread() }
-        guard cplatform_epoll_watch_once(epoll, connection.descriptor, added.token, 1) == 0 else {
+        guard cplatform_epoll_watch_once(epoll.rawValue, connection.descriptor.rawValue, added.token, 1) == 0 else {
             state.withLock { _ = $0.slots.removeValue(forKey: added.token) }
             connection.end()
             return
@@ -184,7 +184,7 @@ package final class WaitingConnections: Sendable {
     private func serveTurns() {
         var token: UInt64 = 0
         while true {
-            let ready = cplatform_epoll_wait_one(epoll, Self.spareThreadLifetime, &token)
+            let ready = cplatform_epoll_wait_one(epoll.rawValue, Self.spareThreadLifetimeMilliseconds, &token)
             if ready < 0, errno == EINTR { continue }
             if ready <= 0 {
                 // Idle for a while (or the set has gone bad): a thread started past the base ends,
@@ -242,7 +242,7 @@ package final class WaitingConnections: Sendable {
     /// event that comes meanwhile is marked, not dropped), so no thread waits on the lock for a
     /// system call.
     private func finishTurn(_ token: UInt64, _ turn: Turn, servingAgain: Bool) -> Bool {
-        let waits = state.withLock { state -> (descriptor: Int32?, ended: Connection?) in
+        let waits = state.withLock { state -> (descriptor: FileDescriptor?, ended: Connection?) in
             guard var slot = state.slots[token] else { return (nil, nil) }
             guard turn != .over, !state.stopping || slot.connection.isAwaited() else {
                 state.slots[token] = nil
@@ -262,7 +262,7 @@ package final class WaitingConnections: Sendable {
             return false
         }
         while true {
-            guard cplatform_epoll_watch_once(epoll, descriptor, token, 0) == 0 else {
+            guard cplatform_epoll_watch_once(epoll.rawValue, descriptor.rawValue, token, 0) == 0 else {
                 let ended = state.withLock { $0.slots.removeValue(forKey: token) }
                 ended?.connection.end()
                 finishIfDone()
@@ -293,7 +293,7 @@ package final class WaitingConnections: Sendable {
         }
         guard finishes else { return }
         var one: UInt64 = 1
-        _ = Glibc.write(finishedSignal, &one, 8)
+        _ = Glibc.write(finishedSignal.rawValue, &one, 8)
         keeperWake.signal()
     }
 

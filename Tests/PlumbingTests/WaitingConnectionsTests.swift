@@ -28,7 +28,7 @@ struct WaitingConnectionsTests {
             answering: @escaping @Sendable (String) -> Void = { _ in }
         ) -> WaitingConnections.Connection {
             WaitingConnections.Connection(
-                descriptor: service.descriptor.rawValue,
+                descriptor: service.descriptor,
                 serve: { [service] in
                     guard service.receiveArrived() else { return .over }
                     var answered = false
