@@ -7,16 +7,17 @@ package import SystemPackage
 /// Connections between requests, waited on together in one epoll set instead of each by a thread
 /// of its own, and the threads that serve each one as soon as its next request arrives.
 ///
-/// A connection waiting costs its descriptor and a few hundred bytes, not a thread: a service can
-/// hold thousands of idle clients. A connection is served by one thread at a time (the epoll
-/// registration fires once and is armed again after the turn), and a turn may block (a login
+/// A connection waiting costs its descriptor and a few KiB (2.6 KiB in capctld), not a thread: a
+/// service can hold thousands of idle clients. A connection is served by one thread at a time (the
+/// epoll registration fires once and is armed again after the turn), and a turn may block (a login
 /// asked, a watch followed). There is a thread per processor; when all are busy and none has
 /// finished a turn for 2 ms (they wait, they do not work), another is started, up to the limit,
 /// so a turn that waits holds up only its own client. More threads than that would only take
 /// turns from each other: at a thousand clients asking at once, a thread per busy turn was 256
-/// threads contending for two processors, at a sixth of the rate of eight clients. Each connection has an idle deadline, restarted
-/// whenever a turn answers something; a connection that outlives it is ended, unless it is awaited
-/// (another connection's call waits for a message on it).
+/// threads contending for two processors, at a sixth of the rate of eight clients. Each
+/// connection has an idle deadline, restarted whenever a turn answers something; a connection
+/// that outlives it is ended, unless it is awaited (another connection's call waits for a message
+/// on it).
 package final class WaitingConnections: Sendable {
     /// What a connection's turn came to.
     package enum Turn: Sendable {
@@ -142,6 +143,7 @@ package final class WaitingConnections: Sendable {
         guard cplatform_epoll_watch_once(epoll.rawValue, connection.descriptor.rawValue, added.token, 1) == 0 else {
             state.withLock { _ = $0.slots.removeValue(forKey: added.token) }
             connection.end()
+            finishIfDone()
             return
         }
         _ = finishTurn(added.token, .partial, servingAgain: false)
