@@ -130,6 +130,12 @@ package enum CapctlDaemon {
 
         // The listening socket: systemd's (socket activation), or one made at --listen.
         let limits = clientLimits()
+        if limits.total < connections {
+            // The operator learns why clients past a few hundred are told Busy.
+            DaemonLog.logger.warning(
+                "holds at most \(limits.total) clients at once: its descriptor limit allows no more (LimitNOFILE=20480 lets it hold \(connections)); past that a client is told Busy"
+            )
+        }
         let listener: ClientListener
         do {
             if let count = DaemonSettings.variable("LISTEN_FDS"),

@@ -127,11 +127,10 @@ public final class DecisionService: Sendable {
     /// calls, holding no thread.
     private func waitingConnection(for client: ClientConnection) -> WaitingConnections.Connection {
         let connection = varlinkConnection(for: client)
-        let (logins, uid, pid) = (pendingLogins, client.subject.uid, client.peerProcessID)
         let line = client.lineConnection
         return WaitingConnections.Connection(
-            descriptor: line.descriptor, serve: { connection.serveArrived() },
-            isAwaited: { logins.asks(uid: uid, pid: pid) }, end: { line.close() })
+            descriptor: line.descriptor, serve: { connection.serveArrived() }, isAwaited: { connection.isAwaited },
+            end: { line.close() })
     }
 
     private func varlinkConnection(for client: ClientConnection) -> VarlinkConnection {

@@ -168,12 +168,15 @@ package final class WaitingConnections: Sendable {
 
     /// Waits until the set has stopped and every connection has ended, or until `deadline`.
     package func waitUntilFinished(until deadline: ContinuousClock.Instant) -> Bool {
-        while ContinuousClock.now < deadline {
-            if state.withLock({ $0.finished }) { return true }
-            var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
-            nanosleep(&pause, nil)
+        // The eventfd that ends the threads is readable from then on: wait for it, not in a loop.
+        while !state.withLock({ $0.finished }) {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return false }
+            let (seconds, attoseconds) = left.components
+            var entry = pollfd(fd: finishedSignal.rawValue, events: Int16(POLLIN), revents: 0)
+            _ = poll(&entry, 1, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1))
         }
-        return state.withLock { $0.finished }
+        return true
     }
 
     // MARK: Serving

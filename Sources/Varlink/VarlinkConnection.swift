@@ -31,6 +31,9 @@ package struct VarlinkConnection {
         self.limits = limits
     }
 
+    /// Whether a call on another connection waits for one on this connection now.
+    package var isAwaited: Bool { awaited?() == true }
+
     /// Serves calls until the connection ends.
     package func serve() -> End {
         let interrupt = stopping?.descriptor

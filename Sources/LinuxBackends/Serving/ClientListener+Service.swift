@@ -35,7 +35,6 @@ extension ClientListener {
         _ = await BlockingWork.run { waiting.waitUntilIdle(until: .now + draining) }
     }
 
-    /// ``run(_:)`` on a thread of its own, awaited.
     /// Serves clients that talk in requests (varlink calls) as ``serve(draining:_:)`` does, except
     /// that a client between requests holds no thread: its connection waits with every other in
     /// one epoll set (`WaitingConnections`), and a thread serves it when its next request arrives.
@@ -75,6 +74,7 @@ extension ClientListener {
         }
     }
 
+    /// ``run(_:)`` on a thread of its own, awaited.
     private func acceptingOnOwnThread(_ handle: @escaping @Sendable (ClientConnection) -> Void) async throws {
         try await acceptingOnOwnThread { listener throws(ServiceError) in try listener.run(handle) }
     }
