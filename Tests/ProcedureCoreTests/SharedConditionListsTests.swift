@@ -1,3 +1,5 @@
+import Glibc
+import Synchronization
 import Testing
 
 @testable import ProcedureCore
@@ -132,6 +134,67 @@ struct SharedConditionListsTests {
         #expect(released != nil)
         BlockProcedure {}.addCondition(BlockCondition(name: "another") { _ in true })
         #expect(released == nil)
+    }
+
+    /// The kernel's id of the calling thread ("PID/task/TID" is where /proc/thread-self points).
+    private static func threadID() -> String {
+        var link = [CChar](repeating: 0, count: 64)
+        let length = readlink("/proc/thread-self", &link, link.count - 1)
+        return String(decoding: link.prefix(max(length, 0)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A thread's id, written on one thread and read on another.
+    private final class ThreadRecord: Sendable {
+        private let id = Mutex<String?>(nil)
+        func record() { id.withLock { $0 = SharedConditionListsTests.threadID() } }
+        var recorded: String? { id.withLock { $0 } }
+    }
+
+    /// Records the thread its deinit runs on.
+    private final class Witness: Sendable {
+        let releasedOn: ThreadRecord
+        init(_ releasedOn: ThreadRecord) { self.releasedOn = releasedOn }
+        deinit { releasedOn.record() }
+    }
+
+    /// Runs `body` on a thread of its own and returns once that thread has ended (its pthread
+    /// keys' destructors included).
+    private func onThreadThatEnds(_ body: @escaping @Sendable () -> Void) throws {
+        final class Work {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        var thread = pthread_t()
+        let status = pthread_create(
+            &thread, nil,
+            { context in
+                Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            }, Unmanaged.passRetained(Work(body)).toOpaque())
+        try #require(status == 0)
+        pthread_join(thread, nil)
+    }
+
+    @Test(
+        "a thread's exit runs no condition's deinit on that thread: the next thread that starts lists releases what it kept"
+    )
+    func exitedThreadsListsReleasedElsewhere() throws {
+        let releasedOn = ThreadRecord()
+        let exited = ThreadRecord()
+        try onThreadThatEnds {
+            exited.record()
+            let witness = Witness(releasedOn)
+            BlockProcedure {}.addCondition(
+                BlockCondition(name: "holds the witness") { _ in withExtendedLifetime(witness) { true } })
+        }
+        // A deinit in the exit's destructor may enqueue work after libdispatch has cleaned the
+        // thread up (it crashed the test process with a double free); another thread releases it.
+        #expect(releasedOn.recorded != exited.recorded)
+        // A new thread's first list releases every list of threads that have ended before it.
+        try onThreadThatEnds { BlockProcedure {}.addCondition(BlockCondition(name: "another") { _ in true }) }
+        let released = releasedOn.recorded
+        #expect(released != nil, "the ended thread's list was never released")
+        #expect(released != exited.recorded && exited.recorded?.contains("/task/") == true, "\(exited.recorded ?? "")")
     }
 
     @Test("a single list given back for a pair is handed out again, and every reference to it is released")

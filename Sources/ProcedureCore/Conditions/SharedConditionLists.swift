@@ -1,4 +1,5 @@
 import CPlatform
+import Synchronization
 
 /// Condition lists shared by the procedures one thread gives the same conditions, so that the
 /// usual procedure (one or two conditions, the same for every procedure of its kind) allocates
@@ -19,7 +20,8 @@ import CPlatform
 /// anew for every list, never matches, and costs what it did before.
 ///
 /// The price: a thread keeps the last one or two conditions it added alive until it adds others
-/// or exits, after the procedures that used them are gone (Semantics.md, rule 14).
+/// or exits, after the procedures that used them are gone (Semantics.md, rule 14); an exited
+/// thread's are released by the next thread that starts lists of its own, never by the exit.
 final class SharedConditionLists {
     private var single: ConditionList?
     private var singleKey: ConditionKey?
@@ -49,12 +51,32 @@ final class SharedConditionLists {
     /// This thread's lists, unretained: the thread holds them until it exits.
     private static var current: Unmanaged<SharedConditionLists> {
         if let cache = cplatform_thread_cache() { return Unmanaged.fromOpaque(cache) }
+        releaseRetired()
         let cache = Unmanaged.passRetained(SharedConditionLists())
         cplatform_set_thread_cache(cache.toOpaque()) { cache in
             guard let cache else { return }
-            Unmanaged<SharedConditionLists>.fromOpaque(cache).release()
+            SharedConditionLists.retired.withLock { $0.append(UInt(bitPattern: cache)) }
         }
         return cache
+    }
+
+    /// The lists of threads that have exited (their addresses), released by the next thread that
+    /// makes lists of its own. Releasing them as the thread exits would run the conditions'
+    /// deinits in a pthread key's destructor, after libdispatch has torn the thread's state down:
+    /// a deinit that enqueued work (a task, a dispatch block) made libdispatch set its state up
+    /// again and free its cache a second time when the thread ended (a double free, seen as a
+    /// test process's crash).
+    private static let retired = Mutex<[UInt]>([])
+
+    private static func releaseRetired() {
+        let addresses = retired.withLock { retired in
+            defer { retired = [] }
+            return retired
+        }
+        for address in addresses {
+            guard let pointer = UnsafeRawPointer(bitPattern: address) else { continue }
+            Unmanaged<SharedConditionLists>.fromOpaque(pointer).release()
+        }
     }
 
     /// A shared list holding `list`'s conditions and then the condition `key` names (`condition`
