@@ -117,8 +117,9 @@ int cplatform_epoll_create(void) {
     return epoll_create1(EPOLL_CLOEXEC);
 }
 
-int cplatform_epoll_watch_once(int epoll, int descriptor, uint64_t token, int adding) {
-    struct epoll_event event = { .events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT, .data.u64 = token };
+int cplatform_epoll_watch_once(int epoll, int descriptor, uint64_t token, int adding, int for_output) {
+    uint32_t events = for_output ? EPOLLOUT : EPOLLIN | EPOLLRDHUP;
+    struct epoll_event event = { .events = events | EPOLLONESHOT, .data.u64 = token };
     return epoll_ctl(epoll, adding ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, &event);
 }
 

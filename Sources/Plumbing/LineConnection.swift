@@ -14,8 +14,10 @@ package import SystemPackage
 /// Reading is bounded in length and in time (a monotonic deadline for the whole line, however
 /// slowly its bytes come) and reads nothing past the line's end, so what a peer sends next is
 /// left for the next read; writing writes everything or says it could not (on a socket, with
-/// EPIPE rather than SIGPIPE: give a peer that may go away a socket, not a pipe). A line holding a secret is read into the caller's buffer, byte by byte, and nothing
-/// of it stays here.
+/// EPIPE rather than SIGPIPE: give a peer that may go away a socket, not a pipe), or, on a socket,
+/// writes what the peer has room for and keeps the rest to send first (``writeWithoutWaiting(_:)``).
+/// A line holding a secret is read into the caller's buffer, byte by byte, and nothing of it
+/// stays here.
 package final class LineConnection: Sendable {
     /// How a read ended.
     package enum Read: Equatable, Sendable {
@@ -37,7 +39,12 @@ package final class LineConnection: Sendable {
     /// The descriptor, owned by this connection.
     package let descriptor: FileDescriptor
     private let isSocket: Bool
-    private let closed = Lock(false)
+    private let output = Lock(Output())
+    /// Whether the descriptor is closed, and bytes written that the socket has not taken yet.
+    private struct Output {
+        var closed = false
+        var kept: [UInt8] = []
+    }
     /// Bytes read past the last line returned; one reader at a time.
     private let pending = Lock<[UInt8]>([])
 
@@ -52,9 +59,12 @@ package final class LineConnection: Sendable {
 
     /// Closes the descriptor, once; later reads end and writes fail.
     package func close() {
-        let first = closed.withLock { done in
-            defer { done = true }
-            return !done
+        let first = output.withLock { output in
+            defer {
+                output.closed = true
+                output.kept = []
+            }
+            return !output.closed
         }
         if first { try? descriptor.close() }
     }
@@ -158,12 +168,77 @@ package final class LineConnection: Sendable {
         init(_ read: Read) { self.read = read }
     }
 
-    /// Writes all of `bytes`; false when the peer is gone, the write failed or the connection
-    /// is closed. Under the lock ``close()`` takes, so a write never reaches a descriptor number
-    /// closed meanwhile and given to another file.
+    /// Writes all of `bytes` (after what an earlier ``writeWithoutWaiting(_:)`` kept), waiting
+    /// for the peer to read as long as the socket's send timeout allows; false when the peer is
+    /// gone, the write failed or the connection is closed. Under the lock ``close()`` takes, so a
+    /// write never reaches a descriptor number closed meanwhile and given to another file.
     @discardableResult
     package func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        closed.withLock { closed in closed ? false : writeAll(bytes) }
+        output.withLock { output in
+            guard !output.closed else { return false }
+            if !output.kept.isEmpty {
+                guard output.kept.withUnsafeBytes({ writeAll($0) }) else { return false }
+                output.kept = []
+            }
+            return writeAll(bytes)
+        }
+    }
+
+    /// How a write that does not wait went.
+    package enum Sent: Equatable, Sendable {
+        /// Everything is sent.
+        case all
+        /// Some is kept: the peer's socket is full until it reads.
+        case kept
+        /// The peer is gone, the write failed or the connection is closed.
+        case failed
+    }
+
+    /// Writes `bytes` without waiting for the peer to read: what its socket has no room for is
+    /// kept, and sent before anything written later (``flushKept()``, or the next write). When
+    /// bytes are kept already, this waits as ``write(_:)`` does: a connection keeps one message at
+    /// most. Not on a socket: as ``write(_:)``.
+    package func writeWithoutWaiting(_ bytes: UnsafeRawBufferPointer) -> Sent {
+        guard isSocket else { return write(bytes) ? .all : .failed }
+        return output.withLock { output in
+            guard !output.closed else { return .failed }
+            guard output.kept.isEmpty else {
+                guard output.kept.withUnsafeBytes({ writeAll($0) }), writeAll(bytes) else { return .failed }
+                output.kept = []
+                return .all
+            }
+            guard let sent = sendWithoutWaiting(bytes) else { return .failed }
+            if sent < bytes.count { output.kept = Array(bytes[sent...]) }
+            return sent < bytes.count ? .kept : .all
+        }
+    }
+
+    /// Sends what was kept, as far as the peer has room for it now.
+    package func flushKept() -> Sent {
+        output.withLock { output in
+            guard !output.closed else { return .failed }
+            guard !output.kept.isEmpty else { return .all }
+            guard let sent = output.kept.withUnsafeBytes({ sendWithoutWaiting($0) }) else { return .failed }
+            output.kept.removeFirst(sent)
+            return output.kept.isEmpty ? .all : .kept
+        }
+    }
+
+    /// Whether bytes written are kept, waiting for room in the peer's socket.
+    package var keepsOutput: Bool { output.withLock { !$0.kept.isEmpty } }
+
+    /// How much of `bytes` the socket took now; nil when the peer is gone or the send failed.
+    private func sendWithoutWaiting(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        var sent = 0
+        while sent < bytes.count {
+            let written = Glibc.send(
+                descriptor.rawValue, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            if written < 0, errno == EINTR { continue }
+            if written < 0, errno == EAGAIN || errno == EWOULDBLOCK { return sent }
+            guard written > 0 else { return nil }
+            sent += written
+        }
+        return sent
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Bool {

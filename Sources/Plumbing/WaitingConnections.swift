@@ -15,9 +15,10 @@ package import SystemPackage
 /// so a turn that waits holds up only its own client. More threads than that would only take
 /// turns from each other: at a thousand clients asking at once, a thread per busy turn was 256
 /// threads contending for two processors, at a sixth of the rate of eight clients. Each
-/// connection has an idle deadline, restarted whenever a turn answers something; a connection
-/// that outlives it is ended, unless it is awaited (another connection's call waits for a message
-/// on it).
+/// connection has an idle deadline, restarted whenever a turn answers something or its client
+/// reads a reply that had to wait; a connection that outlives it is ended, unless it is awaited
+/// (another connection's call waits for a message on it). A connection whose client does not read
+/// its replies waits in the set for room to write, not on a thread.
 package final class WaitingConnections: Sendable {
     /// What a connection's turn came to.
     package enum Turn: Sendable {
@@ -25,6 +26,10 @@ package final class WaitingConnections: Sendable {
         case answered
         /// Only part of a request has arrived: wait for the rest, within the same deadline.
         case partial
+        /// A reply waits for the client to read what was sent before it (its socket is full): wait
+        /// until the socket takes more, then serve again, within a new idle deadline. No thread
+        /// waits on a client that does not read.
+        case writing
         /// The connection is over (the client closed it, broke the protocol, or is done): end it.
         case over
     }
@@ -140,7 +145,7 @@ package final class WaitingConnections: Sendable {
             return
         }
         if added.startsThread { startThread() }
-        guard cplatform_epoll_watch_once(epoll.rawValue, connection.descriptor.rawValue, added.token, 1) == 0 else {
+        guard cplatform_epoll_watch_once(epoll.rawValue, connection.descriptor.rawValue, added.token, 1, 0) == 0 else {
             state.withLock { _ = $0.slots.removeValue(forKey: added.token) }
             connection.end()
             finishIfDone()
@@ -253,7 +258,7 @@ package final class WaitingConnections: Sendable {
                 state.slots[token] = nil
                 return (nil, slot.connection)
             }
-            if turn == .answered { slot.deadline = .now + idleTimeout }
+            if turn == .answered || turn == .writing { slot.deadline = .now + idleTimeout }
             // An event while it was being added is moot: arming it again reports any input.
             slot.firedWhileServed = false
             state.slots[token] = slot
@@ -267,7 +272,9 @@ package final class WaitingConnections: Sendable {
             return false
         }
         while true {
-            guard cplatform_epoll_watch_once(epoll.rawValue, descriptor.rawValue, token, 0) == 0 else {
+            guard
+                cplatform_epoll_watch_once(epoll.rawValue, descriptor.rawValue, token, 0, turn == .writing ? 1 : 0) == 0
+            else {
                 let ended = state.withLock { $0.slots.removeValue(forKey: token) }
                 ended?.connection.end()
                 finishIfDone()

@@ -59,33 +59,50 @@ package struct VarlinkConnection {
         }
     }
 
-    /// One turn of a connection an epoll set found readable (`WaitingConnections`): reads what
-    /// has arrived, without waiting for more, and answers each whole call in it, in order.
+    /// One turn of a connection an epoll set found readable, or able to take a reply it kept
+    /// (`WaitingConnections`): sends what was kept; then answers each whole call already read, in
+    /// order, and reads what has arrived without waiting for more only when none is left. A reply
+    /// the client has no room for is kept and ends the turn (``WaitingConnections/Turn/writing``):
+    /// the next call is answered once the client has read it, so a client that sends calls and
+    /// reads nothing holds no thread, and what it sent waits in its own socket.
     package func serveArrived() -> WaitingConnections.Turn {
-        guard connection.receiveArrived() else { return .over }
+        switch connection.flushKept() {
+        case .all: break
+        case .kept: return .writing
+        case .failed: return .over
+        }
         var answered = false
+        var received = false
         while true {
             // A stopping service takes no more calls, except on a connection another call waits for.
             if stopping?.wasSignalled == true, awaited?() != true { return .over }
             switch connection.bufferedLine(limit: limits.messageSize, terminator: 0) {
-            case nil: return answered ? .answered : .partial
+            case nil:
+                if received { return answered ? .answered : .partial }
+                guard connection.receiveArrived() else { return .over }
+                received = true
             case .line(let message):
-                if answer(message) != nil { return .over }
+                if answer(message, keepingFinalReply: true) != nil {
+                    // Ends after its reply (closeConnectionAfterReply): what the socket takes now of it.
+                    _ = connection.flushKept()
+                    return .over
+                }
                 answered = true
+                if connection.keepsOutput { return .writing }
             case .tooLong, .end, .timedOut, .interrupted: return .over
             }
         }
     }
 
     /// Answers one message: nil when the connection goes on, else how it ended.
-    private func answer(_ message: [UInt8]) -> End? {
+    private func answer(_ message: [UInt8], keepingFinalReply: Bool = false) -> End? {
         let call: VarlinkCall
         do throws(VarlinkProtocolError) {
             call = try VarlinkCall(message: message)
         } catch {
             return .refused(error.description)
         }
-        let replies = VarlinkReplies(connection: connection, call: call)
+        let replies = VarlinkReplies(connection: connection, call: call, keepsFinalReply: keepingFinalReply)
         do throws(VarlinkError) {
             try answer(call, replies)
             // A handler that forgot its reply still ends the call, or the client would wait forever.

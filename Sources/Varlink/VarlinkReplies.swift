@@ -7,6 +7,8 @@ import Plumbing
 public final class VarlinkReplies: Sendable {
     private let connection: LineConnection
     private let call: VarlinkCall
+    /// Whether the final reply may be kept for the client to read later rather than waited on.
+    private let keepsFinalReply: Bool
     private let state = Lock(State())
 
     private struct State {
@@ -15,9 +17,16 @@ public final class VarlinkReplies: Sendable {
         var failedToSend = false
     }
 
-    init(connection: LineConnection, call: VarlinkCall) {
+    /// Replies to `call` on `connection`. With `keepsFinalReply`, the final reply is written
+    /// without waiting for the client to read (what does not fit is kept on the connection, for
+    /// its server to send when the client reads): a call answered on a shared thread never holds
+    /// it for a client that does not read. Replies that continue are always waited on: the call
+    /// that sends them holds its thread anyway, and a kept one would not reach the client while
+    /// the call waits for what it follows.
+    init(connection: LineConnection, call: VarlinkCall, keepsFinalReply: Bool = false) {
         self.connection = connection
         self.call = call
+        self.keepsFinalReply = keepsFinalReply
     }
 
     /// Whether the final reply was sent.
@@ -65,7 +74,9 @@ public final class VarlinkReplies: Sendable {
             return true
         }
         guard proceed, !call.oneway else { return }
-        let sent = message.withUnsafeBytes { connection.write($0) }
+        let sent = message.withUnsafeBytes { bytes in
+            final && keepsFinalReply ? connection.writeWithoutWaiting(bytes) != .failed : connection.write(bytes)
+        }
         if !sent { state.withLock { $0.failedToSend = true } }
     }
 }

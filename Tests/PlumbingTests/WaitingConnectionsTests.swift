@@ -144,6 +144,63 @@ struct WaitingConnectionsTests {
         #expect(asking.endings.withLock { $0 } == 0)
     }
 
+    @Test(
+        "a turn whose reply waits for its client to read is served again when the client has read, not when it sends; a client that never reads meets the idle deadline"
+    )
+    func waitingToWrite() throws {
+        let set = try WaitingConnections(threadLimit: 2, idleTimeout: .seconds(2))
+        defer { set.stop() }
+        /// A service that fills its end of the socket on its first turn, as replies to many calls
+        /// would, and counts the turns after it.
+        func filling(_ served: Served, later: DispatchSemaphore) -> WaitingConnections.Connection {
+            let turns = Lock(0)
+            return WaitingConnections.Connection(
+                descriptor: served.service.descriptor,
+                serve: { [service = served.service] in
+                    _ = service.receiveArrived()
+                    let first = turns.withLock { turns in
+                        defer { turns += 1 }
+                        return turns == 0
+                    }
+                    guard first else {
+                        later.signal()
+                        return .partial
+                    }
+                    let block = [UInt8](repeating: 120, count: 1 << 20)
+                    return block.withUnsafeBytes { service.writeWithoutWaiting($0) } == .kept ? .writing : .over
+                },
+                isAwaited: { false },
+                end: {
+                    served.service.close()
+                    served.ended.signal()
+                })
+        }
+        let reading = try Served()
+        let servedAgain = DispatchSemaphore(value: 0)
+        set.add(filling(reading, later: servedAgain))
+        _ = reading.client.writeLine("go")
+        // The client reads what comes, and sends nothing: the next turn is for the room it made.
+        // (It reads until then: the service may still be writing when it first finds nothing.)
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var again = false
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !again, ContinuousClock.now < deadline {
+            var entry = pollfd(fd: reading.client.descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, 100) == 1 {
+                while Glibc.recv(reading.client.descriptor.rawValue, &chunk, chunk.count, Int32(MSG_DONTWAIT)) > 0 {}
+            }
+            again = servedAgain.wait(timeout: .now()) == .success
+        }
+        #expect(again)
+        // A client that never reads holds no thread, and is ended at its deadline.
+        let silent = try Served()
+        let never = DispatchSemaphore(value: 0)
+        set.add(filling(silent, later: never))
+        _ = silent.client.writeLine("go")
+        #expect(silent.ended.wait(timeout: .now() + 30) == .success)
+        #expect(never.wait(timeout: .now()) == .timedOut)
+    }
+
     @Test("an awaited connection outlives its idle deadline and a stop, until it is no longer awaited")
     func awaited() throws {
         let set = try WaitingConnections(threadLimit: 4, idleTimeout: .milliseconds(200))

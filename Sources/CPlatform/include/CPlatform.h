@@ -41,9 +41,11 @@ int cplatform_eventfd(void);
 /// A new epoll set, close-on-exec, or -1 with errno set.
 int cplatform_epoll_create(void);
 
-/// Watches `descriptor` in `epoll` for input or the peer's closing, once (EPOLLONESHOT: armed
-/// again by calling this with `adding` 0), reported with `token`. Returns 0, or -1 with errno set.
-int cplatform_epoll_watch_once(int epoll, int descriptor, uint64_t token, int adding);
+/// Watches `descriptor` in `epoll` for input or the peer's closing (`for_output` 0), or for room
+/// to write (`for_output` 1; an error or hang-up is reported either way), once (EPOLLONESHOT:
+/// armed again by calling this with `adding` 0), reported with `token`. Returns 0, or -1 with
+/// errno set.
+int cplatform_epoll_watch_once(int epoll, int descriptor, uint64_t token, int adding, int for_output);
 
 /// Watches `descriptor` in `epoll` for input for as long as it has any (level-triggered), reported
 /// with `token`. Returns 0, or -1 with errno set.
