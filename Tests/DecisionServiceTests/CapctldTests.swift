@@ -334,6 +334,30 @@ struct CapctldTests {
     }
 
     @Test(
+        "a user that sends 1,500 calls on each of 64 connections and reads no reply: others are answered meanwhile, and once it reads, every reply comes, in order"
+    )
+    func callsNobodyReads() async throws {
+        let daemon = try await Daemon()
+        let release = Self.fifo(daemon.directory, "release")
+        let flooding = try Self.running(daemon, ["pipeline", "64", "1500", "restart-unit", release])
+        defer { flooding.stop() }
+        let sent = await flooding.nextLine() ?? ""
+        #expect(sent == #"{"sent": 64}"#, "\(sent)")
+        // Its replies fill its sockets; capctld keeps the rest and goes on serving everyone else.
+        for _ in 0..<5 {
+            let root = Self.decision(try Self.client(daemon.socket, ["check", "restart-unit"]).first)
+            #expect(root["outcome"] as? String == "holds", "\(root)")
+            let other = Self.decision(try Self.client(daemon.socket, ["check", "restart-unit"], uid: 4321).first)
+            #expect(other["outcome"] as? String == "fails", "\(other)")
+        }
+        Self.write("", toFIFO: release)
+        let read = await flooding.nextLine() ?? ""
+        #expect(
+            read == #"{"ordered": true, "replies": [\#(Array(repeating: "1500", count: 64).joined(separator: ", "))]}"#,
+            "\(read)")
+    }
+
+    @Test(
         "a client silent past --idle-timeout, or stopped half-way through a call, is closed; a client asking meanwhile is answered"
     )
     func idleClientsClosed() async throws {

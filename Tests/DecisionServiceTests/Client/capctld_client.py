@@ -67,6 +67,9 @@ def main():
     if command == "hold":
         hold(path, int(arguments[0]), arguments[1])
         return
+    if command == "pipeline":
+        pipeline(path, int(arguments[0]), int(arguments[1]), arguments[2], arguments[3])
+        return
     client = varlink.Client(address="unix:" + path)
     if command == "info":
         with client.open("org.varlink.service") as service:
@@ -156,6 +159,42 @@ def hold(path, count, release):
         pipe.read()
     for connection in held:
         connection.close()
+
+
+def pipeline(path, count, calls, gate, release):
+    """Opens COUNT connections and sends CALLS calls on each, Check of GATE and GetInfo in turn,
+    reading no reply. Prints {"sent": COUNT}; once the named pipe RELEASE is written and closed,
+    reads every reply and prints how many came on each connection and whether each answered its
+    own call, in order."""
+    connections = []
+    check = json.dumps({"method": "org.capctl.gates.Check", "parameters": {"gate": gate}}).encode() + b"\0"
+    info = b'{"method":"org.varlink.service.GetInfo"}\0'
+    for _ in range(count):
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.connect(path)
+        connection.sendall(b"".join(check if index % 2 == 0 else info for index in range(calls)))
+        connections.append(connection)
+    emit({"sent": len(connections)})
+    with open(release, "r") as pipe:
+        pipe.read()
+    counts, ordered = [], True
+    for connection in connections:
+        replies, buffer = 0, b""
+        while replies < calls:
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            buffer += chunk
+            *messages, buffer = buffer.split(b"\0")
+            for message in messages:
+                reply = json.loads(message)
+                parameters = reply.get("parameters", {})
+                expected = "decision" if replies % 2 == 0 else "vendor"
+                ordered = ordered and "error" not in reply and expected in parameters
+                replies += 1
+        counts.append(replies)
+        connection.close()
+    emit({"replies": counts, "ordered": ordered})
 
 
 def authorize(path, gate, answers, closes=False):
