@@ -365,11 +365,14 @@ extension CoreBench {
             row: "capctld 1,000 connections, slowest call / median")
 
         // Abuse beside eight well-behaved clients: 1,000 silent connections of 20 users, 40 watches
-        // of 10 users that never read, and one user opening 200 connections (64 are admitted).
+        // of 10 users that never read, one user opening 200 connections (64 are admitted), and
+        // 256 connections of 4 users sending calls until their sockets are full and reading no
+        // reply (a reply waited on would hold a serving thread each).
         var abuse: [(uid: Int, connections: Int, mode: String)] = []
         for user in 0..<20 { abuse.append((40_000 + user, 50, "0")) }
         for user in 0..<10 { abuse.append((41_000 + user, 4, "-1")) }
         abuse.append((42_000, 200, "0"))
+        for user in 0..<4 { abuse.append((43_000 + user, 64, "-2")) }
         let abusers = await DecisionWorkloads.clientProcesses(socket, abuse)
         var abusedRate = 0.0
         for _ in 0..<3 {
@@ -377,7 +380,7 @@ extension CoreBench {
         }
         for abuser in abusers { abuser.stop() }
         report.line(
-            "8 clients beside silent clients, unread watches, one user's 200 connections (best of 3)",
+            "8 clients beside silent clients, unread watches, one user's 200 connections, unread calls (best of 3)",
             String(format: "%9.0f", abusedRate))
         report.ratio(
             "8 clients under abuse / alone, decisions per second", abusedRate / capctldRate, target: 0.5,
@@ -450,7 +453,8 @@ extension DecisionWorkloads {
     /// in a loop (one call outstanding on each) for SECONDS, then prints each connection's count of
     /// answers and the median and largest time of a call, in µs. With SECONDS 0 it only holds the
     /// connections, idle, until it is killed; with SECONDS -1 it opens a watch on each and never
-    /// reads its replies.
+    /// reads its replies; with SECONDS -2 it sends Check calls on each until its socket takes no
+    /// more, and reads none of their replies.
     static func decisionClients(socket path: String, uid: UInt32, connections count: Int, seconds: Double) -> Never {
         var start = sigset_t()
         sigemptyset(&start)
@@ -460,7 +464,30 @@ extension DecisionWorkloads {
         guard setgroups(0, nil) == 0, setgid(uid) == 0, setuid(uid) == 0 else { exit(3) }
         let descriptors = (0..<count).map { _ in unixSocket(path, listen: false) }
         guard descriptors.allSatisfy({ $0 >= 0 }) else { exit(4) }
-        if seconds < 0 {
+        if seconds < -1.5 {
+            // Calls until capctld's end of each socket is full, whose replies are never read.
+            let call = Array(#"{"method":"org.capctl.gates.Check","parameters":{"gate":"operators"}}"#.utf8) + [0]
+            let calls = Array(Array(repeating: call, count: 1000).joined())
+            for descriptor in descriptors {
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+                while write(descriptor, calls, calls.count) > 0 {}
+            }
+            // Ready once capctld has answered what fits on each (the replies waiting to be read
+            // stay put for 100 ms): the row measures the state it leaves them in (their replies
+            // kept, the connections waiting), not the answering, which is any client's share.
+            var waiting = -1
+            for _ in 0..<300 {
+                var now = 0
+                for descriptor in descriptors {
+                    var bytes: Int32 = 0
+                    _ = ioctl(descriptor, UInt(FIONREAD), &bytes)
+                    now += bytes > 0 ? Int(bytes) : -1_000_000
+                }
+                if now == waiting, now > 0 { break }
+                waiting = now
+                usleep(100_000)
+            }
+        } else if seconds < 0 {
             // A watch on each, whose replies are never read.
             let watch = Array(
                 #"{"method":"org.capctl.gates.Watch","parameters":{"gate":"operators"},"more":true}"#.utf8)
@@ -511,7 +538,8 @@ extension DecisionWorkloads {
     }
 
     /// `--decision-clients` processes, one per entry (its user, its connections, its SECONDS:
-    /// how long it asks, 0 to hold them idle, -1 to watch unread), once each has connected.
+    /// how long it asks, 0 to hold them idle, -1 to watch unread, -2 to send calls and read no
+    /// reply), once each has connected.
     static func clientProcesses(
         _ socket: String, _ users: [(uid: Int, connections: Int, mode: String)]
     ) async -> [DaemonProcess] {
