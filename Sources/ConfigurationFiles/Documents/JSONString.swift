@@ -5,6 +5,12 @@ package enum JSONString {
     /// Appends `string`, quoted, to `bytes`.
     package static func append(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings (names, reasons, ids) need no escape: copied whole, not byte by byte.
+        if !string.utf8.contains(where: needsEscape) {
+            bytes.append(contentsOf: string.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes += #"\""#.utf8
@@ -31,4 +37,9 @@ package enum JSONString {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Whether `byte` is written escaped: a quote, a backslash or a control character.
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
 }
