@@ -34,14 +34,15 @@ public struct VarlinkCall: Sendable {
         guard case .object(let members) = node.kind else { throw VarlinkProtocolError("the message is not an object") }
         var method: String?
         var parameters = VarlinkValue.object([])
-        var flags: [String: Bool] = [:]
+        var (oneway, more, upgrade) = (false, false, false)
         for member in members {
             switch (member.key, member.value.kind) {
             case ("method", .string(let value)): method = value
             case ("parameters", .object): parameters = VarlinkValue(member.value)
             case ("parameters", .null): break
-            case ("oneway", .bool(let value)), ("more", .bool(let value)), ("upgrade", .bool(let value)):
-                flags[member.key] = value
+            case ("oneway", .bool(let value)): oneway = value
+            case ("more", .bool(let value)): more = value
+            case ("upgrade", .bool(let value)): upgrade = value
             case ("method", _), ("parameters", _), ("oneway", _), ("more", _), ("upgrade", _):
                 throw VarlinkProtocolError("\"\(member.key)\" is \(member.value.describedType)")
             default:
@@ -56,9 +57,7 @@ public struct VarlinkCall: Sendable {
         interface = String(method[..<dot])
         self.method = String(method[method.index(after: dot)...])
         self.parameters = parameters
-        oneway = flags["oneway"] ?? false
-        more = flags["more"] ?? false
-        upgrade = flags["upgrade"] ?? false
+        (self.oneway, self.more, self.upgrade) = (oneway, more, upgrade)
     }
 
     /// A reverse-domain interface name: dot-separated parts of lowercase letters, digits and
