@@ -51,6 +51,11 @@ import Testing
         #expect(vector([6, 4096, 23, 0, 0, 0]).startedWithPrivileges == false)
         // The same as 64-bit words: entries of two 8-byte words.
         #expect(vector([6, 0, 4096, 0, 23, 0, 1, 0, 0, 0, 0, 0]).startedWithPrivileges == true)
+        // A program being started: its vector reads as zeros, then fills in entry by entry, and its
+        // new credentials are in force already. Without AT_SECURE nothing can be told.
+        #expect(vector([0, 0, 0, 0]).startedWithPrivileges == nil)
+        #expect(vector([6, 0, 4096, 0, 0, 0, 0, 0]).startedWithPrivileges == nil)
+        #expect(vector([6, 4096, 0, 0]).startedWithPrivileges == nil)
         // No terminating entry, a type no kernel writes, nothing: not a vector.
         #expect(vector([6, 4096, 23, 1]).startedWithPrivileges == nil)
         #expect(vector([0xFFFF, 1, 0, 0]).startedWithPrivileges == nil)

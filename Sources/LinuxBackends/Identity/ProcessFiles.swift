@@ -144,18 +144,21 @@ package enum ProcessFiles {
 
         /// `AT_SECURE`: whether the kernel started the current program in secure-execution mode,
         /// which it does when the program gained privileges by starting (a setuid or setgid file,
-        /// or file capabilities beyond the process's own). nil when the vector cannot be parsed.
+        /// or file capabilities beyond the process's own). nil when the vector cannot be parsed or
+        /// has no `AT_SECURE`, which every vector the kernel finished writing has: a program being
+        /// started has its new credentials before its vector is written (the vector reads as
+        /// zeros, then fills in), and such a reading must not pass for an unprivileged program.
         var startedWithPrivileges: Bool? {
             // A 64-bit program's entries are 8-byte words, a 32-bit one's (on a 64-bit kernel) 4.
             for width in [8, 4] {
-                if let secure = Self.value(of: 23, in: bytes, width: width) { return secure != 0 }
+                if let secure = Self.value(of: 23, in: bytes, width: width) { return secure.map { $0 != 0 } }
             }
             return nil
         }
 
-        /// The value of entry `type`, 0 when it is absent; nil unless `bytes` parse as a vector of
-        /// `width`-byte words in this machine's byte order: small types up to a zero type.
-        private static func value(of type: UInt64, in bytes: [UInt8], width: Int) -> UInt64? {
+        /// The value of entry `type` (nil inside when it is absent); nil unless `bytes` parse as a
+        /// vector of `width`-byte words in this machine's byte order: small types up to a zero type.
+        private static func value(of type: UInt64, in bytes: [UInt8], width: Int) -> UInt64?? {
             guard bytes.count % (2 * width) == 0, !bytes.isEmpty else { return nil }
             func word(_ index: Int) -> UInt64 {
                 bytes.withUnsafeBytes { raw in
@@ -164,10 +167,10 @@ package enum ProcessFiles {
                         : UInt64(raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
                 }
             }
-            var found: UInt64 = 0
+            var found: UInt64?
             for entry in 0..<(bytes.count / (2 * width)) {
                 let entryType = word(2 * entry)
-                if entryType == 0 { return found }
+                if entryType == 0 { return .some(found) }
                 // The kernel's types are below 64 (AT_MINSIGSTKSZ is 51); anything else is not this width.
                 guard entryType < 64 else { return nil }
                 if entryType == type { found = word(2 * entry + 1) }

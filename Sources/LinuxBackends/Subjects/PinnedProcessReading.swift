@@ -45,7 +45,9 @@ enum PinnedProcessReading {
         else { return .ended }
         guard before == after else { return .changed("process \(pid) started another program while it was read") }
         guard let privileged = after.startedWithPrivileges else {
-            return .unreadable("cannot read /proc/\(pid)/auxv: not an auxiliary vector this kernel writes")
+            return .unreadable(
+                "cannot tell whether the program process \(pid) runs gained privileges when it was started (/proc/\(pid)/auxv has no AT_SECURE: the process may be starting it now)"
+            )
         }
         if privileged {
             return .changed(
