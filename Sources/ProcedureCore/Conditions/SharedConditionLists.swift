@@ -1,5 +1,5 @@
 import CPlatform
-import Synchronization
+import Locking
 
 /// Condition lists shared by the procedures one thread gives the same conditions, so that the
 /// usual procedure (one or two conditions, the same for every procedure of its kind) allocates
@@ -66,7 +66,7 @@ final class SharedConditionLists {
     /// a deinit that enqueued work (a task, a dispatch block) made libdispatch set its state up
     /// again and free its cache a second time when the thread ended (a double free, seen as a
     /// test process's crash).
-    private static let retired = Mutex<[UInt]>([])
+    private static let retired = Lock<[UInt]>([])
 
     private static func releaseRetired() {
         let addresses = retired.withLock { retired in
