@@ -174,14 +174,16 @@ package final class LineConnection: Sendable {
     /// write never reaches a descriptor number closed meanwhile and given to another file.
     @discardableResult
     package func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        output.withLock { output in
-            guard !output.closed else { return false }
-            if !output.kept.isEmpty {
-                guard output.kept.withUnsafeBytes({ writeAll($0) }) else { return false }
-                output.kept = []
-            }
-            return writeAll(bytes)
+        output.withLock { output in !output.closed && writeAllAfterKept(bytes, &output) }
+    }
+
+    /// Writes what was kept, then `bytes`, waiting as ``write(_:)`` does; with the lock held.
+    private func writeAllAfterKept(_ bytes: UnsafeRawBufferPointer, _ output: inout Output) -> Bool {
+        if !output.kept.isEmpty {
+            guard output.kept.withUnsafeBytes({ writeAll($0) }) else { return false }
+            output.kept = []
         }
+        return writeAll(bytes)
     }
 
     /// How a write that does not wait went.
@@ -202,11 +204,7 @@ package final class LineConnection: Sendable {
         guard isSocket else { return write(bytes) ? .all : .failed }
         return output.withLock { output in
             guard !output.closed else { return .failed }
-            guard output.kept.isEmpty else {
-                guard output.kept.withUnsafeBytes({ writeAll($0) }), writeAll(bytes) else { return .failed }
-                output.kept = []
-                return .all
-            }
+            guard output.kept.isEmpty else { return writeAllAfterKept(bytes, &output) ? .all : .failed }
             guard let sent = sendWithoutWaiting(bytes) else { return .failed }
             if sent < bytes.count { output.kept = Array(bytes[sent...]) }
             return sent < bytes.count ? .kept : .all
