@@ -329,7 +329,7 @@ let testTargets: [Target] = [
         name: "LinuxBackendsTests",
         dependencies: [
             "LinuxPolicy", "LinuxBackends", "Capabilities", "FeatureFlags", "ProcedureCore", "TestSupport",
-            "CLinuxSupport", "Locking", "capability-probe",
+            "CLinuxSupport", "Locking", "Plumbing", "capability-probe",
             .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),

@@ -69,6 +69,14 @@ int clinux_file_identity(const char *path, unsigned long long *device, unsigned 
     return 0;
 }
 
+int clinux_file_identity_at(int directory, const char *path, unsigned long long *device, unsigned long long *inode) {
+    struct stat information;
+    if (fstatat(directory, path, &information, 0) != 0) return errno;
+    *device = (unsigned long long)information.st_dev;
+    *inode = (unsigned long long)information.st_ino;
+    return 0;
+}
+
 int clinux_pidfd_open(int pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
 }

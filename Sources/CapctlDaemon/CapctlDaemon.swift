@@ -97,7 +97,8 @@ package enum CapctlDaemon {
     /// What clients may hold: a connection between calls holds a descriptor and no thread
     /// (`DecisionService.run`), so the bound is descriptors: the soft limit is raised toward the hard
     /// one, up to 65,536 (systemd starts a service at 1,024), and a reserve of 512 is kept for everything else
-    /// (policy files, the audit socket, flag services, watches' eventfds).
+    /// (policy files, the audit socket, flag services, watches' eventfds). A connection may hold two:
+    /// its socket, and its client's /proc directory once a decision reads its process.
     static func clientLimits() -> ClientLimits {
         var limit = rlimit()
         if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0,
@@ -109,7 +110,7 @@ package enum CapctlDaemon {
             }
         }
         let descriptors = Int(clamping: limit.rlim_cur)
-        return ClientLimits(perUser: connectionsPerUser, total: max(16, min(connections, descriptors - 512)))
+        return ClientLimits(perUser: connectionsPerUser, total: max(16, min(connections, (descriptors - 512) / 2)))
     }
 
     /// Runs the daemon with the process's arguments until SIGTERM or SIGINT, and exits; on the

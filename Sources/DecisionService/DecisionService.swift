@@ -369,7 +369,11 @@ public final class DecisionService: Sendable {
         guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
         let started = ContinuousClock.now
         let evaluation: GateEvaluation
-        switch try? loaded.startEvaluation(gate: gate, subject: subject) {
+        // This client thread may block for its client: a file checked as the client is then
+        // checked here at once, and a gate of such parts needs no task.
+        switch try? TaskWait.blockingAllowed({ () throws(ConfigurationError) in
+            try loaded.startEvaluation(gate: gate, subject: subject)
+        }) {
         case nil:
             throw Self.noSuchGate(gate)
         case .decided(let decided):

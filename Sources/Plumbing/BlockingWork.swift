@@ -26,6 +26,10 @@ package enum BlockingWork {
     /// Only for the deadline timers, which never block.
     private static let timers = DispatchQueue(label: "Plumbing.BlockingWork.timers")
 
+    /// Whether work without a deadline runs on the calling thread: a thread of ours that may block
+    /// (``TaskWait``), where waiting for another thread would only add a hop.
+    package static var runsOnCallingThread: Bool { TaskWait.threadMayBlock }
+
     /// Runs `work` on a thread outside the cooperative pool and returns its value; or
     /// ``BlockingOutcome/timedOut`` once `deadline` passes, or ``BlockingOutcome/cancelled`` once
     /// the calling task is cancelled, if either comes first.
@@ -39,7 +43,7 @@ package enum BlockingWork {
         _ work: @escaping @Sendable () -> Value
     ) async -> BlockingOutcome<Value> {
         // A thread that runs its own decision's tasks (TaskWait) would only wait for another.
-        if deadline == nil, TaskWait.threadMayBlock {
+        if deadline == nil, runsOnCallingThread {
             return Task.isCancelled ? .cancelled : .finished(work())
         }
         let waiter = Waiter<Value>()

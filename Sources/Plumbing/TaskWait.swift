@@ -32,6 +32,19 @@ package enum TaskWait {
     /// the global pool (`Task(executorPreference: TaskWait.executor)`; nil: no preference).
     @TaskLocal package static var executor: (any TaskExecutor)?
 
+    /// `body`'s value, computed with the calling thread marked as one that may block, as
+    /// ``value(_:)``'s tasks run: for a thread of our own whose caller waits on it anyway (a
+    /// service's client thread), so that checks which would only block (a file's access) answer at
+    /// once there and a decision needs no task at all.
+    package static func blockingAllowed<Value, Failure: Error>(
+        _ body: () throws(Failure) -> Value
+    ) throws(Failure) -> Value {
+        let mayBlock = cplatform_thread_may_block()
+        cplatform_set_thread_may_block(1)
+        defer { cplatform_set_thread_may_block(mayBlock) }
+        return try body()
+    }
+
     /// Whether the calling thread runs a ``value(_:)``'s tasks, and so may block.
     static var threadMayBlock: Bool { cplatform_thread_may_block() != 0 }
 

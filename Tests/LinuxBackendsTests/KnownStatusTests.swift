@@ -1,17 +1,30 @@
 import Capabilities
 import Glibc
 import LinuxBackends
+import Plumbing
 import Testing
 
 /// `knownStatus()` lets a gate decide on a queue's worker without a task, so it must not wait on
 /// anything: no file system, no user or group database (which may be a directory server), no netlink.
 @Suite("Statuses known without I/O")
 struct KnownStatusTests {
-    @Test("file access, the network path and PAM logins read files or sockets: only status() answers")
+    @Test(
+        "file access, the network path and PAM logins read files or sockets: only status() answers (on an ordinary thread)"
+    )
     func statusesThatNeedIO() throws {
         #expect(try FileAccess("/", access: [.read], kind: .directory).knownStatus() == nil)
         #expect(NetworkPath().knownStatus() == nil)
         #expect(try PAMLogin(service: "login", user: "root").knownStatus() == nil)
+    }
+
+    @Test("file access answers at once only on a thread a service lets block for its client, as status() answers")
+    func fileAccessWhereTheThreadMayBlock() async throws {
+        let root = try FileAccess("/", access: [.read], kind: .directory)
+        #expect(root.knownStatus() == nil)
+        let known = try #require(TaskWait.blockingAllowed { root.knownStatus() })
+        let status = await root.resolveStatus()
+        #expect(known.kind == .authorized && known.kind == status.kind && known.reason == status.reason, "\(known)")
+        #expect(root.knownStatus() == nil, "the thread's mark ends with the call")
     }
 
     @Test("a resolved user or group is decided from ids alone, as status() decides it")

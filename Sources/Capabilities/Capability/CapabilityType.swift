@@ -37,7 +37,9 @@ public protocol CapabilityType: Sendable {
 
     /// The current status when it is known at once, without I/O or blocking (a kept
     /// authorization, a value held in memory); nil when finding out needs ``status()``.
-    /// Gates use it to decide without switching to a task. Defaults to nil.
+    /// Gates use it to decide without switching to a task. Defaults to nil. A backend whose
+    /// ``status()`` would only block the thread it runs on (file access) may answer here when the
+    /// calling thread is one a service lets block for its client.
     func knownStatus() -> CapabilityStatus?
 
     /// The status now and after every change, for as long as the caller iterates. The

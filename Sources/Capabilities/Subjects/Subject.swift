@@ -1,3 +1,5 @@
+import Locking
+
 /// Whom a gate is decided for: the client of a privileged service (a root daemon, a setuid
 /// helper), as the kernel identifies it (a Unix socket's peer credentials, a process's /proc
 /// entry), or a user by name, as `sudo -l -U` names one. Never built from anything the client
@@ -99,6 +101,10 @@ public struct SubjectProcess: Sendable, Hashable {
     /// layer's one rule (`KeepScope` in `LinuxBackends`) makes it, for this process and for
     /// subjects alike.
     public let keepScope: String
+    /// What the platform layer keeps open for this process while the subject lives (on Linux its
+    /// /proc directory, proven once to be this process's): shared by every copy of the subject,
+    /// and no part of its identity.
+    package let handles: SubjectProcessHandles
 
     /// A process with these credentials and names. For the Linux layer, which reads them from
     /// the kernel.
@@ -111,5 +117,41 @@ public struct SubjectProcess: Sendable, Hashable {
         self.terminal = terminal
         self.loginSession = loginSession
         self.keepScope = keepScope
+        self.handles = SubjectProcessHandles()
+    }
+
+    public static func == (left: SubjectProcess, right: SubjectProcess) -> Bool {
+        (left.user, left.pid, left.startTime, left.terminal, left.loginSession, left.keepScope)
+            == (right.user, right.pid, right.startTime, right.terminal, right.loginSession, right.keepScope)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(user)
+        hasher.combine(pid)
+        hasher.combine(startTime)
+        hasher.combine(terminal)
+        hasher.combine(loginSession)
+        hasher.combine(keepScope)
+    }
+}
+
+/// One value the platform layer opens for a subject's process on first need and keeps for the
+/// subject's life: a decision per call then reads the process through it rather than proving
+/// again, per call, that its pid is still the same process.
+package final class SubjectProcessHandles: Sendable {
+    private let kept = Lock<(any Sendable & AnyObject)?>(nil)
+
+    package init() {}
+
+    /// The value kept, or the one `open` makes (kept from then on, unless `open` fails).
+    package func value<Handle: Sendable & AnyObject, Failure: Error>(
+        of type: Handle.Type, orOpen open: () throws(Failure) -> Handle
+    ) throws(Failure) -> Handle {
+        try kept.withLock { (kept: inout (any Sendable & AnyObject)?) throws(Failure) -> Handle in
+            if let handle = kept as? Handle { return handle }
+            let handle = try open()
+            kept = handle
+            return handle
+        }
     }
 }

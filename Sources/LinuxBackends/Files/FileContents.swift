@@ -18,21 +18,36 @@ package enum FileContents {
     /// The bytes of `path`.
     package static func bytes(of path: String) throws(ReadError) -> [UInt8] {
         do {
-            let descriptor = try FileDescriptor.open(path, .readOnly, options: .closeOnExec)
-            return try descriptor.closeAfter {
-                // Most files read here are /proc's, of a few hundred bytes, read per decision: a
-                // page on the stack, not a zeroed 64 KiB buffer on the heap.
-                try withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { chunk in
-                    var bytes: [UInt8] = []
-                    while true {
-                        let count = try descriptor.read(into: chunk)
-                        if count == 0 { return bytes }
-                        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
-                    }
-                }
-            }
+            return try readAll(try FileDescriptor.open(path, .readOnly, options: .closeOnExec))
         } catch {
             throw ReadError(path: path, code: (error as? Errno)?.rawValue ?? EIO)
+        }
+    }
+
+    /// The bytes of `name`, relative to the open directory `directory` (`openat`).
+    package static func bytes(of name: String, in directory: Int32) throws(ReadError) -> [UInt8] {
+        let opened = openat(directory, name, O_RDONLY | O_CLOEXEC)
+        guard opened >= 0 else { throw ReadError(path: name, code: errno) }
+        do {
+            return try readAll(FileDescriptor(rawValue: opened))
+        } catch {
+            throw ReadError(path: name, code: (error as? Errno)?.rawValue ?? EIO)
+        }
+    }
+
+    /// Everything `descriptor` reads, then closes it.
+    private static func readAll(_ descriptor: FileDescriptor) throws -> [UInt8] {
+        try descriptor.closeAfter {
+            // Most files read here are /proc's, of a few hundred bytes, read per decision: a
+            // page on the stack, not a zeroed 64 KiB buffer on the heap.
+            try withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { chunk in
+                var bytes: [UInt8] = []
+                while true {
+                    let count = try descriptor.read(into: chunk)
+                    if count == 0 { return bytes }
+                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+                }
+            }
         }
     }
 }

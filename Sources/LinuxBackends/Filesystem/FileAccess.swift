@@ -109,6 +109,12 @@ public struct FileAccess: SubjectCapability {
         return try await BlockingWork.value { capability.currentStatus() }
     }
 
+    /// The status at once where the calling thread may block (a service's own client thread
+    /// deciding for its client): ``status()`` would run the same check on that thread.
+    public func knownStatus() -> CapabilityStatus? {
+        BlockingWork.runsOnCallingThread ? currentStatus() : nil
+    }
+
     private func currentStatus() -> CapabilityStatus {
         guard let subject, !Self.isThisProcess(subject) else { return check() }
         final class Box {

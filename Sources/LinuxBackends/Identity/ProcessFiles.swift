@@ -1,5 +1,6 @@
 import CLinuxSupport
 import Glibc
+import SystemPackage
 
 /// What /proc says of a process.
 package enum ProcessFiles {
@@ -18,9 +19,13 @@ package enum ProcessFiles {
     /// /proc/PID/stat. The command name (field 2) may hold spaces and parentheses, so fields
     /// are counted after its last `)`.
     package static func stat(of process: String) -> Stat? {
-        guard let bytes = try? FileContents.bytes(of: "/proc/\(process)/stat"),
-            let close = bytes.lastIndex(of: UInt8(ascii: ")"))
-        else { return nil }
+        guard let bytes = try? FileContents.bytes(of: "/proc/\(process)/stat") else { return nil }
+        return stat(parsing: bytes)
+    }
+
+    /// The fields of a /proc/PID/stat file's `bytes`.
+    static func stat(parsing bytes: [UInt8]) -> Stat? {
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
         // After the name, the state is field 3: field N is at N - 3.
         guard fields.count >= 20, let parent = Int32(String(decoding: fields[1], as: UTF8.self)),
@@ -46,20 +51,35 @@ package enum ProcessFiles {
         case unknown(String)
     }
 
-    package static func userNamespace(of pid: Int32) -> UserNamespace {
-        var own: (device: UInt64, inode: UInt64) = (0, 0)
-        var theirs: (device: UInt64, inode: UInt64) = (0, 0)
-        let ownCode = clinux_file_identity("/proc/self/ns/user", &own.device, &own.inode)
-        guard ownCode == 0 else {
-            return .unknown("cannot read this process's user namespace: \(String(cString: strerror(ownCode)))")
+    /// The user namespace of the process whose /proc directory is open as `directory`, beside
+    /// this process's.
+    static func userNamespace(in directory: Int32, of pid: Int32) -> UserNamespace {
+        let own: (device: UInt64, inode: UInt64)
+        switch ownUserNamespace {
+        case .success(let identity): own = identity
+        case .failure(let code):
+            return .unknown("cannot read this process's user namespace: \(String(cString: strerror(code.rawValue)))")
         }
-        let theirCode = clinux_file_identity("/proc/\(pid)/ns/user", &theirs.device, &theirs.inode)
+        var theirs: (device: UInt64, inode: UInt64) = (0, 0)
+        let theirCode = clinux_file_identity_at(directory, "ns/user", &theirs.device, &theirs.inode)
         guard theirCode == 0 else {
             return .unknown(
                 "cannot tell which user namespace process \(pid) runs in: \(String(cString: strerror(theirCode)))")
         }
         return own == theirs ? .same : .other
     }
+
+    /// This process's user namespace, read once. A process can change it only alone: unshare and
+    /// setns refuse a user namespace to a process with more than one thread, and a process that
+    /// decides for subjects runs several (Swift's cooperative pool at least). Even a program that
+    /// later entered a namespace of its own would count its parent's capabilities as this
+    /// namespace's, which they hold (a parent namespace's capabilities reach into its children),
+    /// and its own new namespace's as another's: stricter, never looser.
+    private static let ownUserNamespace: Result<(device: UInt64, inode: UInt64), Errno> = {
+        var own: (device: UInt64, inode: UInt64) = (0, 0)
+        let code = clinux_file_identity("/proc/self/ns/user", &own.device, &own.inode)
+        return code == 0 ? .success(own) : .failure(Errno(rawValue: code))
+    }()
 
     /// The audit login session (`/proc/PID/sessionid`, set by pam_loginuid at login), nil when unset.
     static func loginSession(of pid: Int32) -> UInt32? {
@@ -83,19 +103,24 @@ package enum ProcessFiles {
         }
     }
 
-    /// /proc/PID/status, by field name.
+    /// /proc/PID/status: the fields a decision reads, by name.
     struct Status {
+        /// The fields read; the file's other fifty-odd lines are skipped unread.
+        static let names: [[UInt8]] = ["Uid", "Gid", "Groups", "CapEff", "State"].map { Array($0.utf8) }
+
         let fields: [String: String]
 
-        /// The `Name:\tvalue` lines of `bytes`: read as bytes, since a service reads one per
-        /// decision for a client (splitting the text as a String was most of a decision's cost).
+        /// The `Name:\tvalue` lines of `bytes` named in ``names``: read as bytes, since a service
+        /// reads one per decision for a client (splitting the text as a String was most of a
+        /// decision's cost, and a string per line most of the rest).
         init(parsing bytes: [UInt8]) {
             var fields: [String: String] = [:]
-            fields.reserveCapacity(64)
             var start = 0
             while start < bytes.count {
                 let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-                if let colon = bytes[start..<end].firstIndex(of: UInt8(ascii: ":")) {
+                if let colon = bytes[start..<end].firstIndex(of: UInt8(ascii: ":")),
+                    Self.names.contains(where: { $0.elementsEqual(bytes[start..<colon]) })
+                {
                     var value = colon + 1
                     while value < end, bytes[value] == UInt8(ascii: " ") || bytes[value] == UInt8(ascii: "\t") {
                         value += 1
@@ -107,6 +132,9 @@ package enum ProcessFiles {
             }
             self.fields = fields
         }
+
+        /// Whether the process has exited and waits to be reaped (`State:\tZ (zombie)`).
+        var isZombie: Bool { fields["State"]?.first == "Z" }
 
         /// The second (effective) id of a `Uid:` or `Gid:` line.
         func effective(_ field: String) -> UInt32? {

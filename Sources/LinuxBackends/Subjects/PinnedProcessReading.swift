@@ -2,7 +2,8 @@ import Capabilities
 import Glibc
 
 /// What a subject's process holds now, read only while it provably is the process the subject
-/// pinned: the same process (start time), the same credentials the kernel recorded for it (uid,
+/// pinned: the same process (read through its /proc directory, proven once by its start time:
+/// ``ProcessDirectory``), the same credentials the kernel recorded for it (uid,
 /// gid and groups), and a program it did not gain privileges by starting.
 ///
 /// The kernel pins a socket peer's uid and groups at `connect()` (`SO_PEERCRED`), but nothing
@@ -28,20 +29,32 @@ enum PinnedProcessReading {
 
     static func read(_ process: SubjectProcess) -> PinnedProcessReading {
         let pid = process.pid
-        func stillRuns() -> Bool { ProcessFiles.startTime(of: pid) == process.startTime }
-        guard stillRuns() else { return .ended }
+        let directory: ProcessDirectory
+        do {
+            directory = try ProcessDirectory.of(process)
+        } catch {
+            switch error {
+            case .ended: return .ended
+            case .unreadable(let reason): return .unreadable(reason)
+            }
+        }
+        // Every file below is the pinned process's or fails (ProcessDirectory): a failing one
+        // means it has ended, except the vector, which another user's process may refuse.
         let before: ProcessFiles.AuxiliaryVector
         do {
-            before = try ProcessFiles.auxiliaryVector(of: pid)
+            before = ProcessFiles.AuxiliaryVector(bytes: try directory.bytes(of: "auxv"))
         } catch {
-            // A process that has exited and not been reaped yet keeps its stat file, not its program.
-            guard stillRuns(), error.code != ESRCH else { return .ended }
+            guard error.code != ESRCH, error.code != ENOENT else { return .ended }
             return .unreadable(
                 "cannot tell which program process \(pid) runs (/proc/\(pid)/auxv: \(error.reason)); reading another user's process needs the right to trace it (CAP_SYS_PTRACE)"
             )
         }
-        guard let status = ProcessFiles.status(of: pid), case let namespace = ProcessFiles.userNamespace(of: pid),
-            let after = try? ProcessFiles.auxiliaryVector(of: pid), stillRuns()
+        // A process that has exited keeps its files until it is reaped, but no program (an empty vector).
+        guard let statusBytes = try? directory.bytes(of: "status"),
+            case let status = ProcessFiles.Status(parsing: statusBytes), !status.isZombie,
+            case let namespace = ProcessFiles.userNamespace(in: directory.descriptor, of: pid),
+            let afterBytes = try? directory.bytes(of: "auxv"), !afterBytes.isEmpty,
+            case let after = ProcessFiles.AuxiliaryVector(bytes: afterBytes)
         else { return .ended }
         guard before == after else { return .changed("process \(pid) started another program while it was read") }
         guard let privileged = after.startedWithPrivileges else {

@@ -1,0 +1,69 @@
+import Capabilities
+import Glibc
+import TestSupport
+import Testing
+
+@testable import LinuxBackends
+
+/// A subject's /proc directory: opened once, proven by the start time, and never another
+/// process's once the subject's has ended.
+@Suite("a subject's process directory")
+struct ProcessDirectoryTests {
+    /// A child that says so once its program runs (a subject read earlier, mid-exec, would be
+    /// undecided: its vector is written after its credentials), then waits to be killed.
+    private func child() async throws -> DaemonProcess {
+        let child = try DaemonProcess(
+            ["/usr/bin/python3", "-c", "import time; print('running', flush=True); time.sleep(600)"],
+            environment: [:])
+        #expect(await child.nextLine() == "running")
+        return child
+    }
+
+    @Test("opened once and kept by every copy of the subject; a start time that is not the process's opens nothing")
+    func openedOnceAndProven() async throws {
+        let child = try await child()
+        defer { child.stop() }
+        let subject = try Subject.process(child.pid)
+        let process = try #require(subject.process)
+        let first = try ProcessDirectory.of(process)
+        let copy = subject
+        #expect(try ProcessDirectory.of(try #require(copy.process)) === first, "the copy shares the kept directory")
+        guard case .holding = PinnedProcessReading.read(process) else {
+            Issue.record("the running child reads as \(PinnedProcessReading.read(process))")
+            return
+        }
+        // The same pid and credentials with another start time: another process, which has ended.
+        let other = SubjectProcess(
+            user: process.user, pid: process.pid, startTime: process.startTime + 1, terminal: nil, loginSession: nil,
+            keepScope: process.keepScope)
+        #expect(throws: ProcessDirectory.Failure.self) { try ProcessDirectory.of(other) }
+        guard case .ended = PinnedProcessReading.read(other) else {
+            Issue.record("another start time reads as \(PinnedProcessReading.read(other))")
+            return
+        }
+    }
+
+    @Test("a process that has exited reads as ended through its kept directory: unreaped (a zombie), then reaped")
+    func endedThroughTheKeptDirectory() async throws {
+        let child = try await child()
+        defer { child.stop() }
+        let process = try #require(try Subject.process(child.pid).process)
+        guard case .holding = PinnedProcessReading.read(process) else {
+            Issue.record("the running child reads as \(PinnedProcessReading.read(process))")
+            return
+        }
+        // Killed, and waited for until it has exited, but left unreaped: a zombie.
+        kill(child.pid, SIGKILL)
+        var information = siginfo_t()
+        #expect(waitid(P_PID, id_t(child.pid), &information, WEXITED | WNOWAIT) == 0)
+        guard case .ended = PinnedProcessReading.read(process) else {
+            Issue.record("a zombie reads as \(PinnedProcessReading.read(process))")
+            return
+        }
+        child.stop()
+        guard case .ended = PinnedProcessReading.read(process) else {
+            Issue.record("a reaped process reads as \(PinnedProcessReading.read(process))")
+            return
+        }
+    }
+}
