@@ -2,6 +2,9 @@
 // other credentials (setpriv as uid 65534) or in another network namespace (ip netns exec).
 //
 //     capability-probe file PATH ACCESS [any|file|directory]   ACCESS: letters of r, w, x, c, or -
+//     capability-probe file-credentials UID:GID:GROUP,GROUP...   runs a file check's body as each in turn
+//         (clinux_run_with_file_credentials); each prints `THREAD FSUID FSGID GROUP,GROUP` of the thread it ran on
+//         (/proc/thread-self), then `caller ...` the same of the calling thread
 //     capability-probe capability NAME [without-capget]         a Linux capability, such as CAP_NET_BIND_SERVICE;
 //         without-capget makes capget(2) fail first (seccomp), so the status file is read instead
 //     capability-probe user NAME | group NAME
@@ -55,6 +58,42 @@ func printStatus(_ status: CapabilityStatus) {
         "\(status.kind.rawValue)\t\(status.grants.sorted().joined(separator: ","))\t\(status.cause?.name ?? "")\t\(status.reason)"
     )
     fflush(nil)
+}
+
+/// A file check's body run as another user, outside the main actor: it runs on a credential thread.
+enum FileCredentialsRun {
+    private final class Seen { var line = "" }
+
+    /// `clinux_run_with_file_credentials`'s code, and what its body saw of its thread.
+    nonisolated static func run(uid: UInt32, gid: UInt32, groups: [UInt32]) -> (Int32, String) {
+        let seen = Seen()
+        let code = withExtendedLifetime(seen) {
+            clinux_run_with_file_credentials(
+                uid, gid, groups, Int32(groups.count),
+                { context in
+                    Unmanaged<Seen>.fromOpaque(context!).takeUnretainedValue().line = threadCredentials()
+                }, Unmanaged.passUnretained(seen).toOpaque())
+        }
+        return (code, seen.line)
+    }
+}
+
+/// `THREAD FSUID FSGID GROUP,GROUP` of the calling thread, as the kernel shows them
+/// (/proc/thread-self: its link names the thread, its status the fourth of each id line).
+nonisolated func threadCredentials() -> String {
+    var link = [CChar](repeating: 0, count: 256)
+    let length = readlink("/proc/thread-self", &link, link.count - 1)
+    let thread = length > 0 ? String(decoding: link[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    let status = String(decoding: (try? FileContents.bytes(of: "/proc/thread-self/status")) ?? [], as: UTF8.self)
+    func values(_ name: String) -> [Substring] {
+        let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+        return line.dropFirst(name.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" })
+    }
+    let (users, groups) = (values("Uid"), values("Gid"))
+    return [
+        String(thread.split(separator: "/").last ?? "?"), users.count == 4 ? String(users[3]) : "?",
+        groups.count == 4 ? String(groups[3]) : "?", values("Groups").joined(separator: ","),
+    ].joined(separator: " ")
 }
 
 func fail(_ message: String) -> Never {
@@ -142,6 +181,19 @@ case "exec-without-peer-pidfd":
     let argv = command.map { strdup($0) } + [nil]
     execv(command[0], argv)
     fail("cannot run \(command[0]): \(String(cString: strerror(errno)))")
+case "file-credentials":
+    // In a process of its own, so no other test's checks share its kept threads.
+    for spec in arguments.dropFirst() {
+        let parts = spec.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let uid = UInt32(parts[0]), let gid = UInt32(parts[1]) else {
+            fail("usage: capability-probe file-credentials UID:GID:GROUP,GROUP...")
+        }
+        let groups = parts[2].split(separator: ",").compactMap { UInt32($0) }
+        let (code, line) = FileCredentialsRun.run(uid: uid, gid: gid, groups: groups)
+        guard code == 0 else { fail("cannot run as \(spec): \(String(cString: strerror(code)))") }
+        print(line)
+    }
+    print("caller " + threadCredentials())
 case "file":
     guard arguments.count >= 3 else { fail("usage: capability-probe file PATH ACCESS [KIND]") }
     var access: FileAccess.Access = []

@@ -99,11 +99,13 @@ int clinux_pidfd_alive(int pidfd);
 /// ids, and checks they took: 0, or an errno (EPERM when a check fails).
 int clinux_become_user(const char *name, unsigned uid, unsigned gid);
 
-/// Runs `body(context)` on a new thread whose file-system credentials alone are `uid`, `gid` and
-/// `groups` (set with the raw system calls, which change only the calling thread, unlike
+/// Runs `body(context)` on a thread of its own whose file-system credentials alone are `uid`, `gid`
+/// and `groups` (set with the raw system calls, which change only the calling thread, unlike
 /// glibc's wrappers, which change every thread), so the kernel judges file access as it would
 /// for that user; root's file capabilities leave the thread's effective set when its fsuid is
-/// not 0. Returns 0, EPERM when this process may not take those credentials, or an errno.
+/// not 0. The thread is one of a few kept for these runs alone (a new one when all are busy), and
+/// takes the credentials afresh for each. Returns 0, EPERM when this process may not take those
+/// credentials, or an errno.
 int clinux_run_with_file_credentials(unsigned uid, unsigned gid, const unsigned *groups, int count,
                                      void (*body)(void *), void *context);
 

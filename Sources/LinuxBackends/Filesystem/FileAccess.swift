@@ -19,9 +19,10 @@ import Plumbing
 /// the path does not exist. `grants` lists what is granted (`read`, `write`, `execute`, `create`).
 ///
 /// For a subject (``forSubject(_:)``), the kernel judges the same calls with the subject's user
-/// and groups, on a thread of its own whose file-system credentials alone are the subject's
-/// (mode bits, owners, POSIX ACLs and every directory on the path, as for that user; the
-/// subject's own capabilities are not assumed). That needs `CAP_SETUID` and `CAP_SETGID`
+/// and groups, on a thread whose file-system credentials alone are the subject's (mode bits,
+/// owners, POSIX ACLs and every directory on the path, as for that user; the subject's own
+/// capabilities are not assumed). A few such threads are kept for these checks alone and take
+/// each check's credentials afresh; more checks at once start more, which end after theirs. That needs `CAP_SETUID` and `CAP_SETGID`
 /// (a root service); without them only subjects with this process's own credentials are answered.
 ///
 /// ```swift
