@@ -97,8 +97,10 @@ package enum CapctlDaemon {
     /// What clients may hold: a connection between calls holds a descriptor and no thread
     /// (`DecisionService.run`), so the bound is descriptors: the soft limit is raised toward the hard
     /// one, up to 65,536 (systemd starts a service at 1,024), and a reserve of 512 is kept for everything else
-    /// (policy files, the audit socket, flag services, watches' eventfds). A connection may hold two:
-    /// its socket, and its client's /proc directory once a decision reads its process.
+    /// (policy files, the audit socket, flag services, watches' eventfds), besides up to 4,096 (a
+    /// quarter of what is left, where that is less) for clients' /proc directories, which a client's
+    /// connection keeps open once a decision reads its process (past that many, a decision opens
+    /// one for itself).
     static func clientLimits() -> ClientLimits {
         var limit = rlimit()
         if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0,
@@ -110,7 +112,10 @@ package enum CapctlDaemon {
             }
         }
         let descriptors = Int(clamping: limit.rlim_cur)
-        return ClientLimits(perUser: connectionsPerUser, total: max(16, min(connections, (descriptors - 512) / 2)))
+        let processDirectories = min(4_096, max(0, (descriptors - 512) / 4))
+        ProcessDirectory.setKeptLimit(processDirectories)
+        return ClientLimits(
+            perUser: connectionsPerUser, total: max(16, min(connections, descriptors - 512 - processDirectories)))
     }
 
     /// Runs the daemon with the process's arguments until SIGTERM or SIGINT, and exits; on the

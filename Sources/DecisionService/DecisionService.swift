@@ -555,8 +555,10 @@ public final class DecisionService: Sendable {
             var following = first
             for await _ in policyEvents {
                 following?.cancel()
-                changes.signal()
+                // The new policy followed before the watch decides by it: a change right after the
+                // client hears the new decision is seen (signalled first, it could be missed).
                 following = Self.follow(store.current, for: subject, signalling: changes)
+                changes.signal()
             }
             following?.cancel()
         }

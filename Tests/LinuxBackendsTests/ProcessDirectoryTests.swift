@@ -7,7 +7,7 @@ import Testing
 
 /// A subject's /proc directory: opened once, proven by the start time, and never another
 /// process's once the subject's has ended.
-@Suite("a subject's process directory")
+@Suite("a subject's process directory", .serialized)
 struct ProcessDirectoryTests {
     /// A child that says so once its program runs (a subject read earlier, mid-exec, would be
     /// undecided: its vector is written after its credentials), then waits to be killed.
@@ -41,6 +41,30 @@ struct ProcessDirectoryTests {
             Issue.record("another start time reads as \(PinnedProcessReading.read(other))")
             return
         }
+    }
+
+    @Test("past the limit of kept directories a reading opens its own, proves it the same way, and closes it")
+    func pastTheLimit() async throws {
+        let child = try await child()
+        defer { child.stop() }
+        // None kept while this runs (other tests' readings meanwhile open their own too).
+        ProcessDirectory.setKeptLimit(0)
+        defer { ProcessDirectory.setKeptLimit(1_024) }
+        let process = try #require(try Subject.process(child.pid).process)
+        let first = try ProcessDirectory.of(process)
+        #expect(try ProcessDirectory.of(process) !== first, "not kept: each reading opens its own")
+        guard case .holding = PinnedProcessReading.read(process) else {
+            Issue.record("past the limit the child reads as \(PinnedProcessReading.read(process))")
+            return
+        }
+        let other = SubjectProcess(
+            user: process.user, pid: process.pid, startTime: process.startTime + 1, terminal: nil, loginSession: nil,
+            keepScope: process.keepScope)
+        #expect(throws: ProcessDirectory.Failure.self) { try ProcessDirectory.of(other) }
+        // Below the limit again, the next reading's directory is kept.
+        ProcessDirectory.setKeptLimit(1_024)
+        let kept = try ProcessDirectory.of(process)
+        #expect(try ProcessDirectory.of(process) === kept)
     }
 
     @Test("a process that has exited reads as ended through its kept directory: unreaped (a zombie), then reaped")

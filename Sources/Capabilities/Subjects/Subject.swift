@@ -143,13 +143,15 @@ package final class SubjectProcessHandles: Sendable {
 
     package init() {}
 
-    /// The value kept, or the one `open` makes (kept from then on, unless `open` fails).
-    package func value<Handle: Sendable & AnyObject, Failure: Error>(
-        of type: Handle.Type, orOpen open: () throws(Failure) -> Handle
-    ) throws(Failure) -> Handle {
-        try kept.withLock { (kept: inout (any Sendable & AnyObject)?) throws(Failure) -> Handle in
-            if let handle = kept as? Handle { return handle }
-            let handle = try open()
+    /// The value kept, if one of this type is.
+    package func value<Handle: Sendable & AnyObject>(of type: Handle.Type) -> Handle? {
+        kept.withLock { $0 as? Handle }
+    }
+
+    /// Keeps `handle`, unless another was kept meanwhile: the one kept from then on.
+    package func keep<Handle: Sendable & AnyObject>(_ handle: Handle) -> Handle {
+        kept.withLock { kept in
+            if let earlier = kept as? Handle { return earlier }
             kept = handle
             return handle
         }

@@ -1,5 +1,6 @@
 import Capabilities
 import Glibc
+import Locking
 
 /// A subject's process's /proc directory, held open for the subject's life: every file read
 /// through it is that process's or fails. The kernel ties an open /proc/PID directory to the
@@ -7,7 +8,7 @@ import Glibc
 /// new process takes the pid. So the process is proven to be the subject's once, by its start
 /// time read through the directory when it is opened, rather than by reading its start time
 /// around every later reading.
-final class ProcessDirectory: Sendable {
+package final class ProcessDirectory: Sendable {
     /// Why the directory could not be opened.
     enum Failure: Error {
         /// The process has ended, or its pid is another process's.
@@ -18,16 +19,36 @@ final class ProcessDirectory: Sendable {
 
     /// The open directory (`O_DIRECTORY`), closed when the last copy of the subject goes.
     let descriptor: Int32
+    /// Whether it counts against the limit of kept directories (it is kept with the subject).
+    private let counted: Bool
 
-    private init(descriptor: Int32) { self.descriptor = descriptor }
+    /// How many directories are kept open at once, and the most that may be: each holds a
+    /// descriptor for as long as its subject lives, so a service bounds them beside its
+    /// connections (capctld sets it from its descriptor limit). Past it, a reading opens a
+    /// directory for itself and closes it after: the same proof, paid per reading.
+    private static let kept = Lock((open: 0, limit: 1_024))
 
-    deinit { close(descriptor) }
+    /// Sets how many directories may be kept open at once.
+    package static func setKeptLimit(_ limit: Int) {
+        kept.withLock { $0.limit = max(0, limit) }
+    }
 
-    /// The directory of `process`, opened and proven on first use and kept with the subject.
+    private init(descriptor: Int32, counted: Bool) {
+        self.descriptor = descriptor
+        self.counted = counted
+    }
+
+    deinit {
+        close(descriptor)
+        if counted { Self.kept.withLock { $0.open -= 1 } }
+    }
+
+    /// The directory of `process`: the one kept with the subject, else opened and proven now
+    /// (and kept, while fewer than the limit are).
     static func of(_ process: SubjectProcess) throws(Failure) -> ProcessDirectory {
-        try process.handles.value(of: ProcessDirectory.self) { () throws(Failure) -> ProcessDirectory in
-            try open(process)
-        }
+        if let directory = process.handles.value(of: ProcessDirectory.self) { return directory }
+        let directory = try open(process)
+        return directory.counted ? process.handles.keep(directory) : directory
     }
 
     private static func open(_ process: SubjectProcess) throws(Failure) -> ProcessDirectory {
@@ -37,7 +58,12 @@ final class ProcessDirectory: Sendable {
             if code == ENOENT || code == ESRCH { throw .ended }
             throw .unreadable("cannot open /proc/\(process.pid): \(String(cString: strerror(code)))")
         }
-        let directory = ProcessDirectory(descriptor: opened)
+        let counted = kept.withLock { kept in
+            guard kept.open < kept.limit else { return false }
+            kept.open += 1
+            return true
+        }
+        let directory = ProcessDirectory(descriptor: opened, counted: counted)
         // The pid may have been reused before the directory was opened: the start time tells.
         guard let bytes = try? directory.bytes(of: "stat"), let stat = ProcessFiles.stat(parsing: bytes),
             stat.startTime == process.startTime
