@@ -62,6 +62,16 @@ struct JSONDocumentReaderTests {
         #expect(Self.failure(text) == expected)
     }
 
+    @Test("a duplicate key is found in a large object too: among the first members, or past them")
+    func duplicatesInLargeObjects() {
+        // 20 members on their own lines, k0 ... k19: line N + 2 holds kN.
+        let members = (0..<20).map { "\"k\($0)\": \($0)" }
+        func object(_ more: String) -> String { "{\n" + (members + [more]).joined(separator: ",\n") + "\n}" }
+        #expect(Self.failure(object("\"k3\": 0")) == "22:1: duplicate key \"k3\" (first defined at line 5, column 1)")
+        #expect(Self.failure(object("\"k18\": 0")) == "22:1: duplicate key \"k18\" (first defined at line 20, column 1)")
+        #expect(Self.failure(object("\"k20\": 0")).hasPrefix("no error"))
+    }
+
     @Test("exactIntegers (policies): an integer past 2^53 is refused where it stands; flag files keep JSON's doubles")
     func exactIntegers() throws {
         for (text, column) in [("[9007199254740993]", 2), ("-123456789012345678901234567890", 1)] {

@@ -11,6 +11,8 @@ package struct JSONDocumentReader {
 
     /// Deep enough for any real flag file; deeper input is refused instead of overflowing the stack.
     private static let maximumDepth = 256
+    /// Members looked through for a duplicate key before a dictionary is kept instead.
+    private static let membersScanned = 16
 
     /// - Parameter exactIntegers: Refuse an integer beyond 2^53, which a `Double` would round
     ///   (``ExactIntegers``): for policies, whose numbers are counts, ids and limits. Flag files
@@ -111,6 +113,8 @@ package struct JSONDocumentReader {
         try enter()
         advance()
         var members: [DocumentNode.Member] = []
+        // Duplicates are looked for among the members read; past a few, through a dictionary
+        // (a varlink message's objects have a handful of members, read per call).
         var seen: [String: FileLocation] = [:]
         skipWhitespace()
         if current == UInt8(ascii: "}") {
@@ -125,12 +129,19 @@ package struct JSONDocumentReader {
                 throw error("expected a member name in double quotes, found \(describeCurrent())")
             }
             let key = try readString()
-            if let first = seen[key] {
+            let first: FileLocation?
+            if members.count < Self.membersScanned {
+                first = members.first { $0.key == key }?.keyLocation
+            } else {
+                if seen.isEmpty { for member in members { seen[member.key] = member.keyLocation } }
+                first = seen[key]
+                seen[key] = keyLocation
+            }
+            if let first {
                 throw error(
                     "duplicate key \(QuotedName.key(key)) (first defined at line \(first.line), column \(first.column))",
                     at: keyLocation)
             }
-            seen[key] = keyLocation
             skipWhitespace()
             guard current == UInt8(ascii: ":") else {
                 throw error("expected ':' after the member name, found \(describeCurrent())")
