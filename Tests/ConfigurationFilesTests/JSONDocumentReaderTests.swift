@@ -68,7 +68,8 @@ struct JSONDocumentReaderTests {
         let members = (0..<20).map { "\"k\($0)\": \($0)" }
         func object(_ more: String) -> String { "{\n" + (members + [more]).joined(separator: ",\n") + "\n}" }
         #expect(Self.failure(object("\"k3\": 0")) == "22:1: duplicate key \"k3\" (first defined at line 5, column 1)")
-        #expect(Self.failure(object("\"k18\": 0")) == "22:1: duplicate key \"k18\" (first defined at line 20, column 1)")
+        #expect(
+            Self.failure(object("\"k18\": 0")) == "22:1: duplicate key \"k18\" (first defined at line 20, column 1)")
         #expect(Self.failure(object("\"k20\": 0")).hasPrefix("no error"))
     }
 
