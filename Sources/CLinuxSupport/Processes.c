@@ -61,22 +61,6 @@ int clinux_pipe_close_on_exec(int descriptors[2]) {
     return pipe2(descriptors, O_CLOEXEC);
 }
 
-int clinux_file_identity(const char *path, unsigned long long *device, unsigned long long *inode) {
-    struct stat information;
-    if (stat(path, &information) != 0) return errno;
-    *device = (unsigned long long)information.st_dev;
-    *inode = (unsigned long long)information.st_ino;
-    return 0;
-}
-
-int clinux_file_identity_at(int directory, const char *path, unsigned long long *device, unsigned long long *inode) {
-    struct stat information;
-    if (fstatat(directory, path, &information, 0) != 0) return errno;
-    *device = (unsigned long long)information.st_dev;
-    *inode = (unsigned long long)information.st_ino;
-    return 0;
-}
-
 int clinux_pidfd_open(int pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);
 }

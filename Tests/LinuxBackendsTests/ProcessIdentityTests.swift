@@ -61,4 +61,27 @@ import Testing
         #expect(vector([0xFFFF, 1, 0, 0]).startedWithPrivileges == nil)
         #expect(vector([]).startedWithPrivileges == nil)
     }
+
+    @Test("the status file: effective ids, groups, the effective set and a zombie; a malformed value reads as none")
+    func statusFields() throws {
+        func status(_ text: String) -> ProcessFiles.Status { ProcessFiles.Status(parsing: Array(text.utf8)) }
+        let read = status(
+            "Name:\tsleep\nState:\tS (sleeping)\nUid:\t1000\t4242\t4242\t4242\nGid:\t100 4343 4343 4343\n"
+                + "Groups:\t4343 5000 27 \nCapInh:\t0000000000000000\nCapEff:\t000001ffFFffffff\nUidMap:\t1\n")
+        #expect(read.effectiveUser == 4242 && read.effectiveGroup == 4343)
+        #expect(read.groups == [4343, 5000, 27])
+        #expect(read.effectiveCapabilities == 0x1ff_ffff_ffff)
+        #expect(!read.isZombie)
+        let zombie = status("State:\tZ (zombie)\nGroups:\t\n")
+        #expect(zombie.isZombie && zombie.groups == [])
+        let malformed = status("Uid:\t0 x1 0 0\nGid:\t0\nCapEff:\t0g\nGroups:\t1 99999999999\n")
+        #expect(malformed.effectiveUser == nil && malformed.effectiveGroup == nil)
+        #expect(malformed.effectiveCapabilities == nil && malformed.groups == nil)
+        // This process's own, as the kernel writes it: the ids and groups getresuid and getgroups give.
+        let own = status(String(decoding: try FileContents.bytes(of: "/proc/self/status"), as: UTF8.self))
+        #expect(own.effectiveUser == geteuid() && own.effectiveGroup == getegid())
+        var groups = [gid_t](repeating: 0, count: 256)
+        let count = getgroups(Int32(groups.count), &groups)
+        #expect(Set(own.groups ?? [4_000_000_000]) == Set(groups.prefix(Int(count))))
+    }
 }

@@ -80,11 +80,6 @@ int clinux_socket_peer_groups(int fd, unsigned *groups, int capacity, int *count
 /// A pidfd for the socket's peer (SO_PEERPIDFD, Linux 6.5), or -1 with errno (ENOPROTOOPT where missing).
 int clinux_socket_peer_pidfd(int fd);
 
-/// The device and inode `path` names (stat, following links: for /proc/PID/ns/*, the namespace). 0 or an errno.
-int clinux_file_identity(const char *path, unsigned long long *device, unsigned long long *inode);
-
-/// The same for `path` relative to the open directory `directory` (fstatat). 0 or an errno.
-int clinux_file_identity_at(int directory, const char *path, unsigned long long *device, unsigned long long *inode);
 
 /// accept4(fd, NULL, NULL, SOCK_CLOEXEC): the connection is close-on-exec from the start.
 int clinux_accept_cloexec(int fd);

@@ -24,15 +24,28 @@ package enum FileContents {
         }
     }
 
-    /// The bytes of `name`, relative to the open directory `directory` (`openat`).
+    /// The bytes of a /proc file `name`, relative to the open /proc/PID directory `directory`
+    /// (`openat`). Such a file gives everything it has to one read with room for it (the kernel
+    /// makes its text whole, then copies), so a read that does not fill the buffer ends it: no
+    /// second read to hear the end, on a path a service takes per decision.
     package static func bytes(of name: String, in directory: Int32) throws(ReadError) -> [UInt8] {
         let opened = openat(directory, name, O_RDONLY | O_CLOEXEC)
         guard opened >= 0 else { throw ReadError(path: name, code: errno) }
-        do {
-            return try readAll(FileDescriptor(rawValue: opened))
-        } catch {
-            throw ReadError(path: name, code: (error as? Errno)?.rawValue ?? EIO)
+        defer { close(opened) }
+        var bytes: [UInt8] = []
+        let failure = withUnsafeTemporaryAllocation(byteCount: 8192, alignment: 1) { chunk -> Int32? in
+            while true {
+                let count = read(opened, chunk.baseAddress, chunk.count)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+                if count < chunk.count { return nil }
+            }
         }
+        if let failure { throw ReadError(path: name, code: failure) }
+        return bytes
     }
 
     /// Everything `descriptor` reads, then closes it.

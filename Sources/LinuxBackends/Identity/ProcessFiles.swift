@@ -52,21 +52,21 @@ package enum ProcessFiles {
     }
 
     /// The user namespace of the process whose /proc directory is open as `directory`, beside
-    /// this process's.
+    /// this process's: their `ns/user` links name them (`user:[INODE]`, all on the one namespace
+    /// file system), read without the lookup a stat of the namespace itself costs.
     static func userNamespace(in directory: Int32, of pid: Int32) -> UserNamespace {
-        let own: (device: UInt64, inode: UInt64)
+        let own: [UInt8]
         switch ownUserNamespace {
-        case .success(let identity): own = identity
+        case .success(let name): own = name
         case .failure(let code):
             return .unknown("cannot read this process's user namespace: \(String(cString: strerror(code.rawValue)))")
         }
-        var theirs: (device: UInt64, inode: UInt64) = (0, 0)
-        let theirCode = clinux_file_identity_at(directory, "ns/user", &theirs.device, &theirs.inode)
-        guard theirCode == 0 else {
+        switch link(at: directory, "ns/user") {
+        case .success(let theirs): return own == theirs ? .same : .other
+        case .failure(let code):
             return .unknown(
-                "cannot tell which user namespace process \(pid) runs in: \(String(cString: strerror(theirCode)))")
+                "cannot tell which user namespace process \(pid) runs in: \(String(cString: strerror(code.rawValue)))")
         }
-        return own == theirs ? .same : .other
     }
 
     /// This process's user namespace, read once. A process can change it only alone: unshare and
@@ -75,11 +75,17 @@ package enum ProcessFiles {
     /// later entered a namespace of its own would count its parent's capabilities as this
     /// namespace's, which they hold (a parent namespace's capabilities reach into its children),
     /// and its own new namespace's as another's: stricter, never looser.
-    private static let ownUserNamespace: Result<(device: UInt64, inode: UInt64), Errno> = {
-        var own: (device: UInt64, inode: UInt64) = (0, 0)
-        let code = clinux_file_identity("/proc/self/ns/user", &own.device, &own.inode)
-        return code == 0 ? .success(own) : .failure(Errno(rawValue: code))
-    }()
+    private static let ownUserNamespace = link(at: AT_FDCWD, "/proc/self/ns/user")
+
+    /// The target of the symbolic link `name`, relative to `directory`.
+    private static func link(at directory: Int32, _ name: String) -> Result<[UInt8], Errno> {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+            let count = readlinkat(directory, name, buffer.baseAddress!, buffer.count)
+            guard count >= 0 else { return .failure(Errno(rawValue: errno)) }
+            guard count < buffer.count else { return .failure(Errno(rawValue: ENAMETOOLONG)) }
+            return .success(buffer[..<count].map { UInt8(bitPattern: $0) })
+        }
+    }
 
     /// The audit login session (`/proc/PID/sessionid`, set by pam_loginuid at login), nil when unset.
     static func loginSession(of pid: Int32) -> UInt32? {
@@ -103,52 +109,78 @@ package enum ProcessFiles {
         }
     }
 
-    /// /proc/PID/status: the fields a decision reads, by name.
+    /// /proc/PID/status: the fields a decision reads.
     struct Status {
-        /// The fields read; the file's other fifty-odd lines are skipped unread.
-        static let names: [[UInt8]] = ["Uid", "Gid", "Groups", "CapEff", "State"].map { Array($0.utf8) }
-
-        let fields: [String: String]
-
-        /// The `Name:\tvalue` lines of `bytes` named in ``names``: read as bytes, since a service
-        /// reads one per decision for a client (splitting the text as a String was most of a
-        /// decision's cost, and a string per line most of the rest).
-        init(parsing bytes: [UInt8]) {
-            var fields: [String: String] = [:]
-            var start = 0
-            while start < bytes.count {
-                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-                if let colon = bytes[start..<end].firstIndex(of: UInt8(ascii: ":")),
-                    Self.names.contains(where: { $0.elementsEqual(bytes[start..<colon]) })
-                {
-                    var value = colon + 1
-                    while value < end, bytes[value] == UInt8(ascii: " ") || bytes[value] == UInt8(ascii: "\t") {
-                        value += 1
-                    }
-                    fields[String(decoding: bytes[start..<colon], as: UTF8.self)] = String(
-                        decoding: bytes[value..<end], as: UTF8.self)
-                }
-                start = end + 1
-            }
-            self.fields = fields
-        }
-
+        /// The effective user id (the second of the `Uid:` line), nil when absent or malformed.
+        private(set) var effectiveUser: UInt32?
+        /// The effective group id (the second of the `Gid:` line).
+        private(set) var effectiveGroup: UInt32?
+        /// The supplementary groups (`Groups:`), nil when absent or malformed.
+        private(set) var groups: [UInt32]?
+        /// The effective capability set (`CapEff:`, hexadecimal).
+        private(set) var effectiveCapabilities: UInt64?
         /// Whether the process has exited and waits to be reaped (`State:\tZ (zombie)`).
-        var isZombie: Bool { fields["State"]?.first == "Z" }
+        private(set) var isZombie = false
 
-        /// The second (effective) id of a `Uid:` or `Gid:` line.
-        func effective(_ field: String) -> UInt32? {
-            let ids = fields[field]?.split(whereSeparator: { $0 == " " || $0 == "\t" }) ?? []
-            return ids.count >= 2 ? UInt32(ids[1]) : nil
+        /// The lines of `bytes` it reads, parsed where they stand: a service reads one per decision
+        /// for a client, and strings per line (then a dictionary of them) were most of its cost.
+        init(parsing bytes: [UInt8]) {
+            bytes.withUnsafeBufferPointer { text in
+                var start = 0
+                while start < text.count {
+                    var end = start
+                    while end < text.count, text[end] != UInt8(ascii: "\n") { end += 1 }
+                    read(line: UnsafeBufferPointer(rebasing: text[start..<end]))
+                    start = end + 1
+                }
+            }
         }
 
-        var groups: [UInt32] {
-            (fields["Groups"] ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { UInt32($0) }
+        private mutating func read(line: UnsafeBufferPointer<UInt8>) {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+            let name = UnsafeBufferPointer(rebasing: line[..<colon])
+            let value = UnsafeBufferPointer(rebasing: line[(colon + 1)...])
+            if Self.equal(name, "Uid") {
+                effectiveUser = Self.numbers(value, radix: 10)?.dropFirst().first.flatMap { UInt32(exactly: $0) }
+            } else if Self.equal(name, "Gid") {
+                effectiveGroup = Self.numbers(value, radix: 10)?.dropFirst().first.flatMap { UInt32(exactly: $0) }
+            } else if Self.equal(name, "Groups") {
+                let numbers = Self.numbers(value, radix: 10)
+                groups = numbers?.compactMap { UInt32(exactly: $0) }
+                if groups?.count != numbers?.count { groups = nil }
+            } else if Self.equal(name, "CapEff") {
+                let values = Self.numbers(value, radix: 16) ?? []
+                effectiveCapabilities = values.count == 1 ? values[0] : nil
+            } else if Self.equal(name, "State") {
+                let state = value.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+                isZombie = state == UInt8(ascii: "Z")
+            }
         }
 
-        /// The effective capability set.
-        var effectiveCapabilities: UInt64? {
-            fields["CapEff"].flatMap { UInt64($0.trimmingPrefixWhitespace, radix: 16) }
+        private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+            bytes.count == name.utf8CodeUnitCount
+                && name.withUTF8Buffer { $0.elementsEqual(bytes) }
+        }
+
+        /// The numbers of a field's value, separated by spaces or tabs; nil when a word is not one
+        /// (or overflows): the whole value is unreadable.
+        private static func numbers(_ value: UnsafeBufferPointer<UInt8>, radix: UInt64) -> [UInt64]? {
+            var numbers: [UInt64] = []
+            var current: UInt64?
+            for byte in value {
+                if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                    if let number = current { numbers.append(number) }
+                    current = nil
+                    continue
+                }
+                guard let digit = byte.digitValue(radix: radix) else { return nil }
+                let (shifted, overflow) = (current ?? 0).multipliedReportingOverflow(by: radix)
+                let (sum, carry) = shifted.addingReportingOverflow(digit)
+                guard !overflow, !carry else { return nil }
+                current = sum
+            }
+            if let number = current { numbers.append(number) }
+            return numbers
         }
     }
 
@@ -208,6 +240,16 @@ package enum ProcessFiles {
     }
 }
 
-extension StringProtocol {
-    fileprivate var trimmingPrefixWhitespace: String { String(drop(while: { $0 == " " || $0 == "\t" })) }
+extension UInt8 {
+    /// The digit's value in `radix` (10 or 16, either case), nil for any other byte.
+    fileprivate func digitValue(radix: UInt64) -> UInt64? {
+        let value: UInt64
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt64(self - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): value = UInt64(self - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): value = UInt64(self - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+        return value < radix ? value : nil
+    }
 }

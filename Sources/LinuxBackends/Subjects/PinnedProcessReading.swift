@@ -68,12 +68,16 @@ enum PinnedProcessReading {
             )
         }
         let user = process.user
-        guard let uid = status.effective("Uid"), let gid = status.effective("Gid") else {
+        guard let uid = status.effectiveUser, let gid = status.effectiveGroup, let groups = status.groups else {
             return .unreadable("cannot read the credentials of process \(pid)")
         }
-        guard uid == user.uid, gid == user.gid, Set(status.groups) == Set(user.supplementaryGroups) else {
+        // Both lists are the kernel's (SO_PEERGROUPS then, /proc now), in its order: equal arrays
+        // are the common case, and sets decide the rest.
+        guard uid == user.uid, gid == user.gid,
+            groups == user.supplementaryGroups || Set(groups) == Set(user.supplementaryGroups)
+        else {
             return .changed(
-                "process \(pid) runs as uid \(uid), gid \(gid), groups \(status.groups) now, not as it was identified (uid \(user.uid), gid \(user.gid), groups \(user.supplementaryGroups))"
+                "process \(pid) runs as uid \(uid), gid \(gid), groups \(groups) now, not as it was identified (uid \(user.uid), gid \(user.gid), groups \(user.supplementaryGroups))"
             )
         }
         return .holding(status, namespace)

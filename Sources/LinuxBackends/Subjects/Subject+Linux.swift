@@ -77,11 +77,11 @@ extension Subject {
             let after = ProcessFiles.stat(of: String(pid)), before.startTime == after.startTime,
             clinux_pidfd_alive(pidfd) == 1
         else { throw SubjectError("process \(pid) ended or changed while it was read") }
-        guard let uid = status.effective("Uid"), let gid = status.effective("Gid") else {
+        guard let uid = status.effectiveUser, let gid = status.effectiveGroup, let groups = status.groups else {
             throw SubjectError("cannot read the credentials of process \(pid)")
         }
         let user = SubjectUser(
-            uid: uid, gid: gid, supplementaryGroups: status.groups, name: ProcessIdentity.user(uid).name)
+            uid: uid, gid: gid, supplementaryGroups: groups, name: ProcessIdentity.user(uid).name)
         return .process(Self.process(user: user, pid: pid, stat: after, loginSession: loginSession))
     }
 
