@@ -217,15 +217,20 @@ public struct AuditRecord: Sendable, Equatable {
     /// The logins that opened a decision: each `kind: pam` capability that passed in
     /// `explanation`, with the user it logs in (its `user:`, else the subject's own).
     public static func logins(in explanation: ConditionExplanation, policy: Policy, subject: Subject?) -> [String] {
+        // Most policies declare no login: then no record names one, and no explanation is walked
+        // (a service records every decision).
+        guard policy.capabilities.values.contains(where: { $0.kind == "pam" }) else { return [] }
         var found: [String] = []
         func walk(_ node: ConditionExplanation) {
+            guard node.passed, node.children.isEmpty else {
+                node.children.forEach(walk)
+                return
+            }
             // A capability's condition is shown as `AuthorizedFor(NAME)`.
             let name =
                 node.condition.hasPrefix("AuthorizedFor(") && node.condition.hasSuffix(")")
                 ? String(node.condition.dropFirst("AuthorizedFor(".count).dropLast()) : node.condition
-            if node.passed, node.children.isEmpty, let declaration = policy.capabilities[name],
-                declaration.kind == "pam"
-            {
+            if let declaration = policy.capabilities[name], declaration.kind == "pam" {
                 let user = declaration.settings.string("user") ?? subject?.userName ?? Self.userName(geteuid())
                 let entry = "\(user ?? "?") (\(name))"
                 if !found.contains(entry) { found.append(entry) }
