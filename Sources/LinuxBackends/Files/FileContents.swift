@@ -31,21 +31,21 @@ package enum FileContents {
     package static func bytes(of name: String, in directory: Int32) throws(ReadError) -> [UInt8] {
         let opened = openat(directory, name, O_RDONLY | O_CLOEXEC)
         guard opened >= 0 else { throw ReadError(path: name, code: errno) }
-        defer { close(opened) }
-        var bytes: [UInt8] = []
-        let failure = withUnsafeTemporaryAllocation(byteCount: 8192, alignment: 1) { chunk -> Int32? in
-            while true {
-                let count = read(opened, chunk.baseAddress, chunk.count)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return errno
+        let descriptor = FileDescriptor(rawValue: opened)
+        do {
+            return try descriptor.closeAfter {
+                try withUnsafeTemporaryAllocation(byteCount: 8192, alignment: 1) { chunk in
+                    var bytes: [UInt8] = []
+                    while true {
+                        let count = try descriptor.read(into: chunk, retryOnInterrupt: true)
+                        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+                        if count < chunk.count { return bytes }
+                    }
                 }
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
-                if count < chunk.count { return nil }
             }
+        } catch {
+            throw ReadError(path: name, code: (error as? Errno)?.rawValue ?? EIO)
         }
-        if let failure { throw ReadError(path: name, code: failure) }
-        return bytes
     }
 
     /// Everything `descriptor` reads, then closes it.

@@ -1,6 +1,7 @@
 import Capabilities
 import Glibc
 import Locking
+import SystemPackage
 
 /// A subject's process's /proc directory, held open for the subject's life: every file read
 /// through it is that process's or fails. The kernel ties an open /proc/PID directory to the
@@ -18,7 +19,7 @@ package final class ProcessDirectory: Sendable {
     }
 
     /// The open directory (`O_DIRECTORY`), closed when the last copy of the subject goes.
-    let descriptor: Int32
+    private let directory: FileDescriptor
     /// Whether it counts against the limit of kept directories (it is kept with the subject).
     private let counted: Bool
 
@@ -33,13 +34,13 @@ package final class ProcessDirectory: Sendable {
         kept.withLock { $0.limit = max(0, limit) }
     }
 
-    private init(descriptor: Int32, counted: Bool) {
-        self.descriptor = descriptor
+    private init(directory: FileDescriptor, counted: Bool) {
+        self.directory = directory
         self.counted = counted
     }
 
     deinit {
-        close(descriptor)
+        try? directory.close()
         if counted { Self.kept.withLock { $0.open -= 1 } }
     }
 
@@ -63,7 +64,7 @@ package final class ProcessDirectory: Sendable {
             kept.open += 1
             return true
         }
-        let directory = ProcessDirectory(descriptor: opened, counted: counted)
+        let directory = ProcessDirectory(directory: FileDescriptor(rawValue: opened), counted: counted)
         // The pid may have been reused before the directory was opened: the start time tells.
         guard let bytes = try? directory.bytes(of: "stat"), let stat = ProcessFiles.stat(parsing: bytes),
             stat.startTime == process.startTime
@@ -71,8 +72,13 @@ package final class ProcessDirectory: Sendable {
         return directory
     }
 
+    /// The user namespace the process runs in, beside this process's.
+    func userNamespace(of pid: Int32) -> ProcessFiles.UserNamespace {
+        ProcessFiles.userNamespace(in: directory.rawValue, of: pid)
+    }
+
     /// The bytes of the process's file `name` (`status`, `auxv`, ...).
     func bytes(of name: String) throws(FileContents.ReadError) -> [UInt8] {
-        try FileContents.bytes(of: name, in: descriptor)
+        try FileContents.bytes(of: name, in: directory.rawValue)
     }
 }
