@@ -28,18 +28,29 @@ struct ProcessDirectoryTests {
         let first = try ProcessDirectory.of(process)
         let copy = subject
         #expect(try ProcessDirectory.of(try #require(copy.process)) === first, "the copy shares the kept directory")
-        guard case .holding = PinnedProcessReading.read(process) else {
-            Issue.record("the running child reads as \(PinnedProcessReading.read(process))")
-            return
+        expectRunningThenOtherEnded(process)
+    }
+
+    /// `process` reads as holding; the same pid and credentials with another start time (another
+    /// process, which has ended) open no directory and read as ended.
+    private func expectRunningThenOtherEnded(
+        _ process: SubjectProcess, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        if case .holding = PinnedProcessReading.read(process) {
+        } else {
+            Issue.record(
+                "the running child reads as \(PinnedProcessReading.read(process))", sourceLocation: sourceLocation)
         }
-        // The same pid and credentials with another start time: another process, which has ended.
         let other = SubjectProcess(
             user: process.user, pid: process.pid, startTime: process.startTime + 1, terminal: nil, loginSession: nil,
             keepScope: process.keepScope)
-        #expect(throws: ProcessDirectory.Failure.self) { try ProcessDirectory.of(other) }
-        guard case .ended = PinnedProcessReading.read(other) else {
-            Issue.record("another start time reads as \(PinnedProcessReading.read(other))")
-            return
+        #expect(throws: ProcessDirectory.Failure.self, sourceLocation: sourceLocation) {
+            try ProcessDirectory.of(other)
+        }
+        if case .ended = PinnedProcessReading.read(other) {
+        } else {
+            Issue.record(
+                "another start time reads as \(PinnedProcessReading.read(other))", sourceLocation: sourceLocation)
         }
     }
 
@@ -53,14 +64,7 @@ struct ProcessDirectoryTests {
         let process = try #require(try Subject.process(child.pid).process)
         let first = try ProcessDirectory.of(process)
         #expect(try ProcessDirectory.of(process) !== first, "not kept: each reading opens its own")
-        guard case .holding = PinnedProcessReading.read(process) else {
-            Issue.record("past the limit the child reads as \(PinnedProcessReading.read(process))")
-            return
-        }
-        let other = SubjectProcess(
-            user: process.user, pid: process.pid, startTime: process.startTime + 1, terminal: nil, loginSession: nil,
-            keepScope: process.keepScope)
-        #expect(throws: ProcessDirectory.Failure.self) { try ProcessDirectory.of(other) }
+        expectRunningThenOtherEnded(process)
         // Below the limit again, the next reading's directory is kept.
         ProcessDirectory.setKeptLimit(1_024)
         let kept = try ProcessDirectory.of(process)
