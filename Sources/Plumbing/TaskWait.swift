@@ -20,10 +20,7 @@ package enum TaskWait {
             result.withLock { $0 = value }
             executor.finish()
         }
-        let mayBlock = cplatform_thread_may_block()
-        cplatform_set_thread_may_block(1)
-        defer { cplatform_set_thread_may_block(mayBlock) }
-        executor.runUntilFinished()
+        blockingAllowed { executor.runUntilFinished() }
         return result.withLock { $0! }
     }
 

@@ -12,8 +12,10 @@ struct ProcessDirectoryTests {
     /// A child that says so once its program runs (a subject read earlier, mid-exec, would be
     /// undecided: its vector is written after its credentials), then waits to be killed.
     private func child() async throws -> DaemonProcess {
+        // The child waits to be killed; its sleep synchronizes nothing.
+        let script = "import time; print('running', flush=True); time.sleep(600)"  // allowed: waits to be killed
         let child = try DaemonProcess(
-            ["/usr/bin/python3", "-c", "import time; print('running', flush=True); time.sleep(600)"],
+            ["/usr/bin/python3", "-c", script],
             environment: [:])
         #expect(await child.nextLine() == "running")
         return child

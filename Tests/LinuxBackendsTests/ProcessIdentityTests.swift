@@ -39,9 +39,12 @@ import Testing
 
     @Test("the auxiliary vector's AT_SECURE: this test started without privileges; 32-bit vectors read, others refused")
     func auxiliaryVector() throws {
-        let own = try ProcessFiles.auxiliaryVector(of: getpid())
+        func ownVector() throws -> ProcessFiles.AuxiliaryVector {
+            ProcessFiles.AuxiliaryVector(bytes: try FileContents.bytes(of: "/proc/self/auxv"))
+        }
+        let own = try ownVector()
         #expect(own.startedWithPrivileges == false)
-        #expect(try ProcessFiles.auxiliaryVector(of: getpid()) == own, "the same program reads the same")
+        #expect(try ownVector() == own, "the same program reads the same")
         func vector(_ words: [UInt32]) -> ProcessFiles.AuxiliaryVector {
             ProcessFiles.AuxiliaryVector(
                 bytes: words.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) } })

@@ -31,34 +31,26 @@ package enum FileContents {
     package static func bytes(of name: String, in directory: Int32) throws(ReadError) -> [UInt8] {
         let opened = openat(directory, name, O_RDONLY | O_CLOEXEC)
         guard opened >= 0 else { throw ReadError(path: name, code: errno) }
-        let descriptor = FileDescriptor(rawValue: opened)
         do {
-            return try descriptor.closeAfter {
-                try withUnsafeTemporaryAllocation(byteCount: 8192, alignment: 1) { chunk in
-                    var bytes: [UInt8] = []
-                    while true {
-                        let count = try descriptor.read(into: chunk, retryOnInterrupt: true)
-                        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
-                        if count < chunk.count { return bytes }
-                    }
-                }
-            }
+            return try readAll(FileDescriptor(rawValue: opened), endsAtShortRead: true)
         } catch {
             throw ReadError(path: name, code: (error as? Errno)?.rawValue ?? EIO)
         }
     }
 
-    /// Everything `descriptor` reads, then closes it.
-    private static func readAll(_ descriptor: FileDescriptor) throws -> [UInt8] {
+    /// Everything `descriptor` reads (up to a read that returns nothing, or, with
+    /// `endsAtShortRead`, one that does not fill the buffer), then closes it.
+    private static func readAll(_ descriptor: FileDescriptor, endsAtShortRead: Bool = false) throws -> [UInt8] {
         try descriptor.closeAfter {
             // Most files read here are /proc's, of a few hundred bytes, read per decision: a
-            // page on the stack, not a zeroed 64 KiB buffer on the heap.
-            try withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { chunk in
+            // buffer on the stack, not a zeroed 64 KiB one on the heap.
+            try withUnsafeTemporaryAllocation(byteCount: 8192, alignment: 1) { chunk in
                 var bytes: [UInt8] = []
                 while true {
-                    let count = try descriptor.read(into: chunk)
+                    let count = try descriptor.read(into: chunk, retryOnInterrupt: true)
                     if count == 0 { return bytes }
                     bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+                    if endsAtShortRead, count < chunk.count { return bytes }
                 }
             }
         }

@@ -189,12 +189,6 @@ package enum ProcessFiles {
         return Status(parsing: bytes)
     }
 
-    /// /proc/PID/auxv: the auxiliary vector the kernel gave the process's current program when it
-    /// started it. Reading it of another user's process needs the right to trace it.
-    static func auxiliaryVector(of pid: Int32) throws(FileContents.ReadError) -> AuxiliaryVector {
-        AuxiliaryVector(bytes: try FileContents.bytes(of: "/proc/\(pid)/auxv"))
-    }
-
     /// The auxiliary vector of a program, as the kernel wrote it at execve: (type, value) pairs of
     /// the program's word size, ending with a zero type.
     struct AuxiliaryVector: Equatable {
