@@ -372,7 +372,7 @@ let testTargets: [Target] = [
     .testTarget(
         name: "DecisionServiceTests",
         dependencies: [
-            "TestSupport", "capctld", "capctl", "capctl-flag-source", "capability-probe", "Varlink", "DecisionService",
+            "TestSupport", "capctld", "capctl", "capctl-flag-source", "capability-probe", "Varlink", "DecisionService", "LinuxPolicy",
         ],
         exclude: ["Client"]),
 ]

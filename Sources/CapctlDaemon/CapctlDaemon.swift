@@ -188,7 +188,7 @@ package enum CapctlDaemon {
         let service = DecisionService(
             policy: store, audit: audit, keptLogins: policyOptions.keptLoginRecords, listener: listener,
             version: String(cString: capctl_build_commit()), idleTimeout: .seconds(options.idleTimeout),
-            drainTimeout: .seconds(options.drainTimeout),
+            drainTimeout: .seconds(options.drainTimeout), reuseLifetime: .seconds(options.reuseFor),
             metricsExposition: { metrics.emitToString() },
             systemdService: SystemdServiceControl(
                 reload: { reloader.reload() }, setLogLevel: { DaemonLog.set(syslogLevel: $0) }),

@@ -44,6 +44,13 @@ struct DaemonOptions: ParsableCommand {
         help: "Seconds the clients being served may take to finish once SIGTERM came (0 to 3600).")
     var drainTimeout: Int = Int(DecisionService.defaultDrainTimeout.components.seconds)
 
+    @Option(
+        name: .customLong("reuse-for"),
+        help: ArgumentHelp(
+            "Seconds a client's Check of a gate that reads only its user, groups and flags is answered again on the same connection while the policy and flags are unchanged (0 to 60; 0: decided every call).",
+            valueName: "seconds"))
+    var reuseFor: Int = Int(DecisionService.defaultReuseLifetime.components.seconds)
+
     func validate() throws {
         guard policyRoots.allSatisfy({ $0.hasPrefix("/") }), !policyRoots.isEmpty else {
             throw ValidationError("--policy-roots takes absolute directories")
@@ -56,6 +63,9 @@ struct DaemonOptions: ParsableCommand {
         }
         guard (0...1_000_000).contains(auditLimit) else {
             throw ValidationError("--audit-limit takes a whole number of records from 0 (no limit) to 1000000")
+        }
+        guard (0...60).contains(reuseFor) else {
+            throw ValidationError("--reuse-for takes whole seconds from 0 to 60")
         }
         if let listen, listen.isEmpty { throw ValidationError("--listen needs a path") }
     }

@@ -77,6 +77,12 @@ public final class DecisionService: Sendable {
     public static let defaultDrainTimeout = Duration.seconds(20)
     /// How long ``run()`` waits for the clients being served once it stops accepting.
     public let drainTimeout: Duration
+    /// How long a client's `Check` of a gate that reads only its user, groups and flags is
+    /// answered again on the same connection by default, while the policy and flags are
+    /// unchanged: as long as a route gate keeps a user's groups (`RouteGate`'s `userLifetime`).
+    public static let defaultReuseLifetime = Duration.seconds(1)
+    /// How long a client's `Check` is answered again on its connection (zero: never).
+    public let reuseLifetime: Duration
     /// Users besides root who may ask for another subject.
     private let subjectAskers: Set<UInt32>
 
@@ -90,6 +96,11 @@ public final class DecisionService: Sendable {
     ///   - idleTimeout: How long a client has to send each call.
     ///   - drainTimeout: How long ``run()`` lets the clients being served finish once it stops
     ///     accepting; those still served then are cut off.
+    ///   - reuseLifetime: How long a client's `Check` of a gate that reads only the client's user,
+    ///     groups and flags (none reading the clock) is answered again on the same connection, the
+    ///     answer recorded anew each time, while the policy and its flags are unchanged; zero:
+    ///     every call is decided. The user and group databases' names are read again at least
+    ///     this often.
     ///   - metricsExposition: The metrics as text, for root's `Metrics` call (capctld gives
     ///     Prometheus's exposition of its swift-metrics backend); nil: `Metrics` is refused.
     ///   - systemdService: What `io.systemd.service`'s `Reload` and `SetLogLevel` do; nil: the
@@ -99,6 +110,7 @@ public final class DecisionService: Sendable {
     public init(
         policy: PolicyStore, audit: AuditTrail, keptLogins: KeptLoginRecords? = nil, listener: ClientListener? = nil,
         version: String = "1", idleTimeout: Duration = .seconds(10), drainTimeout: Duration = defaultDrainTimeout,
+        reuseLifetime: Duration = defaultReuseLifetime,
         metricsExposition: (@Sendable () -> String)? = nil, systemdService: SystemdServiceControl? = nil,
         subjectAskers: Set<UInt32> = []
     ) {
@@ -110,6 +122,7 @@ public final class DecisionService: Sendable {
         self.listener = listener
         self.metricsExposition = metricsExposition
         self.drainTimeout = drainTimeout
+        self.reuseLifetime = reuseLifetime
         info = VarlinkServiceInfo(
             vendor: "capctl", product: "capctld", version: version,
             url: "https://github.com/capctl/swift-capabilities/blob/main/Docs/Decisions.md")
@@ -162,16 +175,17 @@ public final class DecisionService: Sendable {
     // MARK: The interface
 
     private func interface(for client: ClientConnection) -> VarlinkInterface {
-        VarlinkInterface(
+        let reused = ReusedCheck(lifetime: reuseLifetime)
+        return VarlinkInterface(
             name: GatesInterface.name, description: GatesInterface.description,
             methods: [
                 "Check": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly(["gate", "traceparent"])
                     let gate = try call.string("gate")
-                    let decision = try decide(
-                        gate, in: try currentPolicy(for: client.subject), for: client.subject, asker: client.subject,
-                        action: "check", trace: try Self.traceParent(call))
-                    replies.reply([("decision", decision.varlinkValue)])
+                    let trace = try Self.traceParent(call)
+                    let loaded = try currentPolicy(for: client.subject)
+                    replies.reply(
+                        encoded: try check(gate, in: loaded, for: client.subject, trace: trace, reusing: reused))
                 },
                 "CheckForSubject": { [self] call, replies throws(VarlinkError) in
                     try call.allowOnly(["gate", "pid", "startTime", "uid", "user", "traceparent"])
@@ -352,6 +366,41 @@ public final class DecisionService: Sendable {
         record.traceID = trace?.traceID
         write(record)
         return told(evaluation, in: loaded, to: asker)
+    }
+
+    /// A client's `Check` of `gate`, its reply encoded: decided and recorded as
+    /// ``decide(_:in:for:asker:action:trace:)`` does, or the connection's last answer for it given
+    /// again and recorded anew, where nothing it followed from can have changed (``ReusedCheck``).
+    /// A traced call is decided, so its spans are made.
+    private func check(
+        _ gate: String, in loaded: LoadedPolicy, for subject: Subject, trace: TraceParent?,
+        reusing reused: ReusedCheck
+    ) throws(VarlinkError) -> [UInt8] {
+        let now = ContinuousClock.now
+        // Read before deciding: a decision is current while it has not moved.
+        let flags = loaded.flagsGeneration
+        let found =
+            trace != nil && GateTracing.isTracing ? .decide : reused.find(gate, policy: loaded, flags: flags, at: now)
+        if case .reuse(let answer) = found {
+            var record = answer.record.renewed()
+            record.traceID = trace?.traceID
+            write(record)
+            DecisionMetrics.time(action: "check", ContinuousClock.now - now)
+            DecisionMetrics.count(action: "check", outcome: answer.outcome)
+            return answer.reply
+        }
+        let evaluation = try evaluate(gate, in: loaded, for: subject, action: "check", trace: trace)
+        var record = AuditRecord(action: "check", evaluation: evaluation, policy: loaded.policy, subject: subject)
+        record.traceID = trace?.traceID
+        write(record)
+        let reply = VarlinkReplies.encodedReply([("decision", told(evaluation, in: loaded, to: subject).varlinkValue)])
+        if case .decideAndKeep = found {
+            record.traceID = nil
+            reused.keep(
+                ReusedCheck.Answer(outcome: evaluation.decisionOutcome, reply: reply, record: record, decidedAt: now),
+                gate: gate, policy: loaded, flags: flags)
+        }
+        return reply
     }
 
     /// The call's `traceparent` (W3C Trace Context), if it gave one; a malformed one is refused.

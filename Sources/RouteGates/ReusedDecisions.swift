@@ -28,14 +28,18 @@ final class ReusedDecisions: Sendable {
 
     static let capacity = 4096
     private let entries = Lock<[Key: Entry]>([:])
-    /// Whether each policy's gate may be reused, worked out once per loaded policy.
-    private let eligible = Lock<(policy: LoadedPolicy?, answer: Bool)>((nil, false))
+    /// Whether each policy's gate may be reused, worked out once per loaded policy and flags
+    /// (a flag reloaded may come to read the clock).
+    private let eligible = Lock<(policy: LoadedPolicy?, flags: LoadedPolicy.FlagsGeneration?, answer: Bool)>(
+        (nil, nil, false))
 
-    /// Whether `gate` of `policy` is decided from identity and flags alone.
-    func mayReuse(_ gate: String, of policy: LoadedPolicy) -> Bool {
-        if let known = eligible.withLock({ $0.policy === policy ? $0.answer : nil }) { return known }
+    /// Whether `gate` of `policy` is decided from identity and flags alone, with its flags at `flags`.
+    func mayReuse(_ gate: String, of policy: LoadedPolicy, flags: LoadedPolicy.FlagsGeneration) -> Bool {
+        if let known = eligible.withLock({ $0.policy === policy && $0.flags == flags ? $0.answer : nil }) {
+            return known
+        }
         let answer = policy.decidesFromIdentityAndFlags(gate: gate)
-        eligible.withLock { $0 = (policy, answer) }
+        eligible.withLock { $0 = (policy, flags, answer) }
         return answer
     }
 

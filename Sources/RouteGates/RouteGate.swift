@@ -162,9 +162,10 @@ public struct RouteGate: Sendable {
         var askedForLogin = false
         // A decision that follows from the user's groups and the flags alone is reused while
         // neither has changed (ReusedDecisions); the user's entry is kept at most userLifetime.
-        let reusable = users.lifetime > .zero && request.password == nil && reused.mayReuse(gate, of: policy)
-        let key = ReusedDecisions.Key(user: name, context: context)
         let flags = policy.flagsGeneration
+        let reusable =
+            users.lifetime > .zero && request.password == nil && reused.mayReuse(gate, of: policy, flags: flags)
+        let key = ReusedDecisions.Key(user: name, context: context)
         var record: AuditRecord?
         do {
             let first: GateEvaluation

@@ -59,6 +59,17 @@ public final class VarlinkReplies: Sendable {
     }
 
     /// Sends the final reply as an error.
+    /// The final reply of `parameters`, encoded once: what ``reply(encoded:)`` sends, for a
+    /// service that gives the same answer again.
+    package static func encodedReply(_ parameters: [(key: String, value: VarlinkValue)]) -> [UInt8] {
+        VarlinkValue.object([("parameters", .object(parameters))]).message()
+    }
+
+    /// Sends a final reply encoded by ``encodedReply(_:)``.
+    package func reply(encoded message: [UInt8]) {
+        send(message: message, final: true)
+    }
+
     func fail(_ error: VarlinkError) {
         send(message: error.replyMessage, final: true)
     }

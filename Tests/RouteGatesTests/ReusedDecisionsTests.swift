@@ -23,6 +23,24 @@ struct ReusedDecisionsTests {
         #expect(!fixture.policy.decidesFromIdentityAndFlags(gate: "no-such-gate"))
     }
 
+    @Test("a gate reading a flag that reads the clock is decided every time, while the flag does")
+    func clockFlags() throws {
+        let fixture = try RouteGateFixture(
+            capabilities: "  timed-capability: { kind: flag, flag: timed }\n",
+            gates: "  timed: { require: { flag: timed } }\n  timed-through: { require: timed-capability }\n",
+            flags: #", "timed": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off","#
+                + #""targeting": {"if": [{">": [{"var": "$flagd.timestamp"}, 1900000000]}, "on", "off"]}}"#)
+        #expect(!fixture.policy.decidesFromIdentityAndFlags(gate: "timed"))
+        #expect(!fixture.policy.decidesFromIdentityAndFlags(gate: "timed-through"))
+        #expect(fixture.policy.decidesFromIdentityAndFlags(gate: "members"))
+        try fixture.directory.write(
+            #"{"flags": {"timed": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off"}}}"#,
+            to: "flags.json")
+        fixture.policy.flags.reloadAll()
+        #expect(fixture.policy.decidesFromIdentityAndFlags(gate: "timed"))
+        #expect(fixture.policy.decidesFromIdentityAndFlags(gate: "timed-through"))
+    }
+
     @Test("a flag file read again decides the next request anew")
     func flagChange() async throws {
         let fixture = try RouteGateFixture()

@@ -13,7 +13,9 @@ final class RouteGateFixture {
     let pam: PAMServiceDirectory?
     let policy: LoadedPolicy
 
-    init(capabilities extraCapabilities: String = "", gates extraGates: String = "") throws {
+    init(capabilities extraCapabilities: String = "", gates extraGates: String = "", flags extraFlags: String = "")
+        throws
+    {
         directory = try TemporaryDirectory(prefix: "route-gates")
         pam = PAMServiceDirectory.isAvailable ? try PAMServiceDirectory(passwords: ["nobody:right:web"]) : nil
         try pam?.matrixService("web")
@@ -24,7 +26,7 @@ final class RouteGateFixture {
                 "targeting": {"cat": ["no-", "such-variant"]}},
               "per-user": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "off",
                 "targeting": {"if": [{"or": [{"==": [{"var": "targetingKey"}, "root"]},
-                                             {"==": [{"var": "tier"}, "beta"]}]}, "on", "off"]}}
+                                             {"==": [{"var": "tier"}, "beta"]}]}, "on", "off"]}}\(extraFlags)
             }}
             """, to: "flags.json")
         let file = try directory.write(

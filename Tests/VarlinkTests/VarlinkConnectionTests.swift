@@ -56,4 +56,38 @@ struct VarlinkConnectionTests {
         }
         #expect(replies.allSatisfy { $0.contains("org.varlink.service.InterfaceNotFound") })
     }
+
+    @Test("the same call again is answered as the call it is, and a call that differs by a byte as its own")
+    func repeatedCalls() throws {
+        let (serviceEnd, clientEnd) = try FileDescriptor.socketPair()
+        let service = LineConnection(owning: serviceEnd)
+        let client = LineConnection(owning: clientEnd)
+        let echo = VarlinkInterface(
+            name: "org.example.echo",
+            description: "interface org.example.echo\nmethod Say(text: string) -> (text: string)\n",
+            methods: [
+                "Say": { call, replies throws(VarlinkError) in
+                    replies.reply([("text", .string(try call.string("text")))])
+                }
+            ])
+        let connection = VarlinkConnection(
+            connection: service,
+            info: VarlinkServiceInfo(vendor: "test", product: "test", version: "1", url: "https://example.org"),
+            interfaces: [echo])
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        for text in ["one", "one", "two", "one", "onf"] {
+            let call = #"{"method":"org.example.echo.Say","parameters":{"text":"\#(text)"}}"# + "\u{0}"
+            #expect(Array(call.utf8).withUnsafeBytes { client.write($0) })
+            #expect(connection.serveArrived() == .answered)
+            while !received.contains(0), case let read = Glibc.recv(clientEnd.rawValue, &chunk, chunk.count, 0),
+                read > 0
+            {
+                received += chunk[..<read]
+            }
+            let end = try #require(received.firstIndex(of: 0))
+            #expect(String(decoding: received[..<end], as: UTF8.self) == #"{"parameters":{"text":"\#(text)"}}"#)
+            received.removeSubrange(...end)
+        }
+    }
 }

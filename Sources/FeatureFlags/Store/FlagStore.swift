@@ -301,6 +301,12 @@ public final class FlagStore: Sendable {
     /// after reading it is current for as long as it has not moved.
     package var generation: UInt64 { core.generation.withLock { $0 } }
 
+    /// Whether any flag of `keys`, as defined now, may read the clock (`$flagd.timestamp`): its
+    /// value can change with time alone, with no change of ``generation``.
+    package func readsClock(_ keys: some Sequence<String>) -> Bool {
+        core.state.withLock { merged in keys.contains { merged.flags[$0]?.readsTimestamp == true } }
+    }
+
     /// How each remote source stands, in precedence order.
     public var remoteSources: [RemoteFlagSourceStatus] {
         sources.compactMap { source in

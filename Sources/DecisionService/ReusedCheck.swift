@@ -1,0 +1,76 @@
+import CapabilityPolicy
+import LinuxPolicy
+import Locking
+
+/// One connection's last `Check`, reused for its next `Check` of the same gate while nothing the
+/// decision followed from can have changed: the gate reads only the client's user and groups
+/// (the kernel's, fixed when it connected) and flags that do not read the clock
+/// (`LoadedPolicy.decidesFromIdentityAndFlags`); the loaded policy is the same one (an edit loads
+/// another); the flags have not moved (their generation, read before deciding); and the decision
+/// is younger than ``lifetime``, so the user and group databases' names and the host name are read
+/// again at least that often, as a route gate reads a user's groups. A gate that reads a file, a
+/// process, a host or a login is decided on every call. Each reuse is a decision of its own in
+/// the audit trail (the record renewed: its own id and time).
+final class ReusedCheck: Sendable {
+    /// How long a decision is reused at most (zero: never).
+    let lifetime: Duration
+
+    init(lifetime: Duration) {
+        self.lifetime = lifetime
+    }
+
+    /// The last decision, or what was learned of the gate (not reusable) under that policy and flags.
+    private struct Kept {
+        let gate: String
+        /// Held, not named by address: a policy freed and another made at its address must not
+        /// pass for it.
+        let policy: LoadedPolicy
+        let flags: LoadedPolicy.FlagsGeneration
+        /// Nil when the gate is decided anew every time.
+        let answer: Answer?
+    }
+
+    /// What was decided and answered, kept for the next calls.
+    struct Answer {
+        let outcome: Decision.Outcome
+        /// The reply, encoded.
+        let reply: [UInt8]
+        let record: AuditRecord
+        let decidedAt: ContinuousClock.Instant
+    }
+
+    /// What a call finds.
+    enum Found {
+        /// A decision to answer again (its record still to be renewed and written).
+        case reuse(Answer)
+        /// Decide, and keep the answer (``keep(_:gate:policy:flags:)``).
+        case decideAndKeep
+        /// Decide; this gate is not reused under this policy and flags.
+        case decide
+    }
+
+    private let kept = Lock<Kept?>(nil)
+
+    /// What to do for `gate` under `policy`, its flags at `flags` (read before deciding), at `now`.
+    func find(
+        _ gate: String, policy: LoadedPolicy, flags: LoadedPolicy.FlagsGeneration, at now: ContinuousClock.Instant
+    ) -> Found {
+        guard lifetime > .zero else { return .decide }
+        let known = kept.withLock { kept -> Kept? in
+            guard let kept, kept.gate == gate, kept.policy === policy, kept.flags == flags else { return nil }
+            return kept
+        }
+        guard let known else {
+            let reusable = policy.decidesFromIdentityAndFlags(gate: gate)
+            if !reusable { kept.withLock { $0 = Kept(gate: gate, policy: policy, flags: flags, answer: nil) } }
+            return reusable ? .decideAndKeep : .decide
+        }
+        guard let answer = known.answer else { return .decide }
+        return now - answer.decidedAt < lifetime ? .reuse(answer) : .decideAndKeep
+    }
+
+    /// Keeps `answer` of `gate`, made under `policy` with its flags at `flags`.
+    func keep(_ answer: Answer, gate: String, policy: LoadedPolicy, flags: LoadedPolicy.FlagsGeneration) {
+        kept.withLock { $0 = Kept(gate: gate, policy: policy, flags: flags, answer: answer) }
+    }
+}
