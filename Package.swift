@@ -368,7 +368,7 @@ let testTargets: [Target] = [
     // capctld as a system daemon, driven by a Python varlink client (its Client/ folder).
     // The varlink library alone: calls, replies and errors over real sockets, and
     // org.varlink.certification against the Python varlink package, as client and as server.
-    .testTarget(name: "VarlinkTests", dependencies: ["TestSupport", "Varlink"]),
+    .testTarget(name: "VarlinkTests", dependencies: ["TestSupport", "Varlink", "ConfigurationFiles"]),
     .testTarget(
         name: "DecisionServiceTests",
         dependencies: [

@@ -63,6 +63,15 @@ struct CoreBench {
             DecisionWorkloads.decisionClients(
                 socket: CommandLine.arguments[index + 1], uid: uid, connections: count, seconds: seconds)
         }
+        // `--group-gate-rate SOCKET`: the 8-client row alone, against a capctld running already
+        // (for profiling either side).
+        if let index = CommandLine.arguments.firstIndex(of: "--group-gate-rate"),
+            index + 1 < CommandLine.arguments.count
+        {
+            let rate = DecisionWorkloads.groupGateRate(CommandLine.arguments[index + 1], clients: 8, calls: 80_000)
+            print(String(format: "%.0f decisions/s, 8 clients", rate))
+            exit(0)
+        }
         // `--decisions` measures only capctld against polkitd, and capctl through capctld.
         if CommandLine.arguments.contains("--decisions") {
             var report = Report()

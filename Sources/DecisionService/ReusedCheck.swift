@@ -19,8 +19,9 @@ final class ReusedCheck: Sendable {
         self.lifetime = lifetime
     }
 
-    /// The last decision, or what was learned of the gate (not reusable) under that policy and flags.
-    private struct Kept {
+    /// The last decision, or what was learned of the gate (not reusable) under that policy and
+    /// flags. A class: a call takes one reference out of the lock, not a copy of every field.
+    private final class Kept: Sendable {
         let gate: String
         /// Held, not named by address: a policy freed and another made at its address must not
         /// pass for it.
@@ -28,10 +29,14 @@ final class ReusedCheck: Sendable {
         let flags: LoadedPolicy.FlagsGeneration
         /// Nil when the gate is decided anew every time.
         let answer: Answer?
+
+        init(gate: String, policy: LoadedPolicy, flags: LoadedPolicy.FlagsGeneration, answer: Answer?) {
+            (self.gate, self.policy, self.flags, self.answer) = (gate, policy, flags, answer)
+        }
     }
 
     /// What was decided and answered, kept for the next calls.
-    struct Answer {
+    struct Answer: Sendable {
         let outcome: Decision.Outcome
         /// The reply, encoded.
         let reply: [UInt8]

@@ -1,5 +1,3 @@
-import ConfigurationFiles
-
 /// One method call, as a client sent it: `{"method": "interface.Method", "parameters": {...},
 /// "oneway": bool, "more": bool, "upgrade": bool}` (varlink.org, Method Call).
 public struct VarlinkCall: Sendable {
@@ -22,23 +20,20 @@ public struct VarlinkCall: Sendable {
     /// Reads a call from one message. A message that is not a call object, or a member of the
     /// wrong type, is an error (the connection is then closed: nothing can be replied to).
     package init(message: [UInt8]) throws(VarlinkProtocolError) {
-        guard let text = String(validating: message, as: UTF8.self) else {
-            throw VarlinkProtocolError("the message is not UTF-8")
-        }
-        let node: DocumentNode
-        do throws(ConfigurationError) {
-            node = try JSONDocumentReader.read(text, file: "message", exactIntegers: true)
+        let value: VarlinkValue
+        do throws(VarlinkMessageReader.Failure) {
+            value = try VarlinkMessageReader.read(message)
         } catch {
-            throw VarlinkProtocolError("the message is not JSON: \(error.message)")
+            throw VarlinkProtocolError("the message is not JSON: \(error)")
         }
-        guard case .object(let members) = node.kind else { throw VarlinkProtocolError("the message is not an object") }
+        guard case .object(let members) = value else { throw VarlinkProtocolError("the message is not an object") }
         var method: String?
         var parameters = VarlinkValue.object([])
         var (oneway, more, upgrade) = (false, false, false)
         for member in members {
-            switch (member.key, member.value.kind) {
+            switch (member.key, member.value) {
             case ("method", .string(let value)): method = value
-            case ("parameters", .object): parameters = VarlinkValue(member.value)
+            case ("parameters", .object): parameters = member.value
             case ("parameters", .null): break
             case ("oneway", .bool(let value)): oneway = value
             case ("more", .bool(let value)): more = value

@@ -1,4 +1,4 @@
-package import ConfigurationFiles
+import ConfigurationFiles
 
 /// A JSON value as varlink carries it: what a call's parameters hold and a reply's are made of.
 /// Numbers stay apart as integers and floating point, as varlink's `int` and `float` do.
@@ -81,19 +81,15 @@ public enum VarlinkValue: Sendable, Equatable {
 
     /// The value a parsed document holds; an integer is one only when the number is whole (the
     /// reader refuses integers past 2^53, which a double would round).
-    package init(_ node: DocumentNode) {
-        switch node.kind {
-        case .null: self = .null
-        case .bool(let value): self = .bool(value)
-        case .number(let value):
-            if value.rounded(.towardZero) == value, let exact = Int64(exactly: value) {
-                self = .int(exact)
-            } else {
-                self = .float(value)
-            }
-        case .string(let value): self = .string(value)
-        case .array(let values): self = .array(values.map(VarlinkValue.init))
-        case .object(let members): self = .object(members.map { ($0.key, VarlinkValue($0.value)) })
+    /// The type with its article, for messages, in JSON's words: "is \(value.describedType)".
+    var describedType: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .int, .float: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
         }
     }
 }
