@@ -98,9 +98,9 @@ package enum CapctlDaemon {
     /// (`DecisionService.run`), so the bound is descriptors: the soft limit is raised toward the hard
     /// one, up to 65,536 (systemd starts a service at 1,024), and a reserve of 512 is kept for everything else
     /// (policy files, the audit socket, flag services, watches' eventfds), besides up to 4,096 (a
-    /// quarter of what is left, where that is less) for clients' /proc directories, which a client's
-    /// connection keeps open once a decision reads its process (past that many, a decision opens
-    /// one for itself).
+    /// quarter of what is left, where that is less) for clients' processes: a client's connection
+    /// keeps its /proc directory and status file open once a decision reads its process, two
+    /// descriptors (past 2,048 processes, a decision opens them for itself).
     static func clientLimits() -> ClientLimits {
         var limit = rlimit()
         if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0,
@@ -112,10 +112,10 @@ package enum CapctlDaemon {
             }
         }
         let descriptors = Int(clamping: limit.rlim_cur)
-        let processDirectories = min(4_096, max(0, (descriptors - 512) / 4))
-        ProcessDirectory.setKeptLimit(processDirectories)
+        let processDescriptors = min(4_096, max(0, (descriptors - 512) / 4))
+        ProcessDirectory.setKeptLimit(processDescriptors / 2)
         return ClientLimits(
-            perUser: connectionsPerUser, total: max(16, min(connections, descriptors - 512 - processDirectories)))
+            perUser: connectionsPerUser, total: max(16, min(connections, descriptors - 512 - processDescriptors)))
     }
 
     /// Runs the daemon with the process's arguments until SIGTERM or SIGINT, and exits; on the

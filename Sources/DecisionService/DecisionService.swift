@@ -389,7 +389,9 @@ public final class DecisionService: Sendable {
             DecisionMetrics.count(action: "check", outcome: answer.outcome)
             return answer.reply
         }
-        let evaluation = try evaluate(gate, in: loaded, for: subject, action: "check", trace: trace)
+        let prepared = GateTracing.isTracing ? nil : reused.prepared(gate, policy: loaded, subject: subject)
+        let evaluation = try evaluate(
+            gate, in: loaded, for: subject, action: "check", trace: trace, prepared: prepared)
         var record = AuditRecord(action: "check", evaluation: evaluation, policy: loaded.policy, subject: subject)
         record.traceID = trace?.traceID
         write(record)
@@ -411,9 +413,11 @@ public final class DecisionService: Sendable {
     }
 
     /// Decides `gate` for `subject` without asking anyone or recording it; with `trace`, as part
-    /// of the caller's trace (its spans are children of the caller's, when a tracer is bootstrapped).
+    /// of the caller's trace (its spans are children of the caller's, when a tracer is
+    /// bootstrapped); with `prepared`, checking the condition built for it already.
     private func evaluate(
-        _ gate: String, in loaded: LoadedPolicy, for subject: Subject, action: String, trace: TraceParent? = nil
+        _ gate: String, in loaded: LoadedPolicy, for subject: Subject, action: String, trace: TraceParent? = nil,
+        prepared: LoadedPolicy.PreparedGate? = nil
     ) throws(VarlinkError) -> GateEvaluation {
         guard loaded.policy.gates[gate] != nil else { throw Self.noSuchGate(gate) }
         let started = ContinuousClock.now
@@ -421,7 +425,8 @@ public final class DecisionService: Sendable {
         // This client thread may block for its client: a file checked as the client is then
         // checked here at once, and a gate of such parts needs no task.
         switch try? TaskWait.blockingAllowed({ () throws(ConfigurationError) in
-            try loaded.startEvaluation(gate: gate, subject: subject)
+            if let prepared { return try loaded.startEvaluation(prepared) }
+            return try loaded.startEvaluation(gate: gate, subject: subject)
         }) {
         case nil:
             throw Self.noSuchGate(gate)

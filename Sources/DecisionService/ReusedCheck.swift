@@ -1,3 +1,4 @@
+import Capabilities
 import CapabilityPolicy
 import LinuxPolicy
 import Locking
@@ -10,7 +11,9 @@ import Locking
 /// is younger than ``lifetime``, so the user and group databases' names and the host name are read
 /// again at least that often, as a route gate reads a user's groups. A gate that reads a file, a
 /// process, a host or a login is decided on every call. Each reuse is a decision of its own in
-/// the audit trail (the record renewed: its own id and time).
+/// the audit trail (the record renewed: its own id and time). A gate decided anew on every call
+/// keeps the condition built for the client (`LoadedPolicy.PreparedGate`): its parts still answer
+/// at every check; only building them again is saved.
 final class ReusedCheck: Sendable {
     /// How long a decision is reused at most (zero: never).
     let lifetime: Duration
@@ -55,6 +58,19 @@ final class ReusedCheck: Sendable {
     }
 
     private let kept = Lock<Kept?>(nil)
+    /// The last gate decided anew, its condition built for the client under that policy (nil: it
+    /// is built for every call, as a gate that reads a flag is).
+    private let prepared = Lock<(gate: String, policy: LoadedPolicy, prepared: LoadedPolicy.PreparedGate?)?>(nil)
+
+    /// Gate `gate` of `policy` prepared for `subject`, made at its first call and kept for the next.
+    func prepared(_ gate: String, policy: LoadedPolicy, subject: Subject) -> LoadedPolicy.PreparedGate? {
+        if let known = prepared.withLock({ $0.flatMap { $0.gate == gate && $0.policy === policy ? $0 : nil } }) {
+            return known.prepared
+        }
+        let made = try? policy.prepare(gate: gate, subject: subject)
+        prepared.withLock { $0 = (gate, policy, made) }
+        return made
+    }
 
     /// What to do for `gate` under `policy`, its flags at `flags` (read before deciding), at `now`.
     func find(

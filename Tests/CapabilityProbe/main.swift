@@ -106,9 +106,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else { fail("usage: capability-probe file PATH ACCESS [KIND]") }
 
 switch mode {
-case "exec-after-connect":
+case "exec-after-connect", "exec-after-asking":
     guard arguments.count >= 4 else {
-        fail("usage: capability-probe exec-after-connect PATH REQUEST PROGRAM ARGUMENT...")
+        fail("usage: capability-probe exec-after-connect|exec-after-asking PATH REQUEST PROGRAM ARGUMENT...")
     }
     // Without a socket (`-`), the child prints the process's reference instead of sending.
     let connection =
@@ -116,6 +116,17 @@ case "exec-after-connect":
         ? open("/dev/null", O_RDWR | O_CLOEXEC)
         : clinux_unix_socket(arguments[1], Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT)
     guard connection >= 0 else { fail("cannot connect to \(arguments[1])") }
+    if mode == "exec-after-asking" {
+        // The same call first, answered before the exec, on the connection the child inherits.
+        let request = Array(
+            arguments[2].split(separator: "\\0", omittingEmptySubsequences: false).joined(separator: "\0").utf8)
+        _ = request.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+        var reply: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(connection, &byte, 1) == 1, byte != 0 { reply.append(byte) }
+        print("before: \(String(decoding: reply, as: UTF8.self))")
+        fflush(nil)
+    }
     // The child learns that the exec is done when the pipe's write end, closed by the exec, is.
     var ends: [Int32] = [0, 0]
     guard pipe(&ends) == 0 else { fail("pipe: \(String(cString: strerror(errno)))") }

@@ -754,6 +754,15 @@ struct CapctldTests {
                 daemon.socket, request: check("bind"), program: programs.fileCapability)
             #expect(fileCapability.program == "uid=65534,65534 capeff=0000000000000400", "\(fileCapability.program)")
             #expect(fileCapability.reply.contains(#""outcome":"undecided""#), "\(wrapper): \(fileCapability.reply)")
+            // Asked once before the exec on the same connection (its gate's condition built and
+            // kept for the connection): the call after the exec is still decided anew.
+            let askedFirst = try await PrivilegedPrograms.execAfterAsking(
+                daemon.socket, request: check("bind"), program: programs.fileCapability)
+            #expect(
+                askedFirst.before.contains(pinned ? #""outcome":"fails""# : #""outcome":"undecided""#),
+                "\(wrapper): \(askedFirst.before)")
+            #expect(askedFirst.program == "uid=65534,65534 capeff=0000000000000400", "\(askedFirst.program)")
+            #expect(askedFirst.reply.contains(#""outcome":"undecided""#), "\(wrapper): \(askedFirst.reply)")
             // What the client holds itself still counts where the peer is pinned: the capability
             // given to it as systemd's AmbientCapabilities= gives it, across a plain exec.
             let ambient = try await PrivilegedPrograms.execAfterConnect(

@@ -96,4 +96,27 @@ struct ProcessDirectoryTests {
             return
         }
     }
+
+    @Test("the kept status file is read as the process stands at each reading: stopped, then running again")
+    func keptStatusIsCurrent() async throws {
+        let child = try await child()
+        defer { child.stop() }
+        let process = try #require(try Subject.process(child.pid).process)
+        let directory = try ProcessDirectory.of(process)
+        func state() throws -> String {
+            let text = String(decoding: try directory.statusBytes(), as: UTF8.self)
+            return text.split(separator: "\n").first { $0.hasPrefix("State:") }.map(String.init) ?? text
+        }
+        let sleeping = try state()
+        #expect(sleeping.contains("S (sleeping)"), "\(sleeping)")
+        kill(child.pid, SIGSTOP)
+        var information = siginfo_t()
+        #expect(waitid(P_PID, id_t(child.pid), &information, WSTOPPED | WNOWAIT) == 0)
+        let stopped = try state()
+        #expect(stopped.contains("T (stopped)"), "\(stopped)")
+        kill(child.pid, SIGCONT)
+        #expect(waitid(P_PID, id_t(child.pid), &information, WCONTINUED | WNOWAIT) == 0)
+        let continued = try state()
+        #expect(!continued.contains("T (stopped)"), "\(continued)")
+    }
 }

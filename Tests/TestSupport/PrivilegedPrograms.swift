@@ -57,4 +57,23 @@ extension PrivilegedPrograms {
         let reply = await client.nextLine() ?? ""
         return (String(exec.dropFirst("program: ".count)), String(reply.dropFirst("reply: ".count)))
     }
+
+    /// ``execAfterConnect(_:request:program:credentials:)``, the client making the same call once
+    /// before its exec too, on the same connection: the reply before, the program, the reply after.
+    public static func execAfterAsking(
+        _ socket: String, request: String, program: String, credentials: [String] = ["--clear-groups"]
+    ) async throws -> (before: String, program: String, reply: String) {
+        let client = try DaemonProcess(
+            ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534"] + credentials
+                + [builtProductForAnyUser("capability-probe"), "exec-after-asking", socket, request, program, "30"],
+            environment: [:])
+        defer { client.stop() }
+        let before = await client.nextLine() ?? ""
+        let exec = await client.nextLine() ?? ""
+        let reply = await client.nextLine() ?? ""
+        return (
+            String(before.dropFirst("before: ".count)), String(exec.dropFirst("program: ".count)),
+            String(reply.dropFirst("reply: ".count))
+        )
+    }
 }

@@ -303,6 +303,41 @@ public final class LoadedPolicy: Sendable {
         }
     }
 
+    /// A gate's condition built once for one subject, to be checked again for each of its calls
+    /// (a service's client asking the same gate on its connection): the condition
+    /// ``startEvaluation(gate:subject:)`` would build for every call, whose parts answer anew at
+    /// every check (a file, a process read each time); only its making is saved.
+    package struct PreparedGate: Sendable {
+        let gate: String
+        let subject: Subject
+        let condition: any ProcedureCondition
+    }
+
+    /// Gate `name` prepared for `subject`; nil for a gate that may read a flag (its flag context
+    /// would be the first check's, the user and group names of that moment) and while a tracer is
+    /// bootstrapped (each check has spans of its own).
+    package func prepare(gate name: String, subject: Subject) throws(ConfigurationError) -> PreparedGate? {
+        guard !policy.readsFlags(deciding: [name]) else { return nil }
+        let (condition, spans) = try traceableCondition(
+            forGate: name, lazyContext: LazyContext { [self] in flagContext(nil, subject) }, subject: subject,
+            assuming: Assumptions())
+        guard spans == nil else { return nil }
+        return PreparedGate(gate: name, subject: subject, condition: condition)
+    }
+
+    /// ``startEvaluation(gate:subject:)`` of a gate ``prepare(gate:subject:)`` made.
+    package func startEvaluation(_ prepared: PreparedGate) throws(ConfigurationError) -> PendingEvaluation {
+        // A tracer bootstrapped since: the check is built with its spans.
+        guard !GateTracing.isTracing else { return try startEvaluation(gate: prepared.gate, subject: prepared.subject) }
+        if let report = prepared.condition.checkWithoutWaiting() {
+            return .decided(GateEvaluation(gate: prepared.gate, report: report))
+        }
+        return .waiting { [self] in
+            await decide(
+                prepared.condition, gate: prepared.gate, subject: prepared.subject, interactive: false, spans: nil)
+        }
+    }
+
     /// Evaluates gate `name` for this process (or for `subject`), asking for authorization where
     /// the gate could still pass (a password prompt, for example), as a procedure gated on it would.
     public func evaluateAllowingInteraction(

@@ -38,6 +38,25 @@ package enum FileContents {
         }
     }
 
+    /// The whole of the /proc file open at `descriptor`, read afresh from its start (`pread` at
+    /// offset 0: the kernel makes its text anew for each read from the start), the descriptor
+    /// left open: a file a service reads per decision without opening it each time.
+    static func bytesFromStart(of descriptor: FileDescriptor, name: String) throws(ReadError) -> [UInt8] {
+        do {
+            return try withUnsafeTemporaryAllocation(byteCount: 8192, alignment: 1) { chunk in
+                var bytes: [UInt8] = []
+                while true {
+                    let count = try descriptor.read(
+                        fromAbsoluteOffset: Int64(bytes.count), into: chunk, retryOnInterrupt: true)
+                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+                    if count < chunk.count { return bytes }
+                }
+            }
+        } catch {
+            throw ReadError(path: name, code: (error as? Errno)?.rawValue ?? EIO)
+        }
+    }
+
     /// Everything `descriptor` reads (up to a read that returns nothing, or, with
     /// `endsAtShortRead`, one that does not fill the buffer), then closes it.
     private static func readAll(_ descriptor: FileDescriptor, endsAtShortRead: Bool = false) throws -> [UInt8] {

@@ -50,7 +50,7 @@ enum PinnedProcessReading {
             )
         }
         // A process that has exited keeps its files until it is reaped, but no program (an empty vector).
-        guard let statusBytes = try? directory.bytes(of: "status"),
+        guard let statusBytes = try? directory.statusBytes(),
             case let status = ProcessFiles.Status(parsing: statusBytes), !status.isZombie,
             case let namespace = directory.userNamespace(of: pid),
             let afterBytes = try? directory.bytes(of: "auxv"), !afterBytes.isEmpty,

@@ -8,7 +8,9 @@ import SystemPackage
 /// process, not to the number: once the process is reaped, its files answer ESRCH, even after a
 /// new process takes the pid. So the process is proven to be the subject's once, by its start
 /// time read through the directory when it is opened, rather than by reading its start time
-/// around every later reading.
+/// around every later reading. A kept directory keeps the process's `status` open too: the kernel
+/// writes it afresh for every read from its start, and it fails as the directory's files do once
+/// the process is reaped, so a decision reads it without opening it.
 package final class ProcessDirectory: Sendable {
     /// Why the directory could not be opened.
     enum Failure: Error {
@@ -22,9 +24,11 @@ package final class ProcessDirectory: Sendable {
     private let directory: FileDescriptor
     /// Whether it counts against the limit of kept directories (it is kept with the subject).
     private let counted: Bool
+    /// The process's `status`, open while the directory is kept (nil: opened per reading).
+    private let status: FileDescriptor?
 
-    /// How many directories are kept open at once, and the most that may be: each holds a
-    /// descriptor for as long as its subject lives, so a service bounds them beside its
+    /// How many directories are kept open at once, and the most that may be: each holds two
+    /// descriptors (itself and the process's `status`) for as long as its subject lives, so a service bounds them beside its
     /// connections (capctld sets it from its descriptor limit). Past it, a reading opens a
     /// directory for itself and closes it after: the same proof, paid per reading.
     private static let kept = Lock((open: 0, limit: 1_024))
@@ -37,9 +41,12 @@ package final class ProcessDirectory: Sendable {
     private init(directory: FileDescriptor, counted: Bool) {
         self.directory = directory
         self.counted = counted
+        let opened = counted ? openat(directory.rawValue, "status", O_RDONLY | O_CLOEXEC) : -1
+        status = opened >= 0 ? FileDescriptor(rawValue: opened) : nil
     }
 
     deinit {
+        try? status?.close()
         try? directory.close()
         if counted { Self.kept.withLock { $0.open -= 1 } }
     }
@@ -80,5 +87,11 @@ package final class ProcessDirectory: Sendable {
     /// The bytes of the process's file `name` (`status`, `auxv`, ...).
     func bytes(of name: String) throws(FileContents.ReadError) -> [UInt8] {
         try FileContents.bytes(of: name, in: directory.rawValue)
+    }
+
+    /// The bytes of the process's `status`, as it stands now.
+    func statusBytes() throws(FileContents.ReadError) -> [UInt8] {
+        guard let status else { return try bytes(of: "status") }
+        return try FileContents.bytesFromStart(of: status, name: "status")
     }
 }
