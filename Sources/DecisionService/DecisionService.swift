@@ -382,9 +382,11 @@ public final class DecisionService: Sendable {
         let found =
             trace != nil && GateTracing.isTracing ? .decide : reused.find(gate, policy: loaded, flags: flags, at: now)
         if case .reuse(let answer) = found {
-            var record = answer.record.renewed()
-            record.traceID = trace?.traceID
-            write(record)
+            write(outcome: answer.outcome, subject: subject) {
+                var record = answer.record.renewed()
+                record.traceID = trace?.traceID
+                return record
+            }
             DecisionMetrics.time(action: "check", ContinuousClock.now - now)
             DecisionMetrics.count(action: "check", outcome: answer.outcome)
             return answer.reply
@@ -392,14 +394,17 @@ public final class DecisionService: Sendable {
         let prepared = GateTracing.isTracing ? nil : reused.prepared(gate, policy: loaded, subject: subject)
         let evaluation = try evaluate(
             gate, in: loaded, for: subject, action: "check", trace: trace, prepared: prepared)
-        var record = AuditRecord(action: "check", evaluation: evaluation, policy: loaded.policy, subject: subject)
-        record.traceID = trace?.traceID
-        write(record)
+        let record = { AuditRecord(action: "check", evaluation: evaluation, policy: loaded.policy, subject: subject) }
+        // Made only when written (or kept): past its user's share a decision is counted, not made a record.
+        write(outcome: evaluation.decisionOutcome, subject: subject) {
+            var made = record()
+            made.traceID = trace?.traceID
+            return made
+        }
         let reply = VarlinkReplies.encodedReply([("decision", told(evaluation, in: loaded, to: subject).varlinkValue)])
         if case .decideAndKeep = found {
-            record.traceID = nil
             reused.keep(
-                ReusedCheck.Answer(outcome: evaluation.decisionOutcome, reply: reply, record: record, decidedAt: now),
+                ReusedCheck.Answer(outcome: evaluation.decisionOutcome, reply: reply, record: record(), decidedAt: now),
                 gate: gate, policy: loaded, flags: flags)
         }
         return reply
@@ -455,6 +460,12 @@ public final class DecisionService: Sendable {
     /// Writes `record`, counting it in the metrics when it reached no log.
     private func write(_ record: AuditRecord) {
         if !audit.record(record) { DecisionMetrics.countUndeliveredAuditRecord() }
+    }
+
+    /// Writes the record `make` makes, made only when the trail writes it (``AuditTrail``'s
+    /// per-user share), counting it in the metrics when it reached no log.
+    private func write(outcome: Decision.Outcome, subject: Subject, _ make: () -> AuditRecord) {
+        if !audit.record(outcome: outcome, subject: subject, make) { DecisionMetrics.countUndeliveredAuditRecord() }
     }
 
     /// A Status call's one record: each gate with its outcome, the record's outcome the most

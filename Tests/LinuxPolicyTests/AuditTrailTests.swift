@@ -164,16 +164,37 @@ struct AuditTrailTests {
         var windows = AuditUserWindows(limit: AuditUserLimit(records: 2, per: .seconds(30)))
         let start = ContinuousClock.now
         let record = Self.decision(uid: 7, .undecided)
-        #expect(windows.admit(record, uid: 7, at: start).write)
-        #expect(windows.admit(record, uid: 7, at: start + .seconds(1)).write)
-        #expect(!windows.admit(record, uid: 7, at: start + .seconds(29)).write)
-        let next = windows.admit(record, uid: 7, at: start + .seconds(30))
+        func admit(at time: ContinuousClock.Instant) -> (write: Bool, summary: AuditRecord?) {
+            windows.admit(outcome: record.outcome, subject: record.subject, uid: 7, at: time)
+        }
+        #expect(admit(at: start).write)
+        #expect(admit(at: start + .seconds(1)).write)
+        #expect(!admit(at: start + .seconds(29)).write)
+        let next = admit(at: start + .seconds(30))
         #expect(next.write, "a new interval")
         #expect(
             next.summary?.reasons.hasPrefix("1 more decision(s) for uid 7") == true,
             "\(String(describing: next.summary))")
         #expect(next.summary?.outcome == .undecided)
         #expect(windows.due(at: start + .seconds(59), all: false).isEmpty, "nothing counted in the new one")
+    }
+
+    @Test("past a user's share a decision is counted by its outcome, and its record is never made")
+    func recordsPastTheShareNotMade() throws {
+        let directory = try TemporaryDirectory()
+        let trail = AuditTrail(
+            level: .all, journalPath: nil, syslogPath: directory.path + "/no-log", identifier: "test",
+            limitPerUser: AuditUserLimit(records: 2, per: .seconds(3600)))
+        let made = Lock(0)
+        let record = Self.decision(uid: 7, .fails)
+        for _ in 0..<5 {
+            trail.record(outcome: record.outcome, subject: record.subject) {
+                made.withLock { $0 += 1 }
+                return record
+            }
+        }
+        #expect(made.withLock { $0 } == 2, "the user's two records, no more")
+        #expect(trail.failedWrites == 2, "nothing listens: the two written are lost, the rest only counted")
     }
 
     @Test("lost records are said: the first at once, later ones at most once a minute and at the last flush")

@@ -145,8 +145,10 @@ public struct FileAccess: SubjectCapability {
     /// Whether `subject` has exactly this process's file-system credentials.
     private static func isThisProcess(_ subject: Subject) -> Bool {
         let groups = ProcessIdentity.currentGroupIDs()
+        // Both lists are the kernel's, in its order: equal arrays are the common case, sets the rest.
         return subject.uid == geteuid() && subject.gid == groups.effective
-            && Set(subject.supplementaryGroups) == Set(groups.supplementary)
+            && (subject.supplementaryGroups == groups.supplementary
+                || Set(subject.supplementaryGroups) == Set(groups.supplementary))
     }
 
     private func check() -> CapabilityStatus {

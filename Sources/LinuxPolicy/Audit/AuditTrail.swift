@@ -1,3 +1,4 @@
+package import Capabilities
 public import CapabilityPolicy
 import ConfigurationFiles
 import Glibc
@@ -121,19 +122,27 @@ public final class AuditTrail: Sendable {
     /// - Returns: false when a record was to be written and reached no receiver.
     @discardableResult
     public func record(_ record: AuditRecord) -> Bool {
+        self.record(outcome: record.outcome, subject: record.subject) { record }
+    }
+
+    /// ``record(_:)`` of the record `make` makes, made only when it is written: a decision of a
+    /// user past its share (``limitPerUser``) is counted by its outcome and subject alone, as a
+    /// service deciding thousands a second must not build records it drops.
+    @discardableResult
+    package func record(outcome: AuditRecord.Outcome, subject: Subject?, _ make: () -> AuditRecord) -> Bool {
         switch level {
         case .off: return true
-        case .denials where record.outcome == .holds: return true
+        case .denials where outcome == .holds: return true
         default: break
         }
-        let uid = record.subject?.uid ?? geteuid()
+        let uid = subject?.uid ?? geteuid()
         let now = ContinuousClock.now
         let (write, summary) = state.withLock { state -> (Bool, AuditRecord?) in
             guard state.windows != nil else { return (true, nil) }
-            return state.windows!.admit(record, uid: uid, at: now)
+            return state.windows!.admit(outcome: outcome, subject: subject, uid: uid, at: now)
         }
         var delivered = summary.map(send) ?? true
-        if write { delivered = send(record) && delivered }
+        if write { delivered = send(make()) && delivered }
         return delivered
     }
 

@@ -46,9 +46,9 @@ struct AuditUserWindows {
 
     /// Whether `record` (of user `uid`) is written, and the summary of that user's interval that
     /// ended before it, if records were counted in it.
-    mutating func admit(_ record: AuditRecord, uid: UInt32, at now: ContinuousClock.Instant) -> (
-        write: Bool, summary: AuditRecord?
-    ) {
+    mutating func admit(
+        outcome: AuditRecord.Outcome, subject: Subject?, uid: UInt32, at now: ContinuousClock.Instant
+    ) -> (write: Bool, summary: AuditRecord?) {
         var summary: AuditRecord?
         // The start alone is read: a copy of the window would retain its counts and subject.
         if let started = windows[uid]?.started, now - started >= limit.interval {
@@ -62,8 +62,8 @@ struct AuditUserWindows {
                 window.written += 1
                 return true
             }
-            window.counted[record.outcome, default: 0] += 1
-            if window.subject == nil { window.subject = record.subject }
+            window.counted[outcome, default: 0] += 1
+            if window.subject == nil { window.subject = subject }
             return false
         }
         let write = admit(&windows[uid, default: Window(started: now)])
