@@ -1,7 +1,6 @@
 public import CapabilityPolicy
 import Glibc
 public import LinuxBackends
-import Locking
 import Plumbing
 public import Varlink
 
@@ -35,8 +34,6 @@ public final class DecisionClient: Sendable {
     /// How long a call waits for its reply (a login's questions wait for the person instead).
     public let timeout: Duration
     private let client: VarlinkClient
-    /// The last untraced `Check`'s gate and its call, encoded.
-    private let lastCheck = Lock<(gate: String, message: [UInt8])?>(nil)
 
     /// Connects to the service at `path`; throws `.connection` when nothing listens there, or
     /// when what listens runs as neither root nor this process's user: its answers would be the
@@ -59,27 +56,13 @@ public final class DecisionClient: Sendable {
     /// How `gate` stands for this process, asking nobody anything; as part of `trace` (by default
     /// the trace of the caller's current span, when a tracer is bootstrapped).
     public func check(_ gate: String, trace: TraceParent? = TraceParent.current()) throws(Failure) -> Decision {
-        if let trace {
-            return try Self.decision(
-                client.call(GatesInterface.name + ".Check", [("gate", .string(gate)), Self.traceParameter(trace)])[
-                    "decision"])
-        }
-        // A service checks the same gate again and again: its call is encoded once.
-        let message = lastCheck.withLock { last -> [UInt8] in
-            if let last, last.gate == gate { return last.message }
-            let message = VarlinkClient.encodedCall(GatesInterface.name + ".Check", [("gate", .string(gate))])
-            last = (gate, message)
-            return message
-        }
-        return try Self.decision(client.call(encoded: message)["decision"])
+        try Self.decision(
+            client.call(GatesInterface.name + ".Check", [("gate", .string(gate))] + Self.traceParameter(trace))[
+                "decision"])
     }
 
     private static func traceParameter(_ trace: TraceParent?) -> [(String, VarlinkValue)] {
-        trace.map { [traceParameter($0)] } ?? []
-    }
-
-    private static func traceParameter(_ trace: TraceParent) -> (String, VarlinkValue) {
-        ("traceparent", .string(trace.description))
+        trace.map { [("traceparent", .string($0.description))] } ?? []
     }
 
     /// How `gate` stands for another process: its pid, its start time (field 22 of

@@ -1,5 +1,4 @@
 import CLinuxSupport
-import ConfigurationFiles
 import Glibc
 import Locking
 import Plumbing
@@ -98,20 +97,6 @@ public final class VarlinkClient: Sendable {
                     return
                 }
             }
-        }
-    }
-
-    /// A call of `method` with `parameters`, encoded once: what ``call(encoded:)`` sends, for a
-    /// client that makes the same call again.
-    package static func encodedCall(_ method: String, _ parameters: [(key: String, value: VarlinkValue)]) -> [UInt8] {
-        VarlinkValue.object([("method", .string(method)), ("parameters", .object(parameters))]).message()
-    }
-
-    /// Makes a call encoded by ``encodedCall(_:_:)`` and waits for its reply, as ``call(_:_:)``.
-    package func call(encoded message: [UInt8]) throws(Failure) -> VarlinkValue {
-        try turn.withLock { _ throws(Failure) in
-            guard message.withUnsafeBytes({ connection.write($0) }) else { throw .connection("the service went away") }
-            return try nextReply(until: .now + timeout).parameters
         }
     }
 

@@ -1,4 +1,3 @@
-import Locking
 package import Plumbing
 import SystemPackage
 
@@ -19,9 +18,6 @@ package struct VarlinkConnection {
     /// Whether a call on another connection waits for one on this connection (an answer to a
     /// question asked there): then this one outlasts its idle timeout and a stop, until it does not.
     let awaited: (@Sendable () -> Bool)?
-    /// The connection's last call: a client asking the same again (a gate checked per request)
-    /// sends the same bytes, which read as the same call.
-    private let lastCall = LastCall()
 
     package init(
         connection: LineConnection, info: VarlinkServiceInfo, interfaces: [VarlinkInterface], limits: Limits = Limits(),
@@ -101,15 +97,10 @@ package struct VarlinkConnection {
     /// Answers one message: nil when the connection goes on, else how it ended.
     private func answer(_ message: [UInt8], keepingFinalReply: Bool = false) -> End? {
         let call: VarlinkCall
-        if let repeated = lastCall.call(for: message) {
-            call = repeated
-        } else {
-            do throws(VarlinkProtocolError) {
-                call = try VarlinkCall(message: message)
-            } catch {
-                return .refused(error.description)
-            }
-            lastCall.keep(call, for: message)
+        do throws(VarlinkProtocolError) {
+            call = try VarlinkCall(message: message)
+        } catch {
+            return .refused(error.description)
         }
         let replies = VarlinkReplies(connection: connection, call: call, keepsFinalReply: keepingFinalReply)
         do throws(VarlinkError) {
@@ -188,20 +179,4 @@ package struct VarlinkConnection {
         error ExpectedMore ()
 
         """
-}
-
-/// A connection's last call and the message it was read from.
-private final class LastCall: Sendable {
-    /// Longer messages are read every time: the comparison would cost what it saves.
-    static let longest = 512
-    private let kept = Lock<(message: [UInt8], call: VarlinkCall)?>(nil)
-
-    func call(for message: [UInt8]) -> VarlinkCall? {
-        kept.withLock { kept in kept.flatMap { $0.message == message ? $0.call : nil } }
-    }
-
-    func keep(_ call: VarlinkCall, for message: [UInt8]) {
-        guard message.count <= Self.longest else { return }
-        kept.withLock { $0 = (message, call) }
-    }
 }
