@@ -21,6 +21,13 @@ enum CorePlacement {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
     }
 
+    /// Gives every core back to every thread of each process of `pids` and of this one: a thread
+    /// started while the calling thread was pinned (a Dispatch worker it woke) inherited its one
+    /// core, and an 8-client row run on such workers measured two cores as one, by chance.
+    static func giveBackAllCores(_ pids: [Int32]) -> Bool {
+        move(pids + [getpid()], andThisThreadTo: allCores)
+    }
+
     /// Puts every thread of each running process of `pids`, and the calling thread, on `cores`
     /// (taskset's list: "0", "0-1"); false when taskset could not.
     static func move(_ pids: [Int32], andThisThreadTo cores: String) -> Bool {

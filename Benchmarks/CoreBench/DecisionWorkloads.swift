@@ -117,7 +117,7 @@ enum DecisionWorkloads {
     ) -> Double {
         let connections = (0..<clients).map { _ in UncheckedBox(connect()) }
         let start = DispatchTime.now().uptimeNanoseconds
-        DispatchQueue.concurrentPerform(iterations: clients) { index in
+        onThreads(clients) { index in
             for _ in 0..<count { call(connections[index].value) }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -131,11 +131,27 @@ enum DecisionWorkloads {
     ) -> [Double] {
         let connections = (0..<clients).map { _ in UncheckedBox(connect()) }
         let times = (0..<clients).map { _ in UncheckedBox(MutableTimes()) }
-        DispatchQueue.concurrentPerform(iterations: clients) { index in
+        onThreads(clients) { index in
             let connection = connections[index].value
             times[index].value.seconds = timeEach(count) { call(connection) }
         }
         return times.flatMap { $0.value.seconds }
+    }
+
+    /// Runs `body(0..<count)` each on a thread of its own, all at once, and waits for them: the
+    /// clients of a row. Not `concurrentPerform`, which runs its iterations on as many threads as
+    /// there are processors (two here), so "8 clients" were two at a time, each waiting in turn.
+    static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        for index in 0..<count {
+            let thread = Thread {
+                body(index)
+                done.signal()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        for _ in 0..<count { done.wait() }
     }
 
     /// One thread's times, filled by that thread alone.
@@ -143,7 +159,7 @@ enum DecisionWorkloads {
         var seconds: [Double] = []
     }
 
-    /// A value handed to one thread of `concurrentPerform` (each thread uses its own).
+    /// A value handed to one client's thread (each thread uses its own).
     final class UncheckedBox<Value>: @unchecked Sendable {
         let value: Value
         init(_ value: Value) { self.value = value }
@@ -266,7 +282,7 @@ extension CoreBench {
         }
         if pinned {
             precondition(
-                CorePlacement.move([daemon.pid, echo.pid], andThisThreadTo: CorePlacement.allCores),
+                CorePlacement.giveBackAllCores([daemon.pid, echo.pid]),
                 "cannot give the cores back")
         }
         let micro = { (value: Double) in String(format: "%7.1f µs", value * 1e6) }
