@@ -245,14 +245,10 @@ struct VarlinkMessageReader {
             index += 1
             guard let escaped = current else { throw failure("unterminated string") }
             index += 1
-            switch escaped {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escaped)
-            case UInt8(ascii: "b"): decoded.append(0x08)
-            case UInt8(ascii: "f"): decoded.append(0x0C)
-            case UInt8(ascii: "n"): decoded.append(UInt8(ascii: "\n"))
-            case UInt8(ascii: "r"): decoded.append(UInt8(ascii: "\r"))
-            case UInt8(ascii: "t"): decoded.append(UInt8(ascii: "\t"))
-            case UInt8(ascii: "u"):
+            if let byte = JSONString.escaped(escaped) {
+                decoded.append(byte)
+            } else {
+                guard escaped == UInt8(ascii: "u") else { throw failure("invalid escape") }
                 var code = try readHex4()
                 if (0xD800..<0xDC00).contains(code) {
                     guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
@@ -264,7 +260,6 @@ struct VarlinkMessageReader {
                 }
                 guard let scalar = Unicode.Scalar(code) else { throw failure("invalid \\u escape") }
                 UTF8.encode(scalar) { decoded.append($0) }
-            default: throw failure("invalid escape")
             }
             run = index
         }

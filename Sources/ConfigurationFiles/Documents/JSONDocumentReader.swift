@@ -269,15 +269,12 @@ package struct JSONDocumentReader {
             advance()
             guard let escaped = current else { throw error("unterminated string", at: start) }
             advance()
+            if let byte = JSONString.escaped(escaped) {
+                decoded.append(byte)
+                run = index
+                continue
+            }
             switch escaped {
-            case UInt8(ascii: "\""): decoded.append(UInt8(ascii: "\""))
-            case UInt8(ascii: "\\"): decoded.append(UInt8(ascii: "\\"))
-            case UInt8(ascii: "/"): decoded.append(UInt8(ascii: "/"))
-            case UInt8(ascii: "b"): decoded.append(0x08)
-            case UInt8(ascii: "f"): decoded.append(0x0C)
-            case UInt8(ascii: "n"): decoded.append(UInt8(ascii: "\n"))
-            case UInt8(ascii: "r"): decoded.append(UInt8(ascii: "\r"))
-            case UInt8(ascii: "t"): decoded.append(UInt8(ascii: "\t"))
             case UInt8(ascii: "u"):
                 var code = try readHex4(escapeLocation)
                 if (0xD800..<0xDC00).contains(code) {

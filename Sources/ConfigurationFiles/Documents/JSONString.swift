@@ -2,6 +2,21 @@
 /// flag values, capctl's output). Quote, backslash and every control character (DEL too, which a
 /// terminal may act on) escaped; the rest of the UTF-8 as it is.
 package enum JSONString {
+    /// The byte a one-letter escape stands for when read (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`,
+    /// `\r`, `\t`: RFC 8259, section 7); nil for `u` (four hexadecimal digits follow) and for
+    /// any other letter, which is no escape.
+    package static func escaped(_ letter: UInt8) -> UInt8? {
+        switch letter {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): letter
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): UInt8(ascii: "\n")
+        case UInt8(ascii: "r"): UInt8(ascii: "\r")
+        case UInt8(ascii: "t"): UInt8(ascii: "\t")
+        default: nil
+        }
+    }
+
     /// Appends `string`, quoted, to `bytes`.
     package static func append(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
