@@ -351,6 +351,9 @@ extension CoreBench {
         let seconds = calls < 100_000 ? 2.0 : 4.0
         let askers = await DecisionWorkloads.clientProcesses(
             socket, (0..<users).map { (20_000 + $0, perUser, String(seconds)) })
+        // capctld's share of the two cores during the row: whether a slow run was capctld
+        // working slowly or capctld waiting for a core beside fifty busy clients.
+        let cpuBefore = DecisionWorkloads.cpuSeconds(daemon.pid)
         for asker in askers { kill(asker.pid, SIGUSR1) }
         var answers: [Int] = []
         var medians: [Double] = []
@@ -364,6 +367,7 @@ extension CoreBench {
             largest = max(largest, said.largest)
             asker.stop()
         }
+        let cpuDuring = DecisionWorkloads.cpuSeconds(daemon.pid) - cpuBefore
         answers.sort()
         let manyRate = Double(answers.reduce(0, +)) / seconds
         let medianCall = median(medians.map { $0 / 1e6 })
@@ -373,6 +377,11 @@ extension CoreBench {
             "1,000 connections: answers per connection, fewest / median / most",
             "\(answers.first ?? 0) / \(answers[answers.count / 2]) / \(answers.last ?? 0)")
         report.line("1,000 connections: a call's median, largest", micro(medianCall) + " " + micro(largest / 1e6))
+        report.line(
+            "1,000 connections: capctld CPU, per decision",
+            String(
+                format: "%.2f s of %.0f s, %.1f µs", cpuDuring, seconds,
+                cpuDuring / Double(max(1, answers.reduce(0, +))) * 1e6))
         report.ratio(
             "1,000 connections / 8 clients, decisions per second", manyRate / capctldRate, target: 0.8, atLeast: true,
             row: "capctld decisions/s, 1,000 connections / 8 clients")
@@ -589,6 +598,15 @@ extension DecisionWorkloads {
         guard words.count == 6, words[0] == "answers", let median = Double(words[3]), let largest = Double(words[5])
         else { return nil }
         return (words[1].split(separator: ",").compactMap { Int($0) }, median, largest)
+    }
+
+    /// The CPU time process `pid` has used, user and system, in seconds (/proc/PID/stat).
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let fields = stat.split(separator: ")").last?.split(separator: " "), fields.count > 13,
+            let user = Double(fields[11]), let system = Double(fields[12])
+        else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// The resident memory of process `pid`, in bytes (VmRSS).
