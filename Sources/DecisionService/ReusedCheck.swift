@@ -3,7 +3,7 @@ import CapabilityPolicy
 import LinuxPolicy
 import Locking
 
-/// One connection's last `Check`, reused for its next `Check` of the same gate while nothing the
+/// A connection's last `Check` of each gate, reused for its next `Check` of that gate while nothing the
 /// decision followed from can have changed: the gate reads only the client's user and groups
 /// (the kernel's, fixed when it connected) and flags that do not read the clock
 /// (`LoadedPolicy.decidesFromIdentityAndFlags`); the loaded policy is the same one (an edit loads
@@ -22,10 +22,9 @@ final class ReusedCheck: Sendable {
         self.lifetime = lifetime
     }
 
-    /// The last decision, or what was learned of the gate (not reusable) under that policy and
+    /// A gate's last decision, or what was learned of it (not reusable) under that policy and
     /// flags. A class: a call takes one reference out of the lock, not a copy of every field.
     private final class Kept: Sendable {
-        let gate: String
         /// Held, not named by address: a policy freed and another made at its address must not
         /// pass for it.
         let policy: LoadedPolicy
@@ -33,8 +32,8 @@ final class ReusedCheck: Sendable {
         /// Nil when the gate is decided anew every time.
         let answer: Answer?
 
-        init(gate: String, policy: LoadedPolicy, flags: LoadedPolicy.FlagsGeneration, answer: Answer?) {
-            (self.gate, self.policy, self.flags, self.answer) = (gate, policy, flags, answer)
+        init(policy: LoadedPolicy, flags: LoadedPolicy.FlagsGeneration, answer: Answer?) {
+            (self.policy, self.flags, self.answer) = (policy, flags, answer)
         }
     }
 
@@ -57,19 +56,28 @@ final class ReusedCheck: Sendable {
         case decide
     }
 
-    private let kept = Lock<Kept?>(nil)
-    /// The last gate decided anew, its condition built for the client under that policy (nil: it
-    /// is built for every call, as a gate that reads a flag is).
-    private let prepared = Lock<(gate: String, policy: LoadedPolicy, prepared: LoadedPolicy.PreparedGate?)?>(nil)
+    /// Gates a connection keeps what it learned of, at most: a client asking a few gates in turn
+    /// keeps each one's; one asking more starts afresh.
+    static let gatesKept = 16
+
+    /// By gate: its last answer, or that it is decided anew.
+    private let kept = Lock<[String: Kept]>([:])
+    /// By gate: its condition built for the client under that policy (nil: built for every call,
+    /// as a gate that reads a flag is).
+    private let prepared = Lock<[String: (policy: LoadedPolicy, prepared: LoadedPolicy.PreparedGate?)]>([:])
 
     /// Gate `gate` of `policy` prepared for `subject`, made at its first call and kept for the next.
     func prepared(_ gate: String, policy: LoadedPolicy, subject: Subject) -> LoadedPolicy.PreparedGate? {
-        if let known = prepared.withLock({ $0.flatMap { $0.gate == gate && $0.policy === policy ? $0 : nil } }) {
-            return known.prepared
-        }
+        if let known = prepared.withLock({ $0[gate] }), known.policy === policy { return known.prepared }
         let made = try? policy.prepare(gate: gate, subject: subject)
-        prepared.withLock { $0 = (gate, policy, made) }
+        prepared.withLock { Self.store((policy, made), for: gate, in: &$0) }
         return made
+    }
+
+    /// Stores `value` for `gate`, forgetting every other gate first when `gatesKept` are kept.
+    private static func store<Value>(_ value: Value, for gate: String, in table: inout [String: Value]) {
+        if table.count >= gatesKept, table[gate] == nil { table.removeAll(keepingCapacity: true) }
+        table[gate] = value
     }
 
     /// What to do for `gate` under `policy`, its flags at `flags` (read before deciding), at `now`.
@@ -78,12 +86,14 @@ final class ReusedCheck: Sendable {
     ) -> Found {
         guard lifetime > .zero else { return .decide }
         let known = kept.withLock { kept -> Kept? in
-            guard let kept, kept.gate == gate, kept.policy === policy, kept.flags == flags else { return nil }
-            return kept
+            guard let known = kept[gate], known.policy === policy, known.flags == flags else { return nil }
+            return known
         }
         guard let known else {
             let reusable = policy.decidesFromIdentityAndFlags(gate: gate)
-            if !reusable { kept.withLock { $0 = Kept(gate: gate, policy: policy, flags: flags, answer: nil) } }
+            if !reusable {
+                kept.withLock { Self.store(Kept(policy: policy, flags: flags, answer: nil), for: gate, in: &$0) }
+            }
             return reusable ? .decideAndKeep : .decide
         }
         guard let answer = known.answer else { return .decide }
@@ -92,6 +102,6 @@ final class ReusedCheck: Sendable {
 
     /// Keeps `answer` of `gate`, made under `policy` with its flags at `flags`.
     func keep(_ answer: Answer, gate: String, policy: LoadedPolicy, flags: LoadedPolicy.FlagsGeneration) {
-        kept.withLock { $0 = Kept(gate: gate, policy: policy, flags: flags, answer: answer) }
+        kept.withLock { Self.store(Kept(policy: policy, flags: flags, answer: answer), for: gate, in: &$0) }
     }
 }

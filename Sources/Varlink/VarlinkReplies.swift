@@ -58,7 +58,6 @@ public final class VarlinkReplies: Sendable {
         send(["parameters": .object(parameters), "continues": .bool(true)], final: false)
     }
 
-    /// Sends the final reply as an error.
     /// The final reply of `parameters`, encoded once: what ``reply(encoded:)`` sends, for a
     /// service that gives the same answer again.
     package static func encodedReply(_ parameters: [(key: String, value: VarlinkValue)]) -> [UInt8] {
@@ -70,6 +69,7 @@ public final class VarlinkReplies: Sendable {
         send(message: message, final: true)
     }
 
+    /// Sends the final reply as an error.
     func fail(_ error: VarlinkError) {
         send(message: error.replyMessage, final: true)
     }

@@ -79,8 +79,6 @@ public enum VarlinkValue: Sendable, Equatable {
         }
     }
 
-    /// The value a parsed document holds; an integer is one only when the number is whole (the
-    /// reader refuses integers past 2^53, which a double would round).
     /// The type with its article, for messages, in JSON's words: "is \(value.describedType)".
     var describedType: String {
         switch self {

@@ -43,14 +43,8 @@ package enum FileContents {
     /// left open: a file a service reads per decision without opening it each time.
     static func bytesFromStart(of descriptor: FileDescriptor, name: String) throws(ReadError) -> [UInt8] {
         do {
-            return try withUnsafeTemporaryAllocation(byteCount: 8192, alignment: 1) { chunk in
-                var bytes: [UInt8] = []
-                while true {
-                    let count = try descriptor.read(
-                        fromAbsoluteOffset: Int64(bytes.count), into: chunk, retryOnInterrupt: true)
-                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
-                    if count < chunk.count { return bytes }
-                }
+            return try readChunks(endsAtShortRead: true) { chunk, offset in
+                try descriptor.read(fromAbsoluteOffset: Int64(offset), into: chunk, retryOnInterrupt: true)
             }
         } catch {
             throw ReadError(path: name, code: (error as? Errno)?.rawValue ?? EIO)
@@ -61,16 +55,26 @@ package enum FileContents {
     /// `endsAtShortRead`, one that does not fill the buffer), then closes it.
     private static func readAll(_ descriptor: FileDescriptor, endsAtShortRead: Bool = false) throws -> [UInt8] {
         try descriptor.closeAfter {
-            // Most files read here are /proc's, of a few hundred bytes, read per decision: a
-            // buffer on the stack, not a zeroed 64 KiB one on the heap.
-            try withUnsafeTemporaryAllocation(byteCount: 8192, alignment: 1) { chunk in
-                var bytes: [UInt8] = []
-                while true {
-                    let count = try descriptor.read(into: chunk, retryOnInterrupt: true)
-                    if count == 0 { return bytes }
-                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
-                    if endsAtShortRead, count < chunk.count { return bytes }
-                }
+            try readChunks(endsAtShortRead: endsAtShortRead) { chunk, _ in
+                try descriptor.read(into: chunk, retryOnInterrupt: true)
+            }
+        }
+    }
+
+    /// The bytes `read` gives, chunk after chunk (it is told how many it gave before), up to a
+    /// chunk of nothing, or, with `endsAtShortRead`, one that does not fill the buffer.
+    private static func readChunks(
+        endsAtShortRead: Bool, _ read: (UnsafeMutableRawBufferPointer, Int) throws -> Int
+    ) throws -> [UInt8] {
+        // Most files read here are /proc's, of a few hundred bytes, read per decision: a buffer
+        // on the stack, not a zeroed 64 KiB one on the heap.
+        try withUnsafeTemporaryAllocation(byteCount: 8192, alignment: 1) { chunk in
+            var bytes: [UInt8] = []
+            while true {
+                let count = try read(chunk, bytes.count)
+                if count == 0 { return bytes }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+                if endsAtShortRead, count < chunk.count { return bytes }
             }
         }
     }

@@ -28,9 +28,10 @@ package final class ProcessDirectory: Sendable {
     private let status: FileDescriptor?
 
     /// How many directories are kept open at once, and the most that may be: each holds two
-    /// descriptors (itself and the process's `status`) for as long as its subject lives, so a service bounds them beside its
-    /// connections (capctld sets it from its descriptor limit). Past it, a reading opens a
-    /// directory for itself and closes it after: the same proof, paid per reading.
+    /// descriptors (itself and the process's `status`) for as long as its subject lives, so a
+    /// service bounds them beside its connections (capctld sets it from its descriptor limit).
+    /// Past it, a reading opens a directory for itself and closes it after: the same proof, paid
+    /// per reading.
     private static let kept = Lock((open: 0, limit: 1_024))
 
     /// Sets how many directories may be kept open at once.
