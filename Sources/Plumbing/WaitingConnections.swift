@@ -252,17 +252,18 @@ package final class WaitingConnections: Sendable {
     /// event that comes meanwhile is marked, not dropped), so no thread waits on the lock for a
     /// system call.
     private func finishTurn(_ token: UInt64, _ turn: Turn, servingAgain: Bool) -> Bool {
-        let waits = state.withLock { state -> (descriptor: FileDescriptor?, ended: Connection?) in
-            guard var slot = state.slots[token] else { return (nil, nil) }
+        let waits = state.withLock {
+            state -> (descriptor: FileDescriptor?, ended: Connection?, anotherThreadWaits: Bool) in
+            guard var slot = state.slots[token] else { return (nil, nil, false) }
             guard turn != .over, !state.stopping || slot.connection.isAwaited() else {
                 state.slots[token] = nil
-                return (nil, slot.connection)
+                return (nil, slot.connection, false)
             }
             if turn == .answered || turn == .writing { slot.deadline = .now + idleTimeout }
             // An event while it was being added is moot: arming it again reports any input.
             slot.firedWhileServed = false
             state.slots[token] = slot
-            return (slot.connection.descriptor, nil)
+            return (slot.connection.descriptor, nil, state.threads > state.busy)
         }
         guard let descriptor = waits.descriptor else {
             if let ended = waits.ended {
@@ -271,6 +272,12 @@ package final class WaitingConnections: Sendable {
             }
             return false
         }
+        // A client that asks again as soon as it has its answer (on this core, before this thread
+        // is back) has its next request here already: armed, it would wake a waiting thread that
+        // only finds the connection served. It is served here instead, but only while another
+        // thread waits in the set, which then serves any other connection's request: one client
+        // never keeps a thread from the others.
+        if servingAgain, turn == .answered, waits.anotherThreadWaits, Self.hasInput(descriptor) { return true }
         while true {
             guard
                 cplatform_epoll_watch_once(epoll.rawValue, descriptor.rawValue, token, 0, turn == .writing ? 1 : 0) == 0
@@ -294,6 +301,12 @@ package final class WaitingConnections: Sendable {
             // thread) arm it again, which reports the input still waiting.
             if !firedMeanwhile || servingAgain { return firedMeanwhile }
         }
+    }
+
+    /// Whether input (or the peer's end) is waiting on `descriptor` now.
+    private static func hasInput(_ descriptor: FileDescriptor) -> Bool {
+        var waiting = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+        return poll(&waiting, 1, 0) == 1
     }
 
     /// Once stopped and empty: tells every thread, through the eventfd left readable, to end.

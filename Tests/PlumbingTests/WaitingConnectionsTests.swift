@@ -122,6 +122,58 @@ struct WaitingConnectionsTests {
         }
     }
 
+    @Test("a client asking again within its turn waits its turn in the set when no other thread waits there")
+    func askingAgainWithOneThread() throws {
+        let set = try WaitingConnections(threadLimit: 1, idleTimeout: .seconds(60))
+        defer { set.stop() }
+        let eager = try Served()
+        let other = try Served()
+        let order = Lock([String]())
+        set.add(
+            eager.connection(answering: { text in
+                order.withLock { $0.append(text) }
+                // The other client asks first, then this one again, both before the turn ends.
+                if text == "1" { _ = other.client.writeLine("other") }
+                if let turn = Int(text), turn < 3 { _ = eager.client.writeLine(String(turn + 1)) }
+            }))
+        set.add(other.connection(answering: { text in order.withLock { $0.append(text) } }))
+        _ = eager.client.writeLine("1")
+        for turn in 1...3 {
+            #expect(eager.client.readLine(limit: 64, until: .now + .seconds(10)) == .line(Array("ok: \(turn)".utf8)))
+        }
+        #expect(other.client.readLine(limit: 64, until: .now + .seconds(10)) == .line(Array("ok: other".utf8)))
+        // The set's order is the order requests came in: the eager client's second request is not
+        // served on the thread that has it before the one that waited.
+        #expect(order.withLock { $0 } == ["1", "other", "2", "3"])
+    }
+
+    @Test("clients asking again within their turns on every thread leave none of the others waiting")
+    func askingAgainOnEveryThread() throws {
+        let set = try WaitingConnections(threadLimit: 2, idleTimeout: .seconds(60))
+        defer { set.stop() }
+        let otherAnswered = Lock(false)
+        let turns = Lock(0)
+        let eager = try (0..<2).map { _ in try Served() }
+        for one in eager {
+            set.add(
+                one.connection(answering: { text in
+                    // Asks again at once, until the other client has its answer (or far past
+                    // the point where it would have had it, were it served in its turn).
+                    let more = turns.withLock { turns in
+                        turns += 1
+                        return turns < 5_000
+                    }
+                    if more, !otherAnswered.withLock({ $0 }) { _ = one.client.writeLine(text) }
+                }))
+        }
+        let other = try Served()
+        set.add(other.connection())
+        for one in eager { _ = one.client.writeLine("again") }
+        #expect(other.ask("once") == .line(Array("ok: once".utf8)))
+        otherAnswered.withLock { $0 = true }
+        #expect(turns.withLock { $0 } < 20_000, "the other client was answered only once the eager ones stopped")
+    }
+
     @Test("a client that sends nothing, or half a request, is ended at its idle deadline; one that asks is not")
     func idleDeadline() throws {
         let set = try WaitingConnections(threadLimit: 4, idleTimeout: .milliseconds(300))

@@ -15,8 +15,13 @@ import Glibc
 /// (`AT_SECURE` in its auxiliary vector), set at that execve for setuid, setgid and file
 /// capabilities beyond the process's own. Such a program may have been started after the
 /// connection, so what it holds is never the subject's. The vector is read before and after the
-/// status: it holds addresses that change at every execve, so an exec between the readings
-/// shows.
+/// status: it holds addresses chosen afresh at every execve (where `AT_RANDOM` points, on the
+/// new stack), so an exec between the readings shows. Once a reading has found an unprivileged
+/// program, the next reads only the vector after the status: the same vector is the same
+/// program, so there was no exec since that reading either. (A process may start its programs
+/// without address randomization, but a privileged program starts with it on again, and a vector
+/// repeated after one would take that program turning it off and starting the same program with
+/// the same stack.)
 enum PinnedProcessReading {
     /// The process's status file and user namespace, read while it was what the subject pinned.
     case holding(ProcessFiles.Status, ProcessFiles.UserNamespace)
@@ -37,6 +42,14 @@ enum PinnedProcessReading {
             case .ended: return .ended
             case .unreadable(let reason): return .unreadable(reason)
             }
+        }
+        if let known = directory.unprivilegedProgram,
+            let statusBytes = try? directory.statusBytes(),
+            case let status = ProcessFiles.Status(parsing: statusBytes), !status.isZombie,
+            case let namespace = directory.userNamespace(of: pid),
+            let afterBytes = try? directory.bytes(of: "auxv"), afterBytes == known
+        {
+            return checked(status, namespace, of: process)
         }
         // Every file below is the pinned process's or fails (ProcessDirectory): a failing one
         // means it has ended, except the vector, which another user's process may refuse.
@@ -67,7 +80,16 @@ enum PinnedProcessReading {
                 "process \(pid) runs a program that gained privileges when it was started (setuid, setgid or file capabilities): it may have started it after it was identified, so what that program holds is not the client's"
             )
         }
-        let user = process.user
+        directory.found(unprivilegedProgram: afterBytes)
+        return checked(status, namespace, of: process)
+    }
+
+    /// `status`, read while the process ran an unprivileged program: holding, when its
+    /// credentials are the ones pinned.
+    private static func checked(
+        _ status: ProcessFiles.Status, _ namespace: ProcessFiles.UserNamespace, of process: SubjectProcess
+    ) -> PinnedProcessReading {
+        let (pid, user) = (process.pid, process.user)
         guard let uid = status.effectiveUser, let gid = status.effectiveGroup, let groups = status.groups else {
             return .unreadable("cannot read the credentials of process \(pid)")
         }

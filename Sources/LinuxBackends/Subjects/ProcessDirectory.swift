@@ -26,6 +26,9 @@ package final class ProcessDirectory: Sendable {
     private let counted: Bool
     /// The process's `status`, open while the directory is kept (nil: opened per reading).
     private let status: FileDescriptor?
+    /// The auxiliary vector of the program a reading last found the process running, started
+    /// without privileges (``PinnedProcessReading``), while the directory is kept.
+    private let knownProgram = Lock<[UInt8]?>(nil)
 
     /// How many directories are kept open at once, and the most that may be: each holds two
     /// descriptors (itself and the process's `status`) for as long as its subject lives, so a
@@ -88,6 +91,19 @@ package final class ProcessDirectory: Sendable {
     /// The bytes of the process's file `name` (`status`, `auxv`, ...).
     func bytes(of name: String) throws(FileContents.ReadError) -> [UInt8] {
         try FileContents.bytes(of: name, in: directory.rawValue)
+    }
+
+    /// The auxiliary vector of the program a reading last found the process running without
+    /// privileges it gained when started, if one did while the directory is kept.
+    var unprivilegedProgram: [UInt8]? {
+        get { knownProgram.withLock { $0 } }
+    }
+
+    /// Records `vector` as the program a reading found running without privileges it gained when
+    /// started (nothing is kept past the reading of a directory opened for it alone).
+    func found(unprivilegedProgram vector: [UInt8]) {
+        guard counted else { return }
+        knownProgram.withLock { $0 = vector }
     }
 
     /// The bytes of the process's `status`, as it stands now.
