@@ -95,9 +95,7 @@ package final class ProcessDirectory: Sendable {
 
     /// The auxiliary vector of the program a reading last found the process running without
     /// privileges it gained when started, if one did while the directory is kept.
-    var unprivilegedProgram: [UInt8]? {
-        get { knownProgram.withLock { $0 } }
-    }
+    var unprivilegedProgram: [UInt8]? { knownProgram.withLock { $0 } }
 
     /// Records `vector` as the program a reading found running without privileges it gained when
     /// started (nothing is kept past the reading of a directory opened for it alone).
