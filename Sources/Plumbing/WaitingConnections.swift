@@ -62,6 +62,9 @@ package final class WaitingConnections: Sendable {
         /// Its registration fired while a thread had it (armed again, input came at once): that
         /// thread serves it again rather than let the event go.
         var firedWhileServed = false
+        /// Being added: a thread may take it (its client may ask before the adding ends), but no
+        /// deadline or stop closes its descriptor while it is being registered.
+        var isBeingAdded = false
     }
 
     private struct State {
@@ -134,8 +137,9 @@ package final class WaitingConnections: Sendable {
             guard !state.stopping else { return nil }
             let token = state.nextToken
             state.nextToken += 1
-            // Served while it is added: a stop must not close it before it is watched.
-            state.slots[token] = Slot(connection: connection, deadline: .now + idleTimeout, isServed: true)
+            // A stop must not close it before it is watched; a thread may serve it at once.
+            state.slots[token] = Slot(
+                connection: connection, deadline: .now + idleTimeout, isServed: false, isBeingAdded: true)
             let startsThread = state.threads < baseThreads
             if startsThread { state.threads += 1 }
             return (token, startsThread)
@@ -145,13 +149,26 @@ package final class WaitingConnections: Sendable {
             return
         }
         if added.startsThread { startThread() }
-        guard cplatform_epoll_watch_once(epoll.rawValue, connection.descriptor.rawValue, added.token, 1, 0) == 0 else {
-            state.withLock { _ = $0.slots.removeValue(forKey: added.token) }
-            connection.end()
-            finishIfDone()
-            return
+        let watched = cplatform_epoll_watch_once(epoll.rawValue, connection.descriptor.rawValue, added.token, 1, 0) == 0
+        // Its client may have asked already, and a thread served it (or even ended it) meanwhile:
+        // the adding ends with the registration. (An adding that kept it served until then had a
+        // thread woken for its first request find it served, again and again: a dozen wake-ups
+        // for a client that connects and asks at once.)
+        let ended = state.withLock { state -> Connection? in
+            guard var slot = state.slots[added.token] else { return nil }
+            slot.isBeingAdded = false
+            guard watched, !state.stopping || slot.isServed || slot.connection.isAwaited() else {
+                // Not watched, no event: no thread has it.
+                state.slots[added.token] = nil
+                return slot.connection
+            }
+            state.slots[added.token] = slot
+            return nil
         }
-        _ = finishTurn(added.token, .partial, servingAgain: false)
+        if let ended {
+            ended.end()
+            finishIfDone()
+        }
     }
 
     /// Stops: a connection waiting for a request is ended at once, one being served after its turn,
@@ -160,7 +177,7 @@ package final class WaitingConnections: Sendable {
         let ended = state.withLock { state -> [Connection] in
             state.stopping = true
             var ended: [Connection] = []
-            for (token, slot) in state.slots where !slot.isServed && !slot.connection.isAwaited() {
+            for (token, slot) in state.slots where !slot.isServed && !slot.isBeingAdded && !slot.connection.isAwaited() {
                 state.slots[token] = nil
                 ended.append(slot.connection)
             }
@@ -235,7 +252,7 @@ package final class WaitingConnections: Sendable {
             guard let (connection, suspectsStall) = taken else { continue }
             if suspectsStall { keeperWake.signal() }
             var turn = connection.serve()
-            while finishTurn(token, turn, servingAgain: true) {
+            while finishTurn(token, turn) {
                 state.withLock { $0.finishedTurns &+= 1 }
                 turn = connection.serve()
             }
@@ -246,12 +263,11 @@ package final class WaitingConnections: Sendable {
         }
     }
 
-    /// After a turn: the connection ends, or waits again; true when input came as it was armed
-    /// again and the caller (`servingAgain`) is to serve another turn. The registration is armed
-    /// outside the lock, the slot still served (no deadline or stop closes the descriptor, and an
-    /// event that comes meanwhile is marked, not dropped), so no thread waits on the lock for a
-    /// system call.
-    private func finishTurn(_ token: UInt64, _ turn: Turn, servingAgain: Bool) -> Bool {
+    /// After a turn: the connection ends, or waits again; true when its next request is here and
+    /// the calling thread is to serve another turn. The registration is armed outside the lock,
+    /// the slot still served (no deadline or stop closes the descriptor, and an event that comes
+    /// meanwhile is marked, not dropped), so no thread waits on the lock for a system call.
+    private func finishTurn(_ token: UInt64, _ turn: Turn) -> Bool {
         let waits = state.withLock {
             state -> (descriptor: FileDescriptor?, ended: Connection?, anotherThreadWaits: Bool) in
             guard var slot = state.slots[token] else { return (nil, nil, false) }
@@ -260,8 +276,6 @@ package final class WaitingConnections: Sendable {
                 return (nil, slot.connection, false)
             }
             if turn == .answered || turn == .writing { slot.deadline = .now + idleTimeout }
-            // An event while it was being added is moot: arming it again reports any input.
-            slot.firedWhileServed = false
             state.slots[token] = slot
             return (slot.connection.descriptor, nil, state.threads > state.busy)
         }
@@ -277,29 +291,25 @@ package final class WaitingConnections: Sendable {
         // only finds the connection served. It is served here instead, but only while another
         // thread waits in the set, which then serves any other connection's request: one client
         // never keeps a thread from the others.
-        if servingAgain, turn == .answered, waits.anotherThreadWaits, Self.hasInput(descriptor) { return true }
-        while true {
-            guard
-                cplatform_epoll_watch_once(epoll.rawValue, descriptor.rawValue, token, 0, turn == .writing ? 1 : 0) == 0
-            else {
-                let ended = state.withLock { $0.slots.removeValue(forKey: token) }
-                ended?.connection.end()
-                finishIfDone()
+        if turn == .answered, waits.anotherThreadWaits, Self.hasInput(descriptor) { return true }
+        guard cplatform_epoll_watch_once(epoll.rawValue, descriptor.rawValue, token, 0, turn == .writing ? 1 : 0) == 0
+        else {
+            let ended = state.withLock { $0.slots.removeValue(forKey: token) }
+            ended?.connection.end()
+            finishIfDone()
+            return false
+        }
+        // The event fired as it was armed and another thread, finding it served, left it: this
+        // thread serves it.
+        return state.withLock { state -> Bool in
+            guard var slot = state.slots[token] else { return false }
+            defer { state.slots[token] = slot }
+            guard slot.firedWhileServed else {
+                slot.isServed = false
                 return false
             }
-            let firedMeanwhile = state.withLock { state -> Bool in
-                guard var slot = state.slots[token] else { return false }
-                defer { state.slots[token] = slot }
-                guard slot.firedWhileServed else {
-                    slot.isServed = false
-                    return false
-                }
-                slot.firedWhileServed = false
-                return true
-            }
-            // The event fired and was taken as it was armed: serve it here, or (not a serving
-            // thread) arm it again, which reports the input still waiting.
-            if !firedMeanwhile || servingAgain { return firedMeanwhile }
+            slot.firedWhileServed = false
+            return true
         }
     }
 
@@ -374,7 +384,7 @@ package final class WaitingConnections: Sendable {
         state.withLock { state in
             var expired: [Connection] = []
             var next = now + min(idleTimeout, .seconds(1))
-            for (token, slot) in state.slots where !slot.isServed {
+            for (token, slot) in state.slots where !slot.isServed && !slot.isBeingAdded {
                 if slot.deadline <= now || state.stopping {
                     guard slot.connection.isAwaited() else {
                         state.slots[token] = nil
