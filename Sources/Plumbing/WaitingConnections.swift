@@ -177,7 +177,8 @@ package final class WaitingConnections: Sendable {
         let ended = state.withLock { state -> [Connection] in
             state.stopping = true
             var ended: [Connection] = []
-            for (token, slot) in state.slots where !slot.isServed && !slot.isBeingAdded && !slot.connection.isAwaited() {
+            for (token, slot) in state.slots where !slot.isServed && !slot.isBeingAdded && !slot.connection.isAwaited()
+            {
                 state.slots[token] = nil
                 ended.append(slot.connection)
             }
