@@ -305,15 +305,28 @@ extension CoreBench {
             "capctld Check, three requirements, µs above the floor", median(threeAbove) * 1e6, target: 40,
             row: "capctld three requirements, us above an echo")
 
-        // The spread under load: eight clients asking in a loop, every call's time.
-        let loaded = DecisionWorkloads.latencies(
-            clients: 8, count: max(200, calls / 40), connect: { try! DecisionClient(path: socket) },
-            call: { _ = try? $0.check(DecisionWorkloads.gate) }
-        ).sorted()
+        // The spread under load: eight clients asking in a loop, every call's time. In five
+        // rounds, each with its own ratio, and the median of those judged: one round that
+        // something else on the two cores disturbed moved a single pooled p99 by half.
+        var loaded: [Double] = []
+        var spreads: [Double] = []
+        for _ in 0..<5 {
+            let round = DecisionWorkloads.latencies(
+                clients: 8, count: max(200, calls / 200), connect: { try! DecisionClient(path: socket) },
+                call: { _ = try? $0.check(DecisionWorkloads.gate) }
+            ).sorted()
+            spreads.append(round[round.count * 99 / 100] / median(round))
+            loaded += round
+        }
+        loaded.sort()
         let p99 = loaded[loaded.count * 99 / 100]
         report.line("8 clients: median, p99 of every call", micro(median(loaded)) + " " + micro(p99))
+        report.line(
+            "8 clients: p99 / median, each round",
+            spreads.map { String(format: "%.2fx", $0) }.joined(separator: " ")
+                + String(format: " (all calls: %.2fx)", p99 / median(loaded)))
         report.ratio(
-            "8 clients: p99 / median", p99 / median(loaded), target: 4, atLeast: false,
+            "8 clients: p99 / median (median of rounds)", median(spreads), target: 4, atLeast: false,
             row: "capctld group gate, 8 clients, p99 / median")
 
         // Decisions per second under load: eight clients at once, as many as either daemon can
