@@ -17,6 +17,14 @@ int clinux_effective_capabilities(uint64_t *mask) {
     return 0;
 }
 
+int clinux_process_effective_capabilities(int pid, uint64_t *mask) {
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, pid};
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &header, data) != 0) return errno;
+    *mask = (uint64_t)data[0].effective | ((uint64_t)data[1].effective << 32);
+    return 0;
+}
+
 int clinux_thread_effective_capabilities(uint64_t *mask) {
     struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
     struct __user_cap_data_struct data[2];

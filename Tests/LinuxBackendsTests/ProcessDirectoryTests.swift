@@ -97,8 +97,10 @@ struct ProcessDirectoryTests {
         }
     }
 
-    @Test("a program found unprivileged is kept; a plain exec after it is read in full, and holds")
-    func programKeptAcrossExec() async throws {
+    @Test(
+        "a program found unprivileged is kept; a plain exec after it is read in full, and holds",
+        arguments: [[], ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]])
+    func programKeptAcrossExec(credentials: [String]) async throws {
         // Starts the same interpreter again when told (SIGUSR1), and says so once it runs.
         let script = """
             import os, signal, sys, time
@@ -107,7 +109,7 @@ struct ProcessDirectoryTests {
             print('running', flush=True)
             while True: time.sleep(600)
             """  // allowed: the sleeps wait to be killed or told
-        let child = try DaemonProcess(["/usr/bin/python3", "-c", script], environment: [:])
+        let child = try DaemonProcess(credentials + ["/usr/bin/python3", "-c", script], environment: [:])
         defer { child.stop() }
         #expect(await child.nextLine() == "running")
         let process = try #require(try Subject.process(child.pid).process)
@@ -117,7 +119,9 @@ struct ProcessDirectoryTests {
         }
         let directory = try ProcessDirectory.of(process)
         let first = try #require(directory.unprivilegedProgram)
-        #expect(first == (try directory.bytes(of: "auxv")), "the program kept is the one running")
+        #expect(first.vector == (try directory.bytes(of: "auxv")), "the program kept is the one running")
+        // Root may set its ids at will; uid 65534 without capabilities cannot.
+        #expect(first.credentialsFixed == !credentials.isEmpty)
         kill(child.pid, SIGUSR1)
         #expect(await child.nextLine() == "again")
         guard case .holding = PinnedProcessReading.read(process) else {
@@ -125,8 +129,53 @@ struct ProcessDirectoryTests {
             return
         }
         let second = try #require(directory.unprivilegedProgram)
-        #expect(second != first, "the program kept is the one started by the exec")
-        #expect(second == (try directory.bytes(of: "auxv")))
+        #expect(second.vector != first.vector, "the program kept is the one started by the exec")
+        #expect(second.vector == (try directory.bytes(of: "auxv")))
+    }
+
+    @Test("with its credentials fixed, a process's effective set is read as it stands at each reading")
+    func fixedCredentialsReadLive() async throws {
+        // Holds CAP_NET_BIND_SERVICE (ambient, as systemd gives it) as uid 65534, and lowers it
+        // from its effective set when told (SIGUSR1).
+        let script = """
+            import ctypes, signal, time
+            libc = ctypes.CDLL(None, use_errno=True)
+            class Header(ctypes.Structure): _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+            class Data(ctypes.Structure): _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+            def lower(*_):
+                header, data = Header(0x20080522, 0), (Data * 2)()
+                assert libc.capget(ctypes.byref(header), data) == 0
+                data[0].effective &= ~(1 << 10)
+                assert libc.capset(ctypes.byref(header), data) == 0
+                print('lowered', flush=True)
+            signal.signal(signal.SIGUSR1, lower)
+            print('running', flush=True)
+            while True: time.sleep(600)
+            """  // allowed: the sleep waits to be killed or told
+        let child = try DaemonProcess(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                "--inh-caps=+net_bind_service", "--ambient-caps=+net_bind_service", "/usr/bin/python3", "-c", script,
+            ], environment: [:])
+        defer { child.stop() }
+        #expect(await child.nextLine() == "running")
+        let process = try #require(try Subject.process(child.pid).process)
+        let bind: UInt64 = 1 << 10
+        for reading in 0..<2 {
+            guard case .holding(let effective?, _) = PinnedProcessReading.read(process) else {
+                Issue.record("reading \(reading): \(PinnedProcessReading.read(process))")
+                return
+            }
+            #expect(effective & bind == bind, "reading \(reading): \(String(effective, radix: 16))")
+        }
+        #expect(try ProcessDirectory.of(process).unprivilegedProgram?.credentialsFixed == true)
+        kill(child.pid, SIGUSR1)
+        #expect(await child.nextLine() == "lowered")
+        guard case .holding(let effective?, _) = PinnedProcessReading.read(process) else {
+            Issue.record("after lowering: \(PinnedProcessReading.read(process))")
+            return
+        }
+        #expect(effective & bind == 0, "after lowering: \(String(effective, radix: 16))")
     }
 
     @Test("the kept status file is read as the process stands at each reading: stopped, then running again")

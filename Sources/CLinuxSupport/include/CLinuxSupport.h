@@ -54,6 +54,12 @@ int clinux_confine_capabilities(uint64_t mask);
 /// process's main thread, which is the set /proc/self/status shows as CapEff. Returns 0 or an errno.
 int clinux_effective_capabilities(uint64_t *mask);
 
+/// The effective set of the thread `pid` names in this process's pid namespace (a process's main
+/// thread, whose set /proc/PID/status shows as CapEff), by capget(2). Returns 0 or an errno (ESRCH
+/// when no such thread runs). The number may be another process's by the time this returns, unless
+/// the caller holds that process's /proc directory and reads through it afterwards.
+int clinux_process_effective_capabilities(int pid, uint64_t *mask);
+
 /// The calling thread's own effective set (capget(2) for thread 0), which a thread may have
 /// narrowed apart from the process. Returns 0 or an errno.
 int clinux_thread_effective_capabilities(uint64_t *mask);

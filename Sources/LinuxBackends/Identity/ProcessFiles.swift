@@ -119,8 +119,22 @@ package enum ProcessFiles {
         private(set) var groups: [UInt32]?
         /// The effective capability set (`CapEff:`, hexadecimal).
         private(set) var effectiveCapabilities: UInt64?
+        /// The permitted capability set (`CapPrm:`).
+        private(set) var permittedCapabilities: UInt64?
+        /// Whether the real, effective, saved and file-system ids agree (`Uid:`, `Gid:`).
+        private(set) var userIdsAgree = false
+        private(set) var groupIdsAgree = false
         /// Whether the process has exited and waits to be reaped (`State:\tZ (zombie)`).
         private(set) var isZombie = false
+
+        /// Whether its user, group and supplementary groups are fixed for as long as it runs this
+        /// program: its ids agree (so no set*id call can pick another of them) and it cannot gain
+        /// CAP_SETUID or CAP_SETGID back without starting a program (a permitted set only shrinks).
+        var credentialsFixed: Bool {
+            guard userIdsAgree, groupIdsAgree, let permitted = permittedCapabilities else { return false }
+            let setUserOrGroup: UInt64 = 1 << 6 | 1 << 7  // CAP_SETGID, CAP_SETUID
+            return permitted & setUserOrGroup == 0
+        }
 
         /// The lines of `bytes` it reads, parsed where they stand: a service reads one per decision
         /// for a client, and strings per line (then a dictionary of them) were most of its cost.
@@ -141,9 +155,13 @@ package enum ProcessFiles {
             let name = UnsafeBufferPointer(rebasing: line[..<colon])
             let value = UnsafeBufferPointer(rebasing: line[(colon + 1)...])
             if Self.equal(name, "Uid") {
-                effectiveUser = Self.numbers(value, radix: 10)?.dropFirst().first.flatMap { UInt32(exactly: $0) }
+                let ids = Self.numbers(value, radix: 10)
+                effectiveUser = ids?.dropFirst().first.flatMap { UInt32(exactly: $0) }
+                userIdsAgree = ids.map(Self.agree) ?? false
             } else if Self.equal(name, "Gid") {
-                effectiveGroup = Self.numbers(value, radix: 10)?.dropFirst().first.flatMap { UInt32(exactly: $0) }
+                let ids = Self.numbers(value, radix: 10)
+                effectiveGroup = ids?.dropFirst().first.flatMap { UInt32(exactly: $0) }
+                groupIdsAgree = ids.map(Self.agree) ?? false
             } else if Self.equal(name, "Groups") {
                 let numbers = Self.numbers(value, radix: 10)
                 groups = numbers?.compactMap { UInt32(exactly: $0) }
@@ -151,10 +169,18 @@ package enum ProcessFiles {
             } else if Self.equal(name, "CapEff") {
                 let values = Self.numbers(value, radix: 16) ?? []
                 effectiveCapabilities = values.count == 1 ? values[0] : nil
+            } else if Self.equal(name, "CapPrm") {
+                let values = Self.numbers(value, radix: 16) ?? []
+                permittedCapabilities = values.count == 1 ? values[0] : nil
             } else if Self.equal(name, "State") {
                 let state = value.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
                 isZombie = state == UInt8(ascii: "Z")
             }
+        }
+
+        /// Whether a `Uid:` or `Gid:` line's four ids (real, effective, saved, file system) are one.
+        private static func agree(_ ids: [UInt64]) -> Bool {
+            ids.count == 4 && ids.allSatisfy { $0 == ids[0] }
         }
 
         private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {

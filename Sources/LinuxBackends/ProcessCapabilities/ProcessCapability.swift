@@ -74,15 +74,15 @@ public struct ProcessCapability: SubjectCapability {
         guard let process = subject.process else {
             return .unavailable("\(subject) is no process, so it holds no \(capability)", cause: .misconfigured)
         }
-        let status: ProcessFiles.Status
+        let effective: UInt64?
         let namespace: ProcessFiles.UserNamespace
         switch PinnedProcessReading.read(process) {
-        case .holding(let read, let readNamespace): (status, namespace) = (read, readNamespace)
+        case .holding(let read, let readNamespace): (effective, namespace) = (read, readNamespace)
         case .ended: return .unavailable("\(subject) has ended", cause: .resourceMissing)
         case .changed(let reason): return .unavailable(reason, cause: .resourceMissing)
         case .unreadable(let reason): return .unavailable(reason, cause: .error)
         }
-        guard let mask = status.effectiveCapabilities else {
+        guard let mask = effective else {
             return .unavailable("cannot read the effective set of \(subject)", cause: .error)
         }
         switch namespace {

@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Capabilities
 import Glibc
 
@@ -21,10 +22,14 @@ import Glibc
 /// program, so there was no exec since that reading either. (A process may start its programs
 /// without address randomization, but a privileged program starts with it on again, and a vector
 /// repeated after one would take that program turning it off and starting the same program with
-/// the same stack.)
+/// the same stack.) Such a reading need not read the status either, where the first found the
+/// process's credentials fixed (``ProcessFiles/Status/credentialsFixed``): its effective set comes
+/// from capget(2) by pid, which the vector read through the directory after it proves was still
+/// the process's.
 enum PinnedProcessReading {
-    /// The process's status file and user namespace, read while it was what the subject pinned.
-    case holding(ProcessFiles.Status, ProcessFiles.UserNamespace)
+    /// The process's effective capability set (nil when unreadable) and user namespace, read while
+    /// it was what the subject pinned.
+    case holding(effectiveCapabilities: UInt64?, ProcessFiles.UserNamespace)
     /// It has ended, or its pid is another process's.
     case ended
     /// It may no longer be what was pinned: why.
@@ -43,13 +48,22 @@ enum PinnedProcessReading {
             case .unreadable(let reason): return .unreadable(reason)
             }
         }
-        if let known = directory.unprivilegedProgram,
-            let statusBytes = try? directory.statusBytes(),
-            case let status = ProcessFiles.Status(parsing: statusBytes), !status.isZombie,
-            case let namespace = directory.userNamespace(of: pid),
-            let afterBytes = try? directory.bytes(of: "auxv"), afterBytes == known
-        {
-            return checked(status, namespace, of: process)
+        if let known = directory.unprivilegedProgram {
+            if known.credentialsFixed {
+                var effective: UInt64 = 0
+                if clinux_process_effective_capabilities(pid, &effective) == 0,
+                    case let namespace = directory.userNamespace(of: pid),
+                    let afterBytes = try? directory.bytes(of: "auxv"), afterBytes == known.vector
+                {
+                    return .holding(effectiveCapabilities: effective, namespace)
+                }
+            } else if let statusBytes = try? directory.statusBytes(),
+                case let status = ProcessFiles.Status(parsing: statusBytes), !status.isZombie,
+                case let namespace = directory.userNamespace(of: pid),
+                let afterBytes = try? directory.bytes(of: "auxv"), afterBytes == known.vector
+            {
+                return checked(status, namespace, of: process)
+            }
         }
         // Every file below is the pinned process's or fails (ProcessDirectory): a failing one
         // means it has ended, except the vector, which another user's process may refuse.
@@ -80,8 +94,12 @@ enum PinnedProcessReading {
                 "process \(pid) runs a program that gained privileges when it was started (setuid, setgid or file capabilities): it may have started it after it was identified, so what that program holds is not the client's"
             )
         }
-        directory.found(unprivilegedProgram: afterBytes)
-        return checked(status, namespace, of: process)
+        let reading = checked(status, namespace, of: process)
+        if case .holding = reading {
+            directory.found(
+                unprivilegedProgram: .init(vector: afterBytes, credentialsFixed: status.credentialsFixed))
+        }
+        return reading
     }
 
     /// `status`, read while the process ran an unprivileged program: holding, when its
@@ -102,6 +120,6 @@ enum PinnedProcessReading {
                 "process \(pid) runs as uid \(uid), gid \(gid), groups \(groups) now, not as it was identified (uid \(user.uid), gid \(user.gid), groups \(user.supplementaryGroups))"
             )
         }
-        return .holding(status, namespace)
+        return .holding(effectiveCapabilities: status.effectiveCapabilities, namespace)
     }
 }

@@ -26,9 +26,18 @@ package final class ProcessDirectory: Sendable {
     private let counted: Bool
     /// The process's `status`, open while the directory is kept (nil: opened per reading).
     private let status: FileDescriptor?
-    /// The auxiliary vector of the program a reading last found the process running, started
-    /// without privileges (``PinnedProcessReading``), while the directory is kept.
-    private let knownProgram = Lock<[UInt8]?>(nil)
+    /// The program a reading last found the process running, started without privileges
+    /// (``PinnedProcessReading``), while the directory is kept.
+    private let knownProgram = Lock<KnownProgram?>(nil)
+
+    /// A program found running without privileges it gained when started.
+    struct KnownProgram {
+        /// Its auxiliary vector: equal bytes read later are the same program.
+        let vector: [UInt8]
+        /// Whether the process's credentials were the ones pinned and fixed for as long as it
+        /// runs the program (``ProcessFiles/Status/credentialsFixed``).
+        let credentialsFixed: Bool
+    }
 
     /// How many directories are kept open at once, and the most that may be: each holds two
     /// descriptors (itself and the process's `status`) for as long as its subject lives, so a
@@ -93,15 +102,15 @@ package final class ProcessDirectory: Sendable {
         try FileContents.bytes(of: name, in: directory.rawValue)
     }
 
-    /// The auxiliary vector of the program a reading last found the process running without
-    /// privileges it gained when started, if one did while the directory is kept.
-    var unprivilegedProgram: [UInt8]? { knownProgram.withLock { $0 } }
+    /// The program a reading last found the process running without privileges it gained when
+    /// started, if one did while the directory is kept.
+    var unprivilegedProgram: KnownProgram? { knownProgram.withLock { $0 } }
 
-    /// Records `vector` as the program a reading found running without privileges it gained when
-    /// started (nothing is kept past the reading of a directory opened for it alone).
-    func found(unprivilegedProgram vector: [UInt8]) {
+    /// Records the program a reading found running without privileges it gained when started
+    /// (nothing is kept past the reading of a directory opened for it alone).
+    func found(unprivilegedProgram program: KnownProgram) {
         guard counted else { return }
-        knownProgram.withLock { $0 = vector }
+        knownProgram.withLock { $0 = program }
     }
 
     /// The bytes of the process's `status`, as it stands now.
