@@ -391,7 +391,8 @@ public final class DecisionService: Sendable {
             DecisionMetrics.count(action: "check", outcome: answer.outcome)
             return answer.reply
         }
-        let prepared = GateTracing.isTracing ? nil : reused.prepared(gate, policy: loaded, subject: subject)
+        // None while a tracer is bootstrapped (each check has spans of its own): prepare says so.
+        let prepared = reused.prepared(gate, policy: loaded, subject: subject)
         let evaluation = try evaluate(
             gate, in: loaded, for: subject, action: "check", trace: trace, prepared: prepared)
         let record = { AuditRecord(action: "check", evaluation: evaluation, policy: loaded.policy, subject: subject) }
