@@ -19,28 +19,35 @@ package enum JSONString {
 
     /// Appends `string`, quoted, to `bytes`.
     package static func append(_ string: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        // Most strings (names, reasons, ids) need no escape: copied whole, not byte by byte.
-        if !string.utf8.contains(where: needsEscape) {
-            bytes.append(contentsOf: string.utf8)
+        var string = string
+        // Its UTF-8 in place: the runs between escapes are copied whole (most strings, names,
+        // reasons and ids, are one run), not byte by byte through the string's view.
+        string.withUTF8 { utf8 in
             bytes.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes += #"\""#.utf8
-            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
-            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
-            case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
-            case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
-            case 0..<0x20, 0x7F:
-                bytes += #"\u00"#.utf8
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0xF)])
-            default: bytes.append(byte)
+            var run = 0
+            for index in utf8.indices where needsEscape(utf8[index]) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+                appendEscaped(utf8[index], to: &bytes)
+                run = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
+            bytes.append(UInt8(ascii: "\""))
         }
-        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends the escape of `byte`, one that ``needsEscape(_:)``.
+    private static func appendEscaped(_ byte: UInt8, to bytes: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): bytes += #"\""#.utf8
+        case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
+        case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
+        case UInt8(ascii: "\r"): bytes += #"\r"#.utf8
+        case UInt8(ascii: "\t"): bytes += #"\t"#.utf8
+        default:
+            bytes += #"\u00"#.utf8
+            bytes.append(hexDigits[Int(byte >> 4)])
+            bytes.append(hexDigits[Int(byte & 0xF)])
+        }
     }
 
     /// `string`, quoted.
