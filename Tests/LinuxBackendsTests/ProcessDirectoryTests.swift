@@ -138,7 +138,7 @@ struct ProcessDirectoryTests {
         // Holds CAP_NET_BIND_SERVICE (ambient, as systemd gives it) as uid 65534, and lowers it
         // from its effective set when told (SIGUSR1).
         let script = """
-            import ctypes, signal, time
+            import ctypes, os, signal, time
             libc = ctypes.CDLL(None, use_errno=True)
             class Header(ctypes.Structure): _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
             class Data(ctypes.Structure): _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
@@ -147,7 +147,7 @@ struct ProcessDirectoryTests {
                 assert libc.capget(ctypes.byref(header), data) == 0
                 data[0].effective &= ~(1 << 10)
                 assert libc.capset(ctypes.byref(header), data) == 0
-                print('lowered', flush=True)
+                os.write(1, b'lowered\\n')  # not print: the signal may come while 'running' is printed
             signal.signal(signal.SIGUSR1, lower)
             print('running', flush=True)
             while True: time.sleep(600)

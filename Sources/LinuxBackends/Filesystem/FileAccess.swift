@@ -143,6 +143,10 @@ public struct FileAccess: SubjectCapability {
     }
 
     /// Whether `subject` has exactly this process's file-system credentials.
+    /// What a directory, and anything else, grants when every access is granted.
+    private static let everythingInDirectory: Set = ["read", "write", "execute", "create"]
+    private static let everythingInFile: Set = ["read", "write", "execute"]
+
     private static func isThisProcess(_ subject: Subject) -> Bool {
         let groups = ProcessIdentity.currentGroupIDs()
         // Both lists are the kernel's, in its order: equal arrays are the common case, sets the rest.
@@ -175,13 +179,17 @@ public struct FileAccess: SubjectCapability {
             return .denied("\(path) is \(type); entries can only be created in a directory")
         }
 
+        // Everything granted, as for root or an owner, is one question; a refusal asks each.
+        if faccessat(AT_FDCWD, path, R_OK | W_OK | X_OK, AT_EACCESS) == 0 {
+            return .authorized(
+                "\(path) (\(type)): \(grantedSummary)",
+                grants: isDirectory ? Self.everythingInDirectory : Self.everythingInFile)
+        }
         var granted: Set<String> = []
         var refusal: String?
         var writeRefused = ""
-        // Everything granted, as for root or an owner, is one question; a refusal asks each.
-        let all = faccessat(AT_FDCWD, path, R_OK | W_OK | X_OK, AT_EACCESS) == 0
         for (mode, name, flag) in [(Access.read, "read", R_OK), (.write, "write", W_OK), (.execute, "execute", X_OK)] {
-            if all || faccessat(AT_FDCWD, path, flag, AT_EACCESS) == 0 {
+            if faccessat(AT_FDCWD, path, flag, AT_EACCESS) == 0 {
                 granted.insert(name)
                 continue
             }
@@ -195,9 +203,11 @@ public struct FileAccess: SubjectCapability {
             refusal = "create: " + (granted.contains("write") ? "the directory cannot be searched" : writeRefused)
         }
         if let refusal { return CapabilityStatus(.denied, reason: "\(path) (\(type)): \(refusal)", grants: granted) }
-        let what = access.isEmpty ? "exists" : access.description + " granted"
-        return .authorized("\(path) (\(type)): \(what)", grants: granted)
+        return .authorized("\(path) (\(type)): \(grantedSummary)", grants: granted)
     }
+
+    /// What an authorized status says was asked for and granted.
+    private var grantedSummary: String { access.isEmpty ? "exists" : access.description + " granted" }
 
     private static func describe(_ code: Int32) -> String {
         switch code {

@@ -140,10 +140,12 @@ package enum ProcessFiles {
         /// for a client, and strings per line (then a dictionary of them) were most of its cost.
         init(parsing bytes: [UInt8]) {
             bytes.withUnsafeBufferPointer { text in
+                guard let base = text.baseAddress else { return }
                 var start = 0
                 while start < text.count {
-                    var end = start
-                    while end < text.count, text[end] != UInt8(ascii: "\n") { end += 1 }
+                    let end = memchr(base + start, Int32(UInt8(ascii: "\n")), text.count - start).map {
+                        base.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                    } ?? text.count
                     read(line: UnsafeBufferPointer(rebasing: text[start..<end]))
                     start = end + 1
                 }
@@ -151,6 +153,11 @@ package enum ProcessFiles {
         }
 
         private mutating func read(line: UnsafeBufferPointer<UInt8>) {
+            // Only lines of these initials are read (Uid, Gid, Groups, CapEff, CapPrm, State).
+            switch line.first {
+            case UInt8(ascii: "U"), UInt8(ascii: "G"), UInt8(ascii: "C"), UInt8(ascii: "S"): break
+            default: return
+            }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
             let name = UnsafeBufferPointer(rebasing: line[..<colon])
             let value = UnsafeBufferPointer(rebasing: line[(colon + 1)...])
