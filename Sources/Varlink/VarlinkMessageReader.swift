@@ -27,7 +27,8 @@ struct VarlinkMessageReader {
     /// whitespace.
     static func read(_ message: [UInt8]) throws(Failure) -> VarlinkValue {
         let result = message.withUnsafeBufferPointer { bytes -> Result<VarlinkValue, Failure> in
-            guard String(validating: bytes, as: UTF8.self) != nil else {
+            // Most messages are ASCII, valid as they are; only others are decoded to be sure.
+            guard Self.isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil else {
                 return .failure(Failure(description: "the message is not UTF-8"))
             }
             var reader = VarlinkMessageReader(bytes: bytes)
@@ -44,6 +45,12 @@ struct VarlinkMessageReader {
             }
         }
         return try result.get()
+    }
+
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        return high < 0x80
     }
 
     private init(bytes: UnsafeBufferPointer<UInt8>) {

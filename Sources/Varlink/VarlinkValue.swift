@@ -47,7 +47,8 @@ public enum VarlinkValue: Sendable, Equatable {
     /// varlink sends it, written as bytes (no string is built on the way).
     package func message(terminated: Bool = true) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
+        // A decision with its explanation, as root is told it, is 600 bytes or so: grown once at most.
+        bytes.reserveCapacity(1024)
         write(to: &bytes)
         if terminated { bytes.append(0) }
         return bytes

@@ -76,6 +76,8 @@ public struct FileAccess: SubjectCapability {
     /// What the path must be.
     public let kind: Kind
     private var subject: Subject?
+    /// What an authorized status says was asked for and granted ("read and write granted").
+    private let grantedSummary: String
 
     /// Access to an absolute `path`. A relative path is an error: what it names would depend on
     /// the working directory at the moment of the check.
@@ -90,6 +92,7 @@ public struct FileAccess: SubjectCapability {
         self.path = path
         self.access = access
         self.kind = kind
+        grantedSummary = access.isEmpty ? "exists" : access.description + " granted"
     }
 
     public var name: String { "file:\(path)" }
@@ -206,8 +209,7 @@ public struct FileAccess: SubjectCapability {
         return .authorized("\(path) (\(type)): \(grantedSummary)", grants: granted)
     }
 
-    /// What an authorized status says was asked for and granted.
-    private var grantedSummary: String { access.isEmpty ? "exists" : access.description + " granted" }
+
 
     private static func describe(_ code: Int32) -> String {
         switch code {

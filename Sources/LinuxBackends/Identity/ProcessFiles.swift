@@ -143,9 +143,10 @@ package enum ProcessFiles {
                 guard let base = text.baseAddress else { return }
                 var start = 0
                 while start < text.count {
-                    let end = memchr(base + start, Int32(UInt8(ascii: "\n")), text.count - start).map {
-                        base.distance(to: $0.assumingMemoryBound(to: UInt8.self))
-                    } ?? text.count
+                    let end =
+                        memchr(base + start, Int32(UInt8(ascii: "\n")), text.count - start).map {
+                            base.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                        } ?? text.count
                     read(line: UnsafeBufferPointer(rebasing: text[start..<end]))
                     start = end + 1
                 }
