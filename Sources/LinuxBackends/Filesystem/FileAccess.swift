@@ -209,8 +209,6 @@ public struct FileAccess: SubjectCapability {
         return .authorized("\(path) (\(type)): \(grantedSummary)", grants: granted)
     }
 
-
-
     private static func describe(_ code: Int32) -> String {
         switch code {
         case EACCES, EPERM: "permission denied"
