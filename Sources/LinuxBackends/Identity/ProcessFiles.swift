@@ -163,32 +163,39 @@ package enum ProcessFiles {
             let name = UnsafeBufferPointer(rebasing: line[..<colon])
             let value = UnsafeBufferPointer(rebasing: line[(colon + 1)...])
             if Self.equal(name, "Uid") {
-                let ids = Self.numbers(value, radix: 10)
-                effectiveUser = ids?.dropFirst().first.flatMap { UInt32(exactly: $0) }
-                userIdsAgree = ids.map(Self.agree) ?? false
+                (effectiveUser, userIdsAgree) = Self.ids(value)
             } else if Self.equal(name, "Gid") {
-                let ids = Self.numbers(value, radix: 10)
-                effectiveGroup = ids?.dropFirst().first.flatMap { UInt32(exactly: $0) }
-                groupIdsAgree = ids.map(Self.agree) ?? false
+                (effectiveGroup, groupIdsAgree) = Self.ids(value)
             } else if Self.equal(name, "Groups") {
-                let numbers = Self.numbers(value, radix: 10)
-                groups = numbers?.compactMap { UInt32(exactly: $0) }
-                if groups?.count != numbers?.count { groups = nil }
+                var read: [UInt32] = []
+                let count = Self.numbers(value, radix: 10) { if let group = UInt32(exactly: $0) { read.append(group) } }
+                groups = count == read.count ? read : nil
             } else if Self.equal(name, "CapEff") {
-                let values = Self.numbers(value, radix: 16) ?? []
-                effectiveCapabilities = values.count == 1 ? values[0] : nil
+                effectiveCapabilities = Self.single(value)
             } else if Self.equal(name, "CapPrm") {
-                let values = Self.numbers(value, radix: 16) ?? []
-                permittedCapabilities = values.count == 1 ? values[0] : nil
+                permittedCapabilities = Self.single(value)
             } else if Self.equal(name, "State") {
                 let state = value.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
                 isZombie = state == UInt8(ascii: "Z")
             }
         }
 
-        /// Whether a `Uid:` or `Gid:` line's four ids (real, effective, saved, file system) are one.
-        private static func agree(_ ids: [UInt64]) -> Bool {
-            ids.count == 4 && ids.allSatisfy { $0 == ids[0] }
+        /// A `Uid:` or `Gid:` line's effective id (the second of four), and whether all four (real,
+        /// effective, saved, file system) are one.
+        private static func ids(_ value: UnsafeBufferPointer<UInt8>) -> (effective: UInt32?, agree: Bool) {
+            var (first, second, agree): (UInt64?, UInt64?, Bool) = (nil, nil, true)
+            let count = numbers(value, radix: 10) { id in
+                if first == nil { first = id } else if second == nil { second = id }
+                agree = agree && id == first
+            }
+            guard let count, count >= 2 else { return (nil, false) }
+            return (second.flatMap { UInt32(exactly: $0) }, agree && count == 4)
+        }
+
+        /// A field of one hexadecimal number (a capability set); nil when not exactly one.
+        private static func single(_ value: UnsafeBufferPointer<UInt8>) -> UInt64? {
+            var read: UInt64?
+            return numbers(value, radix: 16) { read = $0 } == 1 ? read : nil
         }
 
         private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
@@ -196,14 +203,19 @@ package enum ProcessFiles {
                 && name.withUTF8Buffer { $0.elementsEqual(bytes) }
         }
 
-        /// The numbers of a field's value, separated by spaces or tabs; nil when a word is not one
-        /// (or overflows): the whole value is unreadable.
-        private static func numbers(_ value: UnsafeBufferPointer<UInt8>, radix: UInt64) -> [UInt64]? {
-            var numbers: [UInt64] = []
+        /// Each number of a field's value, separated by spaces or tabs, given to `body`; how many,
+        /// or nil when a word is not one (or overflows): the whole value is unreadable.
+        private static func numbers(
+            _ value: UnsafeBufferPointer<UInt8>, radix: UInt64, _ body: (UInt64) -> Void
+        ) -> Int? {
+            var count = 0
             var current: UInt64?
             for byte in value {
                 if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
-                    if let number = current { numbers.append(number) }
+                    if let number = current {
+                        body(number)
+                        count += 1
+                    }
                     current = nil
                     continue
                 }
@@ -213,8 +225,11 @@ package enum ProcessFiles {
                 guard !overflow, !carry else { return nil }
                 current = sum
             }
-            if let number = current { numbers.append(number) }
-            return numbers
+            if let number = current {
+                body(number)
+                count += 1
+            }
+            return count
         }
     }
 
