@@ -151,11 +151,15 @@ public struct FileAccess: SubjectCapability {
     private static let everythingInFile: Set = ["read", "write", "execute"]
 
     private static func isThisProcess(_ subject: Subject) -> Bool {
-        let groups = ProcessIdentity.currentGroupIDs()
+        // Asked in the order that ends soonest for another user: the uid, the group, then the
+        // groups, read into room for the subject's (more than those is not the same list).
+        guard subject.uid == geteuid(), subject.gid == getegid() else { return false }
+        let expected = subject.supplementaryGroups
+        var groups = [gid_t](repeating: 0, count: expected.count)
+        let count = getgroups(Int32(groups.count), &groups)
+        guard count == expected.count else { return false }
         // Both lists are the kernel's, in its order: equal arrays are the common case, sets the rest.
-        return subject.uid == geteuid() && subject.gid == groups.effective
-            && (subject.supplementaryGroups == groups.supplementary
-                || Set(subject.supplementaryGroups) == Set(groups.supplementary))
+        return groups == expected || Set(groups) == Set(expected)
     }
 
     private func check() -> CapabilityStatus {
