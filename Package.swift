@@ -373,6 +373,7 @@ let testTargets: [Target] = [
         name: "DecisionServiceTests",
         dependencies: [
             "TestSupport", "capctld", "capctl", "capctl-flag-source", "capability-probe", "Varlink", "DecisionService", "LinuxPolicy",
+            "CapabilityPolicy", "ProcedureCore",
         ],
         exclude: ["Client"]),
 ]

@@ -1,4 +1,5 @@
 import CapabilityPolicy
+import ConfigurationFiles
 import ProcedureCore
 import Varlink
 
@@ -13,6 +14,46 @@ extension Decision {
             ("actions", .array(actions.map(VarlinkValue.string))),
             ("explanation", explanation.map(Self.value) ?? .null),
         ])
+    }
+
+    /// A `Check` reply of the decision, `{"parameters":{"decision":...}}` and its NUL: the bytes
+    /// ``VarlinkReplies/encodedReply(_:)`` makes of ``varlinkValue``, written without building
+    /// the value first (a decision with the explanation root is told is twenty-odd values, made to
+    /// be written once; DecisionTests compares the two).
+    var checkReply: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(1024)
+        bytes += #"{"parameters":{"decision":{"gate":"#.utf8
+        JSONString.append(gate, to: &bytes)
+        bytes += #","outcome":"#.utf8
+        JSONString.append(outcome.rawValue, to: &bytes)
+        bytes += #","description":"#.utf8
+        if let description { JSONString.append(description, to: &bytes) } else { bytes += "null".utf8 }
+        bytes += #","actions":["#.utf8
+        for (index, action) in actions.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONString.append(action, to: &bytes)
+        }
+        bytes += #"],"explanation":"#.utf8
+        if let explanation { Self.write(explanation, to: &bytes) } else { bytes += "null".utf8 }
+        bytes += "}}}\0".utf8
+        return bytes
+    }
+
+    /// `explanation` as ``value(_:)`` makes it, written.
+    private static func write(_ explanation: ConditionExplanation, to bytes: inout [UInt8]) {
+        bytes += #"{"condition":"#.utf8
+        JSONString.append(explanation.condition, to: &bytes)
+        bytes += #","outcome":"#.utf8
+        JSONString.append(explanation.outcome.rawValue, to: &bytes)
+        bytes += #","reason":"#.utf8
+        JSONString.append(explanation.reason, to: &bytes)
+        bytes += #","children":["#.utf8
+        for (index, child) in explanation.children.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            write(child, to: &bytes)
+        }
+        bytes += "]}".utf8
     }
 
     /// The decision in a reply; nil when the reply does not hold one (anything unknown in it

@@ -402,7 +402,7 @@ public final class DecisionService: Sendable {
             made.traceID = trace?.traceID
             return made
         }
-        let reply = VarlinkReplies.encodedReply([("decision", told(evaluation, in: loaded, to: subject).varlinkValue)])
+        let reply = told(evaluation, in: loaded, to: subject).checkReply
         if case .decideAndKeep = found {
             reused.keep(
                 ReusedCheck.Answer(outcome: evaluation.decisionOutcome, reply: reply, record: record(), decidedAt: now),
