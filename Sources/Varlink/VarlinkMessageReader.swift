@@ -108,6 +108,8 @@ struct VarlinkMessageReader {
             depth -= 1
             return .object(members)
         }
+        // Room for the members a varlink object has (a handful): one allocation, not one per doubling.
+        members.reserveCapacity(8)
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw failure("expected a member name in double quotes") }
@@ -146,6 +148,7 @@ struct VarlinkMessageReader {
             depth -= 1
             return .array(elements)
         }
+        elements.reserveCapacity(4)
         while true {
             skipWhitespace()
             elements.append(try readValue())
