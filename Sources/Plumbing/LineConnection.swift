@@ -271,13 +271,19 @@ package final class LineConnection: Sendable {
                 let (seconds, attoseconds) = left.components
                 timeout = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
             }
-            var entries = [pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)]
-            if let interrupt { entries.append(pollfd(fd: interrupt.rawValue, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&entries, nfds_t(entries.count), timeout)
+            // On the stack, not an array made for every wait (a client waits once a call).
+            var entries = (
+                pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: interrupt?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
+            )
+            let count: nfds_t = interrupt == nil ? 1 : 2
+            let ready = withUnsafeMutablePointer(to: &entries) {
+                $0.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, count, timeout) }
+            }
             if ready < 0, errno == EINTR { continue }
             // An error shows in the read that follows.
             if ready < 0 { return .ready }
-            if entries.count > 1, entries[1].revents != 0 { return .interrupted }
+            if interrupt != nil, entries.1.revents != 0 { return .interrupted }
             if ready > 0 { return .ready }
         }
     }
