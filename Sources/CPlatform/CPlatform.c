@@ -2,10 +2,33 @@
 #include <sys/eventfd.h>
 #include "CPlatform.h"
 #include <unistd.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
 
 long cplatform_processor_count(void) {
     long count = sysconf(_SC_NPROCESSORS_ONLN);
     return count > 0 ? count : 1;
+}
+
+int cplatform_thread_id(void) { return (int)syscall(SYS_gettid); }
+
+int cplatform_thread_is_runnable(int id) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", id);
+    int descriptor = open(path, O_RDONLY | O_CLOEXEC);
+    if (descriptor < 0) return errno == ENOENT ? 0 : -1;
+    char text[512];
+    ssize_t count = read(descriptor, text, sizeof text - 1);
+    close(descriptor);
+    if (count <= 0) return -1;
+    text[count] = 0;
+    // The state follows the name, which is in parentheses and may itself hold one.
+    char *end = strrchr(text, ')');
+    if (end == NULL || end[1] != ' ' || end[2] == 0) return -1;
+    return end[2] == 'R';
 }
 
 static _Thread_local void *thread_marker;

@@ -10,9 +10,9 @@ package import SystemPackage
 /// A connection waiting costs its descriptor and a few KiB (2.6 KiB in capctld), not a thread: a
 /// service can hold thousands of idle clients. A connection is served by one thread at a time (the
 /// epoll registration fires once and is armed again after the turn), and a turn may block (a login
-/// asked, a watch followed). There is a thread per processor; when all are busy and none has
-/// finished a turn for 2 ms (they wait, they do not work), another is started, up to the limit,
-/// so a turn that waits holds up only its own client. More threads than that would only take
+/// asked, a watch followed). There is a thread per processor; when all are busy, none has
+/// finished a turn for 2 ms and none of them can run (they wait, they do not work), another is
+/// started, up to the limit, so a turn that waits holds up only its own client. More threads than that would only take
 /// turns from each other: at a thousand clients asking at once, a thread per busy turn was 256
 /// threads contending for two processors, at a sixth of the rate of eight clients. Each
 /// connection has an idle deadline, restarted whenever a turn answers something or its client
@@ -77,6 +77,8 @@ package final class WaitingConnections: Sendable {
         var finishedTurns: UInt64 = 0
         /// `finishedTurns` when every thread was found busy, until the keeper looks again.
         var allBusySince: UInt64?
+        /// The serving threads' ids, for the keeper to see whether any of them is runnable.
+        var threadIDs: [Int32] = []
         var stopping = false
         var finished = false
     }
@@ -87,6 +89,8 @@ package final class WaitingConnections: Sendable {
     private static let spareThreadLifetimeMilliseconds: Int32 = 10_000
     /// How long every thread may be busy without finishing a turn before another is started.
     private static let stallTime = Duration.milliseconds(2)
+    /// How long a stall may last, a thread still runnable, before another thread is started anyway.
+    private static let longStall = Duration.milliseconds(100)
 
     private let epoll: FileDescriptor
     private let finishedSignal: FileDescriptor
@@ -210,6 +214,9 @@ package final class WaitingConnections: Sendable {
     }
 
     private func serveTurns() {
+        let id = cplatform_thread_id()
+        state.withLock { $0.threadIDs.append(id) }
+        defer { state.withLock { $0.threadIDs.removeAll { $0 == id } } }
         var token: UInt64 = 0
         while true {
             let ready = cplatform_epoll_wait_one(epoll.rawValue, Self.spareThreadLifetimeMilliseconds, &token)
@@ -341,20 +348,46 @@ package final class WaitingConnections: Sendable {
     private func keepDeadlines() {
         let granularity = Duration.milliseconds(50)
         var nextSweep = ContinuousClock.now
+        /// A stall not met with a thread because a thread could run: since which finished turn, and when.
+        var vetoed: (turns: UInt64, at: ContinuousClock.Instant)?
         while true {
             let now = ContinuousClock.now
-            let startsThread = state.withLock { state -> Bool in
-                guard let since = state.allBusySince else { return false }
+            let stalled = state.withLock { state -> (threads: [Int32], turns: UInt64)? in
+                guard let since = state.allBusySince else { return nil }
                 state.allBusySince = nil
-                guard state.busy == state.threads, state.threads < threadLimit else { return false }
+                guard state.busy == state.threads, state.threads < threadLimit else { return nil }
                 guard state.finishedTurns == since else {
                     // Still all busy, but turns finish: look again, from here (a thread that
                     // finished a quick turn may be in a long one now, taken while this was open).
                     state.allBusySince = state.finishedTurns
-                    return false
+                    return nil
                 }
-                state.threads += 1
-                return true
+                return (state.threadIDs, since)
+            }
+            // No turn finished, and every thread is busy: another is started only if none of
+            // them can run. A runnable one is working, or waiting for a processor (fifty busy
+            // clients on two cores), or holds a lock the others wait for; another thread would
+            // only take processor time and the lock from them. Without that check, a burst of
+            // clients started thread after thread, whose contention on the set's lock made every
+            // turn slower, so more stalls were seen: a thousand connections served at a third of
+            // their rate, by ten threads, each call three times the processor time. A stall that
+            // lasts (a turn that computes for long beside one that waits) gets its thread anyway.
+            var startsThread = false
+            if let stalled {
+                if vetoed?.turns != stalled.turns { vetoed = (stalled.turns, now) }
+                let someRuns =
+                    now - (vetoed?.at ?? now) < Self.longStall
+                    && stalled.threads.contains { cplatform_thread_is_runnable($0) == 1 }
+                startsThread = state.withLock { state in
+                    guard !someRuns else {
+                        // Looked at again shortly, while all stay busy.
+                        if state.busy == state.threads { state.allBusySince = state.finishedTurns }
+                        return false
+                    }
+                    guard state.busy == state.threads, state.threads < threadLimit else { return false }
+                    state.threads += 1
+                    return true
+                }
             }
             if startsThread { startThread() }
             if now >= nextSweep {

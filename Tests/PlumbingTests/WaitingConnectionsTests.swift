@@ -174,6 +174,37 @@ struct WaitingConnectionsTests {
         #expect(turns.withLock { $0 } < 20_000, "the other client was answered only once the eager ones stopped")
     }
 
+    @Test("turns that compute on every thread start no other thread: it could only take processor time from them")
+    func computingTurns() throws {
+        let set = try WaitingConnections(threadLimit: 8, idleTimeout: .seconds(60))
+        defer { set.stop() }
+        let served = try (0..<4).map { _ in try Served() }
+        let started = DispatchSemaphore(value: 0)
+        for one in served {
+            set.add(
+                one.connection(answering: { text in
+                    guard text == "compute" else { return }
+                    started.signal()
+                    // Runs (never sleeps) for 25 times the stall the set looks for, half the time
+                    // after which it starts a thread anyway: a thread sleeping in its turn would
+                    // have had another started long before.
+                    let end = ContinuousClock.now + .milliseconds(50)
+                    var spins = 0
+                    while ContinuousClock.now < end { spins &+= 1 }
+                    withExtendedLifetime(spins) {}
+                }))
+        }
+        // As many computing turns as there are threads: every thread busy, none sleeping.
+        let threads = set.threadCount
+        #expect(threads >= 1)
+        for one in served.prefix(threads) { _ = one.client.writeLine("compute") }
+        for _ in 0..<threads { #expect(started.wait(timeout: .now() + 10) == .success) }
+        for one in served.prefix(threads) {
+            #expect(one.client.readLine(limit: 64, until: .now + .seconds(10)) == .line(Array("ok: compute".utf8)))
+        }
+        #expect(set.threadCount == threads, "a thread was started beside \(threads) computing ones")
+    }
+
     @Test("a client that sends nothing, or half a request, is ended at its idle deadline; one that asks is not")
     func idleDeadline() throws {
         let set = try WaitingConnections(threadLimit: 4, idleTimeout: .milliseconds(300))

@@ -9,6 +9,12 @@
 /// The number of processors online, at least 1.
 long cplatform_processor_count(void);
 
+/// The calling thread's id (gettid(2)).
+int cplatform_thread_id(void);
+/// Whether thread `id` of this process is running or waiting only for a processor (its state in
+/// /proc/self/task/ID/stat is R): 1, 0 when it sleeps (or has ended), -1 when it cannot be read.
+int cplatform_thread_is_runnable(int id);
+
 /// A pointer kept per thread (the queue whose worker loop the thread runs).
 void *cplatform_thread_marker(void);
 void cplatform_set_thread_marker(void *marker);
