@@ -12,13 +12,14 @@ package import SystemPackage
 /// epoll registration fires once and is armed again after the turn), and a turn may block (a login
 /// asked, a watch followed). There is a thread per processor; when all are busy, none has
 /// finished a turn for 2 ms and none of them can run (they wait, they do not work), another is
-/// started, up to the limit, so a turn that waits holds up only its own client. More threads than that would only take
-/// turns from each other: at a thousand clients asking at once, a thread per busy turn was 256
-/// threads contending for two processors, at a sixth of the rate of eight clients. Each
-/// connection has an idle deadline, restarted whenever a turn answers something or its client
-/// reads a reply that had to wait; a connection that outlives it is ended, unless it is awaited
-/// (another connection's call waits for a message on it). A connection whose client does not read
-/// its replies waits in the set for room to write, not on a thread.
+/// started, up to the limit, so a turn that waits holds up only its own client. More threads
+/// than that would only take turns from each other: at a thousand clients asking at once, a
+/// thread per busy turn was 256 threads contending for two processors, at a sixth of the rate
+/// of eight clients. Each connection has an idle deadline, restarted whenever a turn answers
+/// something or its client reads a reply that had to wait; a connection that outlives it is
+/// ended, unless it is awaited (another connection's call waits for a message on it). A
+/// connection whose client does not read its replies waits in the set for room to write, not on
+/// a thread.
 package final class WaitingConnections: Sendable {
     /// What a connection's turn came to.
     package enum Turn: Sendable {
