@@ -184,6 +184,12 @@ package enum CapctlDaemon {
                 "no audit sink: \(reason); decisions' records are lost until one does (counted in Status's undeliveredAuditRecords)"
             )
         }
+        // How long an answer may be given again, said where the operator reads what capctld does.
+        DaemonLog.logger.notice(
+            options.reuseFor == 0
+                ? "decides every Check (--reuse-for 0)"
+                : "answers a connection's Check again for up to \(options.reuseFor) s while its gate reads only the client's user, groups and flags and neither the policy nor the flags change (--reuse-for)"
+        )
         let reloader = ReloadOnHangup(store: store)
         let service = DecisionService(
             policy: store, audit: audit, keptLogins: policyOptions.keptLoginRecords, listener: listener,

@@ -94,6 +94,8 @@ struct CapctldReloadTests {
         #expect(
             said.contains { $0.contains("no audit sink: no system log listens at \(directory.path)/no-syslog-here") },
             "\(said)")
+        // How long an answer is given again (--reuse-for, 1 s unless told).
+        #expect(said.contains { $0.contains("answers a connection's Check again for up to 1 s") }, "\(said)")
         for made in ["/run", "/run/capctl"] {
             var status = stat()
             #expect(stat(directory.path + made, &status) == 0)
