@@ -103,12 +103,12 @@ struct ProcessDirectoryTests {
     func programKeptAcrossExec(credentials: [String]) async throws {
         // Starts the same interpreter again when told (SIGUSR1), and says so once it runs.
         let script = """
-            import os, signal, sys, time
-            again = "import time; print('again', flush=True); time.sleep(600)"
+            import os, signal, sys
+            again = "import signal; print('again', flush=True)\\nwhile True: signal.pause()"
             signal.signal(signal.SIGUSR1, lambda *_: os.execv(sys.executable, [sys.executable, "-c", again]))
             print('running', flush=True)
-            while True: time.sleep(600)
-            """  // allowed: the sleeps wait to be killed or told
+            while True: signal.pause()
+            """
         let child = try DaemonProcess(credentials + ["/usr/bin/python3", "-c", script], environment: [:])
         defer { child.stop() }
         #expect(await child.nextLine() == "running")
@@ -138,7 +138,7 @@ struct ProcessDirectoryTests {
         // Holds CAP_NET_BIND_SERVICE (ambient, as systemd gives it) as uid 65534, and lowers it
         // from its effective set when told (SIGUSR1).
         let script = """
-            import ctypes, os, signal, time
+            import ctypes, os, signal
             libc = ctypes.CDLL(None, use_errno=True)
             class Header(ctypes.Structure): _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
             class Data(ctypes.Structure): _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
@@ -150,8 +150,8 @@ struct ProcessDirectoryTests {
                 os.write(1, b'lowered\\n')  # not print: the signal may come while 'running' is printed
             signal.signal(signal.SIGUSR1, lower)
             print('running', flush=True)
-            while True: time.sleep(600)
-            """  // allowed: the sleep waits to be killed or told
+            while True: signal.pause()
+            """
         let child = try DaemonProcess(
             [
                 "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
