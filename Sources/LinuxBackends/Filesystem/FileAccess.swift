@@ -145,11 +145,11 @@ public struct FileAccess: SubjectCapability {
         return status
     }
 
-    /// Whether `subject` has exactly this process's file-system credentials.
     /// What a directory, and anything else, grants when every access is granted.
     private static let everythingInDirectory: Set = ["read", "write", "execute", "create"]
     private static let everythingInFile: Set = ["read", "write", "execute"]
 
+    /// Whether `subject` has exactly this process's file-system credentials.
     private static func isThisProcess(_ subject: Subject) -> Bool {
         // Asked in the order that ends soonest for another user: the uid, the group, then the
         // groups, read into room for the subject's (more than those is not the same list).
