@@ -194,8 +194,10 @@ extension CoreBench {
             [CommandLine.arguments[0], "--datagram-sink", auditPath], environment: ["PATH": "/usr/bin:/bin"])
         defer { audit.stop() }
         _ = await audit.nextLine()
+        // capctld at the priority its unit gives it, as the package runs it (polkitd's unit sets none).
+        let nice = DecisionWorkloads.unitNice()
         let daemon = try! DaemonProcess(
-            [
+            (nice.map { ["/usr/bin/nice", "-n", String($0)] } ?? []) + [
                 capctld, "--policy-roots", directory.path + "/root", "--listen", socket, "--audit-socket", auditPath,
                 // The idle connections' row holds 10,000 for a while before it measures them.
                 "--idle-timeout", "120",
@@ -211,6 +213,9 @@ extension CoreBench {
             print("core-bench --decisions: capctld did not start")
             exit(2)
         }
+        report.line(
+            "capctld's nice value (capctld.service: \(nice.map { "Nice=\($0)" } ?? "none read"))",
+            DecisionWorkloads.niceValue(daemon.pid).map(String.init) ?? "unknown")
         let client = try! DecisionClient(path: socket)
         precondition((try? client.check(DecisionWorkloads.gate).holds) == true, "the gate does not hold here")
         precondition((try? client.check(DecisionWorkloads.threeRequirements).holds) == true, "nor does this one")
@@ -604,6 +609,26 @@ extension DecisionWorkloads {
             call: { _ = try? $0.check(gate) })
     }
 
+    /// `--group-gate-spread`: eight clients' calls in `rounds` rounds of 500 each, each round's
+    /// median, p99, p99 / median and largest call printed, then the median of the rounds' ratios.
+    static func groupGateSpread(_ socket: String, rounds: Int) {
+        var spreads: [Double] = []
+        for round in 0..<rounds {
+            let times = latencies(
+                clients: 8, count: 500, connect: { try! DecisionClient(path: socket) },
+                call: { _ = try? $0.check(gate) }
+            ).sorted()
+            let p99 = times[times.count * 99 / 100]
+            spreads.append(p99 / StartupWorkloads.median(times))
+            print(
+                String(
+                    format: "round %d: median %.1f us, p99 %.1f us, p99 / median %.2fx, largest %.1f us", round,
+                    StartupWorkloads.median(times) * 1e6, p99 * 1e6, p99 / StartupWorkloads.median(times),
+                    (times.last ?? 0) * 1e6))
+        }
+        print(String(format: "p99 / median, median of rounds: %.2fx", StartupWorkloads.median(spreads)))
+    }
+
     /// What one `--decision-clients` process said: each connection's answers, the median and
     /// largest call time in µs.
     static func clientsReport(_ line: String) -> (answers: [Int], median: Double, largest: Double)? {
@@ -611,6 +636,23 @@ extension DecisionWorkloads {
         guard words.count == 6, words[0] == "answers", let median = Double(words[3]), let largest = Double(words[5])
         else { return nil }
         return (words[1].split(separator: ",").compactMap { Int($0) }, median, largest)
+    }
+
+    /// The `Nice=` of Packaging/systemd/capctld.service (core-bench runs from the package's
+    /// directory), or nil when it has none or cannot be read.
+    static func unitNice() -> Int? {
+        guard let unit = try? String(contentsOfFile: "Packaging/systemd/capctld.service", encoding: .utf8) else {
+            return nil
+        }
+        return unit.split(separator: "\n").first { $0.hasPrefix("Nice=") }.flatMap { Int($0.dropFirst(5)) }
+    }
+
+    /// The nice value of process `pid`'s first thread (/proc/PID/stat), or nil.
+    static func niceValue(_ pid: Int32) -> Int? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let fields = stat.split(separator: ")").last?.split(separator: " "), fields.count > 17
+        else { return nil }
+        return Int(fields[16])
     }
 
     /// The CPU time process `pid` has used, user and system, in seconds (/proc/PID/stat).

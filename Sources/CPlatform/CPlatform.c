@@ -80,6 +80,30 @@ void cplatform_set_thread_cache(void *cache, void (*release)(void *)) {
     pthread_setspecific(thread_cache_key, cache);
 }
 
+#include <sys/resource.h>
+
+// The first thread's nice value, read before main runs (no other thread exists yet).
+static int start_nice;
+static int start_nice_known;
+
+__attribute__((constructor)) static void remember_start_nice(void) {
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, 0);
+    if (errno == 0) {
+        start_nice = nice;
+        start_nice_known = 1;
+    }
+}
+
+void cplatform_take_start_priority(void) {
+    if (!start_nice_known) return;
+    // PRIO_PROCESS with 0 is the calling thread on Linux, not the whole process.
+    errno = 0;
+    int current = getpriority(PRIO_PROCESS, 0);
+    if (errno != 0 || current == start_nice) return;
+    (void)setpriority(PRIO_PROCESS, 0, start_nice);
+}
+
 int cplatform_start_thread(void *(*start)(void *), void *context) {
     pthread_attr_t attributes;
     int result = pthread_attr_init(&attributes);

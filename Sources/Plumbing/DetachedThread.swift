@@ -10,7 +10,8 @@ package enum DetachedThread {
         init(_ name: String?, _ body: @escaping () -> Void) { (self.name, self.body) = (name, body) }
     }
 
-    /// Starts `body` on a new detached thread named `name` (what `top -H` shows); false when no
+    /// Starts `body` on a new detached thread named `name` (what `top -H` shows), at the nice value
+    /// the process started with (not the one Dispatch gave the thread starting it); false when no
     /// thread could be started (a process or memory limit), and `body` is not run.
     package static func start(named name: String? = nil, _ body: @escaping @Sendable () -> Void) -> Bool {
         let work = Unmanaged.passRetained(Work(name, body)).toOpaque()
@@ -18,6 +19,7 @@ package enum DetachedThread {
             { context in
                 let work = Unmanaged<Work>.fromOpaque(context!).takeRetainedValue()
                 if let name = work.name { cplatform_name_current_thread(name) }
+                cplatform_take_start_priority()
                 work.body()
                 return nil
             }, work)

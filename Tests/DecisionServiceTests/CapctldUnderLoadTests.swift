@@ -51,6 +51,31 @@ struct CapctldUnderLoadTests {
         }
     }
 
+    @Test(
+        "capctld's threads serve at the nice value capctld.service starts it with, not the one Dispatch gives the threads that start them"
+    )
+    func servesAtTheUnitsPriority() async throws {
+        let unit = try String(
+            contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+                + "/../../Packaging/systemd/capctld.service", encoding: .utf8
+        ).split(separator: "\n")
+        let nice = try #require(unit.first { $0.hasPrefix("Nice=") }.flatMap { Int($0.dropFirst("Nice=".count)) })
+        #expect(nice < 0, "capctld runs above its clients' priority")
+        // Without CAP_SYS_NICE (not in the unit's bounding set) a thread Dispatch lowered is raised
+        // back only as far as LimitNICE allows.
+        let limit = unit.first { $0.hasPrefix("LimitNICE=") }.flatMap { Int($0.dropFirst("LimitNICE=".count)) }
+        #expect(limit.map { $0 <= nice } == true, "LimitNICE=\(String(describing: limit)) allows Nice=\(nice)")
+        #expect(unit.first { $0.hasPrefix("CapabilityBoundingSet=") }?.contains("CAP_SYS_NICE") == false)
+        let daemon = try await CapctldTests.Daemon(
+            policy: Self.policy(1), wrapper: ["/usr/bin/nice", "-n", String(nice)])
+        // A call, so that a serving thread has started.
+        #expect(try DecisionClient(path: daemon.socket).check("root-only").outcome == .holds)
+        for name in ["accept", "serving", "idle-deadlines"] {
+            let values = ProcessThreads.niceValues(named: name, of: daemon.process.pid)
+            #expect(!values.isEmpty && values.allSatisfy { $0 == nice }, "\(name): \(values)")
+        }
+    }
+
     @Test("SIGHUP and file changes among four clients' calls: every answer is one whole policy's, none fails")
     func reloadsUnderLoad() async throws {
         let daemon = try await CapctldTests.Daemon(policy: Self.policy(1))

@@ -12,6 +12,21 @@ public enum ProcessThreads {
         }.count
     }
 
+    /// The nice values of process `pid`'s threads named `name` (field 19 of each task's `stat`),
+    /// one per thread; `pid` nil is this process.
+    public static func niceValues(named name: String, of pid: Int32? = nil) -> [Int] {
+        let directory = "/proc/\(pid.map(String.init) ?? "self")/task"
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return tasks.compactMap { task in
+            let comm = try? String(contentsOfFile: "\(directory)/\(task)/comm", encoding: .utf8)
+            guard comm?.trimmingCharacters(in: .newlines) == name,
+                let stat = try? String(contentsOfFile: "\(directory)/\(task)/stat", encoding: .utf8),
+                let fields = stat.split(separator: ")").last?.split(separator: " "), fields.count > 17
+            else { return nil }
+            return Int(fields[16])
+        }
+    }
+
     /// Waits until no thread is named `name`, and returns true; false if some still is after
     /// `limit`. A thread ends a moment after it finishes its last work, with nothing to wait on,
     /// so this looks again (every millisecond) rather than assuming a time.

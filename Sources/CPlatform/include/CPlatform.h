@@ -37,6 +37,13 @@ void *cplatform_set_once(void **address, void *desired);
 /// Starts a detached thread running `start(context)`. Returns 0, or the pthread_create error.
 int cplatform_start_thread(void *(*start)(void *), void *context);
 
+/// Gives the calling thread the nice value the process's first thread had when the program was
+/// loaded, if it has another. Dispatch sets its worker threads' nice values from their quality of
+/// service, whatever the process was started with, and a thread inherits its starter's: without
+/// this, a daemon started at `Nice=-5` serves at 0. Raising a thread back needs CAP_SYS_NICE or a
+/// RLIMIT_NICE that allows it; without either the thread keeps the value it inherited.
+void cplatform_take_start_priority(void);
+
 /// Names the calling thread (the first 15 bytes of `name`), as `top -H` and `ps -L` show it.
 void cplatform_name_current_thread(const char *name);
 
