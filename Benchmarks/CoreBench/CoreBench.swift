@@ -1,5 +1,6 @@
 import Capabilities
 import CapabilityPolicy
+import DecisionService
 import Dispatch
 import FeatureFlags
 import Foundation
@@ -539,6 +540,13 @@ struct CoreBench {
             await api.setProvider(GatingWorkloads.makeStore())
             let client = api.client()
             for _ in 0..<rounds { _ = GatingWorkloads.staticFlag(client, 1_000_000) }
+        case "decision-client":
+            // DecisionClient's calls to a capctld running already (PROFILE_SOCKET), of gate
+            // PROFILE_GATE (the group gate by default): the client's side of a decision.
+            let environment = ProcessInfo.processInfo.environment
+            let client = try! DecisionClient(path: environment["PROFILE_SOCKET"] ?? "/run/capctl/capctld.sock")
+            let gate = environment["PROFILE_GATE"] ?? DecisionWorkloads.gate
+            for _ in 0..<rounds * 10_000 { _ = try? client.check(gate) }
         case "make":
             // One thread, no queue: what making a procedure with MAKE_CONDITIONS (0, 1 or 2)
             // conditions costs. One count per process: the heap a count leaves behind slows the next.

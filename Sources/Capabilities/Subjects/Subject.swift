@@ -54,9 +54,10 @@ public enum Subject: Sendable, Hashable, CustomStringConvertible {
 
     /// `nobody(65534), pid 4242 on pts/3`.
     public var description: String {
-        let user = userName.map { "\($0)(\(uid))" } ?? "uid \(uid)"
-        guard let process else { return user }
-        return "\(user), pid \(process.pid)" + (process.terminal.map { " on \($0)" } ?? "")
+        switch self {
+        case .process(let process): process.label
+        case .user(let user): user.label
+        }
     }
 }
 
@@ -71,10 +72,13 @@ public struct SubjectUser: Sendable, Hashable {
     public let supplementaryGroups: [UInt32]
     /// The user's name, when the user database has one.
     public let name: String?
+    /// `nobody(65534)`: made once, as the subject's reasons name it in every decision.
+    let label: String
 
     /// A user with these ids. For the Linux layer, which reads them from the kernel.
     package init(uid: UInt32, gid: UInt32, supplementaryGroups: [UInt32], name: String?) {
         (self.uid, self.gid, self.supplementaryGroups, self.name) = (uid, gid, supplementaryGroups, name)
+        label = name.map { "\($0)(\(uid))" } ?? "uid \(uid)"
     }
 
     /// The effective group, then the supplementary groups.
@@ -105,6 +109,9 @@ public struct SubjectProcess: Sendable, Hashable {
     /// /proc directory, proven once to be this process's): shared by every copy of the subject,
     /// and no part of its identity.
     package let handles: SubjectProcessHandles
+    /// `nobody(65534), pid 4242 on pts/3`: made once, as the subject's reasons name it in every
+    /// decision.
+    let label: String
 
     /// A process with these credentials and names. For the Linux layer, which reads them from
     /// the kernel.
@@ -118,6 +125,7 @@ public struct SubjectProcess: Sendable, Hashable {
         self.loginSession = loginSession
         self.keepScope = keepScope
         self.handles = SubjectProcessHandles()
+        label = "\(user.label), pid \(pid)" + (terminal.map { " on \($0)" } ?? "")
     }
 
     public static func == (left: SubjectProcess, right: SubjectProcess) -> Bool {
