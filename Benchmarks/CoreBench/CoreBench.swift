@@ -73,13 +73,14 @@ struct CoreBench {
             print(String(format: "%.0f decisions/s, 8 clients", rate))
             exit(0)
         }
-        // `--group-gate-spread SOCKET [ROUNDS]`: the 8-client p99 / median row alone, round by round,
+        // `--group-gate-spread SOCKET [ROUNDS [CALLS]]`: the 8-client p99 / median row alone, round by round,
         // against a capctld running already (for comparing capctld builds on the row's tail).
         if let index = CommandLine.arguments.firstIndex(of: "--group-gate-spread"),
             index + 1 < CommandLine.arguments.count
         {
             let rounds = index + 2 < CommandLine.arguments.count ? Int(CommandLine.arguments[index + 2]) ?? 5 : 5
-            DecisionWorkloads.groupGateSpread(CommandLine.arguments[index + 1], rounds: rounds)
+            let calls = index + 3 < CommandLine.arguments.count ? Int(CommandLine.arguments[index + 3]) ?? 500 : 500
+            DecisionWorkloads.groupGateSpread(CommandLine.arguments[index + 1], rounds: rounds, calls: calls)
             exit(0)
         }
         // `--decisions` measures only capctld against polkitd, and capctl through capctld.

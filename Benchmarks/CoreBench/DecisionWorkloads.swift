@@ -312,12 +312,15 @@ extension CoreBench {
 
         // The spread under load: eight clients asking in a loop, every call's time. In five
         // rounds, each with its own ratio, and the median of those judged: one round that
-        // something else on the two cores disturbed moved a single pooled p99 by half.
+        // something else on the two cores disturbed moved a single pooled p99 by half. A round is
+        // 2,000 calls a client (about 160 ms): at 500 (40 ms) its p99 was one scheduler event's,
+        // one round in twenty 8-12x where the rest were 2.5-3x; at 2,000 the same medians, no
+        // such round in twenty (`core-bench --group-gate-spread SOCKET 10 2000`).
         var loaded: [Double] = []
         var spreads: [Double] = []
         for _ in 0..<5 {
             let round = DecisionWorkloads.latencies(
-                clients: 8, count: max(200, calls / 200), connect: { try! DecisionClient(path: socket) },
+                clients: 8, count: max(200, calls / 50), connect: { try! DecisionClient(path: socket) },
                 call: { _ = try? $0.check(DecisionWorkloads.gate) }
             ).sorted()
             spreads.append(round[round.count * 99 / 100] / median(round))
@@ -611,11 +614,11 @@ extension DecisionWorkloads {
 
     /// `--group-gate-spread`: eight clients' calls in `rounds` rounds of 500 each, each round's
     /// median, p99, p99 / median and largest call printed, then the median of the rounds' ratios.
-    static func groupGateSpread(_ socket: String, rounds: Int) {
+    static func groupGateSpread(_ socket: String, rounds: Int, calls: Int = 500) {
         var spreads: [Double] = []
         for round in 0..<rounds {
             let times = latencies(
-                clients: 8, count: 500, connect: { try! DecisionClient(path: socket) },
+                clients: 8, count: calls, connect: { try! DecisionClient(path: socket) },
                 call: { _ = try? $0.check(gate) }
             ).sorted()
             let p99 = times[times.count * 99 / 100]
