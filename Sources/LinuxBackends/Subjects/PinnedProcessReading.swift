@@ -37,6 +37,16 @@ enum PinnedProcessReading {
     /// It could not be read: why.
     case unreadable(String)
 
+    /// Whether two vectors are the same bytes: one memcmp, where Array's == compares a few hundred
+    /// bytes one by one on every call.
+    private static func sameBytes(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+        left.count == right.count
+            && (left.isEmpty
+                || left.withUnsafeBytes { left in
+                    right.withUnsafeBytes { right in memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+                })
+    }
+
     static func read(_ process: SubjectProcess) -> PinnedProcessReading {
         let pid = process.pid
         let directory: ProcessDirectory
@@ -53,14 +63,14 @@ enum PinnedProcessReading {
                 var effective: UInt64 = 0
                 if clinux_process_effective_capabilities(pid, &effective) == 0,
                     case let namespace = directory.userNamespace(of: pid),
-                    let afterBytes = try? directory.bytes(of: "auxv"), afterBytes == known.vector
+                    let afterBytes = try? directory.bytes(of: "auxv"), sameBytes(afterBytes, known.vector)
                 {
                     return .holding(effectiveCapabilities: effective, namespace)
                 }
             } else if let statusBytes = try? directory.statusBytes(),
                 case let status = ProcessFiles.Status(parsing: statusBytes), !status.isZombie,
                 case let namespace = directory.userNamespace(of: pid),
-                let afterBytes = try? directory.bytes(of: "auxv"), afterBytes == known.vector
+                let afterBytes = try? directory.bytes(of: "auxv"), sameBytes(afterBytes, known.vector)
             {
                 return checked(status, namespace, of: process)
             }
