@@ -1,5 +1,6 @@
 import CapabilityPolicy
 import ConfigurationFiles
+import Glibc
 import ProcedureCore
 import Varlink
 
@@ -56,6 +57,18 @@ extension Decision {
         bytes += "]}".utf8
     }
 
+    /// A `Check` reply read straight into its decision, when it is exactly what ``checkReply``
+    /// writes and every string in it is printable ASCII without an escape; nil for anything else,
+    /// which ``DecisionClient`` then reads as any reply. Bytes it reads are JSON the message reader
+    /// makes the same decision of (DecisionVarlinkTests holds the two to that, byte by byte
+    /// changes included): the value tree, made and torn down, was half a client's work a call.
+    static func decodedCheckReply(_ bytes: [UInt8]) -> Decision? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = CheckReplyReader(bytes: buffer)
+            return reader.decision()
+        }
+    }
+
     /// The decision in a reply; nil when the reply does not hold one (anything unknown in it
     /// reads as no decision, never as a weaker one).
     init?(varlink value: VarlinkValue) {
@@ -98,5 +111,82 @@ extension Decision {
             children.append(parsed)
         }
         return ConditionExplanation(condition: condition, outcome: outcome, reason: reason, children: children)
+    }
+}
+
+/// ``Decision/decodedCheckReply(_:)``'s reader: literal by literal, as ``Decision/checkReply``
+/// writes a reply, declining anything else.
+private struct CheckReplyReader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+    /// Explanations nested deeper are left to the message reader (whose limit is 256 levels of
+    /// objects and arrays; this is 131).
+    static let deepest = 64
+
+    mutating func decision() -> Decision? {
+        guard literal(#"{"parameters":{"decision":{"gate":"#), let gate = string(), literal(#","outcome":"#),
+            let word = string(), let outcome = Decision.Outcome(rawValue: word), literal(#","description":"#)
+        else { return nil }
+        var description: String?
+        if !literal("null") {
+            guard let text = string() else { return nil }
+            description = text
+        }
+        guard literal(#","actions":["#) else { return nil }
+        if !literal("]") {
+            repeat {
+                guard string() != nil else { return nil }
+            } while literal(",")
+            guard literal("]") else { return nil }
+        }
+        guard literal(#","explanation":"#) else { return nil }
+        var explanation: ConditionExplanation?
+        if !literal("null") {
+            guard let tree = self.explanation(depth: 0) else { return nil }
+            explanation = tree
+        }
+        guard literal("}}}"), index == bytes.count else { return nil }
+        return Decision(gate: gate, outcome: outcome, description: description, explanation: explanation)
+    }
+
+    mutating func explanation(depth: Int) -> ConditionExplanation? {
+        guard depth < Self.deepest, literal(#"{"condition":"#), let condition = string(), literal(#","outcome":"#),
+            let word = string(), let outcome = ConditionExplanation.Outcome(rawValue: word),
+            literal(#","reason":"#), let reason = string(), literal(#","children":["#)
+        else { return nil }
+        var children: [ConditionExplanation] = []
+        if !literal("]") {
+            repeat {
+                guard let child = explanation(depth: depth + 1) else { return nil }
+                children.append(child)
+            } while literal(",")
+            guard literal("]") else { return nil }
+        }
+        guard literal("}") else { return nil }
+        return ConditionExplanation(condition: condition, outcome: outcome, reason: reason, children: children)
+    }
+
+    /// Whether `text` comes next (then read past it).
+    mutating func literal(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard bytes.count - index >= count, memcmp(bytes.baseAddress! + index, text.utf8Start, count) == 0 else {
+            return false
+        }
+        index += count
+        return true
+    }
+
+    /// A string in double quotes of printable ASCII without a backslash; nil for any other.
+    mutating func string() -> String? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        let start = index + 1
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+            guard (0x20..<0x7F).contains(bytes[end]), bytes[end] != UInt8(ascii: "\\") else { return nil }
+            end += 1
+        }
+        guard end < bytes.count else { return nil }
+        index = end + 1
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 }

@@ -57,8 +57,9 @@ public final class DecisionClient: Sendable {
     /// the trace of the caller's current span, when a tracer is bootstrapped).
     public func check(_ gate: String, trace: TraceParent? = TraceParent.current()) throws(Failure) -> Decision {
         try Self.decision(
-            client.call(GatesInterface.name + ".Check", [("gate", .string(gate))] + Self.traceParameter(trace))[
-                "decision"])
+            client.call(
+                GatesInterface.name + ".Check", [("gate", .string(gate))] + Self.traceParameter(trace),
+                decoding: Decision.decodedCheckReply))
     }
 
     private static func traceParameter(_ trace: TraceParent?) -> [(String, VarlinkValue)] {
@@ -77,7 +78,7 @@ public final class DecisionClient: Sendable {
                 [
                     ("gate", .string(gate)), ("pid", .int(Int64(pid))), ("startTime", .int(Int64(startTime))),
                     ("uid", .int(Int64(uid))),
-                ] + Self.traceParameter(trace))["decision"])
+                ] + Self.traceParameter(trace), decoding: Decision.decodedCheckReply))
     }
 
     /// How `gate` stands for a user, by name. Root callers only.
@@ -87,7 +88,8 @@ public final class DecisionClient: Sendable {
         try Self.decision(
             client.call(
                 GatesInterface.name + ".CheckForSubject",
-                [("gate", .string(gate)), ("user", .string(user))] + Self.traceParameter(trace))["decision"])
+                [("gate", .string(gate)), ("user", .string(user))] + Self.traceParameter(trace),
+                decoding: Decision.decodedCheckReply))
     }
 
     /// Every gate of the policy, decided for this process with one policy.
@@ -263,6 +265,14 @@ public final class DecisionClient: Sendable {
         case .secret(let secret): secret.withUnsafeBytes { .string(String(decoding: $0, as: UTF8.self)) }
         case .text(let text): .string(text)
         case .cancel, .unanswerable: .null
+        }
+    }
+
+    /// The decision of a `Check` reply, read straight from its bytes or from its parameters.
+    private static func decision(_ read: VarlinkClient.Read<Decision>) throws(Failure) -> Decision {
+        switch read {
+        case .decoded(let decision): decision
+        case .parameters(let parameters): try decision(parameters["decision"])
         }
     }
 

@@ -69,7 +69,32 @@ public final class VarlinkClient: Sendable {
     {
         try turn.withLock { _ throws(Failure) in
             try send(method, parameters, flags: [])
-            return try nextReply(until: .now + timeout).parameters
+            return try reply(try replyBytes(until: .now + timeout)).parameters
+        }
+    }
+
+    /// How ``call(_:_:decoding:)`` read a reply: by the caller's decoder, or as any reply is.
+    package enum Read<Decoded> {
+        /// What the caller's decoder made of the reply.
+        case decoded(Decoded)
+        /// The reply's parameters, as ``call(_:_:)`` returns them.
+        case parameters(VarlinkValue)
+    }
+
+    /// Calls `method` as ``call(_:_:)`` does, offering the reply's bytes (without the NUL) to
+    /// `decode` first: a reader of the one reply the caller expects, which returns nil for
+    /// anything else (an error, a member or an escape it does not read), and which accepts only
+    /// what reading the reply as any other would make the same value of. What it declines is
+    /// read as every reply is.
+    package func call<Decoded>(
+        _ method: String, _ parameters: [(key: String, value: VarlinkValue)],
+        decoding decode: ([UInt8]) -> Decoded?
+    ) throws(Failure) -> Read<Decoded> {
+        try turn.withLock { _ throws(Failure) in
+            try send(method, parameters, flags: [])
+            let bytes = try replyBytes(until: .now + timeout)
+            if let decoded = decode(bytes) { return .decoded(decoded) }
+            return .parameters(try reply(bytes).parameters)
         }
     }
 
@@ -91,7 +116,7 @@ public final class VarlinkClient: Sendable {
             try send(method, parameters, flags: [("more", .bool(true))])
             while true {
                 // A stream's next reply comes when the service has news: no deadline.
-                let reply = try nextReply(until: nil)
+                let reply = try reply(try replyBytes(until: nil))
                 guard body(reply.parameters), reply.continues else {
                     if reply.continues { connection.close() }
                     return
@@ -109,17 +134,19 @@ public final class VarlinkClient: Sendable {
         guard message.withUnsafeBytes({ connection.write($0) }) else { throw .connection("the service went away") }
     }
 
-    private func nextReply(until deadline: ContinuousClock.Instant?) throws(Failure) -> (
-        parameters: VarlinkValue, continues: Bool
-    ) {
-        let bytes: [UInt8]
+    /// The next reply's bytes, without the NUL that ends it.
+    private func replyBytes(until deadline: ContinuousClock.Instant?) throws(Failure) -> [UInt8] {
         switch connection.readLine(limit: Self.replyLimit, until: deadline, terminator: 0) {
-        case .line(let line): bytes = line
+        case .line(let line): line
         case .end: throw .connection("the service closed the connection")
         case .timedOut: throw .connection("no reply within \(timeout)")
         case .tooLong: throw .connection("a reply longer than \(Self.replyLimit) bytes")
         case .interrupted: throw .connection("interrupted")
         }
+    }
+
+    /// A reply read: its parameters and whether more follow, or the error it carries, thrown.
+    private func reply(_ bytes: [UInt8]) throws(Failure) -> (parameters: VarlinkValue, continues: Bool) {
         guard let reply = try? VarlinkMessageReader.read(bytes) else { throw .connection("the reply is not JSON") }
         let parameters = reply["parameters"] ?? .object([])
         if case .string(let name)? = reply["error"] {
