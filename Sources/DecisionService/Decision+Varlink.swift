@@ -61,7 +61,8 @@ extension Decision {
     /// writes and every string in it is printable ASCII without an escape; nil for anything else,
     /// which ``DecisionClient`` then reads as any reply. Bytes it reads are JSON the message reader
     /// makes the same decision of (DecisionVarlinkTests holds the two to that, byte by byte
-    /// changes included): the value tree, made and torn down, was half a client's work a call.
+    /// changes included): the value tree, made and torn down, was two fifths of a client's work a
+    /// call.
     static func decodedCheckReply(_ bytes: [UInt8]) -> Decision? {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = CheckReplyReader(bytes: buffer)
