@@ -95,13 +95,32 @@ __attribute__((constructor)) static void remember_start_nice(void) {
     }
 }
 
-void cplatform_take_start_priority(void) {
-    if (!start_nice_known) return;
+int cplatform_take_start_priority(void) {
+    if (!start_nice_known) return 0;
     // PRIO_PROCESS with 0 is the calling thread on Linux, not the whole process.
     errno = 0;
     int current = getpriority(PRIO_PROCESS, 0);
-    if (errno != 0 || current == start_nice) return;
-    (void)setpriority(PRIO_PROCESS, 0, start_nice);
+    if (errno != 0 || current == start_nice) return 0;
+    return setpriority(PRIO_PROCESS, 0, start_nice) == 0 ? 0 : errno;
+}
+
+int cplatform_start_nice(void) { return start_nice; }
+
+static void *probe_start_priority(void *result) {
+    // At 0 first (lowering is always allowed), as Dispatch sets its default workers.
+    if (setpriority(PRIO_PROCESS, 0, 0) != 0) return NULL;
+    *(int *)result = cplatform_take_start_priority();
+    return NULL;
+}
+
+int cplatform_start_priority_refusal(void) {
+    // Only a value above Dispatch's (below 0) has to be raised back to.
+    if (!start_nice_known || start_nice >= 0) return 0;
+    int result = 0;
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, probe_start_priority, &result) != 0) return 0;
+    pthread_join(thread, NULL);
+    return result;
 }
 
 int cplatform_start_thread(void *(*start)(void *), void *context) {

@@ -15,6 +15,7 @@ import LinuxBackends
 import LinuxPolicy
 import Logging
 import Metrics
+import Plumbing
 import Prometheus
 import ServiceLifecycle
 import SystemPackage
@@ -184,6 +185,9 @@ package enum CapctlDaemon {
                 "no audit sink: \(reason); decisions' records are lost until one does (counted in Status's undeliveredAuditRecords)"
             )
         }
+        // A priority capctld was started with but its serving threads cannot have (Nice= without
+        // LimitNICE= in a drop-in, say) would otherwise be lost without a word.
+        if let refusal = DetachedThread.startPriorityRefusal() { DaemonLog.logger.warning("\(refusal)") }
         // How long an answer may be given again, said where the operator reads what capctld does.
         DaemonLog.logger.notice(
             options.reuseFor == 0

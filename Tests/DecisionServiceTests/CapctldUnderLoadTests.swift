@@ -74,6 +74,31 @@ struct CapctldUnderLoadTests {
             let values = ProcessThreads.niceValues(named: name, of: daemon.process.pid)
             #expect(!values.isEmpty && values.allSatisfy { $0 == nice }, "\(name): \(values)")
         }
+        #expect(!daemon.startLines.contains { $0.contains("nice value") }, "\(daemon.startLines)")
+    }
+
+    @Test(
+        "started at the unit's Nice= with neither LimitNICE= nor CAP_SYS_NICE, capctld says its threads cannot have it")
+    func saysPriorityRefused() async throws {
+        let unit = try String(
+            contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+                + "/../../Packaging/systemd/capctld.service", encoding: .utf8
+        ).split(separator: "\n")
+        let nice = try #require(unit.first { $0.hasPrefix("Nice=") }.flatMap { Int($0.dropFirst("Nice=".count)) })
+        // nice(1) sets it with root's CAP_SYS_NICE, then capctld runs without it (RLIMIT_NICE is 0).
+        let daemon = try await CapctldTests.Daemon(
+            policy: Self.policy(1),
+            wrapper: [
+                "/usr/bin/nice", "-n", String(nice), "/usr/bin/setpriv", "--bounding-set=-sys_nice",
+                "--inh-caps=-sys_nice",
+            ])
+        #expect(
+            daemon.startLines.contains {
+                $0.contains("its threads cannot be given back the nice value \(nice) it was started with")
+                    && $0.contains("LimitNICE=\(nice)")
+            }, "\(daemon.startLines)")
+        // Still serving, at the priority it could have.
+        #expect(try DecisionClient(path: daemon.socket).check("root-only").outcome == .holds)
     }
 
     @Test("SIGHUP and file changes among four clients' calls: every answer is one whole policy's, none fails")

@@ -41,8 +41,15 @@ int cplatform_start_thread(void *(*start)(void *), void *context);
 /// loaded, if it has another. Dispatch sets its worker threads' nice values from their quality of
 /// service, whatever the process was started with, and a thread inherits its starter's: without
 /// this, a daemon started at `Nice=-5` serves at 0. Raising a thread back needs CAP_SYS_NICE or a
-/// RLIMIT_NICE that allows it; without either the thread keeps the value it inherited.
-void cplatform_take_start_priority(void);
+/// RLIMIT_NICE that allows it; without either the thread keeps the value it inherited. Returns 0,
+/// or the errno of a raise that was refused.
+int cplatform_take_start_priority(void);
+/// The nice value the process's first thread had when the program was loaded.
+int cplatform_start_nice(void);
+/// Whether a thread started from one of Dispatch's default workers (nice 0) can take back a start
+/// priority above theirs (a negative nice value): 0 (also when there is none), or the errno refusing
+/// it. A thread of its own tries, and ends.
+int cplatform_start_priority_refusal(void);
 
 /// Names the calling thread (the first 15 bytes of `name`), as `top -H` and `ps -L` show it.
 void cplatform_name_current_thread(const char *name);
