@@ -319,10 +319,7 @@ extension CoreBench {
         var loaded: [Double] = []
         var spreads: [Double] = []
         for _ in 0..<5 {
-            let round = DecisionWorkloads.latencies(
-                clients: 8, count: max(200, calls / 50), connect: { try! DecisionClient(path: socket) },
-                call: { _ = try? $0.check(DecisionWorkloads.gate) }
-            ).sorted()
+            let round = DecisionWorkloads.spreadRound(socket, calls: max(200, calls / 50))
             spreads.append(round[round.count * 99 / 100] / median(round))
             loaded += round
         }
@@ -617,10 +614,7 @@ extension DecisionWorkloads {
     static func groupGateSpread(_ socket: String, rounds: Int, calls: Int = 500) {
         var spreads: [Double] = []
         for round in 0..<rounds {
-            let times = latencies(
-                clients: 8, count: calls, connect: { try! DecisionClient(path: socket) },
-                call: { _ = try? $0.check(gate) }
-            ).sorted()
+            let times = spreadRound(socket, calls: calls)
             let p99 = times[times.count * 99 / 100]
             spreads.append(p99 / StartupWorkloads.median(times))
             print(
@@ -630,6 +624,14 @@ extension DecisionWorkloads {
                     (times.last ?? 0) * 1e6))
         }
         print(String(format: "p99 / median, median of rounds: %.2fx", StartupWorkloads.median(spreads)))
+    }
+
+    /// One round of the 8-client spread: eight DecisionClients asking the group gate `calls`
+    /// times each, every call's time, sorted.
+    static func spreadRound(_ socket: String, calls: Int) -> [Double] {
+        latencies(
+            clients: 8, count: calls, connect: { try! DecisionClient(path: socket) }, call: { _ = try? $0.check(gate) }
+        ).sorted()
     }
 
     /// What one `--decision-clients` process said: each connection's answers, the median and
@@ -651,20 +653,23 @@ extension DecisionWorkloads {
     }
 
     /// The nice value of process `pid`'s first thread (/proc/PID/stat), or nil.
-    static func niceValue(_ pid: Int32) -> Int? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let fields = stat.split(separator: ")").last?.split(separator: " "), fields.count > 17
-        else { return nil }
-        return Int(fields[16])
-    }
+    static func niceValue(_ pid: Int32) -> Int? { statFields(pid).flatMap { Int($0[16]) } }
 
     /// The CPU time process `pid` has used, user and system, in seconds (/proc/PID/stat).
     static func cpuSeconds(_ pid: Int32) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let fields = stat.split(separator: ")").last?.split(separator: " "), fields.count > 13,
-            let user = Double(fields[11]), let system = Double(fields[12])
-        else { return 0 }
+        guard let fields = statFields(pid), let user = Double(fields[11]), let system = Double(fields[12]) else {
+            return 0
+        }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The fields of /proc/PID/stat after the name, from the state (field 3) on; nil when it
+    /// cannot be read or is short.
+    private static func statFields(_ pid: Int32) -> [Substring]? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let fields = stat.split(separator: ")").last?.split(separator: " "), fields.count > 17
+        else { return nil }
+        return fields
     }
 
     /// The resident memory of process `pid`, in bytes (VmRSS).

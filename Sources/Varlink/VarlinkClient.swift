@@ -67,10 +67,7 @@ public final class VarlinkClient: Sendable {
     public func call(_ method: String, _ parameters: [(key: String, value: VarlinkValue)] = []) throws(Failure)
         -> VarlinkValue
     {
-        try turn.withLock { _ throws(Failure) in
-            try send(method, parameters, flags: [])
-            return try reply(try replyBytes(until: .now + timeout)).parameters
-        }
+        try reply(exchange(method, parameters)).parameters
     }
 
     /// How ``call(_:_:decoding:)`` read a reply: by the caller's decoder, or as any reply is.
@@ -90,11 +87,18 @@ public final class VarlinkClient: Sendable {
         _ method: String, _ parameters: [(key: String, value: VarlinkValue)],
         decoding decode: ([UInt8]) -> Decoded?
     ) throws(Failure) -> Read<Decoded> {
+        let bytes = try exchange(method, parameters)
+        if let decoded = decode(bytes) { return .decoded(decoded) }
+        return .parameters(try reply(bytes).parameters)
+    }
+
+    /// Sends a call of `method` and reads its reply's bytes, in this connection's turn.
+    private func exchange(_ method: String, _ parameters: [(key: String, value: VarlinkValue)]) throws(Failure)
+        -> [UInt8]
+    {
         try turn.withLock { _ throws(Failure) in
             try send(method, parameters, flags: [])
-            let bytes = try replyBytes(until: .now + timeout)
-            if let decoded = decode(bytes) { return .decoded(decoded) }
-            return .parameters(try reply(bytes).parameters)
+            return try replyBytes(until: .now + timeout)
         }
     }
 

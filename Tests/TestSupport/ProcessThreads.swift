@@ -4,26 +4,26 @@ import Foundation
 /// owner is done. Counted by name, so tests running in parallel do not disturb each other.
 public enum ProcessThreads {
     /// Threads whose name (`comm`, at most 15 bytes) is `name` now.
-    public static func count(named name: String) -> Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.filter { task in
-            let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
-            return comm?.trimmingCharacters(in: .newlines) == name
-        }.count
-    }
+    public static func count(named name: String) -> Int { tasks(named: name).count }
 
     /// The nice values of process `pid`'s threads named `name` (field 19 of each task's `stat`),
     /// one per thread; `pid` nil is this process.
     public static func niceValues(named name: String, of pid: Int32? = nil) -> [Int] {
-        let directory = "/proc/\(pid.map(String.init) ?? "self")/task"
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return tasks.compactMap { task in
-            let comm = try? String(contentsOfFile: "\(directory)/\(task)/comm", encoding: .utf8)
-            guard comm?.trimmingCharacters(in: .newlines) == name,
-                let stat = try? String(contentsOfFile: "\(directory)/\(task)/stat", encoding: .utf8),
+        tasks(named: name, of: pid).compactMap { task in
+            guard let stat = try? String(contentsOfFile: task + "/stat", encoding: .utf8),
                 let fields = stat.split(separator: ")").last?.split(separator: " "), fields.count > 17
             else { return nil }
             return Int(fields[16])
+        }
+    }
+
+    /// The /proc directories of process `pid`'s threads (nil: this process's) named `name` now.
+    private static func tasks(named name: String, of pid: Int32? = nil) -> [String] {
+        let directory = "/proc/\(pid.map(String.init) ?? "self")/task"
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return tasks.map { directory + "/" + $0 }.filter { task in
+            let comm = try? String(contentsOfFile: task + "/comm", encoding: .utf8)
+            return comm?.trimmingCharacters(in: .newlines) == name
         }
     }
 
