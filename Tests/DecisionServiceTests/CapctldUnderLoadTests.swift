@@ -51,21 +51,31 @@ struct CapctldUnderLoadTests {
         }
     }
 
+    /// The lines of Packaging/systemd/capctld.service.
+    static func unit() throws -> [Substring] {
+        try String(
+            contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+                + "/../../Packaging/systemd/capctld.service", encoding: .utf8
+        ).split(separator: "\n")
+    }
+
+    /// The value of the unit's `key=` line, if it has one.
+    static func setting(_ key: String, in unit: [Substring]) -> Substring? {
+        unit.first { $0.hasPrefix(key + "=") }.map { $0.dropFirst(key.count + 1) }
+    }
+
     @Test(
         "capctld's threads serve at the nice value capctld.service starts it with, not the one Dispatch gives the threads that start them"
     )
     func servesAtTheUnitsPriority() async throws {
-        let unit = try String(
-            contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
-                + "/../../Packaging/systemd/capctld.service", encoding: .utf8
-        ).split(separator: "\n")
-        let nice = try #require(unit.first { $0.hasPrefix("Nice=") }.flatMap { Int($0.dropFirst("Nice=".count)) })
+        let unit = try Self.unit()
+        let nice = try #require(Self.setting("Nice", in: unit).flatMap { Int($0) })
         #expect(nice < 0, "capctld runs above its clients' priority")
         // Without CAP_SYS_NICE (not in the unit's bounding set) a thread Dispatch lowered is raised
         // back only as far as LimitNICE allows.
-        let limit = unit.first { $0.hasPrefix("LimitNICE=") }.flatMap { Int($0.dropFirst("LimitNICE=".count)) }
+        let limit = Self.setting("LimitNICE", in: unit).flatMap { Int($0) }
         #expect(limit.map { $0 <= nice } == true, "LimitNICE=\(String(describing: limit)) allows Nice=\(nice)")
-        #expect(unit.first { $0.hasPrefix("CapabilityBoundingSet=") }?.contains("CAP_SYS_NICE") == false)
+        #expect(Self.setting("CapabilityBoundingSet", in: unit)?.contains("CAP_SYS_NICE") == false)
         let daemon = try await CapctldTests.Daemon(
             policy: Self.policy(1), wrapper: ["/usr/bin/nice", "-n", String(nice)])
         // A call, so that a serving thread has started.
@@ -80,11 +90,7 @@ struct CapctldUnderLoadTests {
     @Test(
         "started at the unit's Nice= with neither LimitNICE= nor CAP_SYS_NICE, capctld says its threads cannot have it")
     func saysPriorityRefused() async throws {
-        let unit = try String(
-            contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
-                + "/../../Packaging/systemd/capctld.service", encoding: .utf8
-        ).split(separator: "\n")
-        let nice = try #require(unit.first { $0.hasPrefix("Nice=") }.flatMap { Int($0.dropFirst("Nice=".count)) })
+        let nice = try #require(Self.setting("Nice", in: try Self.unit()).flatMap { Int($0) })
         // nice(1) sets it with root's CAP_SYS_NICE, then capctld runs without it (RLIMIT_NICE is 0).
         let daemon = try await CapctldTests.Daemon(
             policy: Self.policy(1),
