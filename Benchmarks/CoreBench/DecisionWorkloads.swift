@@ -464,7 +464,9 @@ extension CoreBench {
             "capctld memory per idle connection, KiB", perConnection / 1024, target: 64,
             row: "capctld memory per idle connection, KiB")
 
-        // capctl as a new process: asking capctld, or deciding in-process from the same files.
+        // capctl as a new process: asking capctld, or deciding in-process from the same files. Each
+        // build is started from an installed copy (as --startup starts it), beside the least a Swift
+        // program linked the same way starts in: a process start bounds this row from below.
         let through = [
             "PATH": "/usr/bin:/bin", "NO_COLOR": "1", "CAPCTL_DAEMON_SOCKET": socket,
         ]
@@ -472,21 +474,71 @@ extension CoreBench {
             "PATH": "/usr/bin:/bin", "NO_COLOR": "1", "CAPCTL_DAEMON_SOCKET": "",
             "CAPCTL_POLICY_ROOTS": directory.path + "/root",
         ]
-        let check = [capctl, "check", DecisionWorkloads.gate, "--non-interactive"]
-        precondition(StartupWorkloads.spawn(check, environment: through).status == 0, "capctl through capctld")
-        precondition(StartupWorkloads.spawn(check, environment: inProcess).status == 0, "capctl in-process")
-        var throughTimes: [Double] = []
-        var inProcessTimes: [Double] = []
+        struct Build {
+            let label: String
+            let check: [String]
+            let floor: Result<String, StartupWorkloads.FloorUnavailable>
+            var through: [Double] = []
+            var inProcess: [Double] = []
+            var floorTimes: [Double] = []
+        }
+        func build(_ label: String, _ path: String, as name: String, staticStdlib: Bool) -> Build {
+            let copy = StartupWorkloads.installedCopy(of: path, as: name, in: directory.path)
+            return Build(
+                label: label, check: [copy, "check", DecisionWorkloads.gate, "--non-interactive"],
+                floor: StartupWorkloads.swiftFloor(in: directory.path, staticStdlib: staticStdlib))
+        }
+        // The row is judged on the build next to core-bench, as in every session before; the
+        // released build (what the .deb ships, when Scripts/build-release-capctl has made it) is
+        // measured beside it.
+        var builds = [build("swift build", capctl, as: "capctl", staticStdlib: false)]
+        let released = environment["CAPCTL_RELEASED"] ?? ".build/release-capctl/release/capctl"
+        if FileManager.default.isExecutableFile(atPath: released) {
+            builds.append(build("released", released, as: "capctl-released", staticStdlib: true))
+        }
+        for build in builds {
+            precondition(
+                StartupWorkloads.spawn(build.check, environment: through).status == 0, "capctl through capctld")
+            precondition(StartupWorkloads.spawn(build.check, environment: inProcess).status == 0, "capctl in-process")
+        }
         for _ in 0..<starts {
-            throughTimes.append(StartupWorkloads.spawn(check, environment: through).seconds)
-            inProcessTimes.append(StartupWorkloads.spawn(check, environment: inProcess).seconds)
+            for index in builds.indices {
+                builds[index].through.append(StartupWorkloads.spawn(builds[index].check, environment: through).seconds)
+                builds[index].inProcess.append(
+                    StartupWorkloads.spawn(builds[index].check, environment: inProcess).seconds)
+                if case .success(let floor) = builds[index].floor {
+                    builds[index].floorTimes.append(StartupWorkloads.spawn([floor], environment: through).seconds)
+                }
+            }
         }
         report.section("capctl check as a new process (median of \(starts) starts)")
-        report.line("capctl check, in-process", String(format: "%6.2f ms", median(inProcessTimes) * 1e3))
-        report.line("capctl check, through capctld", String(format: "%6.2f ms", median(throughTimes) * 1e3))
-        report.ratio(
-            "through capctld / in-process", median(throughTimes) / median(inProcessTimes), target: 0.8, atLeast: false,
-            row: "capctl check through capctld / in-process")
+        for (index, build) in builds.enumerated() {
+            let throughMedian = median(build.through)
+            let inProcessMedian = median(build.inProcess)
+            report.line("capctl check in-process (\(build.label))", String(format: "%6.2f ms", inProcessMedian * 1e3))
+            report.line(
+                "capctl check through capctld (\(build.label))",
+                String(
+                    format: "%6.2f ms (0.8x in-process is %.2f ms)", throughMedian * 1e3, 0.8 * inProcessMedian * 1e3))
+            switch build.floor {
+            case .success:
+                report.line(
+                    "a Swift program printing a line (\(build.label))",
+                    String(format: "%6.2f ms", median(build.floorTimes) * 1e3))
+            case .failure(let unavailable):
+                report.line("a Swift program printing a line (\(build.label))", "not measured: \(unavailable.reason)")
+            }
+            if index == 0 {
+                report.ratio(
+                    "through capctld / in-process (\(build.label))", throughMedian / inProcessMedian, target: 0.8,
+                    atLeast: false,
+                    row: "capctl check through capctld / in-process")
+            } else {
+                report.ratio(
+                    "through capctld / in-process (\(build.label))", throughMedian / inProcessMedian, target: nil,
+                    atLeast: false)
+            }
+        }
     }
 }
 

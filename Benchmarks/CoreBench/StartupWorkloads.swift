@@ -51,6 +51,45 @@ enum StartupWorkloads {
     static let buildHint =
         "no released capctl (Scripts/build-release-capctl builds it, as Scripts/build-deb does; or set CAPCTL)"
 
+    /// A copy of the executable at `path`, written into `directory`/bin as an installation writes
+    /// it (dpkg: write(2)), for starting. Not the file the linker wrote through a memory mapping,
+    /// whose page cache this kernel keeps in small pages: starting that file costs 10-13 % more
+    /// (Docs/Performance.md, "Sixth session"), which no installed capctl pays. Fresh copies also
+    /// keep an older binary whose cache the host paged out from faulting more than one just linked.
+    static func installedCopy(of path: String, as name: String, in directory: String) -> String {
+        let copy = directory + "/bin/" + name
+        try! FileManager.default.createDirectory(atPath: directory + "/bin", withIntermediateDirectories: true)
+        let bytes = try! Data(contentsOf: URL(fileURLWithPath: path))
+        precondition(
+            FileManager.default.createFile(atPath: copy, contents: bytes, attributes: [.posixPermissions: 0o755]),
+            "cannot copy \(path) to \(copy)")
+        return copy
+    }
+
+    /// The least a Swift program starts in here: one that prints a line and exits, compiled by the
+    /// toolchain's `swiftc` into `directory`, linked as `swift build` links capctl (the Swift
+    /// runtime's libraries loaded at start) or, with `staticStdlib`, as the released capctl is
+    /// (Scripts/build-release-capctl). The copy to start, or why there is none.
+    static func swiftFloor(in directory: String, staticStdlib: Bool) -> Result<String, FloorUnavailable> {
+        let source = directory + "/floor.swift"
+        let binary = directory + (staticStdlib ? "/floor-static" : "/floor-dynamic")
+        guard FileManager.default.createFile(atPath: source, contents: Data("print(\"operators: holds\")\n".utf8))
+        else { return .failure(FloorUnavailable(reason: "cannot write \(source)")) }
+        let arguments = ["swiftc", "-O", source, "-o", binary] + (staticStdlib ? ["-static-stdlib"] : [])
+        guard let compiled = try? runProcess("/usr/bin/env", arguments) else {
+            return .failure(FloorUnavailable(reason: "swiftc could not be started"))
+        }
+        guard compiled.status == 0 else {
+            return .failure(FloorUnavailable(reason: "swiftc failed: \(compiled.standardError.prefix(200))"))
+        }
+        return .success(installedCopy(of: binary, as: staticStdlib ? "floor-static" : "floor-dynamic", in: directory))
+    }
+
+    /// Why a Swift floor was not measured.
+    struct FloorUnavailable: Error {
+        let reason: String
+    }
+
     /// The median wall time of `count` starts, taken in turns with the others by the caller.
     static func median(_ samples: [Double]) -> Double {
         let sorted = samples.sorted()
@@ -73,20 +112,8 @@ extension CoreBench {
         // minutes they ran in.
         let baselinePaths = (ProcessInfo.processInfo.environment["CAPCTL_BASELINE"] ?? "").split(separator: ":")
             .map(String.init)
-        // Each binary is started from a copy written as an installation writes it (dpkg: write(2)),
-        // not from the file the linker wrote through a memory mapping, whose page cache this kernel
-        // keeps in small pages: starting that file costs 10-13 % more (Docs/Performance.md,
-        // "Sixth session"), which no installed capctl pays. Fresh copies also keep an older binary
-        // whose cache the host paged out from faulting more than one just linked.
         func installed(_ path: String, as name: String) -> String {
-            let copy = directory.path + "/bin/" + name
-            try! FileManager.default.createDirectory(
-                atPath: directory.path + "/bin", withIntermediateDirectories: true)
-            let bytes = try! Data(contentsOf: URL(fileURLWithPath: path))
-            precondition(
-                FileManager.default.createFile(atPath: copy, contents: bytes, attributes: [.posixPermissions: 0o755]),
-                "cannot copy \(path) to \(copy)")
-            return copy
+            StartupWorkloads.installedCopy(of: path, as: name, in: directory.path)
         }
         let capctl = installed(built, as: "capctl")
         let check = [capctl, "check", "maintenance", "--no-prompt"]
