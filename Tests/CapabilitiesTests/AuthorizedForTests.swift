@@ -36,13 +36,19 @@ struct AuthorizedForTests {
         // authorization read again (AuthorizationTurns).
         let admin = ScriptedCapability(name: "admin asked once \(answersAtOnce)", answersAtOnce: answersAtOnce)
         admin.answerAuthorizations(.becomes(.authorized("password accepted")))
+        let turnBefore = AuthorizationTurns.current(admin.name)
         let (ran, procedure) = await gate(AuthorizedFor(admin))
+        let othersAsked = AuthorizationTurns.current(admin.name) &- turnBefore &- 1
         #expect(ran)
         #expect(admin.authorizationCount == 1)
         #expect(procedure.conditionExplanation?.outcome == .passed)
         // One read per phase: the gate's read is handed to the authorization, which does not
         // read again (an answer in memory is asked once more, as it may have changed meanwhile).
-        #expect(admin.statusReadCount == (answersAtOnce ? 2 : 1))
+        // A request of another key sharing this key's counter (256 shared by hash) that asked
+        // meanwhile, in a test running alongside, makes the authorization read again, as designed.
+        let reads = answersAtOnce ? 2 : 1
+        let extra = !answersAtOnce && othersAsked > 0 ? 1 : 0
+        #expect(admin.statusReadCount == reads || admin.statusReadCount == reads + extra)
     }
 
     @Test("an authorization that is returned but not kept still opens this gate")
