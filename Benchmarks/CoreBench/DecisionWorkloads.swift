@@ -528,16 +528,11 @@ extension CoreBench {
             case .failure(let unavailable):
                 report.line("a Swift program printing a line (\(build.label))", "not measured: \(unavailable.reason)")
             }
-            if index == 0 {
-                report.ratio(
-                    "through capctld / in-process (\(build.label))", throughMedian / inProcessMedian, target: 0.8,
-                    atLeast: false,
-                    row: "capctl check through capctld / in-process")
-            } else {
-                report.ratio(
-                    "through capctld / in-process (\(build.label))", throughMedian / inProcessMedian, target: nil,
-                    atLeast: false)
-            }
+            let judged = index == 0
+            report.ratio(
+                "through capctld / in-process (\(build.label))", throughMedian / inProcessMedian,
+                target: judged ? 0.8 : nil, atLeast: false,
+                row: judged ? "capctl check through capctld / in-process" : nil)
         }
     }
 }
