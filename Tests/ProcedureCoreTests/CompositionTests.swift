@@ -1,3 +1,4 @@
+import Locking
 import TestSupport
 import Testing
 
@@ -227,6 +228,55 @@ struct CompositionTests {
         #expect(asked.explanation.description == notAsked.explanation.description)
         #expect(asked.explanation.description.hasPrefix("gate export: failed: 1 of 2 failed"))
         #expect(asked.explanation.description.contains("auth: not checked: not asked: auth needs asking"))
+    }
+
+    /// Answers at once, as a known status does, and records the state of the procedure it is
+    /// checked for; asking (its dependency) makes it hold.
+    final class WitnessedCondition: SynchronousCondition, @unchecked Sendable {
+        let name: String
+        let producesDependency: Bool
+        private let answer: Lock<ConditionResult.Verdict>
+        let statesSeen = Lock<[ProcedureState]>([])
+        let dependenciesMade = Counter()
+
+        init(_ name: String, answer: ConditionResult.Verdict, interactive: Bool = false) {
+            (self.name, producesDependency) = (name, interactive)
+            self.answer = Lock(answer)
+        }
+
+        func makeDependency(for procedure: Procedure) -> Procedure? {
+            dependenciesMade.increment()
+            return BlockProcedure(name: "ask \(name)") { [self] in answer.withLock { $0 = .satisfied } }
+        }
+
+        func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
+            statesSeen.withLock { $0.append(procedure.state) }
+            return KnownCondition(name: name, verdict: answer.withLock { $0 }).evaluate(for: procedure, context: context)
+        }
+    }
+
+    @Test("allowing interaction, a condition decided without asking is checked without a queue; one that must ask still asks")
+    func decidedWithoutAQueue() async {
+        // Never enqueued: the procedure it is checked for stays initialized.
+        let holds = WitnessedCondition("holds", answer: .satisfied)
+        #expect(await holds.check(allowingInteraction: true).verdict == .satisfied)
+        #expect(holds.statesSeen.withLock { $0 } == [.initialized])
+
+        // Cannot pass whatever is asked: failed, nobody asked, no queue.
+        let fails = WitnessedCondition("disk", answer: .failed)
+        let auth = WitnessedCondition("auth", answer: .needsInteraction, interactive: true)
+        let both = AllOf(name: "gate both", [fails, auth])
+        let report = await both.check(allowingInteraction: true)
+        #expect(report.verdict == .failed)
+        #expect(auth.dependenciesMade.count == 0)
+        #expect((fails.statesSeen.withLock { $0 } + auth.statesSeen.withLock { $0 }).allSatisfy { $0 == .initialized })
+        #expect(report.explanation.description == (await both.check(allowingInteraction: false)).explanation.description)
+
+        // Only asking can make it pass: the procedure runs on a queue, asks, and holds.
+        let asks = WitnessedCondition("auth", answer: .needsInteraction, interactive: true)
+        #expect(await asks.check(allowingInteraction: true).verdict == .satisfied)
+        #expect(asks.dependenciesMade.count == 1)
+        #expect(asks.statesSeen.withLock { $0 }.contains(.evaluatingConditions))
     }
 
     @Test("a thrown error in a BlockCondition is undecided")
