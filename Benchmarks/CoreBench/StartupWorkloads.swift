@@ -117,10 +117,12 @@ extension CoreBench {
         }
         let capctl = installed(built, as: "capctl")
         let check = [capctl, "check", "maintenance", "--no-prompt"]
+        // As a person types it: prompting allowed, though the gate needs nobody asked.
+        let prompting = [capctl, "check", "maintenance"]
         let baselines = baselinePaths.enumerated().map { index, path in
             [installed(path, as: "baseline-\(index)"), "check", "maintenance", "--no-prompt"]
         }
-        for command in [check] + baselines {
+        for command in [check, prompting] + baselines {
             precondition(
                 StartupWorkloads.spawn(command, environment: environment).status == 0,
                 "the gate does not hold for \(command[0])")
@@ -148,6 +150,7 @@ extension CoreBench {
 
         var trueTimes: [Double] = []
         var capctlTimes: [Double] = []
+        var promptingTimes: [Double] = []
         var versionTimes: [Double] = []
         var pkcheckTimes: [Double] = []
         var baselineTimes = [[Double]](repeating: [], count: baselines.count)
@@ -155,6 +158,7 @@ extension CoreBench {
         for _ in 0..<starts {
             trueTimes.append(StartupWorkloads.spawn(["/bin/true"], environment: environment).seconds)
             capctlTimes.append(StartupWorkloads.spawn(check, environment: environment).seconds)
+            promptingTimes.append(StartupWorkloads.spawn(prompting, environment: environment).seconds)
             for (index, baseline) in baselines.enumerated() {
                 baselineTimes[index].append(StartupWorkloads.spawn(baseline, environment: environment).seconds)
             }
@@ -187,6 +191,11 @@ extension CoreBench {
         report.ratio(
             "capctl check / /bin/true", checkMilliseconds / trueMilliseconds, target: 2.5 / 0.7, atLeast: false,
             row: "capctl check / /bin/true (2.5 ms at true's 0.7 ms)")
+        // Allowing a prompt nobody needs must not cost a queue and its threads (ninth session).
+        report.line("capctl check, prompting allowed", String(format: "%6.2f ms", median(promptingTimes) * 1e3))
+        report.ratio(
+            "prompting allowed / --no-prompt", median(promptingTimes) / median(capctlTimes), target: 1.1,
+            atLeast: false, row: "capctl check allowing a prompt nobody needs / --no-prompt")
         for (path, times) in zip(baselinePaths, baselineTimes) {
             report.line("check by \(path)", String(format: "%6.2f ms", median(times) * 1e3))
             report.ratio(
