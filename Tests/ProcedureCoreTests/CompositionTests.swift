@@ -251,11 +251,14 @@ struct CompositionTests {
 
         func evaluate(for procedure: Procedure, context: ConditionContext) -> ConditionResult {
             statesSeen.withLock { $0.append(procedure.state) }
-            return KnownCondition(name: name, verdict: answer.withLock { $0 }).evaluate(for: procedure, context: context)
+            return KnownCondition(name: name, verdict: answer.withLock { $0 }).evaluate(
+                for: procedure, context: context)
         }
     }
 
-    @Test("allowing interaction, a condition decided without asking is checked without a queue; one that must ask still asks")
+    @Test(
+        "allowing interaction, a condition decided without asking is checked without a queue; one that must ask still asks"
+    )
     func decidedWithoutAQueue() async {
         // Never enqueued: the procedure it is checked for stays initialized.
         let holds = WitnessedCondition("holds", answer: .satisfied)
@@ -270,7 +273,8 @@ struct CompositionTests {
         #expect(report.verdict == .failed)
         #expect(auth.dependenciesMade.count == 0)
         #expect((fails.statesSeen.withLock { $0 } + auth.statesSeen.withLock { $0 }).allSatisfy { $0 == .initialized })
-        #expect(report.explanation.description == (await both.check(allowingInteraction: false)).explanation.description)
+        #expect(
+            report.explanation.description == (await both.check(allowingInteraction: false)).explanation.description)
 
         // Only asking can make it pass: the procedure runs on a queue, asks, and holds.
         let asks = WitnessedCondition("auth", answer: .needsInteraction, interactive: true)
