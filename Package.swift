@@ -144,6 +144,8 @@ let cTargets: [Target] = [
     // capctl's arguments as glibc hands them to constructors, which keeps the Swift runtime's
     // search of /proc/self/maps for them out of its static link (start time).
     .target(name: "CArgumentVector"),
+    // The C library as capctl's front sees it, and its arguments (it has no Swift runtime).
+    .target(name: "CCapctlFront"),
     // Linux-PAM's declarations for loading libpam at run time; checked against the real header when present.
     .target(name: "CPAM"),
     // sd-bus's declarations (libsystemd) for loading it at run time: the D-Bus client of the polkit backend.
@@ -181,6 +183,13 @@ let toolTargets: [Target] = [
                 ],
                 .when(configuration: .release))
         ]),
+    // The released `capctl` (Docs/Performance.md, "Tenth session"): a program without the Swift
+    // runtime that answers `capctl check GATE` through capctld and loads capctl, built as a library
+    // by Scripts/build-release-capctl, for everything else. Embedded Swift: linked to the C library
+    // alone.
+    .executableTarget(
+        name: "capctl-front", dependencies: ["CCapctlFront", "CLinuxSupport"],
+        swiftSettings: [.enableExperimentalFeature("Embedded")]),
     // `capctld`: the decision service as a system daemon (socket activation or --listen), for
     // development; the package runs it as a name of capctl's binary.
     .executableTarget(name: "capctld", dependencies: ["CapctlDaemon"]),

@@ -488,13 +488,14 @@ extension CoreBench {
                 label: label, check: [copy, "check", DecisionWorkloads.gate, "--non-interactive"],
                 floor: StartupWorkloads.swiftFloor(in: directory.path, staticStdlib: staticStdlib))
         }
-        // The row is judged on the build next to core-bench, as in every session before; the
-        // released build (what the .deb ships, when Scripts/build-release-capctl has made it) is
-        // measured beside it.
+        // The row is judged on the released layout, what the .deb installs and what the startup
+        // rows are judged on: its front asks capctld without the Swift runtime (Docs/Performance.md,
+        // "Tenth session"). The build next to core-bench, one executable, is measured beside it;
+        // without a released layout it is the one judged.
         var builds = [build("swift build", capctl, as: "capctl", staticStdlib: false)]
-        let released = environment["CAPCTL_RELEASED"] ?? ".build/release-capctl/release/capctl"
+        let released = environment["CAPCTL_RELEASED"] ?? StartupWorkloads.released
         if FileManager.default.isExecutableFile(atPath: released) {
-            builds.append(build("released", released, as: "capctl-released", staticStdlib: true))
+            builds.insert(build("released layout", released, as: "capctl-released", staticStdlib: true), at: 0)
         }
         for build in builds {
             precondition(
@@ -512,6 +513,10 @@ extension CoreBench {
             }
         }
         report.section("capctl check as a new process (median of \(starts) starts)")
+        if builds.count == 1 {
+            report.line(
+                "released layout", "not built (Scripts/build-release-capctl): the build next to core-bench is judged")
+        }
         for (index, build) in builds.enumerated() {
             let throughMedian = median(build.through)
             let inProcessMedian = median(build.inProcess)

@@ -44,9 +44,12 @@ enum StartupWorkloads {
     /// from the package's directory as core-bench is); nil when there is none. A capctl built
     /// otherwise is not the one measured: its modules lack the release build's compiler flags.
     static func capctlPath() -> String? {
-        let capctl = ProcessInfo.processInfo.environment["CAPCTL"] ?? ".build/release-capctl/release/capctl"
+        let capctl = ProcessInfo.processInfo.environment["CAPCTL"] ?? released
         return FileManager.default.isExecutableFile(atPath: capctl) ? capctl : nil
     }
+
+    /// The released layout's capctl (its front, which loads `../lib/capctl/libcapctl.so`).
+    static let released = ".build/release-capctl/layout/bin/capctl"
 
     static let buildHint =
         "no released capctl (Scripts/build-release-capctl builds it, as Scripts/build-deb does; or set CAPCTL)"
@@ -56,14 +59,26 @@ enum StartupWorkloads {
     /// whose page cache this kernel keeps in small pages: starting that file costs 10-13 % more
     /// (Docs/Performance.md, "Sixth session"), which no installed capctl pays. Fresh copies also
     /// keep an older binary whose cache the host paged out from faulting more than one just linked.
+    /// A released layout's front comes with the library it loads, `../lib/capctl/libcapctl.so`.
     static func installedCopy(of path: String, as name: String, in directory: String) -> String {
-        let copy = directory + "/bin/" + name
-        try! FileManager.default.createDirectory(atPath: directory + "/bin", withIntermediateDirectories: true)
-        let bytes = try! Data(contentsOf: URL(fileURLWithPath: path))
-        precondition(
-            FileManager.default.createFile(atPath: copy, contents: bytes, attributes: [.posixPermissions: 0o755]),
-            "cannot copy \(path) to \(copy)")
-        return copy
+        func copy(_ source: String, to destination: String) {
+            let folder = String(destination[..<destination.lastIndex(of: "/")!])
+            try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let bytes = try! Data(contentsOf: URL(fileURLWithPath: source))
+            precondition(
+                FileManager.default.createFile(
+                    atPath: destination, contents: bytes, attributes: [.posixPermissions: 0o755]),
+                "cannot copy \(source) to \(destination)")
+        }
+        copy(path, to: directory + "/bin/" + name)
+        let library = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(
+            "../lib/capctl/libcapctl.so"
+        )
+        .standardizedFileURL.path
+        if FileManager.default.fileExists(atPath: library) {
+            copy(library, to: directory + "/lib/capctl/libcapctl.so")
+        }
+        return directory + "/bin/" + name
     }
 
     /// The least a Swift program starts in here: one that prints a line and exits, compiled by the

@@ -44,6 +44,22 @@ public final class DecisionClient: Sendable {
         client = try Self.trusted(VarlinkClient(path: path, timeout: timeout), at: path)
     }
 
+    /// A client of the connection `descriptor` to the service at `path`, which it owns from now
+    /// on, trusted as ``init(path:timeout:)`` trusts one: capctl's front connects and sends a
+    /// `Check` before capctl's own code is loaded, and hands it the connection
+    /// (``checkReply(to:)``).
+    package init(adopting descriptor: Int32, path: String, timeout: Duration = .seconds(10)) throws(Failure) {
+        self.path = path
+        self.timeout = timeout
+        client = try Self.trusted(VarlinkClient(adopting: descriptor, path: path, timeout: timeout), at: path)
+    }
+
+    /// The decision of the `Check` of this process (no trace) made on the connection before this
+    /// client adopted it, read as ``check(_:trace:)`` reads its reply.
+    package func checkReply(to call: VarlinkClient.StartedCall) throws(Failure) -> Decision {
+        try Self.decision(client.reply(to: call, decoding: Decision.decodedCheckReply))
+    }
+
     /// `client`, when its service runs as root or as this process's user.
     private static func trusted(_ client: VarlinkClient, at path: String) throws(Failure) -> VarlinkClient {
         guard client.serviceUID == 0 || client.serviceUID == geteuid() else {

@@ -43,7 +43,7 @@ public final class VarlinkClient: Sendable {
     static let replyLimit = 1 << 20
 
     /// Connects to the service listening at `path`.
-    public init(path: String, timeout: Duration = .seconds(10)) throws(Failure) {
+    public convenience init(path: String, timeout: Duration = .seconds(10)) throws(Failure) {
         let descriptor = clinux_unix_socket(path, Int32(SOCK_STREAM.rawValue), CLINUX_UNIX_CONNECT)
         guard descriptor >= 0 else {
             throw .connection("cannot connect to \(path): \(String(cString: strerror(-descriptor)))")
@@ -51,6 +51,13 @@ public final class VarlinkClient: Sendable {
         // Replies are awaited in poll, not in a blocking read: a thread asleep in read() is woken
         // each time the service reads one of its calls (the kernel tells a Unix socket's sleepers
         // that it has room to write again), and that wake-up cost the service a quarter of its time.
+        try self.init(adopting: descriptor, path: path, timeout: timeout)
+    }
+
+    /// A client of the connection `descriptor` (to the service at `path`), which it owns from now
+    /// on: capctl's front connects and calls before capctl's own code is loaded
+    /// (``reply(to:decoding:)``).
+    package init(adopting descriptor: Int32, path: String, timeout: Duration = .seconds(10)) throws(Failure) {
         connection = LineConnection(owning: FileDescriptor(rawValue: descriptor))
         var (pid, uid, gid): (Int32, UInt32, UInt32) = (0, 0, 0)
         let failed = clinux_socket_peer_credentials(descriptor, &pid, &uid, &gid)
@@ -102,6 +109,35 @@ public final class VarlinkClient: Sendable {
         }
     }
 
+    /// A call made on this connection before it was adopted (``init(adopting:path:timeout:)``).
+    package enum StartedCall {
+        /// Its sending failed: the service went away.
+        case notSent
+        /// Sent, its reply not read.
+        case sent
+        /// Sent, and waited for a whole ``timeout`` without a reply.
+        case waited
+    }
+
+    /// The reply to `call`, the one call made on this connection before it was adopted, read as
+    /// ``call(_:_:decoding:)`` reads a reply; a call that was not sent, or waited out, fails as
+    /// one of this client's would have.
+    package func reply<Decoded>(to call: StartedCall, decoding decode: ([UInt8]) -> Decoded?) throws(Failure)
+        -> Read<Decoded>
+    {
+        let bytes = try turn.withLock { _ throws(Failure) in
+            switch call {
+            case .notSent: throw Self.wentAway
+            case .sent: return try replyBytes(until: .now + timeout)
+            case .waited: return try replyBytes(until: .now)
+            }
+        }
+        if let decoded = decode(bytes) { return .decoded(decoded) }
+        return .parameters(try reply(bytes).parameters)
+    }
+
+    private static let wentAway = Failure.connection("the service went away")
+
     /// Calls `method` with `oneway`: the service sends no reply, and none is waited for.
     public func callOneway(_ method: String, _ parameters: [(key: String, value: VarlinkValue)] = []) throws(Failure) {
         try turn.withLock { _ throws(Failure) in
@@ -135,7 +171,7 @@ public final class VarlinkClient: Sendable {
     ) throws(Failure) {
         let call = VarlinkValue.object([("method", .string(method)), ("parameters", .object(parameters))] + flags)
         let message = call.message()
-        guard message.withUnsafeBytes({ connection.write($0) }) else { throw .connection("the service went away") }
+        guard message.withUnsafeBytes({ connection.write($0) }) else { throw Self.wentAway }
     }
 
     /// The next reply's bytes, without the NUL that ends it.

@@ -49,9 +49,16 @@ public struct Capctl: AsyncParsableCommand {
         await run(fastCheck: fastCheckRequest())
     }
 
+    /// Finishes the check capctl's front began (`capctl_check_sent`), on this thread, and exits.
+    static func runStartedCheck(_ started: StartedCheck) -> Never {
+        let request = fastCheckRequest()
+        TaskWait.value { await run(fastCheck: request, started: started) }
+    }
+
     /// Runs `request` when the command line is a check the fast reader took, otherwise the
-    /// command line through the argument parser. Never returns.
-    private static func run(fastCheck request: CheckRequest?) async -> Never {
+    /// command line through the argument parser. Never returns. With `started`, the check was
+    /// begun by capctl's front.
+    private static func run(fastCheck request: CheckRequest?, started: StartedCheck? = nil) async -> Never {
         // How capctl ends (JSON errors, systemd's statuses) is the parsed request's to say; until
         // there is one, and for a command line that never parses, the one reading of it made at
         // start (``Invocation/commandLine``).
@@ -59,7 +66,12 @@ public struct Capctl: AsyncParsableCommand {
         do {
             if let request {
                 ending = Invocation(request)
-                try await request.run()
+                try await request.run(started: started)
+            } else if let started {
+                close(started.descriptor)
+                throw CommandFailure(
+                    message: "capctl: capctl's front began a check of a command line capctl does not read as one",
+                    status: ExitStatus.software)
             } else {
                 var command = try parseAsRoot()
                 if let check = command as? CheckCommand { ending = Invocation(check.request) }

@@ -113,7 +113,7 @@ struct AuthorizeCommand: AsyncParsableCommand {
             let removedByDaemon = try capctld.forget(everywhere: forgetAll)
             print("forgot \(removed + removedByDaemon) kept login(s)\(which) (\(removedByDaemon) kept by capctld)")
         } catch {
-            throw CheckRequest.failure(error, capctld: capctld)
+            throw CheckRequest.failure(error, capctld: capctld.path)
         }
     }
 
@@ -131,7 +131,7 @@ struct AuthorizeCommand: AsyncParsableCommand {
                 decision = try capctld.authorize(capability: name, conversation: conversation)
             }
         } catch {
-            throw CheckRequest.failure(error, capctld: capctld)
+            throw CheckRequest.failure(error, capctld: capctld.path)
         }
         // A capability keeps its status's words; capctld words the authorization as a decision.
         let (verdict, status, reason): (Verdict, String, String) =

@@ -10,13 +10,18 @@ extension CheckRequest {
     /// The gate decided by capctld: asked for this process (or, for root, the subject named),
     /// then, where authenticating could open it and prompting is allowed, authorized through
     /// capctld with its questions asked here.
-    func run(asking capctld: DecisionClient, route: DecisionRoute) throws {
+    ///
+    /// With `started`, the `Check` was sent already, by capctl's front on the client's connection:
+    /// its reply is read instead.
+    func run(asking capctld: DecisionClient, route: DecisionRoute, started: VarlinkClient.StartedCall? = nil) throws {
         if process != nil || user != nil, geteuid() != 0 {
             _ = try SubjectOptions.subject(process: process, user: user)
         }
         let decision: Decision
         do throws(DecisionClient.Failure) {
-            if let process {
+            if let started {
+                decision = try capctld.checkReply(to: started)
+            } else if let process {
                 decision = try capctld.check(
                     gate, forProcess: process.pid, startTime: process.startTime, uid: process.uid,
                     trace: TraceEnvironment.traceParent)
@@ -26,7 +31,7 @@ extension CheckRequest {
                 decision = try capctld.check(gate, trace: TraceEnvironment.traceParent)
             }
         } catch {
-            throw Self.failure(error, capctld: capctld)
+            throw Self.failure(error, capctld: capctld.path)
         }
         var final = decision
         var unanswered: String?
@@ -37,7 +42,7 @@ extension CheckRequest {
             do throws(DecisionClient.Failure) {
                 final = try capctld.authorize(gate: gate, conversation: conversation)
             } catch {
-                throw Self.failure(error, capctld: capctld)
+                throw Self.failure(error, capctld: capctld.path)
             }
         }
         let verdict = Verdict(final.outcome)
@@ -76,12 +81,42 @@ extension CheckRequest {
         if verdict != .authorized { throw verdict.exitStatus }
     }
 
+    /// The check capctl's front began (``StartedCheck``), finished: its reply read from the
+    /// connection the front hands over, and told as any check through capctld is.
+    func run(continuing started: StartedCheck) throws {
+        // The front sends only a plain check, where capctl itself would ask capctld: anything
+        // else is a front and a library that disagree, and decides nothing.
+        guard isFrontForm, getenv("TRACEPARENT") == nil,
+            case .ask(let path) = DecisionRoute.socket(policy: policy)
+        else {
+            close(started.descriptor)
+            throw CommandFailure(
+                message: "capctl: capctl's front began a check capctl would not have sent; nothing was decided",
+                status: ExitStatus.software)
+        }
+        let capctld: DecisionClient
+        do throws(DecisionClient.Failure) {
+            capctld = try DecisionClient(adopting: started.descriptor, path: path)
+        } catch {
+            throw Self.failure(error, capctld: path)
+        }
+        try run(asking: capctld, route: .daemon(capctld), started: started.call)
+    }
+
+    /// Whether this is the form of check capctl's front sends itself: a gate, and at most
+    /// `--non-interactive` and `--exec-condition`.
+    var isFrontForm: Bool {
+        var plain = CheckRequest(gate: gate)
+        (plain.nonInteractive, plain.execCondition) = (nonInteractive, execCondition)
+        return self == plain
+    }
+
     /// A call capctld refused or could not answer, as capctl's error and exit status. Never a
     /// decision: a gate capctld did not decide does not hold.
-    static func failure(_ failure: DecisionClient.Failure, capctld: DecisionClient) -> CommandFailure {
+    static func failure(_ failure: DecisionClient.Failure, capctld path: String) -> CommandFailure {
         guard case .error(let error) = failure else {
             return CommandFailure(
-                message: "capctl: capctld at \(capctld.path) did not decide: \(failure)", status: ExitStatus.denied)
+                message: "capctl: capctld at \(path) did not decide: \(failure)", status: ExitStatus.denied)
         }
         func text(_ name: String) -> String {
             if case .string(let value)? = error[parameter: name] { return TerminalText.escaped(value) }
@@ -107,4 +142,12 @@ extension CheckRequest {
             return CommandFailure(message: "capctl: capctld answered \(error)", status: ExitStatus.denied)
         }
     }
+}
+
+/// A `Check` capctl's front sent on its connection to capctld before loading capctl: capctl
+/// reads the reply (`capctl_check_sent`).
+struct StartedCheck {
+    /// The connection, now capctl's.
+    let descriptor: Int32
+    let call: VarlinkClient.StartedCall
 }

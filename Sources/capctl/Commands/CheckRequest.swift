@@ -115,7 +115,12 @@ struct CheckRequest: Equatable {
     }
 
     /// Evaluates the gate and prints the verdict; throws the exit status when it does not hold.
-    func run() async throws {
+    /// With `started`, capctl's front asked capctld already: its reply is read and told.
+    func run(started: StartedCheck? = nil) async throws {
+        if let started {
+            try run(continuing: started)
+            return
+        }
         let route = DecisionRoute.choose(
             policy: policy, hasFlagContext: !context.isEmpty || targetingKey != nil,
             assuming: !assume.isEmpty || !assumeFlags.isEmpty)

@@ -143,7 +143,7 @@ struct StatusCommand: AsyncParsableCommand {
         do throws(DecisionClient.Failure) {
             decisions = try capctld.status()
         } catch {
-            throw CheckRequest.failure(error, capctld: capctld)
+            throw CheckRequest.failure(error, capctld: capctld.path)
         }
         // Root is warned (standard error: the table or JSON stays as it is) when capctld
         // answers from a policy its files no longer load to.

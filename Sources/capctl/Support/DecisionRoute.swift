@@ -17,6 +17,26 @@ enum DecisionRoute {
     /// The route for a command that reads the policy the way `policy` (its `--policy` files)
     /// says, with `flagContext` (`--context`, `--targeting-key`) given or not.
     static func choose(policy: [String], hasFlagContext: Bool = false, assuming: Bool = false) -> DecisionRoute {
+        switch socket(policy: policy, hasFlagContext: hasFlagContext, assuming: assuming) {
+        case .inProcess(let reason): return .inProcess(reason: reason)
+        case .ask(let path):
+            do throws(DecisionClient.Failure) {
+                return .daemon(try DecisionClient(path: path))
+            } catch {
+                return .inProcess(reason: "capctld was not asked: \(error)")
+            }
+        }
+    }
+
+    /// Where such a command would ask capctld, or why it would not, before connecting.
+    enum Socket: Equatable {
+        case ask(path: String)
+        case inProcess(reason: String)
+    }
+
+    /// The socket a command with these options asks capctld at, or why it decides in-process.
+    /// capctl's front (Sources/capctl-front) makes the same choice for the checks it sends.
+    static func socket(policy: [String], hasFlagContext: Bool = false, assuming: Bool = false) -> Socket {
         let named = ProcessEnvironment[socketVariable]
         if named == "" { return .inProcess(reason: "\(socketVariable) is empty") }
         if !policy.isEmpty { return .inProcess(reason: "--policy names the policy files") }
@@ -29,12 +49,7 @@ enum DecisionRoute {
         // A what-if is no decision of the system's: capctld decides only what stands. Nobody is
         // asked in one either (CheckRequest), so a notDetermined given reads needsInteraction.
         if assuming { return .inProcess(reason: "--assume decides in-process, from the statuses given") }
-        let path = named ?? DecisionClient.systemSocketPath
-        do throws(DecisionClient.Failure) {
-            return .daemon(try DecisionClient(path: path))
-        } catch {
-            return .inProcess(reason: "capctld was not asked: \(error)")
-        }
+        return .ask(path: named ?? DecisionClient.systemSocketPath)
     }
 
     /// Whether capctld is asked.

@@ -18,6 +18,8 @@ enum ExitStatus {
     static let refused = ExitCode(77)
     /// A policy or flag file is broken (EX_CONFIG).
     static let configuration = ExitCode(78)
+    /// capctl's own fault (EX_SOFTWARE): its front cannot load its commands, or the two disagree.
+    static let software = ExitCode(70)
 
 }
 

@@ -1,0 +1,30 @@
+// What capctl's front (Sources/capctl-front) uses of the C library, and its command line: the
+// front is built without the Swift runtime (Embedded Swift), so without Glibc's Swift module.
+#ifndef CCAPCTLFRONT_H
+#define CCAPCTLFRONT_H
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/// The process's arguments as glibc handed them to the front's constructor.
+int capctl_front_argument_count(void);
+char **capctl_front_arguments(void);
+
+/// errno, which Embedded Swift cannot read as a variable.
+int capctl_front_errno(void);
+
+/// Opens `path` to load it (O_RDONLY, O_CLOEXEC) and checks it as the flag service helper is
+/// checked, on the open descriptor: a regular file owned by root or this user that no group and
+/// nobody else may write, in a directory of which the same holds. The descriptor, or -1 with a
+/// reason in `reason` (`capacity` bytes).
+int capctl_front_open_trusted(const char *path, char *reason, size_t capacity);
+
+#endif
