@@ -2,6 +2,7 @@ public import CapabilityPolicy
 import Glibc
 public import LinuxBackends
 import Plumbing
+package import SystemPackage
 public import Varlink
 
 /// A client of capctld (or any ``DecisionService``): decisions on the system policy's gates for
@@ -48,10 +49,10 @@ public final class DecisionClient: Sendable {
     /// on, trusted as ``init(path:timeout:)`` trusts one: capctl's front connects and sends a
     /// `Check` before capctl's own code is loaded, and hands it the connection
     /// (``checkReply(to:)``).
-    package init(adopting descriptor: Int32, path: String, timeout: Duration = .seconds(10)) throws(Failure) {
+    package init(adopting connection: FileDescriptor, path: String, timeout: Duration = .seconds(10)) throws(Failure) {
         self.path = path
         self.timeout = timeout
-        client = try Self.trusted(VarlinkClient(adopting: descriptor, path: path, timeout: timeout), at: path)
+        client = try Self.trusted(VarlinkClient(adopting: connection, path: path, timeout: timeout), at: path)
     }
 
     /// The decision of the `Check` of this process (no trace) made on the connection before this

@@ -2,7 +2,7 @@ import CLinuxSupport
 import Glibc
 import Locking
 import Plumbing
-import SystemPackage
+package import SystemPackage
 
 /// A connection to a varlink service on a Unix socket. Calls are made one after another (from
 /// several threads, each waits its turn): each waits for its reply, at most ``timeout``.
@@ -51,16 +51,16 @@ public final class VarlinkClient: Sendable {
         // Replies are awaited in poll, not in a blocking read: a thread asleep in read() is woken
         // each time the service reads one of its calls (the kernel tells a Unix socket's sleepers
         // that it has room to write again), and that wake-up cost the service a quarter of its time.
-        try self.init(adopting: descriptor, path: path, timeout: timeout)
+        try self.init(adopting: FileDescriptor(rawValue: descriptor), path: path, timeout: timeout)
     }
 
     /// A client of the connection `descriptor` (to the service at `path`), which it owns from now
     /// on: capctl's front connects and calls before capctl's own code is loaded
     /// (``reply(to:decoding:)``).
-    package init(adopting descriptor: Int32, path: String, timeout: Duration = .seconds(10)) throws(Failure) {
-        connection = LineConnection(owning: FileDescriptor(rawValue: descriptor))
+    package init(adopting descriptor: FileDescriptor, path: String, timeout: Duration = .seconds(10)) throws(Failure) {
+        connection = LineConnection(owning: descriptor)
         var (pid, uid, gid): (Int32, UInt32, UInt32) = (0, 0, 0)
-        let failed = clinux_socket_peer_credentials(descriptor, &pid, &uid, &gid)
+        let failed = clinux_socket_peer_credentials(descriptor.rawValue, &pid, &uid, &gid)
         guard failed == 0 else {
             connection.close()
             throw .connection("cannot tell who serves \(path): \(String(cString: strerror(failed)))")

@@ -68,7 +68,7 @@ public struct Capctl: AsyncParsableCommand {
                 ending = Invocation(request)
                 try await request.run(started: started)
             } else if let started {
-                close(started.descriptor)
+                try? started.connection.close()
                 throw CommandFailure(
                     message: "capctl: capctl's front began a check of a command line capctl does not read as one",
                     status: ExitStatus.software)

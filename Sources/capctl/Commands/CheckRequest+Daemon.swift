@@ -4,6 +4,7 @@ import FeatureFlags
 import Glibc
 import LinuxBackends
 import ProcedureCore
+import SystemPackage
 import Varlink
 
 extension CheckRequest {
@@ -89,14 +90,14 @@ extension CheckRequest {
         guard isFrontForm, getenv("TRACEPARENT") == nil,
             case .ask(let path) = DecisionRoute.socket(policy: policy)
         else {
-            close(started.descriptor)
+            try? started.connection.close()
             throw CommandFailure(
                 message: "capctl: capctl's front began a check capctl would not have sent; nothing was decided",
                 status: ExitStatus.software)
         }
         let capctld: DecisionClient
         do throws(DecisionClient.Failure) {
-            capctld = try DecisionClient(adopting: started.descriptor, path: path)
+            capctld = try DecisionClient(adopting: started.connection, path: path)
         } catch {
             throw Self.failure(error, capctld: path)
         }
@@ -148,6 +149,6 @@ extension CheckRequest {
 /// reads the reply (`capctl_check_sent`).
 struct StartedCheck {
     /// The connection, now capctl's.
-    let descriptor: Int32
+    let connection: FileDescriptor
     let call: VarlinkClient.StartedCall
 }

@@ -1,3 +1,4 @@
+import SystemPackage
 import Varlink
 
 /// The rest of a `capctl check` that capctl's front (Sources/capctl-front) began: `descriptor` is
@@ -13,5 +14,5 @@ public func capctlCheckSent(_ descriptor: Int32, _ call: Int32) -> Int32 {
         case 2: .waited
         default: .sent
         }
-    Capctl.runStartedCheck(StartedCheck(descriptor: descriptor, call: started))
+    Capctl.runStartedCheck(StartedCheck(connection: FileDescriptor(rawValue: descriptor), call: started))
 }
