@@ -23,8 +23,8 @@ public struct Capctl: AsyncParsableCommand {
 
             Exit statuses: 0 a gate holds, a capability is authorized; 1 a gate fails or is \
             undecided, a capability is denied or unavailable; 2 it would ask someone (with \
-            --non-interactive); 3 the prompt was dismissed; 64 usage error; 77 run refused; 78 policy \
-            or flag file error.
+            --non-interactive); 3 the prompt was dismissed; 64 usage error; 70 capctl's own fault \
+            (its commands could not be loaded); 77 run refused; 78 policy or flag file error.
             """,
         version: BuildVersion.description,
         subcommands: [
