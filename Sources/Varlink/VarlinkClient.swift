@@ -94,7 +94,13 @@ public final class VarlinkClient: Sendable {
         _ method: String, _ parameters: [(key: String, value: VarlinkValue)],
         decoding decode: ([UInt8]) -> Decoded?
     ) throws(Failure) -> Read<Decoded> {
-        let bytes = try exchange(method, parameters)
+        try read(exchange(method, parameters), decoding: decode)
+    }
+
+    /// A reply's bytes offered to `decode` first, then read as every reply is.
+    private func read<Decoded>(_ bytes: [UInt8], decoding decode: ([UInt8]) -> Decoded?) throws(Failure)
+        -> Read<Decoded>
+    {
         if let decoded = decode(bytes) { return .decoded(decoded) }
         return .parameters(try reply(bytes).parameters)
     }
@@ -132,8 +138,7 @@ public final class VarlinkClient: Sendable {
             case .waited: return try replyBytes(until: .now)
             }
         }
-        if let decoded = decode(bytes) { return .decoded(decoded) }
-        return .parameters(try reply(bytes).parameters)
+        return try read(bytes, decoding: decode)
     }
 
     private static let wentAway = Failure.connection("the service went away")
