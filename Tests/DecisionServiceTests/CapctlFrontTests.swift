@@ -231,6 +231,10 @@ struct CapctlFrontTests {
         #"{"parameters":{"decision":{"gate":"g","outcome":"dismissed","description":null,"actions":[],"explanation":null}}}"#,
         #"{"parameters":{"decision":{"gate":"g","outcome":"needsInteraction","description":null,"actions":[],"explanation":null}}}"#,
         #"{"parameters":{"decision":{"gate":"g","outcome":"maybe","description":null,"actions":[],"explanation":null}}}"#,
+        #"{"parameters":{"decision":{"gate":"g","outcome":"holdsX","description":null,"actions":[],"explanation":null}}}"#,
+        #"{"parameters":{"decision":{"gate":"g","outcome":"hold","description":null,"actions":[],"explanation":null}}}"#,
+        #"{"parameters":{"decision":{"gate":"g","outcome":"Holds","description":null,"actions":[],"explanation":null}}}"#,
+        #"{"parameters":{"decision":{"gate":"g","outcome":"holds","description":null,"actions":[],"explanation":{"condition":"c","outcome":"passedX","reason":"r","children":[]}}}}"#,
         #"{"parameters":{"decision":{"gate":"g\u0041","outcome":"holds","description":null,"actions":[],"explanation":null}}}"#,
         #"{"parameters":{"decision":{"gate":"g","outcome":"holds","description":"caf\u00e9","actions":[],"explanation":null}}}"#,
         #"{"parameters":{"decision":{"gate":"g","outcome":"holds","description":null,"actions":[],"explanation":null,"more":1}}}"#,
@@ -261,25 +265,66 @@ struct CapctlFrontTests {
         }
     }
 
+    @Test("seeded changes to real replies, byte by byte: what the front answers, capctl answers alike")
+    func mutatedReplies() throws {
+        let builds = try Self.builds.get()
+        let service = try CannedService(reply: nil)
+        var random = SplitMix(seed: 0x5EED_F407)
+        // Replies the front answers itself, each changed at random: a byte replaced (printable, a
+        // quote, a backslash, a control character, a byte of UTF-8), taken out or put in, or the
+        // reply cut short. A change that still reads as a plain reply must say the same through
+        // the front as through capctl; any other is handed on, and must too.
+        let originals = Self.replies.prefix(5).map { Array($0.utf8) }
+        let alphabet = Array(#"{}[]:,"\ azAZ09.-"#.utf8) + [0x01, 0x1F, 0x7F, 0xC3, 0xA9]
+        for round in 0..<150 {
+            var reply = originals[round % originals.count]
+            // Every other change near the outcome's word, where one byte changes the answer.
+            let word = reply.indices.first { reply[$0...].starts(with: #","outcome":""#.utf8) }! + 11
+            let position =
+                round % 2 == 0
+                ? word + Int(random.next() % 20) : Int(random.next() % UInt64(reply.count))
+            let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
+            switch random.next() % 4 {
+            case 0: reply[position] = byte
+            case 1: reply.remove(at: position)
+            case 2: reply.insert(byte, at: position)
+            default: reply = Array(reply[..<position])
+            }
+            service.reply = reply + [0]
+            let arguments = round % 3 == 0 ? ["check", "g"] : ["check", "g", "--non-interactive"]
+            _ = try Self.expectSame(builds.front, as: builds.executable, arguments, socket: service.socket, uid: 65534)
+        }
+    }
+
     /// A root service on a socket of its own that answers every call with `reply` (or closes at
     /// once, without one), then waits for its client to close.
     final class CannedService: @unchecked Sendable {
         let directory: TemporaryDirectory
         let socket: String
         private let listener: Int32
+        private let lock = NSLock()
+        private var current: [UInt8]?
+
+        /// What the service answers every call with from now on (nil: it closes instead).
+        var reply: [UInt8]? {
+            get { lock.withLock { current } }
+            set { lock.withLock { current = newValue } }
+        }
 
         init(reply: [UInt8]?) throws {
+            current = reply
             directory = try TemporaryDirectory(prefix: "canned-service")
             chmod(directory.path, 0o755)
             socket = directory.path + "/service.sock"
             listener = try listeningUnixSocket(at: socket)
             chmod(socket, 0o666)
             let listener = self.listener
-            Thread.detachNewThread {
+            Thread.detachNewThread { [self] in
                 while true {
                     let client = accept(listener, nil, nil)
                     guard client >= 0 else { return }
                     // A client of its own each: capctl keeps its first connection while it opens others.
+                    let reply = self.reply
                     Thread.detachNewThread {
                         var byte: UInt8 = 0
                         // Each call, to its NUL, gets the reply; the connection ends when the client closes it.
