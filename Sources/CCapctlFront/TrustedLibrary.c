@@ -11,22 +11,22 @@ static const char *untrusted(const struct stat *info) {
     return NULL;
 }
 
-int capctl_front_open_trusted(const char *path, char *reason, size_t capacity) {
+void *capctl_front_load_trusted(const char *path, char *reason, size_t capacity) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(reason, capacity, "%s: %s", path, strerror(errno));
-        return -1;
+        return NULL;
     }
     struct stat info;
     const char *problem = NULL;
+    char file[64], directory[4096];
+    snprintf(file, sizeof file, "/proc/self/fd/%d", fd);
     if (fstat(fd, &info) != 0) problem = "cannot be examined";
     else if (!S_ISREG(info.st_mode)) problem = "is not a regular file";
     else problem = untrusted(&info);
     if (problem == NULL) {
         // The directory the file was found in, by the descriptor's own name for it.
-        char file[4096], directory[4096];
-        int length = snprintf(file, sizeof file, "/proc/self/fd/%d", fd);
-        ssize_t count = length > 0 ? readlink(file, directory, sizeof directory - 1) : -1;
+        ssize_t count = readlink(file, directory, sizeof directory - 1);
         char *slash = NULL;
         if (count > 0) {
             directory[count] = 0;
@@ -43,7 +43,11 @@ int capctl_front_open_trusted(const char *path, char *reason, size_t capacity) {
     if (problem != NULL) {
         snprintf(reason, capacity, "%s %s: not loaded", path, problem);
         close(fd);
-        return -1;
+        return NULL;
     }
-    return fd;
+    // Loaded through the descriptor that was checked: nothing can be put in its place between.
+    void *library = dlopen(file, RTLD_LAZY | RTLD_LOCAL);
+    if (library == NULL) snprintf(reason, capacity, "%s", dlerror());
+    close(fd);
+    return library;
 }

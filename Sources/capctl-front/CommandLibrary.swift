@@ -32,71 +32,48 @@ enum CommandLibrary {
     }
 
     private static func symbol(_ name: StaticString, _ arguments: CommandArguments) -> UnsafeMutableRawPointer {
+        var message: [UInt8] = []
+        guard let path = libraryPath() else {
+            Output.append("/proc/self/exe cannot be read: capctl cannot find its library", to: &message)
+            fail(message, arguments)
+        }
         var reason = [CChar](repeating: 0, count: 4096 + 256)
-        let path = libraryPath()
-        let descriptor = path.withUnsafeBufferPointer { path in
+        let library = path.withUnsafeBufferPointer { path in
             reason.withUnsafeMutableBufferPointer {
-                capctl_front_open_trusted(path.baseAddress, $0.baseAddress, $0.count)
+                capctl_front_load_trusted(path.baseAddress, $0.baseAddress, $0.count)
             }
         }
-        guard descriptor >= 0 else { fail(reason, arguments) }
-        // Loaded through the descriptor that was checked: nothing can be put in its place between.
-        var loaded: [CChar] = []
-        let prefix: StaticString = "/proc/self/fd/"
-        for index in 0..<prefix.utf8CodeUnitCount { loaded.append(CChar(bitPattern: prefix.utf8Start[index])) }
-        var digits: [CChar] = []
-        var number = descriptor
-        repeat {
-            digits.append(CChar(0x30 + number % 10))
-            number /= 10
-        } while number > 0
-        loaded.append(contentsOf: digits.reversed())
-        loaded.append(0)
-        let library = loaded.withUnsafeBufferPointer { dlopen($0.baseAddress, RTLD_LAZY | RTLD_LOCAL) }
-        close(descriptor)
-        guard let library, let symbol = dlsym(library, CString.pointer(name)) else {
-            reason = []
-            if let error = dlerror() {
-                var index = 0
-                while error[index] != 0 {
-                    reason.append(error[index])
-                    index += 1
-                }
-            }
-            reason.append(0)
-            fail(reason, arguments)
+        guard let library else {
+            reason.withUnsafeBufferPointer { Output.append(cString: $0.baseAddress!, to: &message) }
+            fail(message, arguments)
+        }
+        guard let symbol = dlsym(library, CString.pointer(name)) else {
+            if let error = dlerror() { Output.append(cString: error, to: &message) }
+            fail(message, arguments)
         }
         return symbol
     }
 
     /// Says why capctl's commands could not be loaded, and exits.
-    private static func fail(_ reason: [CChar], _ arguments: CommandArguments) -> Never {
+    private static func fail(_ reason: [UInt8], _ arguments: CommandArguments) -> Never {
         var message: [UInt8] = []
-        FrontCheck.append("capctl: cannot load capctl's commands: ", to: &message)
-        for character in reason {
-            if character == 0 { break }
-            message.append(UInt8(bitPattern: character))
-        }
-        FrontCheck.append("\n", to: &message)
+        Output.append("capctl: cannot load capctl's commands: ", to: &message)
+        message += reason
+        Output.append("\n", to: &message)
         Output.write(message, to: 2)
         // EX_SOFTWARE; under --exec-condition 255, "fail the unit", never "skip it".
         exit(arguments.asksExecCondition ? 255 : 70)
     }
 
-    /// The library's path, NUL-ended.
-    private static func libraryPath() -> [CChar] {
-        var path = [CChar](repeating: 0, count: 4096 + 64)
-        let length = path.withUnsafeMutableBufferPointer { readlink("/proc/self/exe", $0.baseAddress!, 4096) }
-        var directoryEnd = 0
-        if length > 0, length < 4096 {
-            for index in 0..<length where path[index] == 0x2F { directoryEnd = index }
-        }
-        var result = Array(path[0..<directoryEnd])
-        // Without /proc (a chroot not set up for it), the package's own place.
-        let relative: StaticString = directoryEnd > 0 ? "/../lib/capctl/libcapctl.so" : "/usr/lib/capctl/libcapctl.so"
+    /// The library's path, NUL-ended, from the binary's own; nil when the kernel does not name it.
+    private static func libraryPath() -> [CChar]? {
+        var path = [CChar](repeating: 0, count: 4096)
+        let length = path.withUnsafeMutableBufferPointer { readlink("/proc/self/exe", $0.baseAddress!, $0.count) }
+        guard length > 0, length < path.count, let slash = path[0..<length].lastIndex(of: 0x2F) else { return nil }
+        var result = Array(path[0..<slash])
+        let relative: StaticString = "/../lib/capctl/libcapctl.so\0"
         let pointer = CString.pointer(relative)
         for index in 0..<relative.utf8CodeUnitCount { result.append(pointer[index]) }
-        result.append(0)
         return result
     }
 }

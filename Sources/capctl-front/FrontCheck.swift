@@ -80,13 +80,9 @@ struct FrontCheck {
         }
         var call: [UInt8] = []
         call.reserveCapacity(128)
-        Self.append(#"{"method":"org.capctl.gates.Check","parameters":{"gate":""#, to: &call)
-        var index = 0
-        while gate[index] != 0 {
-            call.append(UInt8(bitPattern: gate[index]))
-            index += 1
-        }
-        Self.append(#""}}"#, to: &call)
+        Output.append(#"{"method":"org.capctl.gates.Check","parameters":{"gate":""#, to: &call)
+        Output.append(cString: gate, to: &call)
+        Output.append(#""}}"#, to: &call)
         call.append(0)
         let sent = call.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == call.count else { CommandLibrary.finishCheck(arguments, descriptor, .notSent) }
@@ -115,17 +111,13 @@ struct FrontCheck {
     /// exit status for it.
     private func print(_ outcome: CheckReply.Outcome) -> Int32 {
         var line: [UInt8] = []
-        var index = 0
-        while gate[index] != 0 {
-            line.append(UInt8(bitPattern: gate[index]))
-            index += 1
-        }
-        Self.append(": ", to: &line)
-        Self.append(outcome.word, to: &line)
-        Self.append("\n", to: &line)
+        Output.append(cString: gate, to: &line)
+        Output.append(": ", to: &line)
+        Output.append(outcome.word, to: &line)
+        Output.append("\n", to: &line)
         // capctld tells the reasons to root alone; a reply without them is told so.
         if outcome != .holds {
-            Self.append("  why: capctld tells root only; the reasons are in its audit trail\n", to: &line)
+            Output.append("  why: capctld tells root only; the reasons are in its audit trail\n", to: &line)
         }
         Output.write(line, to: 1)
         let status = outcome.exitStatus
@@ -134,13 +126,23 @@ struct FrontCheck {
         return status == 0 ? 0 : 1
     }
 
+}
+
+/// Output built as bytes, and written whole.
+enum Output {
     static func append(_ literal: StaticString, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
-}
 
-/// Writing whole buffers to a descriptor.
-enum Output {
+    /// A C string's bytes, without its NUL.
+    static func append(cString text: UnsafePointer<CChar>, to bytes: inout [UInt8]) {
+        var index = 0
+        while text[index] != 0 {
+            bytes.append(UInt8(bitPattern: text[index]))
+            index += 1
+        }
+    }
+
     static func write(_ bytes: [UInt8], to descriptor: Int32) {
         bytes.withUnsafeBytes { buffer in
             var offset = 0

@@ -21,10 +21,10 @@ char **capctl_front_arguments(void);
 /// errno, which Embedded Swift cannot read as a variable.
 int capctl_front_errno(void);
 
-/// Opens `path` to load it (O_RDONLY, O_CLOEXEC) and checks it as the flag service helper is
-/// checked, on the open descriptor: a regular file owned by root or this user that no group and
-/// nobody else may write, in a directory of which the same holds. The descriptor, or -1 with a
-/// reason in `reason` (`capacity` bytes).
-int capctl_front_open_trusted(const char *path, char *reason, size_t capacity);
+/// Loads the library at `path` (dlopen, RTLD_LAZY | RTLD_LOCAL) when it is trusted, judged on the
+/// descriptor it is then loaded through: a regular file owned by root or this user that no group
+/// and nobody else may write, in a directory of which the same holds. The handle, or NULL with
+/// the reason in `reason` (`capacity` bytes).
+void *capctl_front_load_trusted(const char *path, char *reason, size_t capacity);
 
 #endif
