@@ -212,6 +212,17 @@ struct CapctlFrontTests {
         #expect(refused.status == 70, "\(refused.standardOutput)")
         #expect(refused.standardError.contains("may be written by others: not loaded"), "\(refused.standardError)")
         chmod(library, 0o755)
+        // Another user's file, though nobody else may write it: root does not run their code.
+        chown(library, 65534, 65534)
+        defer { chown(library, 0, 0) }
+        let othersFile = try Self.run(builds.front, ["--version"], socket: "/nonexistent")
+        #expect(othersFile.status == 70, "\(othersFile.standardOutput)")
+        #expect(
+            othersFile.standardError.contains("is owned by neither root nor you: not loaded"),
+            "\(othersFile.standardError)")
+        chown(library, 0, 0)
+        let trusted = try Self.run(builds.front, ["--version"], socket: "/nonexistent")
+        #expect(trusted.status == 0, "\(trusted.standardError)")
         let directory = (library as NSString).deletingLastPathComponent
         chmod(directory, 0o777)
         defer { chmod(directory, 0o755) }
